@@ -1,0 +1,332 @@
+// Scalar dtypes, array types and Numba signature strings.
+//
+// Every other stage speaks in these types: the front end infers them, the
+// targets choose instructions and JS coercions from them, the host API sizes
+// buffers with them. The per-dtype facts live in one table (DTYPE_INFO) so no
+// stage keeps its own copy.
+
+export type ScalarName =
+  | "bool"
+  | "int8" | "int16" | "int32" | "int64"
+  | "uint8" | "uint16" | "uint32" | "uint64"
+  | "float16" | "float32" | "float64";
+
+export type ScalarClass = "bool" | "int" | "uint" | "float";
+
+export interface ScalarInfo {
+  readonly name: ScalarName;
+  readonly cls: ScalarClass;
+  /** bits of the value (bool: 8, as stored in memory) */
+  readonly bits: number;
+  /** bytes in memory */
+  readonly size: number;
+  /** the TypedArray that stores this dtype (float16: raw bits in a Uint16Array) */
+  readonly array: TypedArrayConstructor;
+}
+
+export type TypedArray =
+  | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
+  | Float32Array | Float64Array | Uint8ClampedArray;
+
+export type TypedArrayConstructor =
+  | Int8ArrayConstructor | Int16ArrayConstructor | Int32ArrayConstructor | BigInt64ArrayConstructor
+  | Uint8ArrayConstructor | Uint16ArrayConstructor | Uint32ArrayConstructor | BigUint64ArrayConstructor
+  | Float32ArrayConstructor | Float64ArrayConstructor;
+
+function info(name: ScalarName, cls: ScalarClass, bits: number, array: TypedArrayConstructor): ScalarInfo {
+  return { name, cls, bits, size: Math.max(1, bits / 8), array };
+}
+
+export const DTYPE_INFO: Readonly<Record<ScalarName, ScalarInfo>> = {
+  bool: info("bool", "bool", 8, Uint8Array),
+  int8: info("int8", "int", 8, Int8Array),
+  int16: info("int16", "int", 16, Int16Array),
+  int32: info("int32", "int", 32, Int32Array),
+  int64: info("int64", "int", 64, BigInt64Array),
+  uint8: info("uint8", "uint", 8, Uint8Array),
+  uint16: info("uint16", "uint", 16, Uint16Array),
+  uint32: info("uint32", "uint", 32, Uint32Array),
+  uint64: info("uint64", "uint", 64, BigUint64Array),
+  float16: info("float16", "float", 16, Uint16Array),
+  float32: info("float32", "float", 32, Float32Array),
+  float64: info("float64", "float", 64, Float64Array),
+};
+
+export const SCALAR_NAMES = Object.keys(DTYPE_INFO) as ScalarName[];
+
+export const isScalarName = (s: unknown): s is ScalarName =>
+  typeof s === "string" && Object.prototype.hasOwnProperty.call(DTYPE_INFO, s);
+export const isFloat = (t: ScalarName) => DTYPE_INFO[t].cls === "float";
+export const isInteger = (t: ScalarName) => DTYPE_INFO[t].cls === "int" || DTYPE_INFO[t].cls === "uint";
+export const isSigned = (t: ScalarName) => DTYPE_INFO[t].cls === "int";
+export const isUnsigned = (t: ScalarName) => DTYPE_INFO[t].cls === "uint";
+/** 64-bit integers are BigInts in JavaScript */
+export const isBigInt = (t: ScalarName) => t === "int64" || t === "uint64";
+
+// ---------------------------------------------------------------------------
+// Types of values in kernels
+
+/** where an array lives; kernel parameters are always global */
+export type MemorySpace = "global" | "shared" | "local" | "const";
+
+/** 'C': row-major contiguous (strides follow from the shape); 'A': any strides */
+export type Layout = "C" | "A";
+
+export interface ArrayType {
+  readonly kind: "array";
+  readonly dtype: ScalarName;
+  readonly ndim: number;
+  readonly layout: Layout;
+  readonly space: MemorySpace;
+}
+
+export interface TupleType {
+  readonly kind: "tuple";
+  readonly items: readonly Type[];
+}
+
+export type Type = ScalarName | ArrayType | TupleType | "void";
+
+export const arrayType = (dtype: ScalarName, ndim: number, layout: Layout = "A", space: MemorySpace = "global"): ArrayType =>
+  ({ kind: "array", dtype, ndim, layout, space });
+export const tupleType = (items: readonly Type[]): TupleType => ({ kind: "tuple", items });
+
+export const isArrayType = (t: Type): t is ArrayType => typeof t === "object" && t.kind === "array";
+export const isTupleType = (t: Type): t is TupleType => typeof t === "object" && t.kind === "tuple";
+export const isScalarType = (t: Type): t is ScalarName => typeof t === "string" && t !== "void";
+
+export function sameType(a: Type, b: Type): boolean {
+  return typeToString(a) === typeToString(b);
+}
+
+/** Numba's spelling: `float32`, `array(float32, 2d, C)`, `UniTuple(int32 x 2)`/`Tuple(int32, float64)`. */
+export function typeToString(t: Type): string {
+  if (typeof t === "string") return t;
+  if (t.kind === "array") {
+    const space = t.space === "global" ? "" : `, ${t.space}`;
+    return `array(${t.dtype}, ${t.ndim}d, ${t.layout}${space})`;
+  }
+  const items = t.items.map(typeToString);
+  if (items.length > 0 && items.every((s) => s === items[0])) return `UniTuple(${items[0]} x ${items.length})`;
+  return `Tuple(${items.join(", ")})`;
+}
+
+// ---------------------------------------------------------------------------
+// dtype objects: `float32` is both a type name for APIs and a scalar cast.
+
+/** A host scalar pinned to a dtype by `float32(2)`; behaves as a Number (or BigInt) elsewhere. */
+export interface TypedScalar {
+  readonly dtype: DType;
+  valueOf(): number | bigint | boolean;
+}
+
+const TYPED_SCALAR = Symbol.for("numbats.typedScalar");
+
+export interface DType<R = number> {
+  (value: number | bigint | boolean): R;
+  readonly dtypeName: ScalarName;
+  readonly itemsize: number;
+  /** an array type for `signature` lists: `float32.array(2, "C")` is Numba's `float32[:, ::1]` */
+  array(ndim?: number, layout?: Layout): ArrayType;
+  toString(): string;
+}
+
+/** Converts a JS value to `t` with C/CUDA semantics (wrap-around ints, float32 rounding). */
+export function convertScalar(t: ScalarName, v: number | bigint | boolean): number | bigint | boolean {
+  if (t === "bool") return typeof v === "bigint" ? v !== 0n : Boolean(v);
+  const n = typeof v === "boolean" ? (v ? 1 : 0) : v;
+  const i = DTYPE_INFO[t];
+  if (i.cls === "float") {
+    const x = Number(n);
+    if (t === "float32") return Math.fround(x);
+    if (t === "float16") return float16Round(x);
+    return x;
+  }
+  const big = typeof n === "bigint" ? n : BigInt(Number.isFinite(n) ? Math.trunc(n) : 0);
+  const wrapped = i.cls === "int" ? BigInt.asIntN(i.bits, big) : BigInt.asUintN(i.bits, big);
+  return isBigInt(t) ? wrapped : Number(wrapped);
+}
+
+function makeDType<R>(name: ScalarName): DType<R> {
+  const cast = ((value: number | bigint | boolean) => {
+    const v = convertScalar(name, value);
+    const boxed: object = typeof v === "bigint" ? Object(v) : typeof v === "boolean" ? new Boolean(v) : new Number(v);
+    Object.defineProperty(boxed, TYPED_SCALAR, { value: dtypes[name] });
+    return boxed;
+  }) as unknown as DType<R>;
+  Object.defineProperties(cast, {
+    dtypeName: { value: name },
+    itemsize: { value: DTYPE_INFO[name].size },
+    name: { value: name },
+    array: { value: (ndim = 1, layout: Layout = "A") => arrayType(name, ndim, layout) },
+    toString: { value: () => name },
+  });
+  return cast;
+}
+
+export const bool = makeDType<boolean>("bool");
+export const int8 = makeDType<number>("int8");
+export const int16 = makeDType<number>("int16");
+export const int32 = makeDType<number>("int32");
+export const int64 = makeDType<bigint>("int64");
+export const uint8 = makeDType<number>("uint8");
+export const uint16 = makeDType<number>("uint16");
+export const uint32 = makeDType<number>("uint32");
+export const uint64 = makeDType<bigint>("uint64");
+export const float16 = makeDType<number>("float16");
+export const float32 = makeDType<number>("float32");
+export const float64 = makeDType<number>("float64");
+
+export const dtypes: Readonly<Record<ScalarName, DType<unknown>>> = {
+  bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64,
+};
+
+/** The dtype of a value made by `float32(x)` and friends, else undefined. */
+export function typedScalarDType(v: unknown): ScalarName | undefined {
+  if (v !== null && typeof v === "object" && TYPED_SCALAR in v) {
+    return (v as { [TYPED_SCALAR]: DType<unknown> })[TYPED_SCALAR].dtypeName;
+  }
+  return undefined;
+}
+
+/** Accepts a dtype object or its name (`float32`, `"float32"`, Numba's `"f4"`). */
+export function resolveDType(d: unknown): ScalarName {
+  if (typeof d === "function" && isScalarName((d as DType<unknown>).dtypeName)) return (d as DType<unknown>).dtypeName;
+  if (typeof d === "string") {
+    const name = NUMBA_ALIASES[d] ?? d;
+    if (isScalarName(name)) return name;
+  }
+  throw new TypeError(`unknown dtype ${String(d)}; expected one of ${SCALAR_NAMES.join(", ")}`);
+}
+
+const NUMBA_ALIASES: Record<string, ScalarName> = {
+  b1: "bool", boolean: "bool", bool_: "bool",
+  i1: "int8", i2: "int16", i4: "int32", i8: "int64", int: "int64", intp: "int64",
+  u1: "uint8", u2: "uint16", u4: "uint32", u8: "uint64", uintp: "uint64",
+  f2: "float16", f4: "float32", f8: "float64", float: "float64", double: "float64", half: "float16",
+};
+
+/** The dtype stored by a TypedArray. */
+export function dtypeOfTypedArray(a: ArrayBufferView): ScalarName | undefined {
+  if (a instanceof Float32Array) return "float32";
+  if (a instanceof Float64Array) return "float64";
+  if (a instanceof Int32Array) return "int32";
+  if (a instanceof Uint32Array) return "uint32";
+  if (a instanceof Int16Array) return "int16";
+  if (a instanceof Uint16Array) return "uint16";
+  if (a instanceof Int8Array) return "int8";
+  if (a instanceof Uint8Array || a instanceof Uint8ClampedArray) return "uint8";
+  if (a instanceof BigInt64Array) return "int64";
+  if (a instanceof BigUint64Array) return "uint64";
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+// float16 <-> float64 (IEEE binary16, round to nearest even)
+
+const f32buf = new Float32Array(1);
+const u32buf = new Uint32Array(f32buf.buffer);
+
+/** float64 → binary16 bits, round to nearest even (directly from the double, no double rounding). */
+export function float16Bits(x: number): number {
+  if (Number.isNaN(x)) return 0x7e00;
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  const a = Math.abs(x);
+  if (a >= 65520) return sign | 0x7c00; // rounds to infinity
+  if (a < 2 ** -24 * 0.5) return sign; // rounds to zero (exact half rounds to even = 0)
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--;
+  if (2 ** (e + 1) <= a) e++;
+  if (e < -14) {
+    // subnormal: units of 2^-24
+    const m = roundHalfEven(a / 2 ** -24);
+    return sign | m; // m may reach 1024 = smallest normal, which has the right encoding
+  }
+  let m = roundHalfEven((a / 2 ** e - 1) * 1024);
+  if (m === 1024) { m = 0; e++; }
+  if (e > 15) return sign | 0x7c00;
+  return sign | ((e + 15) << 10) | m;
+}
+
+export function float16FromBits(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 31) return m ? NaN : sign * Infinity;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+export const float16Round = (x: number) => float16FromBits(float16Bits(x));
+
+function roundHalfEven(v: number): number {
+  const f = Math.floor(v);
+  const d = v - f;
+  if (d > 0.5) return f + 1;
+  if (d < 0.5) return f;
+  return f % 2 === 0 ? f : f + 1;
+}
+
+/** bit pattern of a float32 (for tests and the float16 path) */
+export function float32Bits(x: number): number {
+  f32buf[0] = x;
+  return u32buf[0]!;
+}
+
+// ---------------------------------------------------------------------------
+// Numba signature strings: "void(float32[:], float32[:, ::1], int32)"
+
+export interface Signature {
+  readonly args: readonly Type[];
+  readonly ret: Type;
+}
+
+export function signatureToString(sig: Signature): string {
+  return `${typeToString(sig.ret)}(${sig.args.map(typeToString).join(", ")})`;
+}
+
+/** Parses Numba's signature syntax; `[:]` is layout A, `[::1]` (last dim) is C. */
+export function parseSignature(text: string): Signature {
+  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)?\s*\((.*)\)\s*$/s.exec(text);
+  if (!m) throw new TypeError(`bad signature ${JSON.stringify(text)}: expected e.g. "void(float32[:], int32)"`);
+  const ret = m[1] === undefined || m[1] === "void" || m[1] === "none" ? "void" : parseTypeText(m[1], text);
+  const args = splitTopLevel(m[2]!).map((a) => parseTypeText(a, text));
+  return { args, ret };
+}
+
+export function parseTypeText(s: string, whole = s): Type {
+  const t = s.trim();
+  const arr = /^([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]$/s.exec(t);
+  if (arr) {
+    const dtype = resolveDTypeInSignature(arr[1]!, whole);
+    const dims = arr[2]!.split(",").map((d) => d.replace(/\s+/g, ""));
+    if (!dims.every((d) => d === ":" || d === "::1")) {
+      throw new TypeError(`bad array type ${JSON.stringify(t)} in signature ${JSON.stringify(whole)}: each dimension is ':' or '::1'`);
+    }
+    const layout: Layout = dims[dims.length - 1] === "::1" ? "C" : "A";
+    return arrayType(dtype, dims.length, layout);
+  }
+  return resolveDTypeInSignature(t, whole);
+}
+
+function resolveDTypeInSignature(name: string, whole: string): ScalarName {
+  try {
+    return resolveDType(name);
+  } catch {
+    throw new TypeError(`unknown type ${JSON.stringify(name)} in signature ${JSON.stringify(whole)}`);
+  }
+}
+
+function splitTopLevel(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of s) {
+    if (ch === "[" || ch === "(") depth++;
+    if (ch === "]" || ch === ")") depth--;
+    if (ch === "," && depth === 0) { out.push(cur); cur = ""; } else cur += ch;
+  }
+  if (cur.trim() !== "") out.push(cur);
+  return out;
+}

@@ -1,0 +1,137 @@
+// The contract between the host API / dispatcher and the two execution
+// back ends: the simulator ("sim", memory is ArrayBuffers, kernels are JS)
+// and the GPU ("cuda", memory is device pointers, kernels are PTX).
+//
+// DeviceArray (src/runtime/devicearray.ts) holds a DeviceBuffer plus a view
+// (offset, shape, strides); everything that touches the bytes goes through
+// the Backend that made the buffer.
+
+import type { FunctionIR } from "../compiler/ir.js";
+import type { ScalarName } from "../dtypes.js";
+
+export type TargetName = "sim" | "cuda";
+
+/** Storage of a device allocation. */
+export type DeviceBuffer = SimBuffer | CudaBuffer;
+
+export interface SimBuffer {
+  readonly kind: "sim";
+  /** the bytes; may be a user's host ArrayBuffer for arrays a kernel only reads */
+  readonly bytes: ArrayBuffer | SharedArrayBuffer;
+  readonly byteOffset: number;
+  readonly byteLength: number;
+  freed: boolean;
+}
+
+export interface CudaBuffer {
+  readonly kind: "cuda";
+  readonly ptr: bigint;
+  readonly byteLength: number;
+  /** the context generation it was allocated in; a context reset invalidates it */
+  readonly generation: number;
+  /** host memory for pinned/mapped buffers (else undefined) */
+  readonly host?: ArrayBuffer;
+  freed: boolean;
+}
+
+/** Launch geometry, already validated and padded to 3-d. */
+export interface LaunchDims {
+  readonly grid: readonly [number, number, number];
+  readonly block: readonly [number, number, number];
+  readonly sharedMemBytes: number;
+}
+
+/** An array argument as a compiled kernel sees it. Strides are in elements. */
+export interface ArrayArg {
+  readonly kind: "array";
+  readonly buffer: DeviceBuffer;
+  /** offset of element [0, 0, …] from the buffer's start, in bytes */
+  readonly byteOffset: number;
+  readonly dtype: ScalarName;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  /** the parameter's name, for bounds-check messages */
+  readonly name: string;
+}
+
+export interface ScalarArg {
+  readonly kind: "scalar";
+  readonly dtype: ScalarName;
+  /** already converted to dtype: number, bigint (64-bit ints) or boolean */
+  readonly value: number | bigint | boolean;
+}
+
+export type KernelArg = ArrayArg | ScalarArg;
+
+/** Opaque handles made by a back end. */
+export interface BackendStream {
+  synchronize(): void;
+  /** resolves when all work queued so far is done, without blocking the event loop */
+  done(): Promise<void>;
+  /** true if this is the default (null) stream */
+  readonly isDefault: boolean;
+}
+
+export interface BackendEvent {
+  record(stream: BackendStream): void;
+  synchronize(): void;
+  /** true once the recorded work has finished */
+  query(): boolean;
+  /** milliseconds from `start` to this event, both recorded and finished */
+  elapsedSince(start: BackendEvent): number;
+}
+
+/** A kernel compiled for one back end, ready to launch. */
+export interface CompiledKernel {
+  readonly ir: FunctionIR;
+  launch(dims: LaunchDims, args: readonly KernelArg[], stream: BackendStream, cooperative: boolean): void;
+  /** PTX text (cuda) or the generated JS source (sim) */
+  readonly code: string;
+  /** block size that maximises occupancy (sim: a fixed sensible value) */
+  suggestedBlockSize(dynamicSharedBytes: number): number;
+  /** for validation: static shared bytes used by the kernel */
+  readonly staticSharedBytes: number;
+}
+
+export interface DeviceLimits {
+  readonly maxThreadsPerBlock: number;
+  readonly maxBlockDim: readonly [number, number, number];
+  readonly maxGridDim: readonly [number, number, number];
+  /** default per-block shared memory (48 KB) */
+  readonly maxSharedPerBlock: number;
+  /** with opt-in (dynamic shared memory above 48 KB) */
+  readonly maxSharedPerBlockOptin: number;
+  readonly warpSize: number;
+}
+
+export interface DeviceInfo {
+  readonly id: number;
+  readonly name: string;
+  readonly computeCapability: readonly [number, number];
+  readonly multiprocessors: number;
+  readonly totalMemory: number;
+  readonly limits: DeviceLimits;
+}
+
+export interface Backend {
+  readonly name: TargetName;
+  readonly device: DeviceInfo;
+
+  alloc(bytes: number): DeviceBuffer;
+  /** page-locked host memory (mapped: also addressable by kernels) */
+  allocHost(bytes: number, mapped: boolean): DeviceBuffer;
+  free(buf: DeviceBuffer): void;
+
+  /** copies host bytes into buf at byteOffset; async on a non-default stream when src is pinned */
+  copyToDevice(buf: DeviceBuffer, byteOffset: number, src: ArrayBufferView, stream?: BackendStream): void;
+  copyToHost(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream?: BackendStream): void;
+  copyDeviceToDevice(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number, stream?: BackendStream): void;
+
+  compile(ir: FunctionIR): CompiledKernel;
+
+  defaultStream(): BackendStream;
+  createStream(): BackendStream;
+  createEvent(): BackendEvent;
+  synchronize(): void;
+  memoryInfo(): { free: number; total: number };
+}

@@ -1,0 +1,32 @@
+// What the PTX target hands to the CUDA runtime: the module text plus the
+// layout of the kernel's parameters, computed once per specialisation so a
+// launch only writes values into slots.
+
+/** One `.param` of the entry point and where its value comes from. */
+export interface PtxParam {
+  readonly name: string;
+  /** PTX type of the slot: u64 for pointers, s32 for shapes/strides, else the scalar's type */
+  readonly ptxType: "u8" | "u16" | "u32" | "u64" | "s8" | "s16" | "s32" | "s64" | "f32" | "f64" | "b16";
+  /** byte size and alignment of the slot */
+  readonly size: 1 | 2 | 4 | 8;
+  /** which launch argument fills it: the array's device address (buffer ptr + byteOffset), one shape or stride (elements) entry, or a scalar's value */
+  readonly from: { readonly arg: number; readonly part: "ptr" | "shape" | "stride" | "value"; readonly dim?: number };
+}
+
+export interface PtxModule {
+  /** full module text: .version/.target/.address_size, globals, the entry */
+  readonly text: string;
+  /** entry point name to pass to cuModuleGetFunction */
+  readonly entry: string;
+  readonly params: readonly PtxParam[];
+  readonly staticSharedBytes: number;
+  /** the kernel uses `this_grid().sync()`: launch with cuLaunchCooperativeKernel */
+  readonly cooperative: boolean;
+}
+
+export interface PtxTargetOptions {
+  /** compute capability, e.g. [9, 0]; default [7, 5] when no GPU is known */
+  readonly computeCapability?: readonly [number, number];
+  /** highest PTX ISA version the driver accepts, e.g. "8.7" (from cuDriverGetVersion); default: no clamp */
+  readonly maxPtxVersion?: string;
+}
