@@ -1,0 +1,20 @@
+// The GPU back end: the system's CUDA driver, one device, the PTX target.
+
+import { CudaError } from "../../errors.js";
+import { emitPtx } from "../../targets/ptx/emit.js";
+import { CudaDevice } from "./device.js";
+import { cudaDriver } from "./driver.js";
+
+export { CudaDevice } from "./device.js";
+export { CudaKernel } from "./kernel.js";
+export { CudaEvent, CudaStream } from "./stream.js";
+
+/**
+ * A Backend on GPU `deviceId` (default 0) through its primary context.
+ * Throws a CudaError saying why when there is no usable driver or device.
+ */
+export function createCudaBackend(deviceId = 0): CudaDevice {
+  const load = cudaDriver();
+  if (!load.ok) throw new CudaError("dlopen", -1, "CUDA_DRIVER_NOT_FOUND", load.reason);
+  return new CudaDevice(load.driver, deviceId, emitPtx);
+}

@@ -1,0 +1,318 @@
+// One GPU through the driver API: its primary context, memory, copies,
+// streams, events and kernels (the Backend interface of ../backend.ts).
+//
+// Context generations: a kernel fault (illegal address, trap, assert) leaves
+// the context unusable; resetContext() destroys it and retains a fresh one.
+// Everything made before (buffers, streams, events) carries the generation it
+// was made in and refuses use afterwards, instead of touching freed memory.
+// Kernels reload their module transparently.
+
+import koffi from "koffi";
+import type {
+  ArrayArg, Backend, BackendEvent, BackendStream, CompiledKernel, CudaBuffer, DeviceBuffer, DeviceInfo,
+} from "../backend.js";
+import type { FunctionIR } from "../../compiler/ir.js";
+import type { PtxModule, PtxTargetOptions } from "../../targets/ptx/module.js";
+import { CudaError, LaunchError } from "../../errors.js";
+import { CUDA_SUCCESS, type CudaCall, type CudaDriver } from "./driver.js";
+import { deviceInfo, initDriver } from "./detect.js";
+import { CudaKernel } from "./kernel.js";
+import { ptxVersionForDriver } from "./ptxversion.js";
+import { CudaEvent, CudaStream } from "./stream.js";
+
+export type EmitPtx = (ir: FunctionIR, options: PtxTargetOptions) => PtxModule;
+
+const CU_MEMHOSTALLOC_DEVICEMAP = 2;
+const CUDA_ERROR_INVALID_VALUE = 1;
+const CUDA_ERROR_CONTEXT_IS_DESTROYED = 709;
+
+/** The context current on this (the main) thread, so switching devices costs one compare per call. */
+let currentContext: unknown;
+
+interface Allocation {
+  readonly generation: number;
+  /** device memory (cuMemFree_v2) or the host pointer of pinned memory (cuMemFreeHost) */
+  readonly device?: bigint;
+  readonly host?: unknown;
+}
+
+export class CudaDevice implements Backend {
+  readonly name = "cuda" as const;
+  readonly device: DeviceInfo;
+  readonly driver: CudaDriver;
+  /** as cuDriverGetVersion reports it, e.g. 12080 */
+  readonly driverVersion: number;
+  /** highest PTX ISA the driver JIT accepts */
+  readonly maxPtxVersion: string | undefined;
+  /** bumped by resetContext() */
+  generation = 0;
+
+  private readonly ordinal: number;
+  private readonly emit: EmitPtx;
+  private context: unknown;
+  private closed = false;
+  private readonly nullStream: CudaStream;
+  // backstops for memory, streams and events nobody freed: they run only in the generation they were made in
+  private readonly allocations = new FinalizationRegistry<Allocation>((a) => this.release(a));
+  private readonly handles = new FinalizationRegistry<{ generation: number; destroy: () => number }>((h) => {
+    if (h.generation === this.generation && !this.closed) h.destroy();
+  });
+
+  constructor(driver: CudaDriver, deviceId: number, emit: EmitPtx) {
+    const init = initDriver(driver);
+    if (!init.ok) throw new CudaError(init.call, init.code, driver.errorName(init.code), init.reason);
+    this.driver = driver;
+    this.driverVersion = init.driverVersion;
+    this.maxPtxVersion = ptxVersionForDriver(init.driverVersion);
+    this.emit = emit;
+    this.device = deviceInfo(driver, deviceId);
+    const dev = [0];
+    driver.check("cuDeviceGet", driver.api.cuDeviceGet(dev, deviceId));
+    this.ordinal = dev[0]!;
+    this.context = this.retain();
+    this.nullStream = new CudaStream(this, null, undefined);
+  }
+
+  private retain(): unknown {
+    const ctx: unknown[] = [null];
+    this.driver.check("cuDevicePrimaryCtxRetain", this.driver.api.cuDevicePrimaryCtxRetain(ctx, this.ordinal));
+    currentContext = undefined;
+    return ctx[0];
+  }
+
+  /** Makes this device's context current on the calling thread. */
+  activate(): void {
+    if (this.closed) throw new CudaError("cuCtxSetCurrent", 201, "CUDA_ERROR_INVALID_CONTEXT", "the CUDA backend was closed");
+    if (currentContext === this.context) return;
+    this.driver.check("cuCtxSetCurrent", this.driver.api.cuCtxSetCurrent(this.context));
+    currentContext = this.context;
+  }
+
+  // ------------------------------------------------------------------ memory
+
+  alloc(bytes: number): CudaBuffer {
+    this.activate();
+    if (bytes === 0) return { kind: "cuda", ptr: 0n, byteLength: 0, generation: this.generation, freed: false };
+    const out = [0];
+    const rc = this.driver.api.cuMemAlloc_v2(out, bytes);
+    if (rc !== CUDA_SUCCESS) throw this.driver.error("cuMemAlloc_v2", rc, `allocating ${bytes} bytes on ${this.device.name}`);
+    const buf: CudaBuffer = { kind: "cuda", ptr: BigInt(out[0]!), byteLength: bytes, generation: this.generation, freed: false };
+    this.allocations.register(buf, { generation: buf.generation, device: buf.ptr }, buf);
+    return buf;
+  }
+
+  /**
+   * Page-locked host memory; `host` is a view of it. The memory lives as long
+   * as that ArrayBuffer: free() marks the buffer freed, and the pages are
+   * released once the view is garbage-collected (so a kept view never dangles).
+   */
+  allocHost(bytes: number, mapped: boolean): CudaBuffer {
+    this.activate();
+    const out: unknown[] = [null];
+    const rc = this.driver.api.cuMemHostAlloc(out, Math.max(bytes, 1), mapped ? CU_MEMHOSTALLOC_DEVICEMAP : 0);
+    if (rc !== CUDA_SUCCESS) throw this.driver.error("cuMemHostAlloc", rc, `allocating ${bytes} bytes of pinned host memory`);
+    const hostPtr = out[0];
+    // with unified addressing (every 64-bit platform CUDA 12 supports) pinned memory has the same address on the device
+    let ptr = koffi.address(hostPtr);
+    if (mapped) {
+      const dptr = [0];
+      this.driver.check("cuMemHostGetDevicePointer_v2", this.driver.api.cuMemHostGetDevicePointer_v2(dptr, hostPtr, 0));
+      ptr = BigInt(dptr[0]!);
+    }
+    const host = koffi.view(hostPtr, bytes);
+    this.allocations.register(host, { generation: this.generation, host: hostPtr });
+    return { kind: "cuda", ptr, byteLength: bytes, generation: this.generation, host, freed: false };
+  }
+
+  /** Idempotent; a buffer from a reset context is only marked (its memory went with the context). */
+  free(buf: DeviceBuffer): void {
+    if (buf.kind !== "cuda" || buf.freed) return;
+    buf.freed = true;
+    if (buf.host || buf.byteLength === 0 || buf.generation !== this.generation || this.closed) return;
+    this.allocations.unregister(buf);
+    this.activate();
+    this.driver.check("cuMemFree_v2", this.driver.api.cuMemFree_v2(buf.ptr));
+  }
+
+  private release(a: Allocation): void {
+    if (a.generation !== this.generation || this.closed) return;
+    try {
+      this.activate();
+      // a sticky error may make these fail; nothing to do about it in a finaliser
+      if (a.device !== undefined) this.driver.api.cuMemFree_v2(a.device);
+      else this.driver.api.cuMemFreeHost(a.host);
+    } catch {
+      /* closed or unusable context */
+    }
+  }
+
+  /** The buffer, checked usable by `call`: ours, not freed, from the current context. */
+  useBuffer(buf: DeviceBuffer, call: string): CudaBuffer {
+    if (buf.kind !== "cuda") throw new LaunchError(`${call}: a simulator buffer was given to the CUDA backend`);
+    if (buf.generation !== this.generation) {
+      throw new CudaError(call, CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED",
+        "device array belongs to a context that was reset; allocate it again");
+    }
+    if (buf.freed) throw new CudaError(call, CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "device array was already freed");
+    return buf;
+  }
+
+  /** Device address of an array argument (what a kernel parameter receives). */
+  devicePointer(arg: ArrayArg): bigint {
+    return this.useBuffer(arg.buffer, `argument '${arg.name}'`).ptr + BigInt(arg.byteOffset);
+  }
+
+  // ------------------------------------------------------------------ copies
+
+  copyToDevice(buf: DeviceBuffer, byteOffset: number, src: ArrayBufferView, stream?: BackendStream): void {
+    const dst = this.copyTarget(buf, byteOffset, src.byteLength, "cuMemcpyHtoD_v2");
+    if (src.byteLength === 0) return;
+    const bytes = asBytes(src);
+    const s = this.useStream(stream ?? this.nullStream, "cuMemcpyHtoD_v2");
+    if (dst.host) return this.hostCopy(s, new Uint8Array(dst.host, byteOffset, bytes.length), bytes);
+    const at = dst.ptr + BigInt(byteOffset);
+    if (s.isDefault) this.call("cuMemcpyHtoD_v2", at, bytes, bytes.length);
+    else this.call("cuMemcpyHtoDAsync_v2", at, bytes, bytes.length, s.handle);
+  }
+
+  copyToHost(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream?: BackendStream): void {
+    const src = this.copyTarget(buf, byteOffset, dst.byteLength, "cuMemcpyDtoH_v2");
+    if (dst.byteLength === 0) return;
+    const bytes = asBytes(dst);
+    const s = this.useStream(stream ?? this.nullStream, "cuMemcpyDtoH_v2");
+    if (src.host) return this.hostCopy(s, bytes, new Uint8Array(src.host, byteOffset, bytes.length));
+    const at = src.ptr + BigInt(byteOffset);
+    // from device to pageable memory the driver returns only once the copy is done, so JS memory is safe
+    if (s.isDefault) this.call("cuMemcpyDtoH_v2", bytes, at, bytes.length);
+    else this.call("cuMemcpyDtoHAsync_v2", bytes, at, bytes.length, s.handle);
+  }
+
+  copyDeviceToDevice(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number, stream?: BackendStream): void {
+    const d = this.copyTarget(dst, dstOffset, bytes, "cuMemcpyDtoD_v2");
+    const from = this.copyTarget(src, srcOffset, bytes, "cuMemcpyDtoD_v2");
+    if (bytes === 0) return;
+    const s = this.useStream(stream ?? this.nullStream, "cuMemcpyDtoD_v2");
+    const a = d.ptr + BigInt(dstOffset), b = from.ptr + BigInt(srcOffset);
+    // pinned host memory takes the unified-addressing copy, which infers each side's kind
+    const host = d.host !== undefined || from.host !== undefined;
+    if (s.isDefault) this.call(host ? "cuMemcpy" : "cuMemcpyDtoD_v2", a, b, bytes);
+    else this.call(host ? "cuMemcpyAsync" : "cuMemcpyDtoDAsync_v2", a, b, bytes, s.handle);
+  }
+
+  private copyTarget(buf: DeviceBuffer, byteOffset: number, bytes: number, call: string): CudaBuffer {
+    const b = this.useBuffer(buf, call);
+    if (byteOffset < 0 || byteOffset + bytes > b.byteLength) {
+      throw new LaunchError(`${call}: copy of ${bytes} bytes at offset ${byteOffset} does not fit in a buffer of ${b.byteLength} bytes`);
+    }
+    this.activate();
+    return b;
+  }
+
+  /** Copies from or to pinned host memory after the stream's earlier work (which may use it) is done. */
+  private hostCopy(stream: CudaStream, to: Uint8Array, from: Uint8Array): void {
+    stream.synchronize();
+    to.set(from);
+  }
+
+  private call(call: CudaCall, ...args: unknown[]): void {
+    this.driver.check(call, this.driver.api[call](...args));
+  }
+
+  // ------------------------------------------------------------------ kernels
+
+  compile(ir: FunctionIR): CompiledKernel {
+    this.activate();
+    const ptx = this.emit(ir, { computeCapability: this.device.computeCapability, maxPtxVersion: this.maxPtxVersion });
+    return new CudaKernel(this, ir, ptx);
+  }
+
+  /** Registers a module so it is unloaded when its kernel is garbage-collected. */
+  trackModule(owner: object, module: unknown): void {
+    this.handles.register(owner, { generation: this.generation, destroy: () => this.driver.api.cuModuleUnload(module) });
+  }
+
+  // ------------------------------------------------------------------ streams and events
+
+  defaultStream(): CudaStream {
+    return this.nullStream;
+  }
+
+  createStream(): CudaStream {
+    this.activate();
+    const out: unknown[] = [null];
+    this.driver.check("cuStreamCreate", this.driver.api.cuStreamCreate(out, 0));
+    const s = new CudaStream(this, out[0], this.generation);
+    this.handles.register(s, { generation: this.generation, destroy: () => this.driver.api.cuStreamDestroy_v2(out[0]) });
+    return s;
+  }
+
+  createEvent(): CudaEvent {
+    this.activate();
+    const out: unknown[] = [null];
+    this.driver.check("cuEventCreate", this.driver.api.cuEventCreate(out, 0));
+    const e = new CudaEvent(this, out[0], this.generation);
+    this.handles.register(e, { generation: this.generation, destroy: () => this.driver.api.cuEventDestroy_v2(out[0]) });
+    return e;
+  }
+
+  /** The stream, checked to be ours and from the current context; activates the context. */
+  useStream(stream: BackendStream, call: string): CudaStream {
+    if (!(stream instanceof CudaStream) || stream.owner !== this) throw new LaunchError(`${call}: the stream belongs to another device or backend`);
+    if (stream.generation !== undefined && stream.generation !== this.generation) {
+      throw new CudaError(call, CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "stream belongs to a context that was reset");
+    }
+    this.activate();
+    return stream;
+  }
+
+  useEvent(event: BackendEvent, call: string): CudaEvent {
+    if (!(event instanceof CudaEvent) || event.owner !== this) throw new LaunchError(`${call}: the event belongs to another device or backend`);
+    if (event.generation !== this.generation) {
+      throw new CudaError(call, CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "event belongs to a context that was reset");
+    }
+    this.activate();
+    return event;
+  }
+
+  // ------------------------------------------------------------------ device-wide
+
+  synchronize(): void {
+    this.activate();
+    this.call("cuCtxSynchronize");
+  }
+
+  memoryInfo(): { free: number; total: number } {
+    this.activate();
+    const free = [0], total = [0];
+    this.call("cuMemGetInfo_v2", free, total);
+    return { free: Number(free[0]), total: Number(total[0]) };
+  }
+
+  /**
+   * Destroys the context (after a sticky kernel fault) and starts a fresh one.
+   * All device memory, streams and events made before are gone and refuse use.
+   */
+  resetContext(): void {
+    this.activate();
+    this.call("cuDevicePrimaryCtxReset_v2", this.ordinal);
+    // balances our retain; documented safe after a reset, and its result does not change what follows
+    this.driver.api.cuDevicePrimaryCtxRelease_v2(this.ordinal);
+    this.generation++;
+    this.context = this.retain();
+    this.activate();
+  }
+
+  /** Releases the primary context; the backend is unusable afterwards. */
+  close(): void {
+    if (this.closed) return;
+    this.activate();
+    this.closed = true;
+    this.generation++;
+    currentContext = undefined;
+    this.call("cuDevicePrimaryCtxRelease_v2", this.ordinal);
+  }
+}
+
+function asBytes(v: ArrayBufferView): Uint8Array {
+  return v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}

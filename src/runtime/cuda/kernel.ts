@@ -1,0 +1,131 @@
+// A kernel loaded into the driver: module JIT (with its logs), launch with
+// preallocated parameters, dynamic shared memory opt-in, occupancy.
+
+import koffi from "koffi";
+import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../backend.js";
+import type { FunctionIR } from "../../compiler/ir.js";
+import type { PtxModule } from "../../targets/ptx/module.js";
+import { LaunchError } from "../../errors.js";
+import { CUDA_SUCCESS } from "./driver.js";
+import type { CudaDevice } from "./device.js";
+import { ParamBlock, type PointerOf } from "./params.js";
+
+/** CUjit_option values */
+const JIT = { maxRegisters: 0, infoLog: 3, infoLogSize: 4, errorLog: 5, errorLogSize: 6 } as const;
+const JIT_LOG_BYTES = 16384;
+const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+const CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
+
+export class CudaKernel implements CompiledKernel {
+  readonly ir: FunctionIR;
+  readonly ptx: PtxModule;
+  readonly code: string;
+  readonly staticSharedBytes: number;
+  /** the JIT's info log of the last load (register and spill counts when verbose) */
+  infoLog = "";
+
+  private readonly owner: CudaDevice;
+  private readonly params: ParamBlock;
+  private readonly pointerOf: PointerOf;
+  private fn: unknown;
+  private generation = -1;
+  /** dynamic shared memory a launch may use without raising the function attribute */
+  private dynamicSharedLimit = 0;
+
+  constructor(owner: CudaDevice, ir: FunctionIR, ptx: PtxModule) {
+    this.owner = owner;
+    this.ir = ir;
+    this.ptx = ptx;
+    this.code = ptx.text;
+    this.staticSharedBytes = ptx.staticSharedBytes;
+    this.params = new ParamBlock(ptx.params);
+    this.pointerOf = (arg) => owner.devicePointer(arg);
+    this.load();
+  }
+
+  /** JIT-compiles the module into the current context (again after a context reset). */
+  private load(): void {
+    const { driver } = this.owner;
+    const errorLog = koffi.alloc("char", JIT_LOG_BYTES);
+    const infoLog = koffi.alloc("char", JIT_LOG_BYTES);
+    try {
+      const options: number[] = [JIT.errorLog, JIT.errorLogSize, JIT.infoLog, JIT.infoLogSize];
+      const values = [koffi.address(errorLog), BigInt(JIT_LOG_BYTES), koffi.address(infoLog), BigInt(JIT_LOG_BYTES)];
+      const maxRegisters = this.ir.options.maxRegisters;
+      if (maxRegisters !== undefined) options.push(JIT.maxRegisters), values.push(BigInt(maxRegisters));
+      const module: unknown[] = [null];
+      const rc = driver.api.cuModuleLoadDataEx(module, this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
+      this.infoLog = String(koffi.decode(infoLog, "char", -1));
+      if (rc !== CUDA_SUCCESS) throw driver.error("cuModuleLoadDataEx", rc, this.loadFailure(rc, String(koffi.decode(errorLog, "char", -1))));
+      const fn: unknown[] = [null];
+      driver.check("cuModuleGetFunction", driver.api.cuModuleGetFunction(fn, module[0], this.ptx.entry), `entry '${this.ptx.entry}'`);
+      this.owner.trackModule(this, module[0]);
+      this.fn = fn[0];
+      this.generation = this.owner.generation;
+      this.dynamicSharedLimit = this.owner.device.limits.maxSharedPerBlock - this.staticSharedBytes;
+    } finally {
+      koffi.free(errorLog);
+      koffi.free(infoLog);
+    }
+  }
+
+  private loadFailure(rc: number, log: string): string {
+    const lines = [`while JIT-compiling kernel '${this.ir.name}' (entry ${this.ptx.entry})`, log ? `JIT log:\n${log}` : "the JIT gave no log"];
+    if (rc === CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+      lines.push(`the driver (CUDA ${this.owner.driverVersion}) accepts PTX ISA up to ${this.owner.maxPtxVersion ?? "?"}; update the NVIDIA driver`);
+    }
+    return lines.join("\n");
+  }
+
+  /** The function handle in the current context. */
+  private current(): unknown {
+    this.owner.activate();
+    if (this.generation !== this.owner.generation) this.load();
+    return this.fn;
+  }
+
+  launch(dims: LaunchDims, args: readonly KernelArg[], stream: BackendStream, cooperative: boolean): void {
+    const { driver } = this.owner;
+    const fn = this.current();
+    const s = this.owner.useStream(stream, "cuLaunchKernel");
+    this.params.write(args, this.pointerOf);
+    const smem = dims.sharedMemBytes;
+    if (smem > this.dynamicSharedLimit) this.raiseDynamicShared(fn, smem);
+    const [gx, gy, gz] = dims.grid;
+    const [bx, by, bz] = dims.block;
+    if (cooperative || this.ptx.cooperative) {
+      const rc = driver.api.cuLaunchCooperativeKernel(fn, gx, gy, gz, bx, by, bz, smem, s.handle, this.params.kernelParams);
+      if (rc !== CUDA_SUCCESS) throw driver.error("cuLaunchCooperativeKernel", rc, this.describeLaunch(dims));
+    } else {
+      const rc = driver.api.cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, s.handle, this.params.kernelParams, null);
+      if (rc !== CUDA_SUCCESS) throw driver.error("cuLaunchKernel", rc, this.describeLaunch(dims));
+    }
+  }
+
+  /** Opts in to more than the default 48 KB of shared memory, up to the device's limit. */
+  private raiseDynamicShared(fn: unknown, bytes: number): void {
+    const { limits } = this.owner.device;
+    const most = limits.maxSharedPerBlockOptin - this.staticSharedBytes;
+    if (bytes > most) {
+      throw new LaunchError(
+        `kernel '${this.ir.name}' asks for ${bytes} bytes of dynamic shared memory; with its ${this.staticSharedBytes} static bytes ` +
+          `the device allows at most ${most} (${limits.maxSharedPerBlockOptin} per block)`,
+      );
+    }
+    const { driver } = this.owner;
+    driver.check("cuFuncSetAttribute", driver.api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes), `dynamic shared memory ${bytes} bytes`);
+    this.dynamicSharedLimit = bytes;
+  }
+
+  private describeLaunch(d: LaunchDims): string {
+    return `launching kernel '${this.ir.name}' with grid (${d.grid.join(", ")}), block (${d.block.join(", ")}), ${d.sharedMemBytes} bytes dynamic shared memory`;
+  }
+
+  suggestedBlockSize(dynamicSharedBytes: number): number {
+    const fn = this.current();
+    const minGrid = [0], block = [0];
+    const { driver } = this.owner;
+    driver.check("cuOccupancyMaxPotentialBlockSize", driver.api.cuOccupancyMaxPotentialBlockSize(minGrid, block, fn, null, dynamicSharedBytes, 0));
+    return block[0]!;
+  }
+}
