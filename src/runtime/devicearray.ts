@@ -1,0 +1,431 @@
+// Device arrays: a DeviceBuffer plus a view (byte offset, shape, strides),
+// as Numba's DeviceNDArray. Works over any Backend; views share memory.
+//
+// Ownership: the array that allocated (the root) owns the buffer; its views
+// share it. `free()` on the root releases the memory for every view; `free()`
+// on a view only retires that view (so `using v = a.slice(…)` is safe). When
+// the root and all views are garbage-collected the memory is released too.
+
+import { DTYPE_INFO, dtypeOfTypedArray, resolveDType, type ScalarName, type TypedArray } from "../dtypes.js";
+import type { ArrayArg, Backend, BackendStream, DeviceBuffer } from "./backend.js";
+import {
+  NDArray, checkShape, cStrides, forEachStrided, isCContiguous, isNDArrayLike, isTypedArray, product,
+  type NDArrayLike,
+} from "./ndarray.js";
+import { getBackend } from "./select.js";
+import { Stream, streamHandle } from "./streams.js";
+
+export type HostArray = TypedArray | NDArrayLike;
+export type StreamLike = Stream | BackendStream;
+/** per dimension: an index (drops the dimension), `null` (all of it) or Python's `[start, stop, step]` */
+export type SliceSpec = number | null | readonly [start?: number | null, stop?: number | null, step?: number | null];
+type Shape = number | readonly number[];
+
+// ---------------------------------------------------------------------------
+// Releasing memory: deferred inside deferCleanup(), and on garbage collection.
+
+interface Memory {
+  readonly backend: Backend;
+  readonly buffer: DeviceBuffer;
+  released: boolean;
+}
+
+let deferDepth = 0;
+const deferred: Array<{ backend: Backend; buffer: DeviceBuffer }> = [];
+
+function release(backend: Backend, buffer: DeviceBuffer): void {
+  if (buffer.freed) return;
+  if (deferDepth > 0) deferred.push({ backend, buffer });
+  else backend.free(buffer);
+}
+
+const collector = new FinalizationRegistry<{ backend: Backend; buffer: DeviceBuffer }>(({ backend, buffer }) => {
+  try {
+    release(backend, buffer);
+  } catch {
+    // the context may be gone (device reset or process teardown): nothing left to free
+  }
+});
+
+/**
+ * Runs `fn` with frees postponed (Numba's `cuda.defer_cleanup()`): memory
+ * released while it runs is freed after it returns (or after its promise settles).
+ */
+export function deferCleanup<R>(fn: () => R): R {
+  deferDepth++;
+  let result: R;
+  try {
+    result = fn();
+  } catch (e) {
+    endDefer();
+    throw e;
+  }
+  if (result instanceof Promise) return result.finally(endDefer) as R;
+  endDefer();
+  return result;
+}
+
+function endDefer(): void {
+  if (--deferDepth > 0) return;
+  for (const { backend, buffer } of deferred.splice(0)) release(backend, buffer);
+}
+
+// ---------------------------------------------------------------------------
+
+function hostDType(a: HostArray): ScalarName {
+  if (a instanceof NDArray) return a.dtype;
+  const d = dtypeOfTypedArray(isTypedArray(a) ? a : a.data);
+  if (d === undefined) throw new TypeError("expected a TypedArray or an ndarray-style {data, shape, stride, offset} array");
+  return d;
+}
+
+const hostShape = (a: HostArray): readonly number[] => (isTypedArray(a) ? [a.length] : a.shape);
+const shapeList = (s: Shape): number[] => checkShape(typeof s === "number" ? [s] : s);
+const sameShape = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((n, i) => n === b[i]);
+const storage = (d: ScalarName) => DTYPE_INFO[d].array;
+
+function checkStorage(array: ScalarName, host: ScalarName): void {
+  if (storage(array) !== storage(host)) {
+    throw new TypeError(`dtype mismatch: the device array holds ${array}, the host array ${host}`);
+  }
+}
+
+/** The elements of a host array as one C-ordered TypedArray (the array itself when it already is one). */
+function contiguousHost(a: HostArray): TypedArray {
+  if (isTypedArray(a)) return a;
+  const n = product(a.shape);
+  if (isCContiguous(a.shape, a.stride)) return a.data.subarray(a.offset, a.offset + n) as TypedArray;
+  const out = new (a.data.constructor as new (n: number) => TypedArray)(n);
+  const src = a.data as unknown as unknown[];
+  const dst = out as unknown as unknown[];
+  forEachStrided(a.shape, a.stride, a.offset, (s, d) => { dst[d] = src[s]; });
+  return out;
+}
+
+export class DeviceArray {
+  readonly backend: Backend;
+  readonly buffer: DeviceBuffer;
+  readonly dtype: ScalarName;
+  readonly shape: readonly number[];
+  /** strides in elements (the kernel ABI); `strides` gives them in bytes as Numba does */
+  readonly elementStrides: readonly number[];
+  /** offset of element [0, 0, …] from the buffer's start, in bytes */
+  readonly byteOffset: number;
+  private readonly memory: Memory;
+  private readonly isRoot: boolean;
+  private retired = false;
+
+  private constructor(memory: Memory, isRoot: boolean, dtype: ScalarName, shape: readonly number[], elementStrides: readonly number[], byteOffset: number) {
+    this.memory = memory;
+    this.isRoot = isRoot;
+    this.backend = memory.backend;
+    this.buffer = memory.buffer;
+    this.dtype = dtype;
+    this.shape = Object.freeze([...shape]);
+    this.elementStrides = Object.freeze([...elementStrides]);
+    this.byteOffset = byteOffset;
+  }
+
+  /** A new C-contiguous array owning fresh (uninitialised) device memory. */
+  static allocate(backend: Backend, shape: Shape, dtype: unknown): DeviceArray {
+    const dims = shapeList(shape);
+    const d = resolveDType(dtype);
+    const bytes = Math.max(1, product(dims) * DTYPE_INFO[d].size); // drivers reject empty allocations
+    const memory: Memory = { backend, buffer: backend.alloc(bytes), released: false };
+    collector.register(memory, { backend, buffer: memory.buffer }, memory);
+    return new DeviceArray(memory, true, d, dims, cStrides(dims), 0);
+  }
+
+  /** A C-contiguous array over memory someone else owns (never freed by numbats). */
+  static over(backend: Backend, buffer: DeviceBuffer, shape: Shape, dtype: unknown, byteOffset = 0): DeviceArray {
+    const dims = shapeList(shape);
+    return new DeviceArray({ backend, buffer, released: false }, false, resolveDType(dtype), dims, cStrides(dims), byteOffset);
+  }
+
+  get itemsize(): number { return DTYPE_INFO[this.dtype].size; }
+  get ndim(): number { return this.shape.length; }
+  get size(): number { return product(this.shape); }
+  get nbytes(): number { return this.size * this.itemsize; }
+  /** strides in bytes, as Numba reports them */
+  get strides(): number[] { return this.elementStrides.map((s) => s * this.itemsize); }
+
+  isCContiguous(): boolean {
+    return isCContiguous(this.shape, this.elementStrides);
+  }
+
+  /** true until `free()` (of this array or of the array whose view it is) or a device reset */
+  get alive(): boolean {
+    return !this.retired && !this.memory.released && !this.buffer.freed;
+  }
+
+  private check(): void {
+    if (!this.alive) {
+      throw new Error(`DeviceArray(shape [${this.shape.join(", ")}], ${this.dtype}) used after its device memory was released (free() or a device reset)`);
+    }
+  }
+
+  /** Releases the memory (the allocating array) or retires this view; idempotent. */
+  free(): void {
+    if (!this.isRoot) {
+      this.retired = true;
+      return;
+    }
+    if (this.memory.released) return;
+    this.memory.released = true;
+    collector.unregister(this.memory);
+    release(this.backend, this.buffer);
+  }
+
+  [Symbol.dispose](): void {
+    this.free();
+  }
+
+  /** The array as a kernel argument. */
+  toKernelArg(name: string): ArrayArg {
+    this.check();
+    return { kind: "array", buffer: this.buffer, byteOffset: this.byteOffset, dtype: this.dtype, shape: this.shape, strides: this.elementStrides, name };
+  }
+
+  // -------------------------------------------------------------------------
+  // copies
+
+  /**
+   * Copies the viewed elements to the host: into `target` when given (a
+   * TypedArray of `size` elements or an N-d array of this shape), else into a
+   * new TypedArray (1-d) or C-ordered NDArray (N-d).
+   */
+  copyToHost<T extends HostArray>(target: T, stream?: StreamLike): T;
+  copyToHost(target?: undefined, stream?: StreamLike): TypedArray | NDArray;
+  copyToHost(target?: HostArray, stream?: StreamLike): HostArray {
+    this.check();
+    if (target !== undefined) {
+      checkStorage(this.dtype, hostDType(target));
+      const shape = hostShape(target);
+      const fits = isTypedArray(target) ? target.length === this.size : sameShape(shape, this.shape);
+      if (!fits) throw new RangeError(`copyToHost target of shape [${shape.join(", ")}] does not fit shape [${this.shape.join(", ")}]`);
+    }
+    const flat = target === undefined || !isTypedArray(target) ? this.newHostStorage() : target;
+    this.readInto(flat, streamHandle(stream));
+    if (target === undefined) return this.ndim === 1 ? flat : new NDArray(flat, this.shape, undefined, 0, this.dtype);
+    if (!isTypedArray(target)) {
+      const dst = target.data as unknown as unknown[];
+      const src = flat as unknown as unknown[];
+      forEachStrided(target.shape, target.stride, target.offset, (d, k) => { dst[d] = src[k]; });
+    }
+    return target;
+  }
+
+  /** Copies a host array (same shape, or a flat TypedArray of `size` elements) or a device array into this one. */
+  copyToDevice(source: HostArray | DeviceArray, stream?: StreamLike): void {
+    this.check();
+    const s = streamHandle(stream);
+    if (source instanceof DeviceArray) {
+      source.check();
+      checkStorage(this.dtype, source.dtype);
+      if (!sameShape(source.shape, this.shape)) throw new RangeError(`copy from shape [${source.shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
+      if (source.isCContiguous() && this.isCContiguous()) {
+        this.backend.copyDeviceToDevice(this.buffer, this.byteOffset, source.buffer, source.byteOffset, this.nbytes, s);
+        return;
+      }
+      this.copyToDevice(source.copyToHost(), stream);
+      return;
+    }
+    checkStorage(this.dtype, hostDType(source));
+    const shape = hostShape(source);
+    const fits = isTypedArray(source) ? source.length === this.size : sameShape(shape, this.shape);
+    if (!fits) throw new RangeError(`cannot copy a host array of shape [${shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
+    this.writeFrom(contiguousHost(source), s);
+  }
+
+  // -------------------------------------------------------------------------
+  // views
+
+  /** A view with a new shape (C-contiguous arrays only; one extent may be -1). */
+  reshape(...shape: number[] | [readonly number[]]): DeviceArray {
+    const dims = [...(Array.isArray(shape[0]) ? shape[0] : (shape as number[]))];
+    const unknown = dims.indexOf(-1);
+    if (unknown >= 0) {
+      const known = product(dims.filter((_, i) => i !== unknown));
+      if (known === 0 || this.size % known !== 0) throw new RangeError(`cannot reshape size ${this.size} into [${dims.join(", ")}]`);
+      dims[unknown] = this.size / known;
+    }
+    checkShape(dims);
+    if (product(dims) !== this.size) throw new RangeError(`cannot reshape size ${this.size} into [${dims.join(", ")}]`);
+    if (!this.isCContiguous()) {
+      throw new TypeError("reshape of a non-contiguous DeviceArray would need a copy; copy it first (toDevice(a.copyToHost()))");
+    }
+    return this.view(dims, cStrides(dims), this.byteOffset);
+  }
+
+  /** A 1-d view of a C-contiguous array. */
+  ravel(): DeviceArray {
+    return this.reshape(this.size);
+  }
+
+  /** Numba-like slicing: `a.slice([1, 5], 2)` is `a[1:5, 2]`; views share memory. */
+  slice(...specs: SliceSpec[]): DeviceArray {
+    if (specs.length > this.ndim) throw new RangeError(`${specs.length} indices for a ${this.ndim}-d array`);
+    const shape: number[] = [];
+    const strides: number[] = [];
+    let offset = this.byteOffset;
+    this.shape.forEach((extent, d) => {
+      const spec = specs[d] ?? null;
+      const stride = this.elementStrides[d]!;
+      if (typeof spec === "number") {
+        offset += normaliseIndex(spec, extent, d) * stride * this.itemsize;
+        return;
+      }
+      const { start, step, count } = sliceIndices(spec ?? [], extent);
+      if (count > 0) offset += start * stride * this.itemsize;
+      shape.push(count);
+      strides.push(stride * step);
+    });
+    return this.view(shape, strides, offset);
+  }
+
+  private view(shape: readonly number[], strides: readonly number[], byteOffset: number): DeviceArray {
+    this.check();
+    return new DeviceArray(this.memory, false, this.dtype, shape, strides, byteOffset);
+  }
+
+  // -------------------------------------------------------------------------
+  // strided transfers: a non-contiguous view moves the byte span it covers
+
+  private newHostStorage(): TypedArray {
+    return new (storage(this.dtype) as unknown as new (n: number) => TypedArray)(this.size);
+  }
+
+  /** first and one-past-last element of the span the view covers, relative to element [0, …] */
+  private span(): { lo: number; hi: number } {
+    let lo = 0;
+    let hi = 0;
+    this.shape.forEach((n, d) => {
+      const reach = (n - 1) * this.elementStrides[d]!;
+      if (reach < 0) lo += reach; else hi += reach;
+    });
+    return { lo, hi: hi + 1 };
+  }
+
+  private readInto(flat: TypedArray, stream: BackendStream | undefined): void {
+    if (this.size === 0) return;
+    if (this.isCContiguous()) {
+      this.backend.copyToHost(flat, this.buffer, this.byteOffset, stream);
+      return;
+    }
+    const { lo, hi } = this.span();
+    const tmp = new (flat.constructor as new (n: number) => TypedArray)(hi - lo);
+    this.backend.copyToHost(tmp, this.buffer, this.byteOffset + lo * this.itemsize, stream);
+    stream?.synchronize(); // tmp is read right away
+    const src = tmp as unknown as unknown[];
+    const dst = flat as unknown as unknown[];
+    forEachStrided(this.shape, this.elementStrides, -lo, (s, d) => { dst[d] = src[s]; });
+  }
+
+  private writeFrom(flat: TypedArray, stream: BackendStream | undefined): void {
+    if (this.size === 0) return;
+    if (this.isCContiguous()) {
+      this.backend.copyToDevice(this.buffer, this.byteOffset, flat, stream);
+      return;
+    }
+    // read-modify-write of the covered span keeps the elements between the view's own
+    const { lo, hi } = this.span();
+    const spanOffset = this.byteOffset + lo * this.itemsize;
+    const tmp = new (flat.constructor as new (n: number) => TypedArray)(hi - lo);
+    this.backend.copyToHost(tmp, this.buffer, spanOffset, stream);
+    stream?.synchronize();
+    const src = flat as unknown as unknown[];
+    const dst = tmp as unknown as unknown[];
+    forEachStrided(this.shape, this.elementStrides, -lo, (d, s) => { dst[d] = src[s]; });
+    this.backend.copyToDevice(this.buffer, spanOffset, tmp, stream);
+    stream?.synchronize(); // tmp must outlive the copy
+  }
+}
+
+function normaliseIndex(i: number, extent: number, axis: number): number {
+  const j = i < 0 ? i + extent : i;
+  if (!Number.isInteger(i) || j < 0 || j >= extent) throw new RangeError(`index ${i} out of bounds for axis ${axis} with size ${extent}`);
+  return j;
+}
+
+/** Python's `slice(start, stop, step).indices(extent)` plus the element count. */
+export function sliceIndices(spec: readonly [start?: number | null, stop?: number | null, step?: number | null], extent: number): { start: number; step: number; count: number } {
+  const step = spec[2] ?? 1;
+  if (!Number.isInteger(step) || step === 0) throw new RangeError(`slice step must be a non-zero integer, got ${step}`);
+  const [lower, upper] = step > 0 ? [0, extent] : [-1, extent - 1];
+  const clamp = (v: number | null | undefined, dflt: number) => {
+    if (v === null || v === undefined) return dflt;
+    if (!Number.isInteger(v)) throw new RangeError(`slice bounds must be integers, got ${v}`);
+    const w = v < 0 ? v + extent : v;
+    return Math.min(Math.max(w, lower), upper);
+  };
+  const start = clamp(spec[0], step > 0 ? lower : upper);
+  const stop = clamp(spec[1], step > 0 ? upper : lower);
+  const count = step > 0 ? Math.max(0, Math.ceil((stop - start) / step)) : Math.max(0, Math.ceil((start - stop) / -step));
+  return { start, step, count };
+}
+
+// ---------------------------------------------------------------------------
+// constructors (Numba's cuda.to_device, device_array, device_array_like, pinned_array, mapped_array)
+
+/** Copies a host array to a new DeviceArray of the same shape and dtype. */
+export function toDevice(hostArray: HostArray, stream?: StreamLike, backend: Backend = getBackend()): DeviceArray {
+  const d = DeviceArray.allocate(backend, hostShape(hostArray), hostDType(hostArray));
+  d.copyToDevice(hostArray, stream);
+  return d;
+}
+
+/** An uninitialised DeviceArray; dtype is a dtype object or its name. */
+export function deviceArray(shape: Shape, dtype: unknown, backend: Backend = getBackend()): DeviceArray {
+  return DeviceArray.allocate(backend, shape, dtype);
+}
+
+/** An uninitialised DeviceArray with the shape and dtype of `array` (host or device). */
+export function deviceArrayLike(array: HostArray | DeviceArray, backend: Backend = getBackend()): DeviceArray {
+  if (array instanceof DeviceArray) return DeviceArray.allocate(backend, array.shape, array.dtype);
+  return DeviceArray.allocate(backend, hostShape(array), hostDType(array));
+}
+
+/** Page-locked host memory behind a host array made by pinnedArray/mappedArray. */
+export interface HostAllocation {
+  readonly backend: Backend;
+  readonly buffer: DeviceBuffer;
+  readonly mapped: boolean;
+}
+
+const hostAllocations = new WeakMap<ArrayBufferLike, HostAllocation>();
+
+/** The page-locked allocation a host array lives in, if it was made by pinnedArray/mappedArray. */
+export function hostAllocationOf(view: ArrayBufferView | NDArrayLike): HostAllocation | undefined {
+  return hostAllocations.get(isTypedArray(view) ? view.buffer : (view as NDArrayLike).data.buffer);
+}
+
+function hostArray(shape: Shape, dtype: unknown, backend: Backend, mapped: boolean): TypedArray | NDArray {
+  const dims = shapeList(shape);
+  const d = resolveDType(dtype);
+  const n = product(dims);
+  const buffer = backend.allocHost(Math.max(1, n * DTYPE_INFO[d].size), mapped);
+  const bytes = buffer.kind === "sim" ? buffer.bytes : buffer.host;
+  if (bytes === undefined) throw new Error("the back end returned page-locked memory without a host view");
+  const byteOffset = buffer.kind === "sim" ? buffer.byteOffset : 0;
+  const data = new (storage(d) as unknown as new (b: ArrayBufferLike, o: number, n: number) => TypedArray)(bytes, byteOffset, n);
+  hostAllocations.set(bytes, { backend, buffer, mapped });
+  return dims.length === 1 ? data : new NDArray(data, dims, undefined, 0, d);
+}
+
+/** Page-locked host memory (fast, asynchronous copies); plain memory on the simulator. */
+export function pinnedArray(shape: Shape, dtype: unknown, backend: Backend = getBackend()): TypedArray | NDArray {
+  return hostArray(shape, dtype, backend, false);
+}
+
+/** Page-locked host memory that kernels can also address directly; plain memory on the simulator. */
+export function mappedArray(shape: Shape, dtype: unknown, backend: Backend = getBackend()): TypedArray | NDArray {
+  return hostArray(shape, dtype, backend, true);
+}
+
+/** Releases the page-locked memory of an array made by pinnedArray/mappedArray; the array must not be used afterwards. */
+export function freeHostArray(view: ArrayBufferView | NDArrayLike): void {
+  const a = hostAllocationOf(view);
+  if (a === undefined) throw new TypeError("not an array made by pinnedArray or mappedArray");
+  hostAllocations.delete(a.buffer.kind === "sim" ? a.buffer.bytes : a.buffer.host!);
+  release(a.backend, a.buffer);
+}

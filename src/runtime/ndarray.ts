@@ -1,0 +1,175 @@
+// Host N-d arrays, following the JS `ndarray` package convention:
+// `{ data, shape, stride, offset }` with strides and offset in elements.
+// Any object of that shape (the package's own arrays included) is accepted
+// wherever numbats takes a host array.
+
+import { DTYPE_INFO, dtypeOfTypedArray, type ScalarName, type TypedArray } from "../dtypes.js";
+
+/** What a read of one element gives: BigInts for 64-bit integer arrays. */
+export type ElementOf<T extends TypedArray> = T extends BigInt64Array | BigUint64Array ? bigint : number;
+
+/** Nested JS arrays, as `toArray()` returns them. */
+export type Nested<E> = E | Nested<E>[];
+
+/** The `ndarray` package's duck type. */
+export interface NDArrayLike<T extends TypedArray = TypedArray> {
+  readonly data: T;
+  readonly shape: readonly number[];
+  readonly stride: readonly number[];
+  readonly offset: number;
+}
+
+/** Row-major (C) strides, in elements, for `shape`. */
+export function cStrides(shape: readonly number[]): number[] {
+  const stride = new Array<number>(shape.length);
+  let step = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    stride[d] = step;
+    step *= shape[d]!;
+  }
+  return stride;
+}
+
+export const product = (xs: readonly number[]) => xs.reduce((a, b) => a * b, 1);
+
+export function checkShape(shape: readonly number[]): number[] {
+  for (const n of shape) {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`bad shape [${shape.join(", ")}]: each extent must be a non-negative integer`);
+  }
+  return [...shape];
+}
+
+export function isTypedArray(x: unknown): x is TypedArray {
+  return ArrayBuffer.isView(x) && !(x instanceof DataView);
+}
+
+/** True for an object with `{data: TypedArray, shape, stride, offset}` (an NDArray or an `ndarray` package array). */
+export function isNDArrayLike(x: unknown): x is NDArrayLike {
+  if (x === null || typeof x !== "object") return false;
+  const o = x as Partial<NDArrayLike>;
+  return isTypedArray(o.data) && Array.isArray(o.shape) && Array.isArray(o.stride) &&
+    o.shape.length === o.stride.length && typeof o.offset === "number";
+}
+
+export class NDArray<T extends TypedArray = TypedArray> implements NDArrayLike<T> {
+  readonly data: T;
+  readonly shape: readonly number[];
+  readonly stride: readonly number[];
+  readonly offset: number;
+  /** the element type; differs from the TypedArray's own for float16 (Uint16Array) and bool (Uint8Array) */
+  readonly dtype: ScalarName;
+
+  constructor(data: T, shape: readonly number[] = [data.length], stride?: readonly number[], offset = 0, dtype?: ScalarName) {
+    this.data = data;
+    this.shape = checkShape(shape);
+    this.stride = stride ? [...stride] : cStrides(shape);
+    this.offset = offset;
+    if (this.stride.length !== this.shape.length) {
+      throw new RangeError(`stride [${this.stride.join(", ")}] does not match shape [${this.shape.join(", ")}]`);
+    }
+    const own = dtypeOfTypedArray(data);
+    if (own === undefined) throw new TypeError("NDArray data must be a TypedArray");
+    this.dtype = dtype ?? own;
+    if (DTYPE_INFO[this.dtype].array !== DTYPE_INFO[own].array) {
+      throw new TypeError(`dtype ${this.dtype} is not stored in a ${data.constructor.name}`);
+    }
+    this.checkExtent();
+  }
+
+  get ndim(): number { return this.shape.length; }
+  get size(): number { return product(this.shape); }
+
+  /** position in `data` of the element at `idx` (bounds-checked) */
+  index(...idx: number[]): number {
+    if (idx.length !== this.shape.length) throw new RangeError(`expected ${this.shape.length} indices, got ${idx.length}`);
+    let at = this.offset;
+    for (let d = 0; d < idx.length; d++) {
+      const i = idx[d]!;
+      if (!Number.isInteger(i) || i < 0 || i >= this.shape[d]!) {
+        throw new RangeError(`index ${i} out of bounds for axis ${d} with size ${this.shape[d]}`);
+      }
+      at += i * this.stride[d]!;
+    }
+    return at;
+  }
+
+  get(...idx: number[]): ElementOf<T> {
+    return this.data[this.index(...idx)] as ElementOf<T>;
+  }
+
+  set(...args: [...idx: number[], value: ElementOf<T>]): void {
+    const value = args.pop() as number & bigint;
+    (this.data as unknown as Record<number, unknown>)[this.index(...(args as number[]))] = value;
+  }
+
+  isCContiguous(): boolean {
+    return isCContiguous(this.shape, this.stride);
+  }
+
+  /** the elements as nested JS arrays (a scalar for a 0-d array) */
+  toArray(): Nested<ElementOf<T>> {
+    const walk = (d: number, at: number): Nested<ElementOf<T>> => {
+      if (d === this.shape.length) return this.data[at] as ElementOf<T>;
+      const out: Nested<ElementOf<T>>[] = [];
+      for (let i = 0; i < this.shape[d]!; i++) out.push(walk(d + 1, at + i * this.stride[d]!));
+      return out;
+    };
+    return walk(0, this.offset);
+  }
+
+  private checkExtent(): void {
+    if (this.size === 0) return;
+    let lo = this.offset;
+    let hi = this.offset;
+    this.shape.forEach((n, d) => {
+      const span = (n - 1) * this.stride[d]!;
+      if (span < 0) lo += span; else hi += span;
+    });
+    if (lo < 0 || hi >= this.data.length) {
+      throw new RangeError(`view (shape [${this.shape.join(", ")}], stride [${this.stride.join(", ")}], offset ${this.offset}) reaches outside data of length ${this.data.length}`);
+    }
+  }
+}
+
+/** `ndarray(data, shape, stride, offset)` as in the `ndarray` package. */
+export function ndarray<T extends TypedArray>(data: T, shape?: readonly number[], stride?: readonly number[], offset?: number): NDArray<T> {
+  return new NDArray(data, shape, stride, offset);
+}
+
+/** An NDArray over the same data as any `ndarray`-convention object. */
+export function asNDArray<T extends TypedArray>(x: NDArrayLike<T>): NDArray<T> {
+  return x instanceof NDArray ? x : new NDArray(x.data, x.shape, x.stride, x.offset);
+}
+
+/** C-contiguous: strides are the row-major ones (extent-1 axes may have any stride). */
+export function isCContiguous(shape: readonly number[], stride: readonly number[]): boolean {
+  let step = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    if (shape[d] === 0) return true;
+    if (shape[d] !== 1 && stride[d] !== step) return false;
+    step *= shape[d]!;
+  }
+  return true;
+}
+
+/**
+ * Calls `visit(src, dst)` for every element of a strided view, in C order:
+ * `src` walks the view's strides from `offset`, `dst` counts 0, 1, 2, …
+ */
+export function forEachStrided(shape: readonly number[], stride: readonly number[], offset: number, visit: (src: number, dst: number) => void): void {
+  const n = product(shape);
+  if (n === 0) return;
+  const nd = shape.length;
+  const idx = new Array<number>(nd).fill(0);
+  let src = offset;
+  for (let dst = 0; dst < n; dst++) {
+    visit(src, dst);
+    for (let d = nd - 1; d >= 0; d--) {
+      idx[d]!++;
+      src += stride[d]!;
+      if (idx[d]! < shape[d]!) break;
+      src -= idx[d]! * stride[d]!;
+      idx[d] = 0;
+    }
+  }
+}

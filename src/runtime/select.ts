@@ -1,0 +1,149 @@
+// Which back end runs kernels (SPEC §6): NUMBATS_TARGET=cuda|sim|auto
+// (default auto), NUMBATS_ENABLE_CUDASIM=1 as in Numba. auto takes the GPU
+// when the driver and a device are found, else the simulator, saying why in
+// one line on stderr.
+
+import type { Backend, DeviceInfo, TargetName } from "./backend.js";
+import { probeCuda, type CudaProbe } from "./cuda/detect.js";
+import { createSimBackend } from "./sim-backend.js";
+
+type CreateCuda = (deviceId: number) => Backend;
+
+const CUDA_BACKEND = "./cuda/backend.js";
+let createCudaBackend: CreateCuda | undefined;
+try {
+  createCudaBackend = ((await import(CUDA_BACKEND)) as { createCudaBackend: CreateCuda }).createCudaBackend;
+} catch {
+  createCudaBackend = undefined;
+}
+
+export type TargetRequest = "auto" | "cuda" | "sim";
+
+export interface TargetInfo {
+  readonly target: TargetName;
+  /** what the environment asked for, and which variable said so */
+  readonly requested: TargetRequest;
+  readonly requestedBy: string;
+  /** why this target was chosen (or why the GPU is not used) */
+  readonly reason: string;
+  readonly device: DeviceInfo;
+  /** the GPUs found (empty on the simulator) */
+  readonly devices: readonly DeviceInfo[];
+  /** CUDA driver version as the driver reports it (12040 = 12.4), when a driver was found */
+  readonly driverVersion?: number;
+}
+
+export interface Selection {
+  readonly backend: Backend;
+  readonly info: TargetInfo;
+}
+
+/** The target the environment asks for. */
+export function requestedTarget(env: NodeJS.ProcessEnv = process.env): { request: TargetRequest; by: string } {
+  const raw = env.NUMBATS_TARGET?.trim().toLowerCase();
+  if (raw) {
+    if (raw === "auto" || raw === "cuda" || raw === "sim") return { request: raw, by: `NUMBATS_TARGET=${raw}` };
+    throw new Error(`NUMBATS_TARGET=${env.NUMBATS_TARGET} is not a target: use cuda, sim or auto`);
+  }
+  const cudasim = env.NUMBATS_ENABLE_CUDASIM?.trim();
+  if (cudasim && cudasim !== "0") return { request: "sim", by: `NUMBATS_ENABLE_CUDASIM=${cudasim}` };
+  return { request: "auto", by: "default (NUMBATS_TARGET unset)" };
+}
+
+/** What selection needs from the outside world; tests substitute fakes. */
+export interface SelectDeps {
+  probe(): CudaProbe;
+  createCuda?: CreateCuda;
+  createSim(): Backend;
+  warn(line: string): void;
+}
+
+/** Picks the back end for `request`. Pure apart from `deps`. */
+export function selectTarget(request: TargetRequest, by: string, deps: SelectDeps): Selection {
+  const sim = (reason: string, found: { driverVersion?: number } = {}): Selection => {
+    const backend = deps.createSim();
+    return { backend, info: { target: "sim", requested: request, requestedBy: by, reason, device: backend.device, devices: [], ...found } };
+  };
+  if (request === "sim") return sim(`${by} asks for the simulator`);
+
+  const probe = deps.probe();
+  const gpu = (): Selection => {
+    if (!probe.ok) throw new Error("unreachable: no GPU probed");
+    if (!deps.createCuda) throw new Error("the CUDA back end (src/runtime/cuda/backend.ts) is not available");
+    const backend = deps.createCuda(0);
+    const n = probe.devices.length;
+    return {
+      backend,
+      info: {
+        target: "cuda", requested: request, requestedBy: by, device: backend.device, devices: probe.devices, driverVersion: probe.driverVersion,
+        reason: `found ${n} CUDA device${n === 1 ? "" : "s"}, using ${backend.device.name}`,
+      },
+    };
+  };
+  if (request === "cuda") {
+    if (!probe.ok) throw new Error(`${by} but no usable GPU: ${probe.reason}`);
+    return gpu();
+  }
+  let why: string;
+  if (probe.ok) {
+    try {
+      return gpu();
+    } catch (e) {
+      why = `the GPU could not be used: ${(e as Error).message}`;
+    }
+  } else {
+    why = probe.reason;
+  }
+  deps.warn(`numbats: running kernels on the CPU simulator: ${oneLine(why)} (set NUMBATS_TARGET=sim to silence this, or NUMBATS_TARGET=cuda to require a GPU)`);
+  return sim(why, probe.ok ? { driverVersion: probe.driverVersion } : {});
+}
+
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, "; ");
+
+const realDeps: SelectDeps = {
+  probe: () => probeCuda(),
+  createCuda: createCudaBackend,
+  createSim: createSimBackend,
+  warn: (line) => process.stderr.write(`${line}\n`),
+};
+
+let current: Selection | undefined;
+
+function selection(): Selection {
+  if (!current) {
+    const { request, by } = requestedTarget();
+    current = selectTarget(request, by, realDeps);
+  }
+  return current;
+}
+
+/** The back end kernels run on, chosen on first use and cached. */
+export function getBackend(): Backend {
+  return selection().backend;
+}
+
+/** Which target is in use, and why (for `numbats -s` and `cuda.detect()`). */
+export function currentTargetInfo(): TargetInfo {
+  return selection().info;
+}
+
+/** Makes GPU `id` current (Numba's `cuda.select_device`); the simulator has only device 0. */
+export function selectDevice(id: number): Backend {
+  const sel = selection();
+  if (sel.info.target === "sim") {
+    if (id !== 0) throw new RangeError(`the simulator has one device (0); selectDevice(${id}) is out of range`);
+    return sel.backend;
+  }
+  if (!Number.isInteger(id) || id < 0 || id >= sel.info.devices.length) {
+    throw new RangeError(`no CUDA device ${id}: found ${sel.info.devices.length} (ids 0…${sel.info.devices.length - 1})`);
+  }
+  if (sel.backend.device.id === id) return sel.backend;
+  const backend = realDeps.createCuda!(id);
+  current = { backend, info: { ...sel.info, device: backend.device, reason: `${sel.info.reason}; selected device ${id}` } };
+  return backend;
+}
+
+/** Forgets the chosen back end (after `cuda.close()`); the next use selects again. */
+export function forgetBackend(): void {
+  current = undefined;
+}

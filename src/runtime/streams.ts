@@ -1,0 +1,55 @@
+// User-facing streams and events (Numba's `cuda.stream()`, `cuda.event()`),
+// thin wrappers over a back end's handles.
+
+import type { Backend, BackendEvent, BackendStream } from "./backend.js";
+
+export class Stream {
+  constructor(readonly handle: BackendStream) {}
+
+  get isDefault(): boolean {
+    return this.handle.isDefault;
+  }
+  /** blocks until all work queued on this stream is done */
+  synchronize(): void {
+    this.handle.synchronize();
+  }
+  /** resolves when the work queued so far is done, without blocking the event loop */
+  done(): Promise<void> {
+    return this.handle.done();
+  }
+}
+
+export class Event {
+  constructor(readonly handle: BackendEvent, private readonly backend: Backend) {}
+
+  /** records the event on `stream` (default: the default stream) */
+  record(stream?: Stream | BackendStream): this {
+    this.handle.record(streamHandle(stream) ?? this.backend.defaultStream());
+    return this;
+  }
+  synchronize(): void {
+    this.handle.synchronize();
+  }
+  /** true once the work recorded before this event has finished */
+  query(): boolean {
+    return this.handle.query();
+  }
+  /** milliseconds from `start` to this event */
+  elapsedTime(start: Event): number {
+    return this.handle.elapsedSince(start.handle);
+  }
+}
+
+/** Milliseconds between two recorded events (Numba's `cuda.event_elapsed_time(evtstart, evtend)`). */
+export function eventElapsedTime(start: Event, end: Event): number {
+  return end.elapsedTime(start);
+}
+
+export const createStream = (backend: Backend) => new Stream(backend.createStream());
+export const defaultStream = (backend: Backend) => new Stream(backend.defaultStream());
+export const createEvent = (backend: Backend) => new Event(backend.createEvent(), backend);
+
+/** The back-end handle of a user stream (either kind accepted), undefined for none. */
+export function streamHandle(stream: Stream | BackendStream | undefined): BackendStream | undefined {
+  return stream instanceof Stream ? stream.handle : stream;
+}
