@@ -11,10 +11,11 @@ type CreateCuda = (deviceId: number) => Backend;
 
 const CUDA_BACKEND = "./cuda/backend.js";
 let createCudaBackend: CreateCuda | undefined;
+let cudaImportError = "";
 try {
   createCudaBackend = ((await import(CUDA_BACKEND)) as { createCudaBackend: CreateCuda }).createCudaBackend;
-} catch {
-  createCudaBackend = undefined;
+} catch (e) {
+  cudaImportError = (e as Error).message;
 }
 
 export type TargetRequest = "auto" | "cuda" | "sim";
@@ -69,7 +70,7 @@ export function selectTarget(request: TargetRequest, by: string, deps: SelectDep
   const probe = deps.probe();
   const gpu = (): Selection => {
     if (!probe.ok) throw new Error("unreachable: no GPU probed");
-    if (!deps.createCuda) throw new Error("the CUDA back end (src/runtime/cuda/backend.ts) is not available");
+    if (!deps.createCuda) throw new Error(`the CUDA back end could not be loaded: ${cudaImportError}`);
     const backend = deps.createCuda(0);
     const n = probe.devices.length;
     return {

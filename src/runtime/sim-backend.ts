@@ -12,10 +12,11 @@ type CompileSim = (ir: FunctionIR) => CompiledKernel;
 
 const JS_TARGET = "../targets/js/index.js";
 let compileSim: CompileSim | undefined;
+let jsImportError = "";
 try {
   compileSim = ((await import(JS_TARGET)) as { compileSim: CompileSim }).compileSim;
-} catch {
-  compileSim = undefined; // the JS target is not built yet: compile() reports it
+} catch (e) {
+  jsImportError = (e as Error).message;
 }
 
 export const SIM_DEVICE: DeviceInfo = {
@@ -108,7 +109,7 @@ export function createSimBackend(): Backend {
       bytesOf(dst, dstOffset, bytes).set(bytesOf(src, srcOffset, bytes));
     },
     compile(ir) {
-      if (!compileSim) throw new Error("the simulator's JS target (src/targets/js/index.ts) is not available");
+      if (!compileSim) throw new Error(`the simulator's JS target could not be loaded: ${jsImportError}`);
       return compileSim(ir);
     },
     defaultStream: () => defaultStream,
