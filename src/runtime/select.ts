@@ -9,6 +9,8 @@ import { createSimBackend } from "./sim-backend.js";
 
 type CreateCuda = (deviceId: number) => Backend;
 
+// Loaded by name while the PTX emitter it needs is still being written; becomes
+// a plain `import { createCudaBackend } from "./cuda/backend.js"` once it exists.
 const CUDA_BACKEND = "./cuda/backend.js";
 let createCudaBackend: CreateCuda | undefined;
 let cudaImportError = "";

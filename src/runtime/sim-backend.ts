@@ -10,6 +10,8 @@ import type {
 
 type CompileSim = (ir: FunctionIR) => CompiledKernel;
 
+// Loaded by name while the JS target is still being written; becomes a plain
+// `import { compileSim } from "../targets/js/index.js"` once it exists.
 const JS_TARGET = "../targets/js/index.js";
 let compileSim: CompileSim | undefined;
 let jsImportError = "";
