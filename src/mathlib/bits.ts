@@ -1,0 +1,39 @@
+// Host implementations of the bit-access builtins the math library uses.
+//
+// The compiler recognises these exact names and lowers them to IR `words`
+// (`__f64hi`, `__f64lo`, `__f64make`) and `bitcast` (`__f32bits`,
+// `__f32frombits`) nodes, so these bodies only run when the library runs as
+// plain JavaScript (tests, host fallbacks).
+
+const view = new DataView(new ArrayBuffer(8));
+
+/** Upper 32 bits of a float64 (sign, exponent, top 20 mantissa bits) as int32. */
+export function __f64hi(x: number): number {
+  view.setFloat64(0, x);
+  return view.getInt32(0);
+}
+
+/** Lower 32 bits of a float64 as int32. */
+export function __f64lo(x: number): number {
+  view.setFloat64(0, x);
+  return view.getInt32(4);
+}
+
+/** The float64 whose upper/lower 32-bit words are `hi`/`lo`. */
+export function __f64make(hi: number, lo: number): number {
+  view.setInt32(0, hi);
+  view.setInt32(4, lo);
+  return view.getFloat64(0);
+}
+
+/** The bits of a float32 as int32. */
+export function __f32bits(x: number): number {
+  view.setFloat32(0, x);
+  return view.getInt32(0);
+}
+
+/** The float32 with bits `i` (int32). */
+export function __f32frombits(i: number): number {
+  view.setInt32(0, i);
+  return view.getFloat32(0);
+}

@@ -1,0 +1,64 @@
+// The device math library: JS `Math` functions written in the numbats kernel
+// language, compiled by the front end like user device functions, so the PTX
+// target and the JS simulator run the same IR and agree bit for bit.
+//
+// Conventions the compiler relies on:
+// - MATH_LIBRARY[name].f64 / .f32 take and return float64 / float32.
+// - Library code calls other library code only through names in MATH_HELPERS
+//   (all prefixed `__`, unique, no recursion), always with float64 arguments
+//   for the `…64` functions and int32 for integer parameters (`__trig64`'s
+//   `which`, `__expk`'s and `__scalbn`'s `k`, `__kTan`'s `odd`, `__phDigit`'s `k`).
+// - The bit builtins `__f64hi`, `__f64lo`, `__f64make`, `__f32bits`,
+//   `__f32frombits` (./bits.ts) are IR `words`/`bitcast` nodes, not calls.
+// - `v | 0` on a float64 holding an int32-range integer converts it to int32.
+// - Free names that are tables are listed per function in `env` (and for
+//   helpers in MATH_HELPER_ENV); the compiler freezes them into constant memory.
+
+import * as atrig from "./atrig.js";
+import * as dd from "./dd.js";
+import * as exp from "./exp.js";
+import * as f32 from "./f32.js";
+import * as hyper from "./hyper.js";
+import * as log from "./log.js";
+import * as misc from "./misc.js";
+import * as pow from "./pow.js";
+import * as trig from "./trig.js";
+
+export type MathEnv = Record<string, ArrayBufferView | number>;
+
+export interface MathEntry {
+  readonly f64: Function;
+  readonly f32: Function;
+  readonly env?: MathEnv;
+}
+
+const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI };
+
+/** Every `__`-prefixed function of the library modules, by name. */
+export const MATH_HELPERS: Record<string, Function> = {};
+for (const mod of [atrig, dd, exp, f32, hyper, log, misc, pow, trig] as readonly Record<string, unknown>[]) {
+  for (const [name, v] of Object.entries(mod)) if (name.startsWith("__") && typeof v === "function") MATH_HELPERS[name] = v;
+}
+
+/** Tables that helper functions read as free names. */
+export const MATH_HELPER_ENV: Record<string, MathEnv> = { __phDigit: TRIG_ENV, __trig64: TRIG_ENV };
+
+const NAMES = [
+  "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow",
+  "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+  "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt", "hypot", "sign",
+] as const;
+
+export type MathName = (typeof NAMES)[number];
+
+const USES_TRIG_TABLE: ReadonlySet<string> = new Set(["sin", "cos", "tan"]);
+
+function entry(name: MathName): MathEntry {
+  const f64 = MATH_HELPERS[`__${name}64`];
+  const f32v = MATH_HELPERS[`__${name}32`];
+  if (!f64 || !f32v) throw new Error(`math library: missing __${name}64/__${name}32`);
+  return USES_TRIG_TABLE.has(name) ? { f64, f32: f32v, env: TRIG_ENV } : { f64, f32: f32v };
+}
+
+/** Keyed by the JS Math name (plus `exp2`). */
+export const MATH_LIBRARY: Record<string, MathEntry> = Object.fromEntries(NAMES.map((n) => [n, entry(n)]));
