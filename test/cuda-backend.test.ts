@@ -54,6 +54,7 @@ test("probe through a working driver: version and device attributes", { skip }, 
   const probe = probeCuda(mock!.path);
   assert.ok(probe.ok, !probe.ok ? probe.reason : "");
   assert.equal(probe.driverVersion, 12080);
+  assert.equal(probe.library, mock!.path);
   const [d] = probe.devices;
   assert.equal(d!.name, "Mock GPU 0");
   assert.deepEqual(d!.computeCapability, [9, 0]);

@@ -6,7 +6,7 @@ import { CUDA_SUCCESS, type CudaDriver, cudaDriver, openDriver } from "./driver.
 import { MIN_DRIVER_VERSION, formatDriverVersion } from "./ptxversion.js";
 
 export type CudaProbe =
-  | { readonly ok: true; readonly driverVersion: number; readonly devices: DeviceInfo[] }
+  | { readonly ok: true; readonly driverVersion: number; readonly devices: DeviceInfo[]; /** the library loaded */ readonly library: string }
   | { readonly ok: false; readonly reason: string };
 
 export type DriverInit =
@@ -100,7 +100,7 @@ function probeDriver(drv: CudaDriver): CudaProbe {
     drv.check("cuDeviceGetCount", drv.api.cuDeviceGetCount(count));
     if (count[0] === 0) return { ok: false, reason: `the CUDA driver at ${drv.path} reports no CUDA-capable device` };
     const devices = Array.from({ length: count[0]! }, (_, i) => deviceInfo(drv, i));
-    return { ok: true, driverVersion: init.driverVersion, devices };
+    return { ok: true, driverVersion: init.driverVersion, devices, library: drv.path };
   } catch (e) {
     return { ok: false, reason: `querying the GPU failed: ${(e as Error).message}` };
   }
