@@ -1,0 +1,517 @@
+// The names a kernel sees without declaring them: `cuda.*`, `Math.*`,
+// `Number.*`, `console.log`, the dtype names. Each entry says how it lowers
+// to IR; the table is the whole in-kernel API surface.
+
+import { DTYPE_INFO, SCALAR_NAMES, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName } from "../dtypes.js";
+import type { Expr, IntrinsicName, SpecialReg, UnaryOp, AtomicOp } from "./ir.js";
+import { constExpr, int32Const } from "./ir.js";
+import type { Weak } from "./infer.js";
+import { binaryType, floatTypeOf, promoteOne, weakDefault } from "./infer.js";
+import type { DeviceFunctionLike, Lowerer, Typed } from "./lower.js";
+import { foldExpr } from "./passes/fold.js";
+import type { Node } from "./parse.js";
+import { locOf } from "./parse.js";
+import { MATH_LIBRARY, MATH_HELPERS } from "../mathlib/index.js";
+import { RANDOM_DEVICE_FUNCTIONS } from "../random.js";
+
+type Member = Value | ((L: Lowerer, n: Node) => Value);
+
+export type Value =
+  | { readonly v: "expr"; readonly e: Expr; readonly weak?: Weak }
+  | { readonly v: "ns"; readonly name: string; readonly members: Readonly<Record<string, Member>>; readonly call?: Builtin["call"] }
+  | Builtin
+  | { readonly v: "dtype"; readonly dtype: ScalarName }
+  | { readonly v: "device"; readonly fn: DeviceFunctionLike }
+  | { readonly v: "string"; readonly text: string }
+  | { readonly v: "gridGroup" }
+  | { readonly v: "arrayDims"; readonly array: Expr; readonly ndim: number; readonly attr: "shape" | "stride" };
+
+export interface Builtin {
+  readonly v: "builtin";
+  readonly name: string;
+  call(L: Lowerer, args: readonly Node[], n: Node): Value;
+  /** for `const s = cuda.shared.array(…)`: declares the array named `name` */
+  alloc?(L: Lowerer, args: readonly Node[], n: Node, name: string): Value;
+}
+
+const expr = (e: Expr, weak?: Weak): Value => ({ v: "expr", e, weak });
+const ns = (name: string, members: Record<string, Member>): Value => ({ v: "ns", name, members });
+const fn = (name: string, call: Builtin["call"], alloc?: Builtin["alloc"]): Builtin => ({ v: "builtin", name, call, alloc });
+
+function arity(L: Lowerer, n: Node, args: readonly Node[], name: string, min: number, max = min): void {
+  if (args.length < min || args.length > max) {
+    L.fail(n, `${name} takes ${min === max ? min : `${min} to ${max}`} argument(s); got ${args.length}`);
+  }
+}
+
+/** Lowers an argument and fixes a weak literal to its default type. */
+function value(L: Lowerer, a: Node): Expr {
+  const v = L.lowerExpr(a);
+  return v.weak ? L.convert(v, weakDefault(v.weak), a) : v.e;
+}
+
+function scalarArg(L: Lowerer, a: Node, what: string): Expr {
+  const e = value(L, a);
+  if (!isScalarType(e.type)) return L.fail(a, `${what} must be a number; got ${typeToString(e.type)}`);
+  return e;
+}
+
+const asType = (L: Lowerer, a: Node, t: ScalarName): Expr => L.convert(L.lowerExpr(a), t, a);
+
+// ---------------------------------------------------------------------------
+// cuda.*
+
+const special = (reg: SpecialReg): Value => expr({ k: "special", type: "int32", reg });
+const dim3 = (name: string, prefix: string) =>
+  ns(name, { x: special(`${prefix}.x` as SpecialReg), y: special(`${prefix}.y` as SpecialReg), z: special(`${prefix}.z` as SpecialReg) });
+
+const AXES = ["x", "y", "z"] as const;
+
+function gridTuple(L: Lowerer, args: readonly Node[], n: Node, name: string, axis: (a: "x" | "y" | "z") => Expr): Value {
+  arity(L, n, args, name, 1);
+  const ndim = L.constInt(args[0]!, `${name}'s dimension count`);
+  if (ndim < 1 || ndim > 3) return L.fail(args[0]!, `${name}(ndim) takes 1, 2 or 3`);
+  if (ndim === 1) return expr(axis("x"));
+  const items = AXES.slice(0, ndim).map(axis);
+  return expr({ k: "tuple", type: tupleType(items.map(() => "int32")), items, loc: locOf(n) });
+}
+
+const reg = (r: SpecialReg): Expr => ({ k: "special", type: "int32", reg: r });
+const mul32 = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "mul", type: "int32", a, b });
+const add32 = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "add", type: "int32", a, b });
+
+const BARRIER_INTRINSICS = new Set<IntrinsicName>(["syncthreads", "syncthreadsCount", "syncthreadsAnd", "syncthreadsOr", "gridSync"]);
+const WARP_INTRINSICS = new Set<IntrinsicName>([
+  "syncwarp", "shflSync", "shflUpSync", "shflDownSync", "shflXorSync", "allSync", "anySync", "eqSync",
+  "ballotSync", "matchAnySync", "matchAllSync", "activemask",
+]);
+
+function intrinsic(L: Lowerer, n: Node, name: IntrinsicName, type: Expr["type"], args: Expr[]): Value {
+  if (BARRIER_INTRINSICS.has(name)) L.features.barriers = true;
+  if (WARP_INTRINSICS.has(name)) L.features.warp = true;
+  return expr({ k: "intrinsic", name, type, args, loc: locOf(n) });
+}
+
+/** `cuda.syncthreads()` and friends with a fixed signature: argument types → result type. */
+function simple(name: IntrinsicName, params: readonly ScalarName[], result: Expr["type"], defaults: readonly (Expr | undefined)[] = []): Builtin {
+  return fn(`cuda.${name}`, (L, args, n) => {
+    const required = params.length - defaults.filter(Boolean).length;
+    arity(L, n, args, `cuda.${name}`, required, params.length);
+    const lowered = params.map((t, i) => (args[i] ? asType(L, args[i]!, t) : defaults[i]!));
+    return intrinsic(L, n, name, result, lowered);
+  });
+}
+
+/** Warp shuffles keep the value's type: (mask, value, lane). */
+function shuffle(name: IntrinsicName): Builtin {
+  return fn(`cuda.${name}`, (L, args, n) => {
+    arity(L, n, args, `cuda.${name}`, 3);
+    const v = scalarArg(L, args[1]!, "the shuffled value");
+    return intrinsic(L, n, name, v.type, [asType(L, args[0]!, "uint32"), v, asType(L, args[2]!, "int32")]);
+  });
+}
+
+function match(name: "matchAnySync" | "matchAllSync"): Builtin {
+  return fn(`cuda.${name}`, (L, args, n) => {
+    arity(L, n, args, `cuda.${name}`, 2);
+    const v = scalarArg(L, args[1]!, "the matched value");
+    const type = name === "matchAnySync" ? "uint32" : tupleType(["uint32", "bool"]);
+    return intrinsic(L, n, name, type, [asType(L, args[0]!, "uint32"), v]);
+  });
+}
+
+const ATOMIC_DTYPES: Record<string, readonly ScalarName[]> = {
+  arith: ["int32", "uint32", "int64", "uint64", "float32", "float64"],
+  bits: ["int32", "uint32", "int64", "uint64"],
+  incdec: ["uint32", "uint64"],
+};
+const ATOMIC_KINDS: Record<AtomicOp, keyof typeof ATOMIC_DTYPES> = {
+  add: "arith", sub: "arith", max: "arith", min: "arith", nanmax: "arith", nanmin: "arith", exch: "arith", cas: "arith",
+  and: "bits", or: "bits", xor: "bits", inc: "incdec", dec: "incdec",
+};
+
+/** `cuda.atomic.op(array, index, value)` / `cas(array, index, compare, value)`; index may be `[i, j]`. */
+function atomic(op: AtomicOp): Builtin {
+  const name = `cuda.atomic.${op}`;
+  return fn(name, (L, args, n) => {
+    arity(L, n, args, name, op === "cas" ? 4 : 3);
+    const arr = L.lowerExpr(args[0]!).e;
+    if (typeof arr.type !== "object" || arr.type.kind !== "array") return L.fail(args[0]!, `${name} needs an array; got ${typeToString(arr.type)}`);
+    const at = arr.type;
+    if (at.space !== "global" && at.space !== "shared") return L.fail(args[0]!, `${name} works on global or shared arrays, not ${at.space} ones`);
+    const allowed = ATOMIC_DTYPES[ATOMIC_KINDS[op]]!;
+    if (!allowed.includes(at.dtype)) return L.fail(args[0]!, `${name} supports ${allowed.join(", ")} arrays; this one is ${at.dtype}`);
+    const ixNode = args[1]!;
+    const index = ixNode.type === "ArrayExpression" ? (ixNode.elements as Node[]).map((e) => L.indexExpr(e)) : [L.indexExpr(ixNode)];
+    if (index.length !== at.ndim) return L.fail(ixNode, `${name} on a ${at.ndim}-d array needs ${at.ndim} indices (write [i, j])`);
+    const valueNode = args[op === "cas" ? 3 : 2]!;
+    const val = asType(L, valueNode, at.dtype);
+    const compare = op === "cas" ? asType(L, args[2]!, at.dtype) : undefined;
+    L.markWritten(arr);
+    return expr({ k: "atomic", op, type: at.dtype, array: arr, index, value: val, compare, loc: locOf(n) });
+  });
+}
+
+/** A compile-time shape: `16`, `[16, 16]`, or env constants. */
+function shapeOf(L: Lowerer, a: Node): number[] {
+  const dims = a.type === "ArrayExpression" ? (a.elements as Node[]) : [a];
+  return dims.map((d) => {
+    const k = L.constInt(d, "an array shape");
+    if (k < 0) return L.fail(d, "array dimensions must be ≥ 0");
+    return k;
+  });
+}
+
+function dtypeArg(L: Lowerer, a: Node): ScalarName {
+  const v = L.lowerValue(a);
+  if (v.v === "dtype") return v.dtype;
+  if (v.v === "string" && v.text in DTYPE_INFO) return v.text as ScalarName;
+  return L.fail(a, `expected a dtype (float32, "float32", …)`);
+}
+
+function allocation(space: "shared" | "local"): Builtin {
+  const name = `cuda.${space}.array`;
+  return fn(name,
+    (L, _args, n) => L.fail(n, `${name}(shape, dtype) must initialise a declaration: const s = ${name}(…)`),
+    (L, args, n, local) => {
+      arity(L, n, args, name, 2);
+      const shape = shapeOf(L, args[0]!);
+      if (space === "local" && shape.includes(0)) return L.fail(args[0]!, "local arrays need a non-zero size");
+      if (shape.length > 1 && shape.includes(0)) return L.fail(args[0]!, "only a 1-d shared array can be dynamic (shape 0)");
+      return L.allocate(space, dtypeArg(L, args[1]!), shape, local, n);
+    });
+}
+
+/** `cuda.popc/clz/ffs` → int32; `brev` keeps the type. */
+function bitOp(op: UnaryOp): Builtin {
+  return fn(`cuda.${op}`, (L, args, n) => {
+    arity(L, n, args, `cuda.${op}`, 1);
+    const x = scalarArg(L, args[0]!, `cuda.${op}'s argument`);
+    if (!isInteger(x.type as ScalarName)) return L.fail(args[0]!, `cuda.${op} needs an integer; got ${typeToString(x.type)}`);
+    const t = promoteOne(x.type as ScalarName);
+    const xe = L.convert({ e: x }, t, args[0]!);
+    return expr({ k: "unary", op, type: op === "brev" ? t : "int32", x: xe, loc: locOf(n) });
+  });
+}
+
+/** The common float type of some values (ints go to float64) and the values converted to it. */
+function commonFloat(L: Lowerer, vals: readonly Typed[], nodes: readonly Node[]): { t: ScalarName; xs: Expr[] } {
+  let t: ScalarName | undefined;
+  let weak: Weak | undefined;
+  vals.forEach((v, i) => {
+    if (!isScalarType(v.e.type)) return L.fail(nodes[i]!, `expected a number; got ${typeToString(v.e.type)}`);
+    t = t === undefined ? v.e.type : binaryType(t, weak, v.e.type, v.weak);
+    weak = i === 0 ? v.weak : weak && v.weak;
+  });
+  const ft: ScalarName = weak ? "float64" : floatTypeOf(t!);
+  return { t: ft, xs: vals.map((v, i) => L.convert(v, ft, nodes[i]!)) };
+}
+
+const RANDOM = ns("cuda.random", Object.fromEntries(Object.entries(RANDOM_DEVICE_FUNCTIONS).map(
+  ([name, f]) => [name, { v: "device", fn: { fn: f, name, env: RANDOM_DEVICE_FUNCTIONS } } as Value],
+)));
+
+const CUDA = ns("cuda", {
+  threadIdx: dim3("cuda.threadIdx", "tid"),
+  blockIdx: dim3("cuda.blockIdx", "ctaid"),
+  blockDim: dim3("cuda.blockDim", "ntid"),
+  gridDim: dim3("cuda.gridDim", "nctaid"),
+  laneid: special("laneid"),
+  warpsize: expr(int32Const(32), "int"),
+  grid: fn("cuda.grid", (L, args, n) =>
+    gridTuple(L, args, n, "cuda.grid", (a) => add32(mul32(reg(`ctaid.${a}`), reg(`ntid.${a}`)), reg(`tid.${a}`)))),
+  gridsize: fn("cuda.gridsize", (L, args, n) =>
+    gridTuple(L, args, n, "cuda.gridsize", (a) => mul32(reg(`ntid.${a}`), reg(`nctaid.${a}`)))),
+  shared: ns("cuda.shared", { array: allocation("shared") }),
+  local: ns("cuda.local", { array: allocation("local") }),
+  const: ns("cuda.const", {
+    arrayLike: fn("cuda.const.arrayLike", (L, args, n) => {
+      arity(L, n, args, "cuda.const.arrayLike", 1);
+      const v = L.lowerValue(args[0]!);
+      if (v.v === "expr" && typeof v.e.type === "object" && v.e.type.kind === "array" && v.e.type.space === "const") return v;
+      return L.fail(args[0]!, "cuda.const.arrayLike needs a host array passed through options.env");
+    }),
+  }),
+  syncthreads: simple("syncthreads", [], "void"),
+  syncthreadsCount: simple("syncthreadsCount", ["bool"], "int32"),
+  syncthreadsAnd: simple("syncthreadsAnd", ["bool"], "int32"),
+  syncthreadsOr: simple("syncthreadsOr", ["bool"], "int32"),
+  syncwarp: simple("syncwarp", ["uint32"], "void", [constExpr("uint32", 0xffffffff)]),
+  threadfence: simple("threadfence", [], "void"),
+  threadfenceBlock: simple("threadfenceBlock", [], "void"),
+  threadfenceSystem: simple("threadfenceSystem", [], "void"),
+  atomic: ns("cuda.atomic", Object.fromEntries(
+    (Object.keys(ATOMIC_KINDS) as AtomicOp[]).map((op) => [op, atomic(op)]),
+  )),
+  shflSync: shuffle("shflSync"),
+  shflUpSync: shuffle("shflUpSync"),
+  shflDownSync: shuffle("shflDownSync"),
+  shflXorSync: shuffle("shflXorSync"),
+  allSync: simple("allSync", ["uint32", "bool"], "bool"),
+  anySync: simple("anySync", ["uint32", "bool"], "bool"),
+  eqSync: simple("eqSync", ["uint32", "bool"], "bool"),
+  ballotSync: simple("ballotSync", ["uint32", "bool"], "uint32"),
+  matchAnySync: match("matchAnySync"),
+  matchAllSync: match("matchAllSync"),
+  activemask: simple("activemask", [], "uint32"),
+  lanemaskLt: simple("lanemaskLt", [], "uint32"),
+  nanosleep: simple("nanosleep", ["uint32"], "void"),
+  popc: bitOp("popc"),
+  brev: bitOp("brev"),
+  clz: bitOp("clz"),
+  ffs: bitOp("ffs"),
+  fma: fn("cuda.fma", (L, args, n) => {
+    arity(L, n, args, "cuda.fma", 3);
+    const { t, xs } = commonFloat(L, args.map((a) => L.lowerExpr(a)), args);
+    return expr({ k: "fma", type: t, a: xs[0]!, b: xs[1]!, c: xs[2]!, loc: locOf(n) });
+  }),
+  cbrt: fn("cuda.cbrt", (L, args, n) => { arity(L, n, args, "cuda.cbrt", 1); return expr(L.callMath("cbrt", args.map((a) => L.lowerExpr(a)), n).e); }),
+  selp: fn("cuda.selp", (L, args, n) => {
+    arity(L, n, args, "cuda.selp", 3);
+    const cond = L.condition(args[0]!);
+    const a = L.lowerExpr(args[1]!), b = L.lowerExpr(args[2]!);
+    const t = binaryType(a.e.type as ScalarName, a.weak, b.e.type as ScalarName, b.weak);
+    return expr({ k: "select", type: t, cond, a: L.convert(a, t, args[1]!), b: L.convert(b, t, args[2]!), loc: locOf(n) });
+  }),
+  cg: ns("cuda.cg", {
+    thisGrid: fn("cuda.cg.thisGrid", (L, args, n) => { arity(L, n, args, "cuda.cg.thisGrid", 0); return { v: "gridGroup" }; }),
+  }),
+  random: RANDOM,
+});
+
+// ---------------------------------------------------------------------------
+// Math.*
+
+/** Math functions the IR has as unary ops (exact on every target). */
+const UNARY_MATH: Record<string, UnaryOp> = { sqrt: "sqrt", floor: "floor", ceil: "ceil", trunc: "trunc", round: "round", abs: "abs" };
+
+function unaryMath(name: string, op: UnaryOp): Builtin {
+  return fn(`Math.${name}`, (L, args, n) => {
+    arity(L, n, args, `Math.${name}`, 1);
+    if (name === "floor" || name === "trunc") {
+      const div = L.lowerIntDivision(args[0]!, name === "floor" ? "floordiv" : "div");
+      if (div) return { v: "expr", ...div };
+    }
+    const v = L.lowerExpr(args[0]!);
+    const t = v.e.type;
+    if (!isScalarType(t)) return L.fail(args[0]!, `Math.${name} needs a number; got ${typeToString(t)}`);
+    if (!isFloat(t) && v.weak !== "float") {
+      // integers: rounding is the identity; abs stays integral; sqrt computes in float64
+      if (op === "abs") {
+        const it = promoteOne(t);
+        return { v: "expr", e: foldExpr({ k: "unary", op, type: it, x: L.convert(v, it, args[0]!), loc: locOf(n) }), weak: v.weak };
+      }
+      if (op !== "sqrt") return v.weak ? { v: "expr", ...v } : expr(L.convert(v, promoteOne(t), args[0]!));
+    }
+    const ft = v.weak ? "float64" : floatTypeOf(t);
+    return expr(foldExpr({ k: "unary", op, type: ft, x: L.convert(v, ft, args[0]!), loc: locOf(n) }));
+  });
+}
+
+function minmax(name: "min" | "max"): Builtin {
+  return fn(`Math.${name}`, (L, args, n) => {
+    if (args.length === 0) return L.fail(n, `Math.${name}() needs at least one argument`);
+    const vs = args.map((a) => L.lowerExpr(a));
+    let acc: Typed = vs[0]!;
+    for (let i = 1; i < vs.length; i++) {
+      const b = vs[i]!;
+      const t = binaryType(acc.e.type as ScalarName, acc.weak, b.e.type as ScalarName, b.weak);
+      const e = foldExpr({ k: "binary", op: name, type: t, a: L.convert(acc, t, args[i - 1]!), b: L.convert(b, t, args[i]!), loc: locOf(n) });
+      acc = { e, weak: acc.weak && b.weak };
+    }
+    return { v: "expr", ...acc };
+  });
+}
+
+/** Math functions of the device math library (src/mathlib), by arity. */
+const LIBRARY_ARITY: Record<string, number> = {
+  exp: 1, exp2: 1, expm1: 1, log: 1, log2: 1, log10: 1, log1p: 1, sin: 1, cos: 1, tan: 1, asin: 1, acos: 1, atan: 1,
+  sinh: 1, cosh: 1, tanh: 1, asinh: 1, acosh: 1, atanh: 1, cbrt: 1, pow: 2, atan2: 2,
+};
+
+const MATH_CONSTANTS: Record<string, number> = {
+  PI: Math.PI, E: Math.E, LN2: Math.LN2, LN10: Math.LN10, LOG2E: Math.LOG2E, LOG10E: Math.LOG10E, SQRT2: Math.SQRT2, SQRT1_2: Math.SQRT1_2,
+};
+
+const floatConst = (v: number): Value => expr(constExpr("float64", v), "float");
+
+const MATH = ns("Math", {
+  ...Object.fromEntries(Object.entries(UNARY_MATH).map(([name, op]) => [name, unaryMath(name, op)])),
+  ...Object.fromEntries(Object.entries(MATH_CONSTANTS).map(([name, v]) => [name, floatConst(v)])),
+  ...Object.fromEntries(Object.entries(LIBRARY_ARITY).map(([name, k]) => [name, fn(`Math.${name}`, (L, args, n) => {
+    arity(L, n, args, `Math.${name}`, k);
+    return { v: "expr", ...L.callMath(name, args.map((a) => L.lowerExpr(a)), n) };
+  })])),
+  min: minmax("min"),
+  max: minmax("max"),
+  hypot: fn("Math.hypot", (L, args, n) => {
+    arity(L, n, args, "Math.hypot", 2, 3);
+    let acc = L.callMath("hypot", [L.lowerExpr(args[0]!), L.lowerExpr(args[1]!)], n);
+    if (args[2]) acc = L.callMath("hypot", [acc, L.lowerExpr(args[2])], n);
+    return { v: "expr", ...acc };
+  }),
+  sign: fn("Math.sign", (L, args, n) => {
+    arity(L, n, args, "Math.sign", 1);
+    const v = L.lowerExpr(args[0]!);
+    const t = v.weak ? weakDefault(v.weak) : promoteOne(v.e.type as ScalarName);
+    const x = L.convert(v, t, args[0]!);
+    const c = (k: number) => constExpr(t, DTYPE_INFO[t].bits === 64 && !isFloat(t) ? BigInt(k) : k);
+    // ±0 and NaN return themselves, as in JS
+    const e: Expr = {
+      k: "select", type: t, cond: { k: "compare", op: "gt", type: "bool", a: x, b: c(0) }, a: c(1),
+      b: { k: "select", type: t, cond: { k: "compare", op: "lt", type: "bool", a: x, b: c(0) }, a: c(-1), b: isFloat(t) ? x : c(0) },
+    };
+    return expr(foldExpr(e));
+  }),
+  fround: fn("Math.fround", (L, args, n) => { arity(L, n, args, "Math.fround", 1); return expr(asType(L, args[0]!, "float32")); }),
+  imul: fn("Math.imul", (L, args, n) => {
+    arity(L, n, args, "Math.imul", 2);
+    return expr(foldExpr({ k: "binary", op: "mul", type: "int32", a: asType(L, args[0]!, "int32"), b: asType(L, args[1]!, "int32"), loc: locOf(n) }));
+  }),
+  clz32: fn("Math.clz32", (L, args, n) => {
+    arity(L, n, args, "Math.clz32", 1);
+    return expr({ k: "unary", op: "clz", type: "int32", x: asType(L, args[0]!, "uint32"), loc: locOf(n) });
+  }),
+  random: fn("Math.random", (L, _a, n) => L.unsupported(n, "Math.random is not available in kernels; use cuda.random.xoroshiro128pUniformFloat32(states, i)")),
+});
+
+/** Under fastmath, float32 functions with a PTX approximate instruction. */
+const FAST_MATH: Record<string, (x: Expr[], loc: ReturnType<typeof locOf>) => Expr> = {
+  exp: ([x], loc) => fast("fastExp2", [mulC(x!, Math.LOG2E)], loc),
+  exp2: ([x], loc) => fast("fastExp2", [x!], loc),
+  log: ([x], loc) => mulC(fast("fastLog2", [x!], loc), Math.LN2),
+  log2: ([x], loc) => fast("fastLog2", [x!], loc),
+  log10: ([x], loc) => mulC(fast("fastLog2", [x!], loc), Math.LOG10E * Math.LN2),
+  sin: ([x], loc) => fast("fastSin", [x!], loc),
+  cos: ([x], loc) => fast("fastCos", [x!], loc),
+  tan: ([x], loc) => fast("fastDiv", [fast("fastSin", [x!], loc), fast("fastCos", [x!], loc)], loc),
+  tanh: ([x], loc) => fast("fastTanh", [x!], loc),
+  pow: ([x, y], loc) => fast("fastExp2", [{ k: "binary", op: "mul", type: "float32", a: y!, b: fast("fastLog2", [x!], loc) }], loc),
+};
+const fast = (name: IntrinsicName, args: Expr[], loc: ReturnType<typeof locOf>): Expr => ({ k: "intrinsic", name, type: "float32", args, loc });
+const mulC = (x: Expr, c: number): Expr => ({ k: "binary", op: "mul", type: "float32", a: x, b: constExpr("float32", Math.fround(c)) });
+
+/** A math-library call: the float type from the arguments, then the f32 or f64 routine (or its fastmath form). */
+export function lowerMathCall(L: Lowerer, name: string, vals: readonly Typed[], n: Node): Typed {
+  const nodes = vals.map((_, i) => (n.arguments?.[i] as Node | undefined) ?? n);
+  const { t, xs } = commonFloat(L, vals, nodes);
+  const loc = locOf(n);
+  const fastForm = FAST_MATH[name];
+  if (t === "float32" && L.options.fastmath && fastForm) return { e: fastForm(xs, loc) };
+  const entry = MATH_LIBRARY[name];
+  if (!entry) return L.fail(n, `Math.${name} is not available in kernels`);
+  const variant = t === "float32" ? "f32" : "f64";
+  const dev: DeviceFunctionLike = { fn: entry[variant], name: `${name}_${variant}`, env: { ...MATH_HELPERS, ...(entry.env ?? {}) } };
+  return { e: L.callDeviceWith(dev, xs, n) };
+}
+
+// ---------------------------------------------------------------------------
+// Number.*, console.log, bit-access built-ins for the math library
+
+const NUMBER = ns("Number", {
+  isNaN: fn("Number.isNaN", (L, args, n) => floatPredicate(L, args, n, "isnan", false)),
+  isFinite: fn("Number.isFinite", (L, args, n) => floatPredicate(L, args, n, "isfinite", true)),
+  MAX_VALUE: floatConst(Number.MAX_VALUE),
+  MIN_VALUE: floatConst(Number.MIN_VALUE),
+  EPSILON: floatConst(Number.EPSILON),
+  POSITIVE_INFINITY: floatConst(Infinity),
+  NEGATIVE_INFINITY: floatConst(-Infinity),
+  NaN: floatConst(NaN),
+  MAX_SAFE_INTEGER: expr(constExpr("int64", BigInt(Number.MAX_SAFE_INTEGER))),
+  MIN_SAFE_INTEGER: expr(constExpr("int64", BigInt(Number.MIN_SAFE_INTEGER))),
+});
+
+/** isNaN/isFinite: integers are never NaN and always finite. */
+function floatPredicate(L: Lowerer, args: readonly Node[], n: Node, op: "isnan" | "isfinite", intResult: boolean): Value {
+  arity(L, n, args, op, 1);
+  const v = L.lowerExpr(args[0]!);
+  if (!isScalarType(v.e.type)) return L.fail(args[0]!, `${op} needs a number`);
+  if (!isFloat(v.e.type) && v.weak !== "float") return expr(constExpr("bool", intResult));
+  const t = v.weak ? "float64" : v.e.type;
+  return expr(foldExpr({ k: "unary", op, type: "bool", x: L.convert(v, t, args[0]!), loc: locOf(n) }));
+}
+
+/** printf conversions by dtype (after `printable`'s promotions, as in C varargs). */
+const PRINTF: Record<ScalarName, string> = {
+  bool: "%d", int8: "%d", int16: "%d", int32: "%d", uint8: "%u", uint16: "%u", uint32: "%u",
+  int64: "%lld", uint64: "%llu", float16: "%g", float32: "%g", float64: "%g",
+};
+const PRINTF_CONVERSION = /%[-+ #0-9.]*(?:hh|h|ll|l)?[diuxXfeEgGcs]/;
+
+/** A value as printf receives it: small ints and bools as int32/uint32, floats as double. */
+function printable(L: Lowerer, a: Node): Expr {
+  const v = L.lowerValue(a);
+  if (v.v !== "expr" || !isScalarType(v.e.type)) return L.fail(a, "console.log prints numbers, booleans and string literals");
+  const t = v.weak ? weakDefault(v.weak) : v.e.type;
+  const promoted: ScalarName = isFloat(t) ? "float64" : t === "uint8" || t === "uint16" ? "uint32" : DTYPE_INFO[t].bits < 32 ? "int32" : t;
+  return L.convert(v, promoted, a);
+}
+
+/**
+ * `console.log("x=%d y=%f", x, y)` is printf; otherwise the arguments are
+ * printed JS-style, separated by spaces (numbers with %g, bools as 0/1).
+ */
+const CONSOLE = ns("console", {
+  log: fn("console.log", (L, args, n) => {
+    const first = args[0] ? L.lowerValue(args[0]) : undefined;
+    let format: string;
+    let values: Expr[];
+    if (first?.v === "string" && PRINTF_CONVERSION.test(first.text)) {
+      format = first.text;
+      values = args.slice(1).map((a) => printable(L, a));
+    } else {
+      values = [];
+      format = args.map((a) => {
+        const v = L.lowerValue(a);
+        if (v.v === "string") return v.text.replace(/%/g, "%%");
+        const e = printable(L, a);
+        values.push(e);
+        return PRINTF[e.type as ScalarName];
+      }).join(" ");
+    }
+    L.features.print = true;
+    L.strings.push(format + "\n");
+    return expr({ k: "intrinsic", name: "print", type: "void", args: [int32Const(L.strings.length - 1), ...values], loc: locOf(n) });
+  }),
+});
+
+/** Bit access used by the math library (fdlibm style). */
+const BIT_ACCESS: Record<string, Value> = {
+  __f64hi: fn("__f64hi", (L, args, n) => expr({ k: "words", op: "hi", type: "int32", args: [asType(L, args[0]!, "float64")], loc: locOf(n) })),
+  __f64lo: fn("__f64lo", (L, args, n) => expr({ k: "words", op: "lo", type: "int32", args: [asType(L, args[0]!, "float64")], loc: locOf(n) })),
+  __f64make: fn("__f64make", (L, args, n) => expr({
+    k: "words", op: "make", type: "float64", args: [asType(L, args[0]!, "int32"), asType(L, args[1]!, "int32")], loc: locOf(n),
+  })),
+  __f32bits: fn("__f32bits", (L, args, n) => expr({ k: "bitcast", type: "int32", x: asType(L, args[0]!, "float32"), loc: locOf(n) })),
+  __f32frombits: fn("__f32frombits", (L, args, n) => expr({ k: "bitcast", type: "float32", x: asType(L, args[0]!, "int32"), loc: locOf(n) })),
+};
+
+/** `BigInt(x)` and `BigInt.asIntN/asUintN(64, x)`: conversions to the 64-bit integer types. */
+function bigintCast(name: string, t: ScalarName, takesBits: boolean): Builtin {
+  return fn(name, (L, args, n) => {
+    arity(L, n, args, name, takesBits ? 2 : 1);
+    if (takesBits && L.constInt(args[0]!, "the bit count") !== 64) return L.fail(args[0]!, `${name} supports 64 bits in kernels`);
+    return expr(asType(L, args[takesBits ? 1 : 0]!, t));
+  });
+}
+const BIGINT: Value = {
+  v: "ns",
+  name: "BigInt",
+  members: {
+    asIntN: bigintCast("BigInt.asIntN", "int64", true),
+    asUintN: bigintCast("BigInt.asUintN", "uint64", true),
+  },
+  call: bigintCast("BigInt", "int64", false).call,
+};
+
+export const BUILTINS: Readonly<Record<string, Value>> = {
+  cuda: CUDA,
+  Math: MATH,
+  Number: NUMBER,
+  console: CONSOLE,
+  Infinity: floatConst(Infinity),
+  NaN: floatConst(NaN),
+  BigInt: BIGINT,
+  ...Object.fromEntries(SCALAR_NAMES.map((d) => [d, { v: "dtype", dtype: d } as Value])),
+  ...BIT_ACCESS,
+};

@@ -1,0 +1,33 @@
+// The front end's entry: a JS function + argument types → optimised typed IR
+// ready for any target (device calls inlined, FMAs contracted, constants folded).
+
+import type { Type } from "../dtypes.js";
+import { DEFAULT_COMPILE_OPTIONS, type CompileOptions, type FunctionIR } from "./ir.js";
+import { CompileSession, lowerFunction, type DeviceFunctionLike } from "./lower.js";
+import { contractFma } from "./passes/contract.js";
+import { inlineCalls } from "./passes/inline.js";
+
+export interface FrontEndOptions extends Partial<CompileOptions> {
+  /** values for free names (SPEC §2) */
+  readonly env?: Readonly<Record<string, unknown>>;
+  /** device functions visible by name */
+  readonly resolveDeviceFunction?: (name: string) => DeviceFunctionLike | undefined;
+  /** the kernel's display name (default: the function's name) */
+  readonly name?: string;
+}
+
+export function compileToIR(fn: Function, argTypes: readonly Type[], options: FrontEndOptions = {}): FunctionIR {
+  const compile: CompileOptions = {
+    fastmath: options.fastmath ?? DEFAULT_COMPILE_OPTIONS.fastmath,
+    fma: options.fma ?? DEFAULT_COMPILE_OPTIONS.fma,
+    debug: options.debug ?? DEFAULT_COMPILE_OPTIONS.debug,
+    lineinfo: options.lineinfo ?? DEFAULT_COMPILE_OPTIONS.lineinfo,
+    maxRegisters: options.maxRegisters,
+  };
+  const session = new CompileSession(compile, options.resolveDeviceFunction ?? (() => undefined));
+  const parsed = session.parse(fn, options.name ?? (fn.name || "kernel"));
+  const ir = lowerFunction(session, parsed, argTypes, options.env ?? {}, "kernel");
+  return contractFma(inlineCalls(ir));
+}
+
+export { DEVICE_FUNCTION, asDeviceFunction, type DeviceFunctionLike } from "./lower.js";

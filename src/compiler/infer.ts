@@ -1,0 +1,63 @@
+// The typing rules of SPEC §3: weak literals and CUDA C++ promotion.
+// Pure functions over dtypes; the lowering applies them and inserts casts.
+
+import { DTYPE_INFO, isFloat, isInteger, isSigned, type ScalarName } from "../dtypes.js";
+
+/** A literal whose type yields to the other operand's ('int': `1`, 'float': `1.0`). */
+export type Weak = "int" | "float";
+
+/** The type a weak literal takes on its own. */
+export const weakDefault = (w: Weak): ScalarName => (w === "int" ? "int32" : "float64");
+
+const RANK: Record<ScalarName, number> = {
+  bool: 0, int8: 1, uint8: 1, int16: 2, uint16: 2, float16: 2,
+  int32: 3, uint32: 3, float32: 3, int64: 4, uint64: 4, float64: 4,
+};
+
+/** Integer promotion: anything narrower than int32 (incl. bool) becomes int32; float16 computes as float32. */
+export function promoteOne(t: ScalarName): ScalarName {
+  if (t === "float16") return "float32";
+  if (t === "bool" || (isInteger(t) && DTYPE_INFO[t].bits < 32)) return "int32";
+  return t;
+}
+
+/** Usual arithmetic conversions of C/CUDA C++ for two operand types. */
+export function promote(a: ScalarName, b: ScalarName): ScalarName {
+  const x = promoteOne(a);
+  const y = promoteOne(b);
+  if (x === y) return x;
+  if (isFloat(x) || isFloat(y)) {
+    if (x === "float64" || y === "float64") return "float64";
+    return "float32";
+  }
+  if (isSigned(x) === isSigned(y)) return RANK[x] >= RANK[y] ? x : y;
+  const [s, u] = isSigned(x) ? [x, y] : [y, x];
+  if (RANK[u] >= RANK[s]) return u;
+  // the signed type is wider: it holds every value of the unsigned one (int64 vs uint32)
+  return s;
+}
+
+/** The type a weak literal takes next to an operand of type `other`. */
+export function adaptWeak(w: Weak, other: ScalarName): ScalarName {
+  const o = promoteOne(other);
+  if (w === "int") return o;
+  return isFloat(o) ? o : "float64";
+}
+
+/** Result type of a binary arithmetic operation, honouring weak literals. */
+export function binaryType(a: ScalarName, aw: Weak | undefined, b: ScalarName, bw: Weak | undefined): ScalarName {
+  if (aw && bw) return promote(a, b);
+  if (aw) return promote(adaptWeak(aw, b), b);
+  if (bw) return promote(a, adaptWeak(bw, a));
+  return promote(a, b);
+}
+
+/** Type of an integer literal's value: int32, else uint32 if it fits, else int64. */
+export function integerLiteralType(v: number): ScalarName {
+  if (v >= -(2 ** 31) && v < 2 ** 31) return "int32";
+  if (v >= 0 && v < 2 ** 32) return "uint32";
+  return "int64";
+}
+
+/** The float type arithmetic on `t` uses (ints go to float64, as JS numbers are doubles). */
+export const floatTypeOf = (t: ScalarName): ScalarName => (t === "float32" || t === "float16" ? "float32" : "float64");

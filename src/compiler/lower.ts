@@ -1,0 +1,972 @@
+// AST → typed IR for one function specialised to argument types.
+//
+// Typing happens while lowering (SPEC §3): every expression gets its dtype,
+// implicit conversions become `cast` nodes, locals get one type each. A
+// local whose later assignments mix int and float is widened to the float
+// type from the start: the lowering records the wider type and runs again.
+
+import {
+  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isBigInt, isFloat, isInteger, isScalarType, isTupleType, sameType,
+  tupleType, typeToString, type ArrayType, type ScalarName, type Type,
+} from "../dtypes.js";
+import { CompileError, TypingError, type SourceProblem } from "../errors.js";
+import { BUILTINS, lowerMathCall, type Value, type Builtin } from "./builtins.js";
+import { checkSyntax } from "./check.js";
+import { adaptWeak, binaryType, floatTypeOf, integerLiteralType, promote, promoteOne, weakDefault, type Weak } from "./infer.js";
+import {
+  constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
+  type FunctionIR, type Loc, type Stmt,
+} from "./ir.js";
+import { foldExpr } from "./passes/fold.js";
+import { locOf, parseFunction, type Node, type ParsedFunction } from "./parse.js";
+
+/** What `cuda.jit(fn, {device: true})` returns carries this, so kernels can call it. */
+export const DEVICE_FUNCTION = Symbol.for("numbats.deviceFunction");
+
+export interface DeviceFunctionLike {
+  readonly fn: Function;
+  readonly name: string;
+  readonly env?: Readonly<Record<string, unknown>>;
+}
+
+export function asDeviceFunction(v: unknown): DeviceFunctionLike | undefined {
+  if ((typeof v === "object" || typeof v === "function") && v !== null && DEVICE_FUNCTION in v) {
+    return (v as { [DEVICE_FUNCTION]: DeviceFunctionLike })[DEVICE_FUNCTION];
+  }
+  return undefined;
+}
+
+/** Shared by every function lowered for one kernel compile. */
+export class CompileSession {
+  private readonly specialisations = new Map<Function, Map<string, FunctionIR>>();
+  private readonly active: Function[] = [];
+  private readonly parsed = new Map<Function, ParsedFunction>();
+  private counter = 0;
+  constructor(
+    readonly options: CompileOptions,
+    /** device functions visible by name (SPEC §2 resolution order, step 3) */
+    readonly resolveGlobal: (name: string) => DeviceFunctionLike | undefined,
+  ) {}
+
+  uniqueId(): number { return this.counter++; }
+
+  parse(fn: Function, name: string): ParsedFunction {
+    let p = this.parsed.get(fn);
+    if (!p) { p = parseFunction(fn, name); this.parsed.set(fn, p); }
+    return p;
+  }
+
+  /** Lowers a device function for the given argument types, once per signature. */
+  specialise(dev: DeviceFunctionLike, argTypes: readonly Type[], callLoc: () => never): FunctionIR {
+    const key = argTypes.map(typeToString).join(",");
+    let byFn = this.specialisations.get(dev.fn);
+    if (!byFn) { byFn = new Map(); this.specialisations.set(dev.fn, byFn); }
+    const hit = byFn.get(key);
+    if (hit) return hit;
+    if (this.active.includes(dev.fn)) callLoc();
+    this.active.push(dev.fn);
+    try {
+      const ir = lowerFunction(this, this.parse(dev.fn, dev.name), argTypes, dev.env ?? {}, "device");
+      byFn.set(key, ir);
+      return ir;
+    } finally {
+      this.active.pop();
+    }
+  }
+}
+
+/** Parses, checks and lowers a function; throws CompileError / TypingError with every problem found. */
+export function lowerFunction(
+  session: CompileSession, parsed: ParsedFunction, argTypes: readonly Type[],
+  env: Readonly<Record<string, unknown>>, kind: "kernel" | "device",
+): FunctionIR {
+  const syntax = checkSyntax(parsed.params, parsed.body);
+  if (syntax.length) throw new CompileError(parsed.name, parsed.source, syntax);
+  if (argTypes.length !== parsed.params.length) {
+    throw new TypingError(parsed.name, parsed.source, [{
+      message: `'${parsed.name}' takes ${parsed.params.length} argument(s) but was given ${argTypes.length}`, line: 1, column: 0,
+    }]);
+  }
+  const widen = new Map<number, Type>();
+  for (let round = 0; round < 16; round++) {
+    const lowerer = new Lowerer(session, parsed, argTypes, env, kind, widen);
+    const ir = lowerer.run();
+    if (!lowerer.widened) {
+      const compileProblems = lowerer.problems.filter((p) => p.kind === "compile");
+      if (compileProblems.length) throw new CompileError(parsed.name, parsed.source, compileProblems);
+      if (lowerer.problems.length) throw new TypingError(parsed.name, parsed.source, lowerer.problems);
+      return ir;
+    }
+  }
+  throw new TypingError(parsed.name, parsed.source, [{ message: "local variable types did not settle", line: 1, column: 0 }]);
+}
+
+// ---------------------------------------------------------------------------
+
+/** A problem raised while lowering one statement; lowering goes on with the next. */
+class Problem extends Error {
+  constructor(readonly kind: "compile" | "typing", message: string, readonly node: Node) { super(message); }
+}
+
+interface VarBinding {
+  readonly b: "var";
+  readonly name: string;
+  type: Type;
+  readonly declStart: number;
+  readonly isConst: boolean;
+  /** for array params: the parameter name (to track writes) */
+  readonly param?: string;
+}
+type Binding = VarBinding | { readonly b: "value"; readonly value: Value };
+
+interface LoopCtx { readonly label: string; readonly userLabel?: string; readonly isLoop: boolean }
+
+/** Lowered expression value plus its literal weakness. */
+export interface Typed { readonly e: Expr; readonly weak?: Weak }
+
+export class Lowerer {
+  readonly problems: (SourceProblem & { kind: "compile" | "typing" })[] = [];
+  widened = false;
+  readonly features: Features = { barriers: false, warp: false, gridSync: false, dynamicShared: false, print: false };
+  readonly strings: string[] = [];
+  readonly constArrays: ConstArray[] = [];
+  readonly written = new Set<string>();
+  private readonly scopes: Map<string, Binding>[] = [];
+  private out: Stmt[] = [];
+  private readonly loops: LoopCtx[] = [];
+  private readonly usedNames = new Set<string>();
+  private returnType: Type | undefined;
+  private readonly envArrays = new Map<unknown, VarBinding>();
+
+  constructor(
+    readonly session: CompileSession,
+    readonly parsed: ParsedFunction,
+    private readonly argTypes: readonly Type[],
+    private readonly env: Readonly<Record<string, unknown>>,
+    readonly kind: "kernel" | "device",
+    private readonly widen: Map<number, Type>,
+  ) {
+    this.returnType = kind === "kernel" ? "void" : widen.get(-1);
+  }
+
+  get options(): CompileOptions { return this.session.options; }
+
+  run(): FunctionIR {
+    const params = this.parsed.params.map((p, i) => {
+      const type = this.argTypes[i]!;
+      const name = this.freshName(p.name);
+      this.scopes.length === 0 && this.scopes.push(new Map());
+      this.scopes[0]!.set(p.name, { b: "var", name, type, declStart: -2 - i, isConst: false, param: isArrayType(type) ? name : undefined });
+      return { name, type };
+    });
+    if (this.scopes.length === 0) this.scopes.push(new Map());
+    const body = this.parsed.body;
+    if (body.type === "BlockStatement") {
+      this.lowerStatements(body.body);
+    } else {
+      this.guard(body, () => this.lowerReturn(body, body));
+    }
+    const returnType = this.returnType ?? "void";
+    return {
+      name: this.parsed.name,
+      kind: this.kind,
+      params,
+      returnType,
+      body: this.out,
+      constArrays: this.constArrays,
+      strings: this.strings,
+      features: this.features,
+      source: this.parsed.source,
+      writtenParams: this.written,
+      options: this.options,
+    };
+  }
+
+  // ------------------------------------------------------------------ errors
+
+  fail(node: Node, message: string): never { throw new Problem("typing", message, node); }
+  unsupported(node: Node, message: string): never { throw new Problem("compile", message, node); }
+
+  private guard(node: Node, f: () => void): void {
+    try {
+      f();
+    } catch (e) {
+      if (e instanceof Problem) this.problems.push({ kind: e.kind, message: e.message, ...locOf(e.node) });
+      else if (e instanceof CompileError || e instanceof TypingError) {
+        // an error inside a called device function: report it at the call, with its own text
+        this.problems.push({ kind: e instanceof CompileError ? "compile" : "typing", message: e.message, ...locOf(node) });
+      } else throw e;
+    }
+  }
+
+  // ------------------------------------------------------------------ names and scopes
+
+  freshName(base: string): string {
+    let name = base;
+    for (let i = 1; this.usedNames.has(name); i++) name = `${base}_${i}`;
+    this.usedNames.add(name);
+    return name;
+  }
+
+  private lookup(name: string): Binding | undefined {
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const b = this.scopes[i]!.get(name);
+      if (b) return b;
+    }
+    return undefined;
+  }
+
+  private withScope(f: () => void): void {
+    this.scopes.push(new Map());
+    try { f(); } finally { this.scopes.pop(); }
+  }
+
+  /** Lowers statements into a fresh list and returns it. */
+  private collect(f: () => void): Stmt[] {
+    const saved = this.out;
+    this.out = [];
+    try { f(); return this.out; } finally { this.out = saved; }
+  }
+
+  emit(s: Stmt): void { this.out.push(s); }
+
+  // ------------------------------------------------------------------ statements
+
+  private lowerStatements(list: readonly Node[]): void {
+    for (const s of list) this.guard(s, () => this.lowerStatement(s));
+  }
+
+  private lowerStatement(n: Node): void {
+    switch (n.type) {
+      case "EmptyStatement": return;
+      case "BlockStatement": this.withScope(() => this.lowerStatements(n.body)); return;
+      case "VariableDeclaration": for (const d of n.declarations) this.guard(d, () => this.lowerDeclarator(d, n.kind === "const")); return;
+      case "ExpressionStatement": this.lowerEffect(n.expression); return;
+      case "IfStatement": return this.lowerIf(n);
+      case "ForStatement": return this.lowerFor(n);
+      case "WhileStatement": return this.lowerLoop(n, n.test, n.body, null, true);
+      case "DoWhileStatement": return this.lowerLoop(n, n.test, n.body, null, false);
+      case "LabeledStatement": return this.lowerLabeled(n);
+      case "BreakStatement": return this.lowerJump(n, "break");
+      case "ContinueStatement": return this.lowerJump(n, "continue");
+      case "ReturnStatement": return this.lowerReturn(n, n.argument);
+      default: this.unsupported(n, `unsupported in kernels: ${n.type}`);
+    }
+  }
+
+  private lowerDeclarator(d: Node, isConst: boolean): void {
+    if (d.id.type === "ArrayPattern") return this.lowerDestructuring(d, isConst);
+    const name: string = d.id.name;
+    const init = d.init as Node | null;
+    const builtin = init ? this.tryAllocation(init, name) : undefined;
+    if (builtin) { this.declare(name, { b: "value", value: builtin }, d); return; }
+    const override = this.widen.get(d.start);
+    if (!init) {
+      if (!override) {
+        // the type comes from the first assignment; ask for another round once it is known
+        this.declare(name, { b: "var", name: this.freshName(name), type: "void", declStart: d.start, isConst }, d);
+        return;
+      }
+      const v: VarBinding = { b: "var", name: this.freshName(name), type: override, declStart: d.start, isConst };
+      this.emit({ k: "let", name: v.name, type: override, init: zeroOf(override), loc: locOf(d) });
+      this.declare(name, v, d);
+      return;
+    }
+    const value = this.lowerValue(init);
+    if (value.v !== "expr") { this.declare(name, { b: "value", value }, d); return; }
+    const t = value.weak ? weakDefault(value.weak) : value.e.type;
+    const type = override ?? t;
+    const v: VarBinding = { b: "var", name: this.freshName(name), type, declStart: d.start, isConst };
+    this.emit({ k: "let", name: v.name, type, init: this.convert(value, type, init), loc: locOf(d) });
+    this.declare(name, v, d);
+  }
+
+  private declare(name: string, b: Binding, node: Node): void {
+    const scope = this.scopes[this.scopes.length - 1]!;
+    if (scope.has(name)) this.fail(node, `'${name}' is declared twice in the same scope`);
+    scope.set(name, b);
+  }
+
+  /** `const [x, y] = cuda.grid(2)` or a device function's tuple result. */
+  private lowerDestructuring(d: Node, isConst: boolean): void {
+    const tuple = this.lowerExpr(d.init);
+    if (!isTupleType(tuple.e.type)) this.fail(d.init, `destructuring needs a tuple (cuda.grid(2), a device function returning [a, b]); got ${typeToString(tuple.e.type)}`);
+    const items = tuple.e.type.items;
+    const elements = d.id.elements as (Node | null)[];
+    if (elements.length > items.length) this.fail(d.id, `destructuring ${elements.length} names from a tuple of ${items.length}`);
+    const tmp = this.freshName("tuple");
+    this.emit({ k: "let", name: tmp, type: tuple.e.type, init: tuple.e, loc: locOf(d) });
+    const tv: Expr = { k: "var", type: tuple.e.type, name: tmp };
+    elements.forEach((el, i) => {
+      if (!el) return;
+      if (el.type !== "Identifier") this.unsupported(el, "unsupported in kernels: nested destructuring");
+      const type = items[i]!;
+      const v: VarBinding = { b: "var", name: this.freshName(el.name), type, declStart: el.start, isConst };
+      this.emit({ k: "let", name: v.name, type, init: { k: "tupleGet", type, tuple: tv, index: i }, loc: locOf(el) });
+      this.declare(el.name, v, el);
+    });
+  }
+
+  private lowerIf(n: Node): void {
+    const cond = this.condition(n.test);
+    const then = this.collect(() => this.withScope(() => this.guard(n.consequent, () => this.lowerStatement(n.consequent))));
+    const els = n.alternate ? this.collect(() => this.withScope(() => this.guard(n.alternate, () => this.lowerStatement(n.alternate)))) : [];
+    this.emit({ k: "if", cond, then, else: els, loc: locOf(n) });
+  }
+
+  private lowerFor(n: Node, userLabel?: string): void {
+    this.withScope(() => {
+      if (n.init) {
+        if (n.init.type === "VariableDeclaration") this.lowerStatement(n.init);
+        else this.lowerEffect(n.init);
+      }
+      this.lowerLoop(n, n.test, n.body, n.update, true, userLabel);
+    });
+  }
+
+  private lowerLoop(n: Node, test: Node | null, body: Node, update: Node | null, testFirst: boolean, userLabel?: string): void {
+    const label = this.freshName(userLabel ?? "loop");
+    const cond = test ? this.condition(test) : null;
+    this.loops.push({ label, userLabel, isLoop: true });
+    try {
+      const bodyStmts = this.collect(() => this.withScope(() => this.guard(body, () => this.lowerStatement(body))));
+      const updateStmts = update ? this.collect(() => this.lowerEffect(update)) : [];
+      // a do…while condition is lowered after the body so it sees the body's locals' types; scoping is the same
+      this.emit({ k: "loop", label, cond, testFirst, body: bodyStmts, update: updateStmts, loc: locOf(n) });
+    } finally {
+      this.loops.pop();
+    }
+  }
+
+  private lowerLabeled(n: Node): void {
+    const userLabel: string = n.label.name;
+    const b = n.body;
+    if (b.type === "ForStatement") return this.lowerFor(b, userLabel);
+    if (b.type === "WhileStatement") return this.lowerLoop(b, b.test, b.body, null, true, userLabel);
+    if (b.type === "DoWhileStatement") return this.lowerLoop(b, b.test, b.body, null, false, userLabel);
+    const label = this.freshName(userLabel);
+    this.loops.push({ label, userLabel, isLoop: false });
+    try {
+      const body = this.collect(() => this.withScope(() => this.lowerStatement(b)));
+      this.emit({ k: "block", label, body, loc: locOf(n) });
+    } finally {
+      this.loops.pop();
+    }
+  }
+
+  private lowerJump(n: Node, kind: "break" | "continue"): void {
+    const want: string | undefined = n.label?.name;
+    for (let i = this.loops.length - 1; i >= 0; i--) {
+      const l = this.loops[i]!;
+      if (want ? l.userLabel === want : l.isLoop) {
+        if (kind === "continue" && !l.isLoop) this.fail(n, `cannot continue the non-loop label '${want}'`);
+        this.emit({ k: kind, label: l.label, loc: locOf(n) });
+        return;
+      }
+    }
+    this.fail(n, want ? `unknown label '${want}'` : `'${kind}' outside a loop`);
+  }
+
+  private lowerReturn(n: Node, arg: Node | null): void {
+    if (this.kind === "kernel") {
+      if (arg) this.fail(arg, "a kernel cannot return a value (write results into an array)");
+      this.emit({ k: "return", loc: locOf(n) });
+      return;
+    }
+    if (!arg) {
+      this.unifyReturn(n, "void");
+      this.emit({ k: "return", loc: locOf(n) });
+      return;
+    }
+    const v = arg.type === "ArrayExpression" ? this.lowerTupleLiteral(arg) : this.lowerExpr(arg);
+    const t = v.weak ? weakDefault(v.weak) : v.e.type;
+    const rt = this.unifyReturn(arg, t);
+    this.emit({ k: "return", value: isScalarType(rt) ? this.convert(v, rt, arg) : v.e, loc: locOf(n) });
+  }
+
+  /** The first return fixes the type; int and float returns widen it to the float type. */
+  private unifyReturn(n: Node, t: Type): Type {
+    const cur = this.returnType;
+    if (cur === undefined) { this.returnType = t; return t; }
+    if (sameType(cur, t)) return cur;
+    if (isScalarType(cur) && isScalarType(t)) {
+      if (isFloat(t) && !isFloat(cur) || (isFloat(t) && isFloat(cur) && DTYPE_INFO[t].bits > DTYPE_INFO[cur].bits)) {
+        this.widen.set(-1, promote(cur, t));
+        this.widened = true;
+      }
+      return cur;
+    }
+    this.fail(n, `this function returns ${typeToString(t)} here but ${typeToString(cur)} elsewhere`);
+  }
+
+  // ------------------------------------------------------------------ effects (assignments, ++, calls)
+
+  private lowerEffect(n: Node): void {
+    switch (n.type) {
+      case "SequenceExpression": for (const e of n.expressions) this.lowerEffect(e); return;
+      case "AssignmentExpression": return this.lowerAssignment(n);
+      case "UpdateExpression": return this.assignTo(n.argument, (cur) => this.arith(n, n.operator === "++" ? "+" : "-", cur, { e: int32Const(1), weak: "int" }));
+      case "CallExpression": {
+        const v = this.lowerValue(n);
+        if (v.v === "expr" && v.e.k !== "const") this.emit({ k: "expr", expr: v.e, loc: locOf(n) });
+        return;
+      }
+      default:
+        if (n.type === "Literal" && typeof n.value === "string") return; // "use strict" and other directives
+        this.unsupported(n, "unsupported in kernels: an expression statement without effect");
+    }
+  }
+
+  private lowerAssignment(n: Node): void {
+    const op: string = n.operator;
+    if (op === "=") {
+      if (n.left.type === "Identifier") {
+        const b = this.lookup(n.left.name);
+        if (b?.b === "var" && isArrayType(b.type)) {
+          const v = this.lowerExpr(n.right);
+          if (!sameType(v.e.type, b.type)) this.fail(n.right, `array '${n.left.name}' is ${typeToString(b.type)}; cannot assign ${typeToString(v.e.type)}`);
+          if (b.isConst) this.fail(n.left, `'${n.left.name}' is const`);
+          this.emit({ k: "assign", name: b.name, value: v.e, loc: locOf(n) });
+          return;
+        }
+      }
+      return this.assignTo(n.left, () => this.lowerExpr(n.right));
+    }
+    const bin = op.slice(0, -1);
+    this.assignTo(n.left, (cur) => this.arith(n, bin, cur, this.lowerExpr(n.right)));
+  }
+
+  /** Stores `compute(current)` into a local or an array element, converting to its type. */
+  private assignTo(target: Node, compute: (current: Typed) => Typed): void {
+    if (target.type === "Identifier") {
+      const b = this.lookup(target.name);
+      if (!b || b.b !== "var") this.fail(target, `cannot assign to '${target.name}'`);
+      if (b.isConst && b.declStart >= 0) this.fail(target, `'${target.name}' is const`);
+      if (b.type === "void") {
+        const v = compute({ e: constExpr("int32", 0) });
+        this.widen.set(b.declStart, v.weak ? weakDefault(v.weak) : v.e.type);
+        this.widened = true;
+        return;
+      }
+      if (!isScalarType(b.type)) this.fail(target, `cannot assign to '${target.name}' of type ${typeToString(b.type)}`);
+      const cur: Expr = { k: "var", type: b.type, name: b.name };
+      const v = compute({ e: cur });
+      const vt = v.weak ? adaptWeak(v.weak, b.type) : (v.e.type as ScalarName);
+      if (isScalarType(vt) && isInteger(b.type) && isFloat(vt) && b.declStart >= 0) {
+        // int local meets a float value: widen the declaration (SPEC §3) and lower again
+        this.widen.set(b.declStart, vt);
+        this.widened = true;
+      }
+      this.emit({ k: "assign", name: b.name, value: this.convert(v, b.type, target), loc: locOf(target) });
+      return;
+    }
+    if (target.type === "MemberExpression") {
+      const { array, index } = this.elementRef(target);
+      const at = array.type as ArrayType;
+      if (at.space === "const") this.fail(target, "constant arrays are read-only");
+      const cur: Expr = { k: "load", type: at.dtype, array, index, loc: locOf(target) };
+      const v = compute({ e: cur });
+      this.markWritten(array);
+      this.emit({ k: "store", array, index, value: this.convert(v, at.dtype, target), loc: locOf(target) });
+      return;
+    }
+    this.unsupported(target, "unsupported in kernels: this assignment target");
+  }
+
+  markWritten(array: Expr): void {
+    if (array.k !== "var") return;
+    const param = [...this.scopes[0]!.values()].find((b) => b.b === "var" && b.name === array.name);
+    if (param?.b === "var" && param.param) { this.written.add(param.param); return; }
+    // a local alias of some parameter: conservatively every global array parameter of that type
+    const at = array.type as ArrayType;
+    if (at.space !== "global") return;
+    for (const b of this.scopes[0]!.values()) if (b.b === "var" && b.param && sameType(b.type, at)) this.written.add(b.param);
+  }
+
+  // ------------------------------------------------------------------ expressions
+
+  /** An expression that must be a runtime value. */
+  lowerExpr(n: Node): Typed {
+    const v = this.lowerValue(n);
+    if (v.v !== "expr") this.fail(n, `${describeValue(v)} is not a value here`);
+    return v;
+  }
+
+  /** A bool for conditions (JS truthiness for numbers). */
+  condition(n: Node): Expr {
+    return this.toBool(this.lowerExpr(n), n);
+  }
+
+  toBool(v: Typed, n: Node): Expr {
+    const t = v.e.type;
+    if (t === "bool") return v.e;
+    if (!isScalarType(t)) this.fail(n, `a ${typeToString(t)} is not a condition`);
+    return foldExpr({ k: "cast", type: "bool", x: v.e, loc: locOf(n) });
+  }
+
+  lowerValue(n: Node): Value {
+    switch (n.type) {
+      case "Literal": return this.lowerLiteral(n);
+      case "Identifier": return this.lowerIdentifier(n);
+      case "MemberExpression": return this.lowerMember(n);
+      case "CallExpression": return this.lowerCall(n);
+      case "UnaryExpression": return this.lowerUnary(n);
+      case "BinaryExpression": return this.lowerBinary(n);
+      case "LogicalExpression": {
+        const a = this.condition(n.left);
+        const b = this.condition(n.right);
+        return expr({ k: "logical", op: n.operator === "&&" ? "and" : "or", type: "bool", a, b, loc: locOf(n) });
+      }
+      case "ConditionalExpression": return this.lowerConditional(n);
+      case "SequenceExpression": {
+        // `(0, ns.fn)` — how tsc and esbuild call imported functions
+        const last = n.expressions[n.expressions.length - 1];
+        if (n.expressions.slice(0, -1).every((e: Node) => e.type === "Literal")) return this.lowerValue(last);
+        return this.unsupported(n, "unsupported in kernels: the comma operator");
+      }
+      case "ArrayExpression": return this.unsupported(n, "unsupported in kernels: an array literal here (allowed as a shape, an atomic index, or a device function's returned tuple)");
+      case "ParenthesizedExpression": return this.lowerValue(n.expression);
+      default: return this.unsupported(n, `unsupported in kernels: ${n.type}`);
+    }
+  }
+
+  private lowerLiteral(n: Node): Value {
+    const v = n.value;
+    if (typeof v === "boolean") return expr(constExpr("bool", v));
+    if (typeof v === "bigint") return expr(constExpr("int64", BigInt.asIntN(64, v)));
+    if (typeof v === "string") return { v: "string", text: v };
+    if (typeof v !== "number") return this.unsupported(n, "unsupported in kernels: this literal");
+    const isFloatLit = this.parsed.floatLiterals.has(n.start) || !Number.isInteger(v);
+    return floatOrIntLiteral(v, isFloatLit);
+  }
+
+  private lowerIdentifier(n: Node): Value {
+    const name: string = n.name;
+    const b = this.lookup(name);
+    if (b) {
+      if (b.b === "value") return b.value;
+      if (b.type === "void") this.fail(n, `'${name}' is used before it is assigned`);
+      return expr({ k: "var", type: b.type, name: b.name, loc: locOf(n) });
+    }
+    if (Object.prototype.hasOwnProperty.call(this.env, name)) return this.envValue(name, this.env[name], n);
+    const dev = this.session.resolveGlobal(name);
+    if (dev) return { v: "device", fn: dev };
+    const builtin = BUILTINS[name];
+    if (builtin) return builtin;
+    return this.unsupported(n, `unknown name '${name}': kernels see their parameters, locals, the built-ins (cuda, Math, Number, console, dtype names) and device functions; pass other values with options.env, e.g. cuda.jit(fn, { env: { ${name} } })`);
+  }
+
+  /** A value from options.env: a compile-time constant, a device function, or a host array frozen into constant memory. */
+  envValue(name: string, v: unknown, n: Node): Value {
+    if (typeof v === "number") return floatOrIntLiteral(v, !Number.isInteger(v));
+    if (typeof v === "boolean") return expr(constExpr("bool", v));
+    if (typeof v === "bigint") return expr(constExpr("int64", BigInt.asIntN(64, v)));
+    const dev = asDeviceFunction(v);
+    if (dev) return { v: "device", fn: dev };
+    // a plain function from env is a device function that sees the same env
+    if (typeof v === "function") return { v: "device", fn: { fn: v, name: v.name || name, env: this.env } };
+    const typed = this.typedScalar(v);
+    if (typed) return typed;
+    const host = hostArrayOf(v);
+    if (host) return expr(this.constArray(name, v, host));
+    return this.fail(n, `env value '${name}' has an unsupported kind (${typeof v}); env takes numbers, booleans, bigints, typed scalars, device functions and host arrays`);
+  }
+
+  private typedScalar(v: unknown): Value | undefined {
+    const dtype = (v as { dtype?: { dtypeName?: unknown } } | null)?.dtype?.dtypeName;
+    if (v === null || typeof v !== "object" || typeof dtype !== "string" || !(dtype in DTYPE_INFO)) return undefined;
+    return expr(constExpr(dtype as ScalarName, (v as { valueOf(): number | bigint | boolean }).valueOf()));
+  }
+
+  /** Registers (once per host array) a constant-memory copy of a host array. */
+  constArray(name: string, key: unknown, host: { data: ArrayBufferView; dtype: ScalarName; shape: number[] }): Expr {
+    let b = this.envArrays.get(key);
+    if (!b) {
+      const type = arrayType(host.dtype, host.shape.length, "C", "const");
+      b = { b: "var", name: this.freshName(`const_${name}_${this.session.uniqueId()}`), type, declStart: -1, isConst: true };
+      this.constArrays.push({ name: b.name, type, shape: host.shape, data: host.data });
+      this.envArrays.set(key, b);
+    }
+    return { k: "var", type: b.type, name: b.name };
+  }
+
+  private lowerMember(n: Node): Value {
+    if (n.computed) return this.lowerIndexed(n);
+    const prop: string = n.property.name;
+    const obj = this.lowerValue(n.object);
+    if (obj.v === "ns") {
+      const m = obj.members[prop];
+      if (m === undefined) return this.unsupported(n.property, `'${obj.name}.${prop}' is not supported in kernels`);
+      return typeof m === "function" ? m(this, n) : m;
+    }
+    if (obj.v === "gridGroup" && prop === "sync") return { v: "builtin", name: "grid.sync", call: (L, _args, node) => L.gridSync(node) };
+    if (obj.v !== "expr") return this.unsupported(n.property, `'${prop}' of ${describeValue(obj)} is not supported`);
+    const t = obj.e.type;
+    if (isArrayType(t)) return this.arrayProperty(obj.e, t, prop, n);
+    if (isTupleType(t) && prop === "length") return floatOrIntLiteral(t.items.length, false);
+    return this.fail(n.property, `'${prop}' is not a property of ${typeToString(t)}`);
+  }
+
+  private arrayProperty(array: Expr, t: ArrayType, prop: string, n: Node): Value {
+    const attr = (attr: "shape" | "size", dim: number): Value =>
+      expr({ k: "arrayAttr", attr, type: "int32", array, dim, loc: locOf(n) });
+    switch (prop) {
+      case "length": return attr("shape", 0);
+      case "size": return attr("size", 0);
+      case "ndim": return floatOrIntLiteral(t.ndim, false);
+      case "shape": return { v: "arrayDims", array, ndim: t.ndim, attr: "shape" };
+      case "strides": return { v: "arrayDims", array, ndim: t.ndim, attr: "stride" };
+      default: return this.fail(n.property, `arrays have length, size, ndim, shape and strides; not '${prop}'`);
+    }
+  }
+
+  /** Reads `a[i]`, `a[i][j]`, `a[i, j]`, `a.shape[k]`, `a.strides[k]` (bytes) or `tuple[k]`. */
+  private lowerIndexed(n: Node): Value {
+    const { base, indexNodes } = splitIndexing(n);
+    const v = this.lowerValue(base);
+    if (v.v === "arrayDims") {
+      if (indexNodes.length !== 1) this.fail(n, "shape/strides take one index");
+      const k = this.constInt(indexNodes[0]!, "the dimension");
+      if (k < 0 || k >= v.ndim) this.fail(indexNodes[0]!, `dimension ${k} out of range for a ${v.ndim}-d array`);
+      const e: Expr = { k: "arrayAttr", attr: v.attr, type: "int32", array: v.array, dim: k, loc: locOf(n) };
+      if (v.attr === "shape") return expr(e);
+      // Numba's strides are in bytes
+      const size = DTYPE_INFO[(v.array.type as ArrayType).dtype].size;
+      return expr({ k: "binary", op: "mul", type: "int32", a: e, b: int32Const(size) });
+    }
+    if (v.v === "expr" && isTupleType(v.e.type)) {
+      if (indexNodes.length !== 1) this.fail(n, "a tuple takes one index");
+      const k = this.constInt(indexNodes[0]!, "a tuple index");
+      const items = v.e.type.items;
+      if (k < 0 || k >= items.length) this.fail(indexNodes[0]!, `index ${k} out of range for a tuple of ${items.length}`);
+      return expr({ k: "tupleGet", type: items[k]!, tuple: v.e, index: k, loc: locOf(n) });
+    }
+    const { array, index } = this.arrayElement(v, base, indexNodes, n);
+    return expr({ k: "load", type: (array.type as ArrayType).dtype, array, index, loc: locOf(n) });
+  }
+
+  /** The array and one index per dimension of an element reference (for stores and atomics too). */
+  elementRef(n: Node): { array: Expr; index: Expr[] } {
+    const { base, indexNodes } = splitIndexing(n);
+    return this.arrayElement(this.lowerValue(base), base, indexNodes, n);
+  }
+
+  private arrayElement(arr: Value, base: Node, indexNodes: readonly Node[], n: Node): { array: Expr; index: Expr[] } {
+    if (arr.v !== "expr" || !isArrayType(arr.e.type)) {
+      this.fail(base, `only arrays can be indexed; this is ${arr.v === "expr" ? typeToString(arr.e.type) : describeValue(arr)}`);
+    }
+    const t = arr.e.type;
+    if (indexNodes.length !== t.ndim) {
+      this.fail(n, `a ${t.ndim}-d array needs ${t.ndim} ind${t.ndim === 1 ? "ex" : "ices"} (a[i]${t.ndim > 1 ? "[j]…" : ""}); got ${indexNodes.length}`);
+    }
+    return { array: arr.e, index: indexNodes.map((ix) => this.indexExpr(ix)) };
+  }
+
+  /** Index values are int32 or int64 (narrow ints widen, uint32 goes to int64 to keep its range). */
+  indexExpr(n: Node): Expr {
+    const v = this.lowerExpr(n);
+    const t = v.weak ? weakDefault(v.weak) : v.e.type;
+    if (!isScalarType(t) || isFloat(t)) this.fail(n, `an index must be an integer; this is ${typeToString(t)} (use Math.floor or | 0)`);
+    const want: ScalarName = t === "int64" || t === "uint64" || t === "uint32" ? "int64" : "int32";
+    return this.convert(v, want, n);
+  }
+
+  /** A compile-time integer (literal, env constant, simple arithmetic on them). */
+  constInt(n: Node, what: string): number {
+    const v = this.lowerExpr(n);
+    if (v.e.k !== "const" || typeof v.e.value === "boolean" || !isInteger(v.e.type)) this.fail(n, `${what} must be a compile-time integer constant`);
+    return Number(v.e.value);
+  }
+
+  private lowerUnary(n: Node): Value {
+    const op: string = n.operator;
+    const v = this.lowerExpr(n.argument);
+    const t = v.e.type;
+    if (!isScalarType(t)) this.fail(n, `'${op}' needs a number; got ${typeToString(t)}`);
+    const loc = locOf(n);
+    switch (op) {
+      case "!": return expr(foldExpr({ k: "unary", op: "not", type: "bool", x: this.toBool(v, n.argument), loc }));
+      case "-": {
+        const rt = v.weak ? t : promoteOne(t);
+        return { v: "expr", e: foldExpr({ k: "unary", op: "neg", type: rt, x: this.convert(v, rt, n), loc }), weak: v.weak };
+      }
+      case "+": {
+        const rt = t === "bool" ? "int32" : t;
+        return { v: "expr", e: this.convert(v, rt, n), weak: v.weak };
+      }
+      case "~": {
+        const rt = isFloat(t) ? "int32" : promoteOne(t);
+        return { v: "expr", e: foldExpr({ k: "unary", op: "bitnot", type: rt, x: this.convert(v, rt, n), loc }), weak: v.weak };
+      }
+      default: return this.unsupported(n, `unsupported in kernels: the '${op}' operator`);
+    }
+  }
+
+  private lowerBinary(n: Node): Value {
+    const op: string = n.operator;
+    if (op === "|" && n.right.type === "Literal" && n.right.value === 0) {
+      // `(a / b) | 0` on integers is integer division
+      const inner = this.lowerIntDivision(n.left, "div");
+      if (inner) return { v: "expr", ...inner };
+    }
+    return { v: "expr", ...this.arith(n, op, this.lowerExpr(n.left), this.lowerExpr(n.right)) };
+  }
+
+  /** `a / b` with both integers as truncating ('div') or flooring integer division, or undefined if not integers. */
+  lowerIntDivision(divNode: Node, op: "div" | "floordiv"): Typed | undefined {
+    if (divNode.type !== "BinaryExpression" || divNode.operator !== "/") return undefined;
+    const a = this.lowerExpr(divNode.left);
+    const b = this.lowerExpr(divNode.right);
+    const at = a.e.type, bt = b.e.type;
+    if (!isScalarType(at) || !isScalarType(bt) || isFloat(at) || isFloat(bt)) return undefined;
+    if (a.weak === "float" || b.weak === "float") return undefined;
+    const t = binaryType(at, a.weak, bt, b.weak);
+    const e = foldExpr({ k: "binary", op, type: t, a: this.convert(a, t, divNode.left), b: this.convert(b, t, divNode.right), loc: locOf(divNode) });
+    return { e, weak: a.weak && b.weak ? "int" : undefined };
+  }
+
+  /** Binary arithmetic, bitwise and comparison operators with promotion and weak literals. */
+  arith(n: Node, op: string, a: Typed, b: Typed): Typed {
+    const at = a.e.type, bt = b.e.type;
+    if (!isScalarType(at) || !isScalarType(bt)) this.fail(n, `'${op}' needs numbers; got ${typeToString(at)} and ${typeToString(bt)}`);
+    const loc = locOf(n);
+    const weak: Weak | undefined = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
+    const cmp = COMPARE[op];
+    if (cmp) {
+      const t = binaryType(at, a.weak, bt, b.weak);
+      return { e: foldExpr({ k: "compare", op: cmp, type: "bool", a: this.convert(a, t, n.left ?? n), b: this.convert(b, t, n.right ?? n), loc }) };
+    }
+    if (op === "**") return this.power(n, a, b);
+    if (op === "/") {
+      let t = binaryType(at, a.weak, bt, b.weak);
+      // JS `/` is true division; 64-bit ints divide like BigInts (truncating)
+      if (!isFloat(t) && !isBigInt(t)) t = "float64";
+      return this.binary("div", t, a, b, n, weak);
+    }
+    if (op === "%") return this.binary("rem", binaryType(at, a.weak, bt, b.weak), a, b, n, weak);
+    const arithOp = ARITH[op];
+    if (arithOp) return this.binary(arithOp, binaryType(at, a.weak, bt, b.weak), a, b, n, weak);
+    const bitOp = BITWISE[op];
+    if (bitOp) {
+      // JS converts float operands of bitwise operators to integers; bools combine as bools
+      const toInt = (t: ScalarName): ScalarName => (isFloat(t) ? "int32" : t);
+      if (at === "bool" && bt === "bool") return this.binary(bitOp, "bool", a, b, n, undefined);
+      const t = binaryType(toInt(at), a.weak === "float" ? "int" : a.weak, toInt(bt), b.weak === "float" ? "int" : b.weak);
+      return this.binary(bitOp, t, a, b, n, weak ? "int" : undefined);
+    }
+    const shift = SHIFTS[op];
+    if (shift) {
+      let t = promoteOne(isFloat(at) ? "int32" : at);
+      if (op === ">>>") t = DTYPE_INFO[t].bits === 64 ? "uint64" : "uint32";
+      else if (op === ">>" && isBigInt(t) === false && t === "uint32" && a.weak) t = "int32";
+      const amountType: ScalarName = isBigInt(t) ? t : "int32";
+      const amount = this.convert(b, isFloat(bt) ? "int32" : amountType, n.right ?? n);
+      const e = foldExpr({ k: "binary", op: shift, type: t, a: this.convert(a, t, n.left ?? n), b: amount, loc });
+      return { e, weak: weak ? "int" : undefined };
+    }
+    return this.unsupported(n, `unsupported in kernels: the '${op}' operator`);
+  }
+
+  private binary(op: BinaryOp, t: ScalarName, a: Typed, b: Typed, n: Node, weak: Weak | undefined): Typed {
+    const e = foldExpr({ k: "binary", op, type: t, a: this.convert(a, t, n.left ?? n), b: this.convert(b, t, n.right ?? n), loc: locOf(n) });
+    return { e, weak };
+  }
+
+  /** `x ** y`: `x ** 2` is x * x (exact either way); otherwise Math.pow. */
+  private power(n: Node, a: Typed, b: Typed): Typed {
+    if (b.e.k === "const" && b.e.value === 2) {
+      const t = floatTypeOf(a.weak ? weakDefault(a.weak) : (a.e.type as ScalarName));
+      const x = this.convert(a, isFloat(a.e.type as ScalarName) ? (a.e.type as ScalarName) : t, n.left);
+      const xt = x.type as ScalarName;
+      return { e: foldExpr({ k: "binary", op: "mul", type: xt, a: x, b: x, loc: locOf(n) }) };
+    }
+    return this.callMath("pow", [a, b], n);
+  }
+
+  private lowerConditional(n: Node): Value {
+    const cond = this.condition(n.test);
+    const a = this.lowerExpr(n.consequent);
+    const b = this.lowerExpr(n.alternate);
+    const at = a.e.type, bt = b.e.type;
+    if (isScalarType(at) && isScalarType(bt)) {
+      const t = at === "bool" && bt === "bool" ? "bool" : binaryType(at, a.weak, bt, b.weak);
+      const weak = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
+      return { v: "expr", e: foldExpr({ k: "select", type: t, cond, a: this.convert(a, t, n.consequent), b: this.convert(b, t, n.alternate), loc: locOf(n) }), weak };
+    }
+    if (!sameType(at, bt)) this.fail(n, `the two sides of ?: have different types: ${typeToString(at)} and ${typeToString(bt)}`);
+    return expr({ k: "select", type: at, cond, a: a.e, b: b.e, loc: locOf(n) });
+  }
+
+  lowerTupleLiteral(n: Node): Typed {
+    const items = (n.elements as Node[]).map((el) => {
+      const v = this.lowerExpr(el);
+      return v.weak ? this.convert(v, weakDefault(v.weak), el) : v.e;
+    });
+    return { e: { k: "tuple", type: tupleType(items.map((i) => i.type)), items, loc: locOf(n) } };
+  }
+
+  // ------------------------------------------------------------------ calls
+
+  private lowerCall(n: Node): Value {
+    const callee = this.lowerValue(n.callee);
+    if (callee.v === "builtin" || (callee.v === "ns" && callee.call)) return callee.call!(this, n.arguments as Node[], n);
+    if (callee.v === "dtype") return this.lowerCast(callee.dtype, n);
+    if (callee.v === "device") return this.callDevice(callee.fn, n);
+    return this.fail(n.callee, `${describeValue(callee)} is not callable`);
+  }
+
+  private lowerCast(dtype: ScalarName, n: Node): Value {
+    if (n.arguments.length !== 1) this.fail(n, `${dtype}(x) takes one argument`);
+    const v = this.lowerExpr(n.arguments[0]);
+    const t = dtype === "float16" ? "float16" : dtype;
+    return expr(this.convert(v, t, n.arguments[0]));
+  }
+
+  private callDevice(dev: DeviceFunctionLike, n: Node): Value {
+    const args = (n.arguments as Node[]).map((a) => {
+      const v = this.lowerExpr(a);
+      return v.weak ? this.convert(v, weakDefault(v.weak), a) : v.e;
+    });
+    return expr(this.callDeviceWith(dev, args, n));
+  }
+
+  /** A call of a device function specialised to its arguments' types. */
+  callDeviceWith(dev: DeviceFunctionLike, args: readonly Expr[], n: Node): Expr {
+    const ir = this.session.specialise(dev, args.map((a) => a.type), () => this.unsupported(n, `recursion is not supported: '${dev.name}' calls itself`));
+    for (const c of ir.constArrays) if (!this.constArrays.includes(c)) this.constArrays.push(c);
+    mergeFeatures(this.features, ir.features);
+    args.forEach((a, i) => { if (ir.writtenParams.has(ir.params[i]!.name)) this.markWritten(a); });
+    return { k: "call", type: ir.returnType, fn: ir, args, loc: locOf(n) };
+  }
+
+  /** Calls a math-library function by its JS Math name on float operands. */
+  callMath(name: string, args: Typed[], n: Node): Typed {
+    return lowerMathCall(this, name, args, n);
+  }
+
+  gridSync(n: Node): Value {
+    this.features.gridSync = true;
+    this.features.barriers = true;
+    return expr({ k: "intrinsic", name: "gridSync", type: "void", args: [], loc: locOf(n) });
+  }
+
+  /** `cuda.shared.array(…)`/`cuda.local.array(…)`/`cuda.const.arrayLike(…)` as a declaration's initialiser. */
+  private tryAllocation(init: Node, name: string): Value | undefined {
+    if (init.type !== "CallExpression") return undefined;
+    const callee = this.lowerValueQuiet(init.callee);
+    if (callee?.v !== "builtin" || !callee.alloc) return undefined;
+    return callee.alloc(this, init.arguments as Node[], init, name);
+  }
+
+  private lowerValueQuiet(n: Node): Value | undefined {
+    if (n.type !== "MemberExpression" || n.computed) return undefined;
+    try { return this.lowerValue(n); } catch { return undefined; }
+  }
+
+  /** Declares a shared/local array for an allocation built-in. */
+  allocate(space: "shared" | "local", dtype: ScalarName, shape: number[], name: string, n: Node): Value {
+    const type = arrayType(dtype, shape.length, "C", space);
+    const v: VarBinding = { b: "var", name: this.freshName(name), type, declStart: n.start, isConst: true };
+    if (space === "shared" && shape.length === 1 && shape[0] === 0) this.features.dynamicShared = true;
+    this.emit({ k: "alloc", name: v.name, type, shape, loc: locOf(n) });
+    return expr({ k: "var", type, name: v.name });
+  }
+
+  // ------------------------------------------------------------------ conversions
+
+  /** `v` converted to scalar type `t` (weak literals fold to `t` directly). */
+  convert(v: Typed, t: Type, n: Node): Expr {
+    const from = v.e.type;
+    if (sameType(from, t)) return v.e;
+    if (!isScalarType(from) || !isScalarType(t)) this.fail(n, `cannot convert ${typeToString(from)} to ${typeToString(t)}`);
+    return foldExpr({ k: "cast", type: t, x: v.e, loc: v.e.loc });
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+const COMPARE: Record<string, CompareOp> = {
+  "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "===": "eq", "!=": "ne", "!==": "ne",
+};
+const ARITH: Record<string, BinaryOp> = { "+": "add", "-": "sub", "*": "mul" };
+const BITWISE: Record<string, BinaryOp> = { "&": "and", "|": "or", "^": "xor" };
+const SHIFTS: Record<string, BinaryOp> = { "<<": "shl", ">>": "shr", ">>>": "shr" };
+
+function expr(e: Expr, weak?: Weak): Value {
+  return { v: "expr", e, weak };
+}
+
+/** A number from source or env as a weak literal (int32 range ints weak; wider ints strong uint32/int64). */
+function floatOrIntLiteral(v: number, isFloat: boolean): Value {
+  if (isFloat) return expr(constExpr("float64", v), "float");
+  const t = integerLiteralType(v);
+  if (t === "int64") return expr(constExpr("int64", BigInt(v)));
+  return expr(constExpr(t, v), t === "int32" ? "int" : undefined);
+}
+
+function zeroOf(t: Type): Expr | undefined {
+  if (!isScalarType(t)) return undefined;
+  return constExpr(t, t === "bool" ? false : isBigInt(t) ? 0n : 0);
+}
+
+/** `a[i][j]` / `a[i, j]` → the indexed base and the index nodes, outermost first. */
+function splitIndexing(n: Node): { base: Node; indexNodes: Node[] } {
+  const indexNodes: Node[] = [];
+  let base: Node = n;
+  while (base.type === "MemberExpression" && base.computed) {
+    const p = base.property;
+    if (p.type === "SequenceExpression") indexNodes.unshift(...p.expressions);
+    else indexNodes.unshift(p);
+    base = base.object;
+  }
+  return { base, indexNodes };
+}
+
+function mergeFeatures(into: Features, from: Features): void {
+  for (const k of Object.keys(from) as (keyof Features)[]) into[k] ||= from[k];
+}
+
+export function describeValue(v: Value): string {
+  switch (v.v) {
+    case "expr": return `a ${typeToString(v.e.type)}`;
+    case "ns": return `'${v.name}'`;
+    case "builtin": return `'${v.name}'`;
+    case "dtype": return `the dtype ${v.dtype}`;
+    case "device": return `the device function '${v.fn.name}'`;
+    case "string": return "a string";
+    case "gridGroup": return "a grid group";
+    case "arrayDims": return `an array's ${v.attr === "shape" ? "shape" : "strides"}`;
+  }
+}
+
+/** Host arrays usable as constant memory: TypedArrays and ndarray-convention objects. */
+export function hostArrayOf(v: unknown): { data: ArrayBufferView; dtype: ScalarName; shape: number[] } | undefined {
+  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+    const dtype = dtypeOfTypedArray(v);
+    return dtype ? { data: v, dtype, shape: [(v as unknown as { length: number }).length] } : undefined;
+  }
+  const o = v as { data?: unknown; shape?: unknown; stride?: unknown; offset?: unknown; dtype?: unknown } | null;
+  if (o && typeof o === "object" && ArrayBuffer.isView(o.data) && Array.isArray(o.shape)) {
+    const dtype = dtypeOfTypedArray(o.data as ArrayBufferView);
+    if (!dtype) return undefined;
+    const shape = o.shape as number[];
+    // gather into C order (strides may be anything)
+    const stride = (o.stride as number[] | undefined) ?? cStrides(shape);
+    const offset = (o.offset as number | undefined) ?? 0;
+    const src = o.data as unknown as ArrayLike<number | bigint> & ArrayBufferView;
+    const Ctor = (src as unknown as { constructor: new (n: number) => { [i: number]: number | bigint } & ArrayBufferView }).constructor;
+    const n = shape.reduce((x, y) => x * y, 1);
+    const out = new Ctor(n);
+    for (let flat = 0; flat < n; flat++) {
+      let rem = flat, off = offset;
+      for (let d = shape.length - 1; d >= 0; d--) { off += (rem % shape[d]!) * stride[d]!; rem = Math.floor(rem / shape[d]!); }
+      out[flat] = src[off]!;
+    }
+    return { data: out, dtype, shape };
+  }
+  return undefined;
+}
+
+const cStrides = (shape: readonly number[]) => shape.map((_, d) => shape.slice(d + 1).reduce((x, y) => x * y, 1));
+
+export type { Builtin, Loc };

@@ -1,0 +1,87 @@
+// Source text → ESTree AST of one function (acorn), with positions relative
+// to the function's own text so errors can quote it.
+
+import * as acorn from "acorn";
+import type { SourceProblem } from "../errors.js";
+import { CompileError } from "../errors.js";
+import { recoverLiteralSpelling } from "./source.js";
+
+export type Node = acorn.Node & Record<string, any>;
+
+export interface ParsedFunction {
+  readonly name: string;
+  readonly params: readonly Node[];
+  /** BlockStatement, or an expression for concise arrows */
+  readonly body: Node;
+  /** the function's text as given by Function.prototype.toString (or the caller) */
+  readonly source: string;
+  /** numeric literals written with a '.' or an exponent in the original source */
+  readonly floatLiterals: ReadonlySet<number>;
+}
+
+/** Wrappers that make any function text an expression; `prefix` shifts columns on line 1. */
+const WRAPPERS: readonly { prefix: string; suffix: string; pick: (e: Node) => Node | undefined }[] = [
+  { prefix: "(", suffix: "\n)", pick: (e) => e },
+  // methods: `name(a) { … }` (from object literals and classes)
+  { prefix: "({", suffix: "\n})", pick: (e) => e.properties?.[0]?.value },
+];
+
+export function parseFunction(fn: Function, displayName?: string): ParsedFunction {
+  const source = fn.toString();
+  const name = displayName ?? (fn.name || "kernel");
+  if (/^class\b/.test(source)) fail(name, source, "a class is not a kernel; pass a function");
+  if (source.endsWith("{ [native code] }")) fail(name, source, "a native or bound function has no source to compile; pass the function itself");
+  for (const w of WRAPPERS) {
+    let program: Node;
+    try {
+      program = acorn.parse(w.prefix + source + w.suffix, { ecmaVersion: "latest", locations: true, ranges: true }) as Node;
+    } catch {
+      continue;
+    }
+    const stmt = program.body[0];
+    const fnNode = stmt?.type === "ExpressionStatement" ? w.pick(stmt.expression) : undefined;
+    if (!fnNode || !/^(Arrow)?Function(Expression|Declaration)$/.test(fnNode.type)) continue;
+    shiftPositions(program, w.prefix.length);
+    if (fnNode.async || fnNode.generator) {
+      fail(name, source, `${fnNode.async ? "an async" : "a generator"} function cannot be a kernel`, fnNode);
+    }
+    const body = fnNode.body as Node;
+    return {
+      name,
+      params: fnNode.params,
+      body,
+      source,
+      floatLiterals: recoverLiteralSpelling(fn, source, body),
+    };
+  }
+  return fail(name, source, "cannot parse the function's source text");
+}
+
+/** Makes `start`/`end`/columns relative to the function text instead of the wrapper. */
+function shiftPositions(root: Node, by: number): void {
+  const seen = new Set<Node>();
+  const visit = (n: Node) => {
+    if (seen.has(n)) return;
+    seen.add(n);
+    n.start -= by;
+    n.end -= by;
+    if (n.loc && n.loc.start.line === 1) n.loc.start.column -= by;
+    for (const key of Object.keys(n)) {
+      if (key === "loc") continue;
+      const v = n[key];
+      if (Array.isArray(v)) v.forEach((c) => c && typeof c.type === "string" && visit(c));
+      else if (v && typeof v.type === "string") visit(v);
+    }
+  };
+  visit(root);
+}
+
+function fail(name: string, source: string, message: string, node?: Node): never {
+  const problem: SourceProblem = node
+    ? { message, line: node.loc!.start.line, column: Math.max(0, node.loc!.start.column) }
+    : { message, line: 1, column: 0 };
+  throw new CompileError(name, source, [problem]);
+}
+
+/** Loc of a node for IR nodes and errors */
+export const locOf = (n: Node) => ({ line: n.loc!.start.line, column: Math.max(0, n.loc!.start.column) });

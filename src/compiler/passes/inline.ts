@@ -1,0 +1,164 @@
+// Inlines every device-function call (user functions and the math library),
+// so targets never see `call` nodes. A callee's locals and labels get a
+// fresh prefix; its `return`s become an assignment plus a `break` out of a
+// labelled block. Calls in conditionally evaluated places (the right of
+// && / ||, the arms of ?:, loop conditions) keep their conditional
+// evaluation by becoming if statements.
+
+import { isScalarType } from "../../dtypes.js";
+import type { Expr, FunctionIR, Stmt, VarExpr } from "../ir.js";
+import { exprChildren } from "../ir.js";
+import { mapExprChildren, mapStmtExprs } from "./walk.js";
+
+export function inlineCalls(fn: FunctionIR): FunctionIR {
+  const inliner = new Inliner();
+  return { ...fn, body: inliner.block(fn.body) };
+}
+
+const hasCall = (e: Expr): boolean => e.k === "call" || exprChildren(e).some(hasCall);
+
+class Inliner {
+  private counter = 0;
+
+  block(stmts: readonly Stmt[]): Stmt[] {
+    const out: Stmt[] = [];
+    for (const s of stmts) this.stmt(s, out);
+    return out;
+  }
+
+  private stmt(s: Stmt, out: Stmt[]): void {
+    switch (s.k) {
+      case "if":
+        out.push({ ...s, cond: this.hoist(s.cond, out), then: this.block(s.then), else: this.block(s.else) });
+        return;
+      case "block":
+        out.push({ ...s, body: this.block(s.body) });
+        return;
+      case "loop": {
+        const body = this.block(s.body);
+        const update = this.block(s.update);
+        if (!s.cond || !hasCall(s.cond)) { out.push({ ...s, body, update }); return; }
+        // the condition needs statements: test it inside the loop, where `continue` re-runs it after the update
+        const pre: Stmt[] = [];
+        const cond = this.hoist(s.cond, pre);
+        const exit: Stmt = { k: "if", cond: { k: "unary", op: "not", type: "bool", x: cond }, then: [{ k: "break", label: s.label }], else: [] };
+        if (s.testFirst) out.push({ ...s, cond: null, body: [...pre, exit, ...body], update });
+        else out.push({ ...s, cond: null, body, update: [...update, ...pre, exit] });
+        return;
+      }
+      default:
+        out.push(mapStmtExprs(s, (e) => this.hoist(e, out)));
+    }
+  }
+
+  /** Returns a call-free version of `e`, appending the statements it needs to `out`. */
+  hoist(e: Expr, out: Stmt[]): Expr {
+    if (!hasCall(e)) return e;
+    if (e.k === "call") return this.inlineCall(e.fn, e.args.map((a) => this.hoist(a, out)), out);
+    if (e.k === "logical" && hasCall(e.b)) {
+      const t = this.temp("bool", this.hoist(e.a, out), out);
+      const rhs: Stmt[] = [];
+      rhs.push({ k: "assign", name: t.name, value: this.hoist(e.b, rhs) });
+      const test: Expr = e.op === "and" ? t : { k: "unary", op: "not", type: "bool", x: t };
+      out.push({ k: "if", cond: test, then: rhs, else: [] });
+      return t;
+    }
+    if (e.k === "select" && (hasCall(e.a) || hasCall(e.b))) {
+      const cond = this.hoist(e.cond, out);
+      const t = this.temp(e.type, undefined, out);
+      const arm = (x: Expr): Stmt[] => { const s: Stmt[] = []; s.push({ k: "assign", name: t.name, value: this.hoist(x, s) }); return s; };
+      out.push({ k: "if", cond, then: arm(e.a), else: arm(e.b) });
+      return t;
+    }
+    return mapExprChildren(e, (c) => this.hoist(c, out));
+  }
+
+  private temp(type: Expr["type"], init: Expr | undefined, out: Stmt[]): VarExpr {
+    const name = `tmp${this.counter++}`;
+    out.push({ k: "let", name, type, init: init ?? (isScalarType(type) ? zero(type) : undefined) });
+    return { k: "var", type, name };
+  }
+
+  private inlineCall(fn: FunctionIR, args: readonly Expr[], out: Stmt[]): Expr {
+    const prefix = `${fn.name.replace(/\W/g, "_")}${this.counter++}_`;
+    const rename = new Map<string, Expr>();
+    fn.params.forEach((p, i) => {
+      const arg = args[i]!;
+      // arrays (and plain variables of the caller) are aliased, not copied
+      if (!isScalarType(p.type) && arg.k === "var") { rename.set(p.name, arg); return; }
+      const local: VarExpr = { k: "var", type: p.type, name: prefix + p.name };
+      out.push({ k: "let", name: local.name, type: p.type, init: arg });
+      rename.set(p.name, local);
+    });
+    const body = renameBody(this.block(fn.body), prefix, rename);
+    const returns = countReturns(body);
+    const last = body[body.length - 1];
+    const result: VarExpr | undefined = fn.returnType === "void" ? undefined : { k: "var", type: fn.returnType, name: `${prefix}result` };
+    if (result) out.push({ k: "let", name: result.name, type: result.type, init: isScalarType(result.type) ? zero(result.type) : undefined });
+    if (returns === 1 && last?.k === "return") {
+      // straight-line body: no block needed
+      out.push(...body.slice(0, -1));
+      if (result && last.value) out.push({ k: "assign", name: result.name, value: last.value });
+    } else {
+      const label = `${prefix}return`;
+      out.push({ k: "block", label, body: replaceReturns(body, label, result) });
+    }
+    return result ?? { k: "const", type: "int32", value: 0 };
+  }
+}
+
+function zero(t: Expr["type"]): Expr {
+  return { k: "const", type: t as never, value: t === "bool" ? false : t === "int64" || t === "uint64" ? 0n : 0 };
+}
+
+function countReturns(body: readonly Stmt[]): number {
+  let n = 0;
+  const visit = (s: readonly Stmt[]) => s.forEach((x) => {
+    if (x.k === "return") n++;
+    else if (x.k === "if") { visit(x.then); visit(x.else); }
+    else if (x.k === "loop") { visit(x.body); visit(x.update); }
+    else if (x.k === "block") visit(x.body);
+  });
+  visit(body);
+  return n;
+}
+
+function replaceReturns(body: readonly Stmt[], label: string, result: VarExpr | undefined): Stmt[] {
+  return body.flatMap((s): Stmt[] => {
+    switch (s.k) {
+      case "return": {
+        const brk: Stmt = { k: "break", label, loc: s.loc };
+        return result && s.value ? [{ k: "assign", name: result.name, value: s.value, loc: s.loc }, brk] : [brk];
+      }
+      case "if": return [{ ...s, then: replaceReturns(s.then, label, result), else: replaceReturns(s.else, label, result) }];
+      case "loop": return [{ ...s, body: replaceReturns(s.body, label, result), update: replaceReturns(s.update, label, result) }];
+      case "block": return [{ ...s, body: replaceReturns(s.body, label, result) }];
+      default: return [s];
+    }
+  });
+}
+
+/** Prefixes a callee's local names and labels; parameters map to the caller's values. */
+function renameBody(body: readonly Stmt[], prefix: string, params: ReadonlyMap<string, Expr>): Stmt[] {
+  const locals = new Set<string>();
+  const expr = (e: Expr): Expr => {
+    if (e.k === "var") return params.get(e.name) ?? (locals.has(e.name) ? { ...e, name: prefix + e.name } : e);
+    return mapExprChildren(e, expr);
+  };
+  const stmt = (s: Stmt): Stmt => {
+    switch (s.k) {
+      case "let": case "alloc": locals.add(s.name); break;
+    }
+    const m = mapStmtExprs(s, expr);
+    switch (m.k) {
+      case "let": case "alloc": return { ...m, name: prefix + m.name };
+      case "assign": return { ...m, name: params.has(m.name) ? (params.get(m.name) as VarExpr).name : prefix + m.name };
+      case "if": return { ...m, then: m.then.map(stmt), else: m.else.map(stmt) };
+      case "loop": return { ...m, label: prefix + m.label, body: m.body.map(stmt), update: m.update.map(stmt) };
+      case "block": return { ...m, label: prefix + m.label, body: m.body.map(stmt) };
+      case "break": case "continue": return { ...m, label: prefix + m.label };
+      default: return m;
+    }
+  };
+  return body.map(stmt);
+}

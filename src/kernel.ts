@@ -1,0 +1,319 @@
+// The dispatcher: `cuda.jit(fn)` → Kernel. Turns launch arguments into a
+// type signature, compiles each signature once per back end, validates the
+// launch configuration, moves host arrays in and out, and launches.
+
+import {
+  arrayType, dtypeOfTypedArray, isArrayType, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
+  typedScalarDType, convertScalar, type ArrayType, type ScalarName, type Signature, type Type, type TypedArray,
+} from "./dtypes.js";
+import { LaunchError } from "./errors.js";
+import { compileToIR } from "./compiler/index.js";
+import type { FunctionIR } from "./compiler/ir.js";
+import { DEVICE_FUNCTION, type DeviceFunctionLike } from "./compiler/lower.js";
+import { printFunction } from "./compiler/print.js";
+import { rememberOrigin } from "./compiler/source.js";
+import type { Backend, CompiledKernel, KernelArg, LaunchDims } from "./runtime/backend.js";
+import { DeviceArray, toDevice } from "./runtime/devicearray.js";
+import { isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import { getBackend } from "./runtime/select.js";
+import { wrapHostArray } from "./runtime/sim-backend.js";
+import { Stream, streamHandle } from "./runtime/streams.js";
+import { emitPtx } from "./targets/ptx/emit.js";
+
+export interface JitOptions {
+  /** a device function: callable from kernels, may return a value */
+  readonly device?: boolean;
+  /** eager compilation for these types: a Numba signature string or a list of dtypes / array types */
+  readonly signature?: string | readonly (Type | { readonly dtypeName: ScalarName })[];
+  /** values for free names: constants, device functions, host arrays (frozen into constant memory) */
+  readonly env?: Readonly<Record<string, unknown>>;
+  readonly fastmath?: boolean;
+  readonly fma?: boolean;
+  readonly debug?: boolean;
+  readonly lineinfo?: boolean;
+  readonly maxRegisters?: number;
+  /** accepted for Numba compatibility: compiled code is kept per process (see docs/decisions.md) */
+  readonly cache?: boolean;
+}
+
+export type Dim = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
+
+// ---------------------------------------------------------------------------
+// device functions
+
+const deviceFunctions = new Map<string, DeviceFunctionLike>();
+
+/** Device functions visible to kernels by their function's name (SPEC §2). */
+export const resolveDeviceFunction = (name: string) => deviceFunctions.get(name);
+
+export function makeDeviceFunction<F extends Function>(fn: F, options: JitOptions): F {
+  const dev: DeviceFunctionLike = { fn, name: fn.name || "device_function", env: options.env };
+  if (fn.name) deviceFunctions.set(fn.name, dev);
+  rememberOrigin(fn, new Error().stack, isOwnFile);
+  // on the host a device function runs as plain JavaScript
+  const wrapper = ((...args: unknown[]) => fn(...args)) as unknown as F;
+  Object.defineProperty(wrapper, DEVICE_FUNCTION, { value: dev });
+  Object.defineProperty(wrapper, "name", { value: fn.name });
+  return wrapper;
+}
+
+const OWN_DIR = new URL(".", import.meta.url).pathname;
+const isOwnFile = (file: string) => file.startsWith(OWN_DIR);
+
+// ---------------------------------------------------------------------------
+// argument typing
+
+/** The kernel-language type of a launch argument (SPEC §3 host-scalar rules). */
+export function typeOfArgument(v: unknown, position: number): Type {
+  if (v instanceof DeviceArray) return arrayType(v.dtype, v.ndim, v.isCContiguous() ? "C" : "A");
+  if (isTypedArray(v)) return arrayType(dtypeOfTypedArray(v)!, 1, "C");
+  if (isNDArrayLike(v)) {
+    const dtype = (v as { dtype?: ScalarName }).dtype ?? dtypeOfTypedArray(v.data)!;
+    return arrayType(dtype, v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
+  }
+  const pinned = typedScalarDType(v);
+  if (pinned) return pinned;
+  if (typeof v === "number") return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 && !Object.is(v, -0) ? "int32" : "float64";
+  if (typeof v === "bigint") return "int64";
+  if (typeof v === "boolean") return "bool";
+  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints and booleans`);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array)";
+  return typeof v === "object" ? `an object (${(v as object).constructor?.name ?? "Object"})` : `a ${typeof v}`;
+}
+
+/** Whether an argument of type `have` can be passed for a parameter of type `want` (eager signatures). */
+function fits(have: Type, want: Type): boolean {
+  if (isArrayType(want)) return isArrayType(have) && have.dtype === want.dtype && have.ndim === want.ndim && (want.layout === "A" || have.layout === "C");
+  return isScalarType(have) && isScalarType(want);
+}
+
+function signatureFromOption(sig: NonNullable<JitOptions["signature"]>): Signature {
+  if (typeof sig === "string") return parseSignature(sig);
+  return {
+    args: sig.map((t) => (typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
+    ret: "void",
+  };
+}
+
+// ---------------------------------------------------------------------------
+// launch configuration
+
+function dims3(d: Dim, what: string): [number, number, number] {
+  const list = typeof d === "number" ? [d] : [...d];
+  if (list.length < 1 || list.length > 3) throw new LaunchError(`${what} must be a number or a tuple of 1 to 3 numbers; got ${JSON.stringify(d)}`);
+  for (const x of list) {
+    if (!Number.isInteger(x) || x < 1) throw new LaunchError(`${what} dimensions must be positive integers; got ${JSON.stringify(d)}`);
+  }
+  while (list.length < 3) list.push(1);
+  return list as [number, number, number];
+}
+
+function validateLaunch(backend: Backend, compiled: CompiledKernel, dims: LaunchDims): void {
+  const lim = backend.device.limits;
+  const [bx, by, bz] = dims.block;
+  const threads = bx * by * bz;
+  if (threads > lim.maxThreadsPerBlock) {
+    throw new LaunchError(`block of ${bx}×${by}×${bz} = ${threads} threads exceeds the limit of ${lim.maxThreadsPerBlock} threads per block`);
+  }
+  const axes = ["x", "y", "z"];
+  dims.block.forEach((v, i) => {
+    if (v > lim.maxBlockDim[i]!) throw new LaunchError(`block dimension ${axes[i]} = ${v} exceeds its limit of ${lim.maxBlockDim[i]}`);
+  });
+  dims.grid.forEach((v, i) => {
+    if (v > lim.maxGridDim[i]!) throw new LaunchError(`grid dimension ${axes[i]} = ${v} exceeds its limit of ${lim.maxGridDim[i]}`);
+  });
+  if (!Number.isInteger(dims.sharedMemBytes) || dims.sharedMemBytes < 0) {
+    throw new LaunchError(`dynamic shared memory must be a non-negative integer number of bytes; got ${dims.sharedMemBytes}`);
+  }
+  const shared = compiled.staticSharedBytes + dims.sharedMemBytes;
+  if (shared > lim.maxSharedPerBlockOptin) {
+    throw new LaunchError(`the launch needs ${shared} bytes of shared memory (${compiled.staticSharedBytes} static + ${dims.sharedMemBytes} dynamic); the device allows at most ${lim.maxSharedPerBlockOptin} per block`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// the kernel
+
+interface Specialisation {
+  readonly signature: Signature;
+  readonly key: string;
+  readonly ir: FunctionIR;
+  readonly compiled: Map<Backend, CompiledKernel>;
+}
+
+export type Launcher = (...args: unknown[]) => void;
+
+export class Kernel<F extends (...args: never[]) => void = (...args: never[]) => void> {
+  readonly fn: F;
+  readonly options: JitOptions;
+  private readonly specialisations = new Map<string, Specialisation>();
+  private readonly eager: Signature | undefined;
+
+  constructor(fn: F, options: JitOptions = {}) {
+    if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
+    this.fn = fn;
+    this.options = options;
+    rememberOrigin(fn, new Error().stack, isOwnFile);
+    if (options.signature !== undefined) {
+      this.eager = signatureFromOption(options.signature);
+      if (this.eager.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(this.eager)}`);
+      this.specialise(this.eager.args);
+    }
+  }
+
+  get name(): string { return this.fn.name || "kernel"; }
+
+  /** The compiled signatures, each accepted by inspectAsm / inspectTypes. */
+  get signatures(): string[] {
+    return [...this.specialisations.keys()];
+  }
+
+  /** Numba's `kernel[grid, block, stream, sharedMem]`. */
+  configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher {
+    const dims: LaunchDims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
+    return (...args: unknown[]) => this.launch(dims, args, stream);
+  }
+
+  /** A 1-d launch covering `n` threads with an occupancy-chosen block size. */
+  forall(n: number, stream?: Stream): Launcher {
+    if (!Number.isInteger(n) || n < 0) throw new LaunchError(`forall needs a non-negative integer thread count; got ${n}`);
+    return (...args: unknown[]) => {
+      if (n === 0) return;
+      const backend = getBackend();
+      const spec = this.specialisationFor(this.argumentTypes(args));
+      const block = Math.max(1, Math.min(n, this.compiledFor(spec, backend).suggestedBlockSize(0)));
+      this.launch({ grid: [Math.ceil(n / block), 1, 1], block: [block, 1, 1], sharedMemBytes: 0 }, args, stream);
+    };
+  }
+
+  /** PTX of a compiled specialisation (the only one when `sig` is omitted). */
+  inspectAsm(sig?: string): string {
+    const spec = this.lookup(sig);
+    const backend = getBackend();
+    if (backend.name === "cuda") return this.compiledFor(spec, backend).code;
+    return emitPtx(spec.ir).text;
+  }
+
+  /** The typed IR of a compiled specialisation, each value with its type. */
+  inspectTypes(sig?: string): string {
+    return printFunction(this.lookup(sig).ir);
+  }
+
+  private lookup(sig: string | undefined): Specialisation {
+    if (sig === undefined) {
+      if (this.specialisations.size !== 1) {
+        throw new Error(`'${this.name}' has ${this.specialisations.size} compiled signatures; name one of: ${this.signatures.join("; ") || "(none yet: launch it or give options.signature)"}`);
+      }
+      return this.specialisations.values().next().value!;
+    }
+    const key = this.specialisations.has(sig) ? sig : signatureToString({ ...parseSignature(sig), ret: "void" });
+    const spec = this.specialisations.get(key);
+    if (!spec) throw new Error(`'${this.name}' has no specialisation ${sig}; compiled: ${this.signatures.join("; ") || "none"}`);
+    return spec;
+  }
+
+  private argumentTypes(args: readonly unknown[]): Type[] {
+    const types = args.map(typeOfArgument);
+    if (!this.eager) return types;
+    const want = this.eager.args;
+    if (types.length !== want.length || !types.every((t, i) => fits(t, want[i]!))) {
+      throw new LaunchError(`'${this.name}' was compiled for ${signatureToString(this.eager)} and cannot take (${types.map(typeToString).join(", ")})`);
+    }
+    return want.map((w, i) => (isArrayType(w) ? types[i]! : w));
+  }
+
+  private specialise(argTypes: readonly Type[]): Specialisation {
+    const signature: Signature = { args: argTypes, ret: "void" };
+    const key = signatureToString(signature);
+    let spec = this.specialisations.get(key);
+    if (!spec) {
+      const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction });
+      spec = { signature, key, ir, compiled: new Map() };
+      this.specialisations.set(key, spec);
+    }
+    return spec;
+  }
+
+  private specialisationFor(types: readonly Type[]): Specialisation {
+    return this.specialise(types);
+  }
+
+  private compiledFor(spec: Specialisation, backend: Backend): CompiledKernel {
+    let c = spec.compiled.get(backend);
+    if (!c) { c = backend.compile(spec.ir); spec.compiled.set(backend, c); }
+    return c;
+  }
+
+  private launch(dims: LaunchDims, args: readonly unknown[], stream: Stream | undefined): void {
+    const params = this.fn.length;
+    if (args.length !== params && !this.eager) {
+      throw new LaunchError(`'${this.name}' takes ${params} argument(s); the launch passed ${args.length}`);
+    }
+    const backend = getBackend();
+    const spec = this.specialisationFor(this.argumentTypes(args));
+    const compiled = this.compiledFor(spec, backend);
+    validateLaunch(backend, compiled, dims);
+    const marshalled = marshal(backend, spec, args);
+    try {
+      compiled.launch(dims, marshalled.args, streamHandle(stream) ?? backend.defaultStream(), spec.ir.features.gridSync);
+      marshalled.copyBack();
+    } finally {
+      marshalled.release();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// argument marshalling: host arrays in and (when written) back out
+
+interface Marshalled {
+  readonly args: KernelArg[];
+  copyBack(): void;
+  release(): void;
+}
+
+function marshal(backend: Backend, spec: Specialisation, args: readonly unknown[]): Marshalled {
+  const temps: { device: DeviceArray; host: TypedArray | NDArrayLike; written: boolean }[] = [];
+  const kernelArgs = args.map((v, i): KernelArg => {
+    const param = spec.ir.params[i]!;
+    const t = spec.signature.args[i]!;
+    if (v instanceof DeviceArray) {
+      if (v.backend !== backend) throw new LaunchError(`argument ${i + 1} ('${param.name}') is a device array of another target (${v.backend.name}); the kernel runs on ${backend.name}`);
+      return v.toKernelArg(param.name);
+    }
+    if (isArrayType(t)) return hostArrayArg(backend, v as TypedArray | NDArrayLike, t, param.name, spec.ir.writtenParams.has(param.name), temps);
+    const dtype = t as ScalarName;
+    return { kind: "scalar", dtype, value: convertScalar(dtype, (v as { valueOf(): number | bigint | boolean }).valueOf()) };
+  });
+  return {
+    args: kernelArgs,
+    copyBack() {
+      for (const t of temps) if (t.written) t.device.copyToHost(t.host);
+    },
+    release() {
+      for (const t of temps) t.device.free();
+    },
+  };
+}
+
+/**
+ * A host array as a kernel argument. On the simulator an array the kernel
+ * never writes is read in place (no copy); anything else goes through a
+ * temporary device array, copied back after a successful launch only.
+ */
+function hostArrayArg(
+  backend: Backend, host: TypedArray | NDArrayLike, t: ArrayType, name: string, written: boolean,
+  temps: { device: DeviceArray; host: TypedArray | NDArrayLike; written: boolean }[],
+): KernelArg {
+  if (backend.name === "sim" && !written && isTypedArray(host)) {
+    return { kind: "array", buffer: wrapHostArray(host), byteOffset: 0, dtype: t.dtype, shape: [host.length], strides: [1], name };
+  }
+  const device = toDevice(host, undefined, backend);
+  temps.push({ device, host, written });
+  return device.toKernelArg(name);
+}
+
