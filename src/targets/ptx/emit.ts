@@ -1,0 +1,1209 @@
+// Typed IR → PTX instructions (as data, see insts.ts) → PTX text.
+//
+// Values live in virtual registers: every expression result gets a fresh
+// register (written once), every local variable one register of its own.
+// Loops are emitted rotated (guard → preheader → bottom-tested body) so
+// ptxas's unroller recognises them; pure expressions are memoised per scope
+// (CSE, also of address computations); address terms are summed from the most
+// to the least loop-invariant so LICM (licm.ts) can hoist the invariant part;
+// integer division by constants becomes multiply-high (divconst.ts).
+// Semantics follow the comments in src/compiler/ir.ts bit for bit.
+
+import { DTYPE_INFO, float16Bits, isFloat, isBigInt, type ArrayType, type ScalarName, type Type } from "../../dtypes.js";
+import {
+  exprChildren, walkStmts, type AtomicExpr, type BinaryOp, type CompareOp, type Expr, type FunctionIR, type IntrinsicExpr,
+  type LoopStmt, type Stmt, type UnaryOp,
+} from "../../compiler/ir.js";
+import {
+  imm, mem, printLine, regDecls, regName, sym,
+  type Line, type Mem, type Operand, type Reg, type RegClass, type Scalar,
+} from "./insts.js";
+import { PTX_SCALAR, floatImm, isNarrowInt } from "./types.js";
+import { isPow2, signedMagic, unsignedMagic } from "./divconst.js";
+import { hoistLoopInvariants } from "./licm.js";
+import { chooseVersion, maxVersion, targetName } from "./version.js";
+import type { PtxModule, PtxParam, PtxTargetOptions } from "./module.js";
+
+interface ArrayVal {
+  readonly k: "array";
+  readonly type: ArrayType;
+  /** memo key part: the variable that holds it */
+  readonly key: string;
+  /** address of element 0 in its space (32-bit for shared/local, else 64-bit) */
+  readonly base: Reg;
+  readonly shape: readonly Scalar[];
+  readonly strides: readonly Scalar[];
+  readonly readonly: boolean;
+}
+interface TupleVal { readonly k: "tuple"; readonly items: readonly Value[] }
+type Value = Scalar | ArrayVal | TupleVal | null;
+
+interface MemoEntry { readonly value: unknown; readonly deps: ReadonlySet<string> }
+
+const MOV: Record<RegClass, string> = { pred: "mov.pred", b16: "mov.b16", b32: "mov.b32", b64: "mov.b64", f32: "mov.f32", f64: "mov.f64" };
+const CANONICAL_NAN: Record<"f32" | "f64", string> = { f32: "0f7FFFFFFF", f64: "0dFFF8000000000000" };
+const SPACES_32BIT = new Set(["shared", "local"]);
+
+const FLOAT_BINARY: Partial<Record<BinaryOp, string>> = { add: "add.rn", sub: "sub.rn", mul: "mul.rn", div: "div.rn" };
+const INT_BINARY: Partial<Record<BinaryOp, string>> = { add: "add", sub: "sub", mul: "mul.lo", min: "min", max: "max" };
+const BIT_BINARY: Partial<Record<BinaryOp, string>> = { and: "and", or: "or", xor: "xor" };
+const ROUNDING: Partial<Record<UnaryOp, string>> = { floor: "rmi", ceil: "rpi", trunc: "rzi", rint: "rni" };
+const TESTP: Partial<Record<UnaryOp, string>> = { isnan: "notanumber", isinf: "infinite", isfinite: "finite" };
+const FLOAT_CMP: Record<CompareOp, string> = { lt: "lt", le: "le", gt: "gt", ge: "ge", eq: "eq", ne: "neu" };
+const SHFL_MODE = { shflSync: ["idx", 0x1f], shflUpSync: ["up", 0], shflDownSync: ["down", 0x1f], shflXorSync: ["bfly", 0x1f] } as const;
+const VOTE_MODE = { allSync: "all", anySync: "any", eqSync: "uni" } as const;
+const FENCE = { threadfence: "membar.gl", threadfenceBlock: "membar.cta", threadfenceSystem: "membar.sys" } as const;
+const FAST_UNARY = {
+  fastExp2: "ex2.approx.f32", fastLog2: "lg2.approx.f32", fastSin: "sin.approx.f32",
+  fastCos: "cos.approx.f32", fastRcp: "rcp.approx.f32", fastTanh: "tanh.approx.f32",
+} as const;
+/** PTX ISA needed by an instruction beyond the target's minimum */
+const FEATURE_VERSION: Record<string, string> = { fastTanh: "7.0" };
+
+export function emitPtx(ir: FunctionIR, options: PtxTargetOptions = {}): PtxModule {
+  if (ir.kind !== "kernel") throw new Error(`emitPtx: '${ir.name}' is a device function; only kernels are emitted (device functions are inlined)`);
+  return new KernelEmitter(ir).finish(options);
+}
+
+const sanitize = (s: string) => s.replace(/[^A-Za-z0-9_]/g, "_");
+const scalarTypeOf = (e: Expr): ScalarName => e.type as ScalarName;
+
+class KernelEmitter {
+  private readonly counts: Record<RegClass, number> = { pred: 0, b16: 0, b32: 0, b64: 0, f32: 0, f64: 0 };
+  private readonly prologue: Line[] = [];
+  private readonly body: Line[] = [];
+  private cur: Line[] = this.body;
+  private readonly moduleDecls: string[] = [];
+  private readonly entryDecls: string[] = [];
+  private readonly params: PtxParam[] = [];
+  private readonly vars = new Map<string, Value>();
+  private readonly globalMemo = new Map<string, unknown>();
+  private readonly memo: Map<string, MemoEntry>[] = [new Map()];
+  /** variables assigned in each enclosing loop, outermost first */
+  private readonly loopVars: Set<string>[] = [];
+  private readonly jumps = new Map<string, { brk: string; cont?: string }>();
+  private readonly keys = new WeakMap<Expr, string | null>();
+  private nLabels = 0;
+  private nLoops = 0;
+  private nSyms = 0;
+  private featureVersion = "1.0";
+  private staticShared = 0;
+  private usesPrint = false;
+  private readonly entry: string;
+
+  constructor(private readonly ir: FunctionIR) {
+    this.entry = /^[A-Za-z]/.test(ir.name) ? sanitize(ir.name) : `k_${sanitize(ir.name)}`;
+  }
+
+  // -------------------------------------------------------------------------
+  // module assembly
+
+  finish(options: PtxTargetOptions): PtxModule {
+    this.ir.params.forEach((p, i) => this.bindParam(p.name, p.type, i));
+    for (const c of this.ir.constArrays) this.bindConstArray(c.name, c.type, c.shape, c.data);
+    this.ir.strings.forEach((s, i) => this.moduleDecls.push(byteArrayDecl(".global .align 1", `__fmt${i}`, [...new TextEncoder().encode(s), 0])));
+    if (this.ir.options.lineinfo) this.moduleDecls.unshift(`.file 1 "${this.ir.name}.ts"`);
+    this.stmts(this.ir.body);
+
+    const cc = options.computeCapability ?? [7, 5];
+    const version = chooseVersion(cc, this.featureVersion, options.maxPtxVersion);
+    if (this.usesPrint) this.moduleDecls.push(".extern .func (.param .b32 rv) vprintf(.param .b64 fmt, .param .b64 args);");
+    const lines = hoistLoopInvariants([...this.prologue, ...this.body]);
+    const maxnreg = this.ir.options.maxRegisters ? `.maxnreg ${this.ir.options.maxRegisters}\n` : "";
+    const text = [
+      "// Generated by numbats",
+      `.version ${version}`,
+      `.target ${targetName(cc)}`,
+      ".address_size 64",
+      "",
+      ...this.moduleDecls,
+      "",
+      `.visible .entry ${this.entry}(`,
+      this.params.map((p) => `\t.param .${p.ptxType} ${p.name}`).join(",\n"),
+      `)`,
+      `${maxnreg}{`,
+      ...regDecls(this.counts),
+      ...this.entryDecls,
+      ...lines.map(printLine),
+      "\tret;",
+      "}",
+      "",
+    ].join("\n");
+    return { text, entry: this.entry, params: this.params, staticSharedBytes: this.staticShared, cooperative: this.ir.features.gridSync };
+  }
+
+  private bindParam(name: string, type: Type, arg: number): void {
+    this.inPrologue(() => {
+      if (typeof type === "object" && type.kind === "array") {
+        const pname = `${this.entry}_p${arg}`;
+        this.params.push({ name: pname, ptxType: "u64", size: 8, from: { arg, part: "ptr" } });
+        const raw = this.out("b64", "ld.param.u64", mem(sym(pname)));
+        const base = this.out("b64", "cvta.to.global.u64", raw);
+        const shape = range(type.ndim).map((d) => {
+          const n = `${pname}_shape${d}`;
+          this.params.push({ name: n, ptxType: "s32", size: 4, from: { arg, part: "shape", dim: d } });
+          return this.out("b32", "ld.param.s32", mem(sym(n)));
+        });
+        const strides = type.layout === "C" ? contiguousStrides(shape, (a, b) => this.mulS32(a, b)) : range(type.ndim).map((d) => {
+          const n = `${pname}_stride${d}`;
+          this.params.push({ name: n, ptxType: "s32", size: 4, from: { arg, part: "stride", dim: d } });
+          return this.out("b32", "ld.param.s32", mem(sym(n)));
+        });
+        this.vars.set(name, { k: "array", type, key: name, base, shape, strides, readonly: !this.ir.writtenParams.has(name) });
+        return;
+      }
+      if (typeof type !== "string" || type === "void") throw new Error(`PTX target: kernel parameter '${name}' has unsupported type ${JSON.stringify(type)}`);
+      const P = PTX_SCALAR[type];
+      const pname = `${this.entry}_p${arg}`;
+      this.params.push({ name: pname, ptxType: P.param, size: DTYPE_INFO[type].size as PtxParam["size"], from: { arg, part: "value" } });
+      if (type === "bool") {
+        const byte = this.out("b32", "ld.param.u8", mem(sym(pname)));
+        this.vars.set(name, this.out("pred", "setp.ne.u32", byte, imm(0)));
+      } else this.vars.set(name, this.out(P.reg, `ld.param.${P.param}`, mem(sym(pname))));
+    });
+  }
+
+  private bindConstArray(name: string, type: ArrayType, shape: readonly number[], data: ArrayBufferView): void {
+    const s = `${sanitize(name)}_const${this.nSyms++}`;
+    this.moduleDecls.push(byteArrayDecl(".const .align 16", s, [...new Uint8Array(data.buffer, data.byteOffset, data.byteLength)]));
+    const base = this.inPrologue(() => this.out("b64", "mov.u64", sym(s)));
+    this.bindFixedArray(name, { ...type, space: "const" }, base, shape);
+  }
+
+  private bindFixedArray(name: string, type: ArrayType, base: Reg, shape: readonly number[]): void {
+    const dims = shape.map((n) => imm(n));
+    this.vars.set(name, { k: "array", type, key: name, base, shape: dims, strides: contiguousStrides(dims, () => { throw new Error("unreachable"); }), readonly: false });
+  }
+
+  // -------------------------------------------------------------------------
+  // low-level emission helpers
+
+  private reg(cls: RegClass): Reg {
+    return { k: "reg", cls, id: ++this.counts[cls] };
+  }
+
+  private ins(op: string, args: readonly Operand[], ndefs = 1, guard?: { reg: Reg; neg: boolean }): void {
+    this.cur.push({ k: "inst", op, args, ndefs, guard });
+  }
+
+  /** op into a fresh register of class `cls` */
+  private out(cls: RegClass, op: string, ...srcs: Operand[]): Reg {
+    const d = this.reg(cls);
+    this.ins(op, [d, ...srcs]);
+    return d;
+  }
+
+  private inPrologue<T>(f: () => T): T {
+    const saved = this.cur;
+    this.cur = this.prologue;
+    try { return f(); } finally { this.cur = saved; }
+  }
+
+  /** computed once at kernel entry, shared by every use */
+  private kernelInvariant<T>(key: string, f: () => T): T {
+    if (!this.globalMemo.has(key)) this.globalMemo.set(key, this.inPrologue(f));
+    return this.globalMemo.get(key) as T;
+  }
+
+  private newLabel(): string { return `$L__${this.nLabels++}`; }
+  private place(label: string): void { this.cur.push({ k: "label", name: label }); }
+  private bra(label: string, guard?: { reg: Reg; neg: boolean }): void { this.ins("bra", [sym(label)], 0, guard); }
+
+  private toReg(s: Scalar, cls: RegClass): Reg {
+    return s.k === "reg" ? s : this.out(cls, MOV[cls], s);
+  }
+
+  private mov(d: Reg, s: Scalar): void { this.ins(MOV[d.cls], [d, s]); }
+
+  private mulS32(a: Scalar, b: Scalar): Scalar {
+    if (a.k === "imm" && b.k === "imm") return imm(Math.imul(Number(a.text), Number(b.text)));
+    return this.out("b32", "mul.lo.s32", a, b);
+  }
+
+  private constant(type: ScalarName, value: number | bigint | boolean): Scalar {
+    if (type === "bool") return this.kernelInvariant(`true:${value}`, () => this.out("pred", "mov.pred", imm(value ? 1 : 0)));
+    if (type === "float16") return this.kernelInvariant(`h:${value}`, () => this.out("b16", "mov.b16", imm(f16Hex(Number(value)))));
+    if (type === "float32" || type === "float64") return imm(floatImm(PTX_SCALAR[type].arith as "f32" | "f64", Number(value)));
+    return imm(typeof value === "boolean" ? Number(value) : value);
+  }
+
+  private zero(type: ScalarName): Scalar { return this.constant(type, isBigInt(type) ? 0n : type === "bool" ? false : 0); }
+
+  // -------------------------------------------------------------------------
+  // memo (scoped CSE of pure expressions)
+
+  private pushScope(): void { this.memo.push(new Map()); }
+  private popScope(): void { this.memo.pop(); }
+
+  private memoized<T>(key: string | null, deps: () => ReadonlySet<string>, compute: () => T): T {
+    if (key === null) return compute();
+    for (let i = this.memo.length - 1; i >= 0; i--) {
+      const hit = this.memo[i]!.get(key);
+      if (hit) return hit.value as T;
+    }
+    const value = compute();
+    this.memo[this.memo.length - 1]!.set(key, { value, deps: deps() });
+    return value;
+  }
+
+  private invalidate(names: Iterable<string>): void {
+    const set = new Set(names);
+    for (const scope of this.memo) for (const [k, e] of scope) if ([...e.deps].some((d) => set.has(d))) scope.delete(k);
+  }
+
+  /** structural key of a pure expression, null if it reads memory or has effects */
+  private key(e: Expr): string | null {
+    const cached = this.keys.get(e);
+    if (cached !== undefined) return cached;
+    const kids = (xs: readonly Expr[]) => {
+      const ks = xs.map((x) => this.key(x));
+      return ks.some((k) => k === null) ? null : ks.join(",");
+    };
+    const wrap = (head: string, xs: readonly Expr[]) => { const k = kids(xs); return k === null ? null : `${head}(${k})`; };
+    let k: string | null;
+    switch (e.k) {
+      case "const": k = `c:${e.type}:${String(e.value)}`; break;
+      case "var": k = `v:${e.name}`; break;
+      case "special": k = `s:${e.reg}`; break;
+      case "unary": k = wrap(`u:${e.op}:${e.type}`, [e.x]); break;
+      case "binary": k = wrap(`b:${e.op}:${e.type}`, [e.a, e.b]); break;
+      case "fma": k = wrap(`fma:${e.type}`, [e.a, e.b, e.c]); break;
+      case "compare": k = wrap(`cmp:${e.op}`, [e.a, e.b]); break;
+      case "cast": k = wrap(`cast:${e.type}`, [e.x]); break;
+      case "bitcast": k = wrap(`bitcast:${e.type}`, [e.x]); break;
+      case "words": k = wrap(`w:${e.op}`, e.args); break;
+      case "arrayAttr": k = wrap(`attr:${e.attr}:${e.dim}`, [e.array]); break;
+      case "tupleGet": k = wrap(`tg:${e.index}`, [e.tuple]); break;
+      case "tuple": k = wrap("tuple", e.items); break;
+      default: k = null;
+    }
+    this.keys.set(e, k);
+    return k;
+  }
+
+  private deps(es: readonly Expr[]): Set<string> {
+    const out = new Set<string>();
+    const visit = (e: Expr): void => {
+      if (e.k === "var") out.add(e.name);
+      else for (const c of exprChildren(e)) visit(c);
+    };
+    es.forEach(visit);
+    return out;
+  }
+
+  /** how deep in the loop nest the value of `es` changes (0: invariant in every enclosing loop) */
+  private rank(es: readonly Expr[]): number {
+    if (es.some((e) => this.key(e) === null)) return this.loopVars.length + 1;
+    const d = this.deps(es);
+    for (let i = this.loopVars.length - 1; i >= 0; i--) if ([...d].some((v) => this.loopVars[i]!.has(v))) return i + 1;
+    return 0;
+  }
+
+  // -------------------------------------------------------------------------
+  // statements
+
+  private stmts(ss: readonly Stmt[]): void { for (const s of ss) this.stmt(s); }
+
+  private stmt(s: Stmt): void {
+    if (this.ir.options.lineinfo && s.loc) this.cur.push({ k: "raw", text: `\t.loc 1 ${s.loc.line} ${s.loc.column + 1}`, uses: [] });
+    switch (s.k) {
+      case "let": {
+        const v = s.init ? this.value(s.init) : this.zeroValue(s.type);
+        if (typeof s.type === "object" && s.type.kind === "array") { this.vars.set(s.name, v); break; }
+        const home = this.allocValue(s.type);
+        this.assignInto(home, v);
+        this.vars.set(s.name, home);
+        this.invalidate([s.name]);
+        break;
+      }
+      case "assign": {
+        const home = this.vars.get(s.name);
+        if (home === undefined) throw new Error(`PTX target: assignment to undeclared '${s.name}'`);
+        if (home !== null && home.k === "array") throw new Error(`PTX target: arrays cannot be reassigned ('${s.name}')`);
+        this.assignInto(home, this.value(s.value));
+        this.invalidate([s.name]);
+        break;
+      }
+      case "store": this.store(s.array, s.index, s.value); break;
+      case "expr": this.value(s.expr); break;
+      case "if": this.ifStmt(s.cond, s.then, s.else); break;
+      case "loop": this.loop(s); break;
+      case "block": {
+        const brk = this.newLabel();
+        this.jumps.set(s.label, { brk });
+        this.pushScope(); this.stmts(s.body); this.popScope();
+        this.place(brk);
+        break;
+      }
+      case "break": this.bra(this.jump(s.label).brk); break;
+      case "continue": {
+        const cont = this.jump(s.label).cont;
+        if (!cont) throw new Error(`PTX target: 'continue ${s.label}' names a block, not a loop`);
+        this.bra(cont);
+        break;
+      }
+      case "return": this.ins("ret", [], 0); break;
+      case "alloc": this.alloc(s.name, s.type, s.shape); break;
+    }
+  }
+
+  private jump(label: string) {
+    const j = this.jumps.get(label);
+    if (!j) throw new Error(`PTX target: unknown label '${label}'`);
+    return j;
+  }
+
+  private ifStmt(cond: Expr, then: readonly Stmt[], els: readonly Stmt[]): void {
+    const p = this.pred(cond);
+    const end = this.newLabel();
+    const elseLabel = els.length ? this.newLabel() : end;
+    this.bra(elseLabel, { reg: p, neg: true });
+    this.pushScope(); this.stmts(then); this.popScope();
+    if (els.length) {
+      this.bra(end);
+      this.place(elseLabel);
+      this.pushScope(); this.stmts(els); this.popScope();
+    }
+    this.place(end);
+  }
+
+  /** rotated: [guard] → preheader (LoopMark begin) → body → continue: update, bottom test */
+  private loop(s: LoopStmt): void {
+    const brk = this.newLabel(), cont = this.newLabel(), top = this.newLabel();
+    if (s.testFirst && s.cond) this.bra(brk, { reg: this.pred(s.cond), neg: true });
+    const assigned = assignedVars([...s.body, ...s.update]);
+    this.invalidate(assigned);
+    this.loopVars.push(assigned);
+    const id = this.nLoops++;
+    this.cur.push({ k: "loop", id, edge: "begin" });
+    this.place(top);
+    this.jumps.set(s.label, { brk, cont });
+    this.pushScope(); this.stmts(s.body); this.popScope();
+    this.place(cont);
+    this.pushScope();
+    this.stmts(s.update);
+    if (s.cond) this.bra(top, { reg: this.pred(s.cond), neg: false });
+    else this.bra(top);
+    this.popScope();
+    this.cur.push({ k: "loop", id, edge: "end" });
+    this.place(brk);
+    this.loopVars.pop();
+  }
+
+  private alloc(name: string, type: ArrayType, shape: readonly number[]): void {
+    const size = DTYPE_INFO[type.dtype].size;
+    if (type.space === "shared" && shape.length === 1 && shape[0] === 0) {
+      const base = this.kernelInvariant("dynsmem", () => {
+        this.moduleDecls.push(".extern .shared .align 16 .b8 __dynsmem[];");
+        return this.out("b32", "mov.u32", sym("__dynsmem"));
+      });
+      const n = this.kernelInvariant(`dynsmem/${size}`, () => {
+        const bytes = this.out("b32", "mov.u32", sym("%dynamic_smem_size"));
+        return this.out("b32", "shr.u32", bytes, imm(Math.log2(size)));
+      });
+      this.vars.set(name, { k: "array", type, key: name, base, shape: [n], strides: [imm(1)], readonly: false });
+      return;
+    }
+    if (shape.some((n) => n <= 0)) throw new Error(`PTX target: ${type.space} array '${name}' has shape [${shape}]`);
+    const bytes = shape.reduce((a, b) => a * b, 1) * size;
+    const s = `${sanitize(name)}_${type.space}${this.nSyms++}`;
+    if (type.space === "shared") {
+      this.moduleDecls.push(`.shared .align 16 .b8 ${s}[${bytes}];`);
+      this.staticShared = Math.ceil(this.staticShared / 16) * 16 + bytes;
+    } else if (type.space === "local") {
+      this.entryDecls.push(`\t.local .align 16 .b8 ${s}[${bytes}];`);
+    } else throw new Error(`PTX target: cannot allocate a ${type.space} array ('${name}')`);
+    const base = this.inPrologue(() => this.out("b32", "mov.u32", sym(s)));
+    this.bindFixedArray(name, type, base, shape);
+  }
+
+  private allocValue(t: Type): Value {
+    if (t === "void") return null;
+    if (typeof t === "string") return this.reg(PTX_SCALAR[t].reg);
+    if (t.kind === "tuple") return { k: "tuple", items: t.items.map((i) => this.allocValue(i)) };
+    throw new Error("PTX target: arrays have no registers");
+  }
+
+  private zeroValue(t: Type): Value {
+    if (t === "void") return null;
+    if (typeof t === "string") return this.zero(t);
+    if (t.kind === "tuple") return { k: "tuple", items: t.items.map((i) => this.zeroValue(i)) };
+    throw new Error("PTX target: an array local needs an initialiser");
+  }
+
+  private assignInto(home: Value, v: Value): void {
+    if (home === null) return;
+    if (home.k === "reg") { this.mov(home, v as Scalar); return; }
+    if (home.k === "tuple") {
+      const items = (v as TupleVal).items;
+      home.items.forEach((h, i) => this.assignInto(h, items[i]!));
+      return;
+    }
+    throw new Error("PTX target: cannot assign to this value");
+  }
+
+  // -------------------------------------------------------------------------
+  // expressions
+
+  private value(e: Expr): Value {
+    switch (e.k) {
+      case "var": {
+        const v = this.vars.get(e.name);
+        if (v === undefined) throw new Error(`PTX target: unknown variable '${e.name}'`);
+        return v;
+      }
+      case "tuple": return { k: "tuple", items: e.items.map((x) => this.value(x)) };
+      case "tupleGet": return (this.value(e.tuple) as TupleVal).items[e.index]!;
+      case "select": return this.select(e.cond, e.a, e.b, e.type);
+      case "intrinsic": return this.intrinsic(e);
+      case "call": throw new Error(`PTX target: call of '${e.fn.name}' was not inlined`);
+      default: return this.scalar(e);
+    }
+  }
+
+  private scalar(e: Expr): Scalar {
+    switch (e.k) {
+      case "const": return this.constant(e.type, e.value);
+      case "special": {
+        const name = e.reg === "laneid" ? "%laneid" : `%${e.reg}`;
+        return this.kernelInvariant(`special:${e.reg}`, () => this.out("b32", "mov.u32", sym(name)));
+      }
+      case "unary": return this.memoized(this.key(e), () => this.deps([e]), () => this.unary(e.op, e.type, e.x));
+      case "binary": return this.memoized(this.key(e), () => this.deps([e]), () => this.binary(e.op, e.type, e.a, e.b));
+      case "fma": return this.memoized(this.key(e), () => this.deps([e]), () => this.fma(e.type, e.a, e.b, e.c));
+      case "compare": return this.memoized(this.key(e), () => this.deps([e]), () => this.compare(e.op, e.a, e.b));
+      case "cast": return this.memoized(this.key(e), () => this.deps([e]), () => this.convert(scalarTypeOf(e.x), e.type, this.scalar(e.x)));
+      case "bitcast": return this.memoized(this.key(e), () => this.deps([e]), () => this.bitcast(scalarTypeOf(e.x), e.type, this.scalar(e.x)));
+      case "words": return this.memoized(this.key(e), () => this.deps([e]), () => this.words(e.op, e.args));
+      case "arrayAttr": return this.arrayAttr(this.array(e.array), e.attr, e.dim);
+      case "logical": return this.logical(e.op, e.a, e.b);
+      case "load": return this.load(e.array, e.index, e.type);
+      case "atomic": return this.atomic(e);
+      default: {
+        const v = this.value(e);
+        if (v === null || v.k === "array" || v.k === "tuple") throw new Error(`PTX target: expected a scalar, got ${e.k}`);
+        return v;
+      }
+    }
+  }
+
+  private pred(e: Expr): Reg { return this.toReg(this.scalar(e), "pred"); }
+
+  private array(e: Expr): ArrayVal {
+    const v = this.value(e);
+    if (v === null || v.k !== "array") throw new Error("PTX target: expected an array");
+    return v;
+  }
+
+  private f16to32(s: Scalar): Reg { return this.out("f32", "cvt.f32.f16", this.toReg(s, "b16")); }
+  private f32to16(s: Scalar): Reg { return this.out("b16", "cvt.rn.f16.f32", s); }
+
+  /** evaluates float16 arithmetic in float32 (exact for + − × ÷ √ and friends: 24 ≥ 2·11+2 bits) */
+  private viaF32(args: readonly Expr[], f: (xs: Scalar[]) => Scalar): Scalar {
+    return this.f32to16(f(args.map((a) => this.f16to32(this.scalar(a)))));
+  }
+
+  /** re-wraps an 8/16-bit int held sign/zero-extended in a 32-bit register */
+  private wrap(t: ScalarName, s: Scalar): Scalar {
+    if (!isNarrowInt(t)) return s;
+    const P = PTX_SCALAR[t];
+    return P.signed
+      ? this.out("b32", `cvt.s32.s${P.width}`, s)
+      : this.out("b32", "and.b32", s, imm((1 << P.width) - 1));
+  }
+
+  private unary(op: UnaryOp, t: ScalarName, xe: Expr): Scalar {
+    const xt = scalarTypeOf(xe);
+    const P = PTX_SCALAR[xt];
+    const x = () => this.scalar(xe);
+    if (TESTP[op]) {
+      const v = xt === "float16" ? this.f16to32(x()) : x();
+      return this.out("pred", `testp.${TESTP[op]}.${xt === "float16" ? "f32" : P.arith}`, v);
+    }
+    if (xt === "float16") {
+      if (op === "neg") return this.out("b16", "xor.b16", this.toReg(x(), "b16"), imm("0x8000"));
+      if (op === "abs") return this.out("b16", "and.b16", this.toReg(x(), "b16"), imm("0x7FFF"));
+      return this.viaF32([xe], ([v]) => this.floatUnary(op, "f32", v!));
+    }
+    if (isFloat(xt)) return this.floatUnary(op, P.arith as "f32" | "f64", x());
+    switch (op) {
+      case "not": return this.out("pred", "not.pred", this.toReg(x(), "pred"));
+      case "neg": return this.wrap(t, this.out(P.reg, `neg.${P.arith}`, x()));
+      case "bitnot": return this.wrap(t, this.out(P.reg, `not.${P.bits}`, x()));
+      case "abs": return P.signed ? this.wrap(t, this.out(P.reg, `abs.${P.arith}`, x())) : x();
+      case "popc": return this.out("b32", `popc.${P.bits}`, this.lowBits(xt, x()));
+      case "clz": {
+        const n = this.out("b32", `clz.${P.bits}`, this.lowBits(xt, x()));
+        return P.width < 32 ? this.out("b32", "sub.s32", n, imm(32 - P.width)) : n;
+      }
+      case "brev": {
+        const r = this.out(P.reg, `brev.${P.bits}`, x());
+        return P.width < 32 ? this.wrap(t, this.out("b32", "shr.u32", r, imm(32 - P.width))) : r;
+      }
+      case "ffs": {
+        const b = this.out(P.reg, `brev.${P.bits}`, x());
+        const f = this.out("b32", `bfind.shiftamt.u${P.bits === "b64" ? 64 : 32}`, b);
+        return this.out("b32", "add.s32", f, imm(1));
+      }
+      default: throw new Error(`PTX target: unary '${op}' on ${xt}`);
+    }
+  }
+
+  /** the value's own bits, zero-extended (narrow signed ints are held sign-extended) */
+  private lowBits(t: ScalarName, s: Scalar): Scalar {
+    const P = PTX_SCALAR[t];
+    return P.width < 32 ? this.out("b32", "and.b32", s, imm((1 << P.width) - 1)) : s;
+  }
+
+  private floatUnary(op: UnaryOp, f: "f32" | "f64", x: Scalar): Scalar {
+    const cls = f;
+    if (ROUNDING[op]) return this.out(cls, `cvt.${ROUNDING[op]}.${f}.${f}`, x);
+    switch (op) {
+      case "neg": return this.out(cls, `neg.${f}`, x);
+      case "abs": return this.out(cls, `abs.${f}`, x);
+      case "sqrt": return this.out(cls, `sqrt.rn.${f}`, x);
+      case "round": {
+        // JS Math.round: floor(x) + (x − floor(x) >= 0.5), with the sign of x (−0.4 → −0)
+        const fl = this.out(cls, `cvt.rmi.${f}.${f}`, x);
+        const frac = this.out(cls, `sub.rn.${f}`, x, fl);
+        const up = this.out("pred", `setp.ge.${f}`, frac, imm(floatImm(f, 0.5)));
+        const fl1 = this.out(cls, `add.rn.${f}`, fl, imm(floatImm(f, 1)));
+        const r = this.out(cls, `selp.${f}`, fl1, fl, up);
+        return this.out(cls, `copysign.${f}`, x, r);
+      }
+      default: throw new Error(`PTX target: unary '${op}' on a float`);
+    }
+  }
+
+  private binary(op: BinaryOp, t: ScalarName, ae: Expr, be: Expr): Scalar {
+    const P = PTX_SCALAR[t];
+    if (t === "float16") return this.viaF32([ae, be], ([a, b]) => this.floatBinary(op, "f32", a!, b!));
+    if (isFloat(t)) return this.floatBinary(op, P.arith as "f32" | "f64", this.scalar(ae), this.scalar(be));
+    const a = this.scalar(ae), b = this.scalar(be);
+    if (t === "bool") {
+      if (!BIT_BINARY[op]) throw new Error(`PTX target: '${op}' on bool`);
+      return this.out("pred", `${BIT_BINARY[op]}.pred`, this.toReg(a, "pred"), this.toReg(b, "pred"));
+    }
+    if (INT_BINARY[op]) return this.wrap(t, this.out(P.reg, `${INT_BINARY[op]}.${P.arith}`, a, b));
+    if (BIT_BINARY[op]) return this.out(P.reg, `${BIT_BINARY[op]}.${P.bits}`, a, b);
+    if (op === "shl" || op === "shr") {
+      const amount = b.k === "imm" ? imm(Number(b.text) & (P.width - 1)) : this.out("b32", "and.b32", b, imm(P.width - 1));
+      if (op === "shl") return this.wrap(t, this.out(P.reg, `shl.${P.bits}`, a, amount));
+      return this.out(P.reg, `shr.${P.arith}`, a, amount);
+    }
+    if (op === "div" || op === "rem" || op === "floordiv") return this.wrap(t, this.intDivision(op, t, a, b));
+    throw new Error(`PTX target: binary '${op}' on ${t}`);
+  }
+
+  private floatBinary(op: BinaryOp, f: "f32" | "f64", a: Scalar, b: Scalar): Scalar {
+    const simple = FLOAT_BINARY[op];
+    if (simple) return this.out(f, `${simple}.${f}`, a, b);
+    switch (op) {
+      case "min": case "max": return this.jsMinMax(op, f, a, b);
+      case "copysign": return this.out(f, `copysign.${f}`, b, a);
+      case "rem": return this.fmod(f, a, b);
+      default: throw new Error(`PTX target: binary '${op}' on a float`);
+    }
+  }
+
+  /** JS Math.min/max: NaN if either is NaN; −0 < +0 (PTX min/max without .NaN lack both, and .NaN needs sm_80) */
+  private jsMinMax(op: "min" | "max", f: "f32" | "f64", a: Scalar, b: Scalar): Reg {
+    const bits = f === "f32" ? "b32" : "b64";
+    const m = this.out(f, `${op}.${f}`, a, b);
+    // equal operands differ at most in the sign of zero: min ORs the sign bits, max ANDs them
+    const ia = this.out(bits, `mov.${bits}`, this.toReg(a, f)), ib = this.out(bits, `mov.${bits}`, this.toReg(b, f));
+    const z = this.out(f, `mov.${bits}`, this.out(bits, `${op === "min" ? "or" : "and"}.${bits}`, ia, ib));
+    const eq = this.out("pred", `setp.eq.${f}`, a, b);
+    const m2 = this.out(f, `selp.${f}`, z, m, eq);
+    const nan = this.out("pred", `setp.nan.${f}`, a, b);
+    return this.out(f, `selp.${f}`, imm(CANONICAL_NAN[f]), m2, nan);
+  }
+
+  /**
+   * Exact fmod (JS `%`) by binary long division: t = |y|·2^k with t ≤ |x| < 2t,
+   * then subtract-and-halve down to |y|. Every subtraction is exact (Sterbenz),
+   * every doubling/halving is exact. The result has the sign of x.
+   */
+  private fmod(f: "f32" | "f64", xs: Scalar, ys: Scalar): Reg {
+    const x = this.toReg(xs, f), y = this.toReg(ys, f);
+    const res = this.reg(f), r = this.reg(f), t = this.reg(f);
+    const done = this.newLabel(), dbl = this.newLabel(), red = this.newLabel(), fin = this.newLabel(), notSpecial = this.newLabel();
+    const ax = this.out(f, `abs.${f}`, x), ay = this.out(f, `abs.${f}`, y);
+    const bad1 = this.out("pred", `setp.nan.${f}`, x, y);
+    const bad2 = this.out("pred", `testp.infinite.${f}`, x);
+    const bad3 = this.out("pred", `setp.eq.${f}`, y, imm(floatImm(f, 0)));
+    const bad = this.out("pred", "or.pred", this.out("pred", "or.pred", bad1, bad2), bad3);
+    this.bra(notSpecial, { reg: bad, neg: true });
+    this.mov(res, imm(CANONICAL_NAN[f]));
+    this.bra(done);
+    this.place(notSpecial);
+    this.mov(res, x);
+    this.bra(done, { reg: this.out("pred", `setp.lt.${f}`, ax, ay), neg: false });
+    this.mov(r, ax);
+    this.mov(t, ay);
+    this.place(dbl);
+    const t2 = this.out(f, `mul.rn.${f}`, t, imm(floatImm(f, 2)));
+    this.bra(red, { reg: this.out("pred", `setp.le.${f}`, t2, r), neg: true });
+    this.mov(t, t2);
+    this.bra(dbl);
+    this.place(red);
+    this.ins(`sub.rn.${f}`, [r, r, t], 1, { reg: this.out("pred", `setp.ge.${f}`, r, t), neg: false });
+    this.bra(fin, { reg: this.out("pred", `setp.eq.${f}`, t, ay), neg: false });
+    this.ins(`mul.rn.${f}`, [t, t, imm(floatImm(f, 0.5))]);
+    this.bra(red);
+    this.place(fin);
+    this.ins(`copysign.${f}`, [res, x, r]);
+    this.place(done);
+    return res;
+  }
+
+  /** integer div / rem / floordiv: by 0 → 0; INT_MIN / −1 wraps; constants use multiply-high */
+  private intDivision(op: "div" | "rem" | "floordiv", t: ScalarName, a: Scalar, b: Scalar): Scalar {
+    const P = PTX_SCALAR[t];
+    if (b.k === "imm") return this.divByConstant(op, t, a, BigInt(b.text));
+    const ty = P.arith;
+    const isZero = this.out("pred", `setp.eq.${ty}`, b, imm(0));
+    // a divisor of −1 is replaced by 1 (and the quotient negated) so INT_MIN / −1 cannot overflow
+    const isMinus1 = P.signed ? this.out("pred", `setp.eq.${ty}`, b, imm(-1)) : null;
+    const avoid = isMinus1 ? this.out("pred", "or.pred", isZero, isMinus1) : isZero;
+    const safeB = this.out(P.reg, `selp.${ty}`, imm(1), b, avoid);
+    let r: Scalar;
+    if (op === "rem") r = this.out(P.reg, `rem.${ty}`, a, safeB);
+    else {
+      let q: Scalar = this.out(P.reg, `div.${ty}`, a, safeB);
+      if (isMinus1) q = this.out(P.reg, `selp.${ty}`, this.out(P.reg, `neg.${ty}`, a), q, isMinus1);
+      if (op === "floordiv" && P.signed) q = this.floorFix(t, q, this.out(P.reg, `rem.${ty}`, a, safeB), b);
+      r = q;
+    }
+    return this.out(P.reg, `selp.${ty}`, imm(0), r, isZero);
+  }
+
+  /** truncated quotient → floor quotient: q − 1 when the remainder is nonzero and its sign differs from the divisor's */
+  private floorFix(t: ScalarName, q: Scalar, rem: Scalar, b: Scalar): Scalar {
+    const P = PTX_SCALAR[t];
+    const nz = this.out("pred", `setp.ne.${P.arith}`, rem, imm(0));
+    const signs = this.out(P.reg, `xor.${P.bits}`, rem, b);
+    const differ = this.out("pred", `setp.lt.${P.arith}`, signs, imm(0));
+    const adjust = this.out("pred", "and.pred", nz, differ);
+    return this.out(P.reg, `selp.${P.arith}`, this.out(P.reg, `add.${P.arith}`, q, imm(-1)), q, adjust);
+  }
+
+  private divByConstant(op: "div" | "rem" | "floordiv", t: ScalarName, a: Scalar, d: bigint): Scalar {
+    const P = PTX_SCALAR[t];
+    if (d === 0n) return imm(0);
+    const w = P.bits === "b64" ? 64 : 32;
+    const ty = P.arith, sfx = w === 64 ? "64" : "32";
+    const cls = P.reg;
+    if (op === "rem" && !P.signed && isPow2(d)) return this.out(cls, `and.b${sfx}`, a, imm(d - 1n));
+    const q = P.signed ? this.signedDivConst(a, d, w, cls) : this.unsignedDivConst(a, d, w, cls);
+    if (op === "div" || (op === "floordiv" && !P.signed)) return q;
+    const rem = this.out(cls, `sub.${ty}`, a, this.out(cls, `mul.lo.${ty}`, q, imm(d)));
+    if (op === "rem") return rem;
+    // floor: adjust when the remainder's sign is opposite to the (known) divisor's
+    const adjust = this.out("pred", `setp.${d > 0n ? "lt" : "gt"}.${ty}`, rem, imm(0));
+    return this.out(cls, `selp.${ty}`, this.out(cls, `add.${ty}`, q, imm(-1)), q, adjust);
+  }
+
+  private signedDivConst(a: Scalar, d: bigint, w: number, cls: RegClass): Scalar {
+    const s = `s${w}`, u = `u${w}`;
+    if (d === 1n) return a;
+    if (d === -1n) return this.out(cls, `neg.${s}`, a);
+    const ad = d < 0n ? -d : d;
+    let q: Scalar;
+    if (isPow2(ad)) {
+      const k = ad.toString(2).length - 1;
+      // bias negative dividends by 2^k − 1 so the arithmetic shift truncates toward zero
+      const sign = k === 1 ? a : this.out(cls, `shr.${s}`, a, imm(k - 1));
+      const bias = this.out(cls, `shr.${u}`, sign, imm(w - k));
+      q = this.out(cls, `shr.${s}`, this.out(cls, `add.${s}`, a, bias), imm(k));
+    } else {
+      const m = signedMagic(d, w);
+      let h: Scalar = this.out(cls, `mul.hi.${s}`, a, imm(m.m));
+      if (m.add > 0) h = this.out(cls, `add.${s}`, h, a);
+      if (m.add < 0) h = this.out(cls, `sub.${s}`, h, a);
+      if (m.shift > 0) h = this.out(cls, `shr.${s}`, h, imm(m.shift));
+      return this.out(cls, `add.${s}`, h, this.out(cls, `shr.${u}`, h, imm(w - 1)));
+    }
+    return d < 0n ? this.out(cls, `neg.${s}`, q) : q;
+  }
+
+  private unsignedDivConst(a: Scalar, d: bigint, w: number, cls: RegClass): Scalar {
+    const u = `u${w}`;
+    if (d === 1n) return a;
+    if (isPow2(d)) return this.out(cls, `shr.${u}`, a, imm(d.toString(2).length - 1));
+    const m = unsignedMagic(d, w);
+    const t1 = this.out(cls, `mul.hi.${u}`, a, imm(m.m));
+    const half = this.out(cls, `shr.${u}`, this.out(cls, `sub.${u}`, a, t1), imm(1));
+    return this.out(cls, `shr.${u}`, this.out(cls, `add.${u}`, t1, half), imm(m.l - 1));
+  }
+
+  private fma(t: ScalarName, ae: Expr, be: Expr, ce: Expr): Scalar {
+    const f = PTX_SCALAR[t].arith;
+    if (t === "float16") {
+      const [a, b, c] = [ae, be, ce].map((x) => this.toReg(this.scalar(x), "b16"));
+      return this.out("b16", "fma.rn.f16", a!, b!, c!);
+    }
+    return this.out(PTX_SCALAR[t].reg, `fma.rn.${f}`, this.scalar(ae), this.scalar(be), this.scalar(ce));
+  }
+
+  private compare(op: CompareOp, ae: Expr, be: Expr): Reg {
+    const t = scalarTypeOf(ae);
+    const operand = (e: Expr): Scalar => {
+      const v = this.scalar(e);
+      if (t === "bool") return this.out("b32", "selp.u32", imm(1), imm(0), this.toReg(v, "pred"));
+      return t === "float16" ? this.f16to32(v) : v;
+    };
+    const a = operand(ae), b = operand(be);
+    if (t === "bool") return this.out("pred", `setp.${op}.u32`, a, b);
+    if (isFloat(t)) return this.out("pred", `setp.${FLOAT_CMP[op]}.${t === "float16" ? "f32" : PTX_SCALAR[t].arith}`, a, b);
+    return this.out("pred", `setp.${op}.${PTX_SCALAR[t].arith}`, a, b);
+  }
+
+  /** C/CUDA value conversion (ir.ts CastExpr) */
+  private convert(from: ScalarName, to: ScalarName, v: Scalar): Scalar {
+    if (from === to) return v;
+    const F = PTX_SCALAR[from], T = PTX_SCALAR[to];
+    if (to === "bool") {
+      if (from === "float16") return this.out("pred", "setp.neu.f32", this.f16to32(v), imm(floatImm("f32", 0)));
+      if (isFloat(from)) return this.out("pred", `setp.neu.${F.arith}`, v, imm(floatImm(F.arith as "f32", 0)));
+      return this.out("pred", `setp.ne.${F.arith}`, v, imm(0));
+    }
+    if (from === "bool") {
+      const p = this.toReg(v, "pred");
+      if (to === "float16") return this.out("b16", "selp.b16", imm("0x3C00"), imm("0x0000"), p);
+      if (isFloat(to)) return this.out(T.reg, `selp.${T.arith}`, imm(floatImm(T.arith as "f32", 1)), imm(floatImm(T.arith as "f32", 0)), p);
+      return this.out(T.reg, `selp.${T.arith}`, imm(1), imm(0), p);
+    }
+    if (isFloat(from) && isFloat(to)) {
+      const narrowing = DTYPE_INFO[to].size < DTYPE_INFO[from].size;
+      const x = from === "float16" ? this.toReg(v, "b16") : v;
+      return this.out(T.reg, `cvt${narrowing ? ".rn" : ""}.${T.arith}.${F.arith}`, x);
+    }
+    if (!isFloat(from) && isFloat(to)) return this.out(T.reg, `cvt.rn.${T.arith}.${F.arith}`, v);
+    if (isFloat(from)) return this.floatToInt(from, to, v);
+    // int → int: narrow values are held extended to 32 bits by their own signedness
+    if (F.reg === T.reg) return T.width < 32 ? this.wrap(to, v) : v;
+    if (T.reg === "b64") return this.out("b64", `cvt.${T.signed ? "s" : "u"}64.${F.signed ? "s" : "u"}32`, v);
+    return this.wrap(to, this.out("b32", "cvt.u32.u64", v));
+  }
+
+  /** truncating, saturating to the target range; NaN → 0 (PTX gives 1 << (bits−1) from f64 or into 64 bits) */
+  private floatToInt(from: ScalarName, to: ScalarName, v: Scalar): Scalar {
+    const T = PTX_SCALAR[to];
+    let x = v, f = PTX_SCALAR[from].arith;
+    if (from === "float16") { x = this.f16to32(v); f = "f32"; }
+    const wide = T.width < 32 ? (T.signed ? "s32" : "u32") : T.arith;
+    let r: Scalar = this.out(T.reg, `cvt.rzi.${wide}.${f}`, x);
+    if (f === "f64" || T.width === 64) {
+      const nan = this.out("pred", `testp.notanumber.${f}`, this.toReg(x, f as RegClass));
+      r = this.out(T.reg, `selp.${wide}`, imm(0), r, nan);
+    }
+    if (T.width < 32) {
+      const lo = T.signed ? -(1 << (T.width - 1)) : 0, hi = T.signed ? (1 << (T.width - 1)) - 1 : (1 << T.width) - 1;
+      if (T.signed) r = this.out("b32", "max.s32", r, imm(lo));
+      r = this.out("b32", `min.${wide}`, r, imm(hi));
+    }
+    return r;
+  }
+
+  private bitcast(from: ScalarName, to: ScalarName, v: Scalar): Scalar {
+    const F = PTX_SCALAR[from], T = PTX_SCALAR[to];
+    if (from === to) return v;
+    if (from === "float16") return this.out("b32", `cvt.${T.signed ? "s" : "u"}32.${T.signed ? "s" : "u"}16`, this.toReg(v, "b16"));
+    if (to === "float16") return this.out("b16", "cvt.u16.u32", v);
+    if (F.reg === T.reg) return this.wrap(to, v);
+    return this.out(T.reg, `mov.${T.bits}`, v);
+  }
+
+  private words(op: "hi" | "lo" | "make", args: readonly Expr[]): Scalar {
+    if (op === "make") {
+      const hi = this.toReg(this.scalar(args[0]!), "b32"), lo = this.toReg(this.scalar(args[1]!), "b32");
+      const d = this.reg("f64");
+      this.ins("mov.b64", [d, { k: "vec", items: [lo, hi] }]);
+      return d;
+    }
+    const x = this.toReg(this.scalar(args[0]!), "f64");
+    const lo = this.reg("b32"), hi = this.reg("b32");
+    this.ins("mov.b64", [{ k: "vec", items: [lo, hi] }, x]);
+    return op === "hi" ? hi : lo;
+  }
+
+  private logical(op: "and" | "or", ae: Expr, be: Expr): Reg {
+    const d = this.reg("pred");
+    const end = this.newLabel();
+    this.mov(d, this.scalar(ae));
+    this.bra(end, { reg: d, neg: op === "and" });
+    this.pushScope(); this.mov(d, this.scalar(be)); this.popScope();
+    this.place(end);
+    return d;
+  }
+
+  private select(ce: Expr, ae: Expr, be: Expr, t: Type): Value {
+    const c = this.pred(ce);
+    if (typeof t === "string" && t !== "bool" && t !== "void" && isSpeculatable(ae) && isSpeculatable(be)) {
+      const P = PTX_SCALAR[t];
+      return this.out(P.reg, `selp.${P.reg === "b16" ? "b16" : P.arith}`, this.scalar(ae), this.scalar(be), c);
+    }
+    const d = this.allocValue(t);
+    const other = this.newLabel(), end = this.newLabel();
+    this.bra(other, { reg: c, neg: true });
+    this.pushScope(); this.assignInto(d, this.value(ae)); this.popScope();
+    this.bra(end);
+    this.place(other);
+    this.pushScope(); this.assignInto(d, this.value(be)); this.popScope();
+    this.place(end);
+    return d;
+  }
+
+  // -------------------------------------------------------------------------
+  // arrays
+
+  private arrayAttr(a: ArrayVal, attr: "shape" | "stride" | "size", dim: number): Scalar {
+    if (attr === "shape") return a.shape[dim]!;
+    if (attr === "stride") return a.strides[dim]!;
+    return this.kernelInvariant(`size:${a.key}`, () => a.shape.reduce<Scalar>((p, s) => this.mulS32(p, s), imm(1)));
+  }
+
+  private space(a: ArrayVal): string {
+    return a.type.space === "global" && a.readonly ? "global.nc" : a.type.space;
+  }
+
+  /**
+   * `base + Σ index_d · stride_d · size` as a memory operand. Terms are added
+   * from the least to the most loop-variant, so the invariant partial sum is
+   * one register LICM can hoist; constant terms fold into the offset.
+   */
+  private address(a: ArrayVal, index: readonly Expr[]): Mem {
+    if (index.length !== a.shape.length) throw new Error(`PTX target: ${index.length} indices for a ${a.shape.length}-d array`);
+    if (this.ir.options.debug) this.boundsCheck(a, index);
+    const keys = index.map((e) => this.key(e));
+    const key = keys.some((k) => k === null) ? null : `addr:${a.key}[${keys.join(",")}]`;
+    return this.memoized(key, () => this.deps(index), () => {
+      const size = DTYPE_INFO[a.type.dtype].size;
+      const narrow = SPACES_32BIT.has(a.type.space);
+      let offset = 0;
+      const terms: { idx: Scalar; big: boolean; signed: boolean; stride: Scalar; rank: number }[] = [];
+      index.forEach((e, d) => {
+        const idx = this.scalar(e), stride = a.strides[d]!;
+        if (idx.k === "imm" && stride.k === "imm") offset += Number(idx.text) * Number(stride.text) * size;
+        else terms.push({ idx, big: isBigInt(scalarTypeOf(e)), signed: PTX_SCALAR[scalarTypeOf(e)].signed, stride, rank: this.rank([e]) });
+      });
+      terms.sort((x, y) => x.rank - y.rank);
+      let acc: Reg = a.base;
+      for (const term of terms) {
+        const bytes = narrow ? this.termBytes32(term, size) : this.termBytes64(term, size);
+        acc = this.out(acc.cls, narrow ? "add.s32" : "add.s64", acc, bytes);
+      }
+      return mem(acc, offset);
+    });
+  }
+
+  private termBytes64(t: { idx: Scalar; big: boolean; signed: boolean; stride: Scalar }, size: number): Scalar {
+    const shift = Math.log2(size);
+    const wide = t.signed ? "mul.wide.s32" : "mul.wide.u32";
+    if (t.big) {
+      const stride = t.stride.k === "imm" ? imm(BigInt(t.stride.text) * BigInt(size)) : this.out("b64", "shl.b64", this.out("b64", "cvt.s64.s32", t.stride), imm(shift));
+      return this.out("b64", "mul.lo.s64", t.idx, stride);
+    }
+    if (t.stride.k === "imm") return this.out("b64", wide, t.idx, imm(Number(t.stride.text) * size));
+    const elems = this.out("b64", wide, t.idx, t.stride);
+    return shift ? this.out("b64", "shl.b64", elems, imm(shift)) : elems;
+  }
+
+  private termBytes32(t: { idx: Scalar; big: boolean; stride: Scalar }, size: number): Scalar {
+    const idx = t.big ? this.out("b32", "cvt.u32.u64", t.idx) : t.idx;
+    const scale = t.stride.k === "imm" ? imm(Number(t.stride.text) * size) : this.mulS32(t.stride, imm(size));
+    return scale.k === "imm" && scale.text === "1" ? idx : this.out("b32", "mul.lo.s32", idx, scale);
+  }
+
+  /** debug: trap unless 0 <= index < shape in every dimension (unsigned compare catches negatives) */
+  private boundsCheck(a: ArrayVal, index: readonly Expr[]): void {
+    index.forEach((e, d) => {
+      const idx = this.scalar(e);
+      const big = isBigInt(scalarTypeOf(e));
+      const shape = big ? this.out("b64", "cvt.s64.s32", a.shape[d]!) : a.shape[d]!;
+      const bad = this.out("pred", `setp.ge.u${big ? 64 : 32}`, idx, shape);
+      this.ins("trap", [], 0, { reg: bad, neg: false });
+    });
+  }
+
+  private load(ae: Expr, index: readonly Expr[], t: ScalarName): Scalar {
+    const a = this.array(ae);
+    const addr = this.address(a, index);
+    const P = PTX_SCALAR[t];
+    if (t === "bool") return this.out("pred", "setp.ne.u32", this.out("b32", `ld.${this.space(a)}.u8`, addr), imm(0));
+    return this.out(P.reg, `ld.${this.space(a)}.${P.mem}`, addr);
+  }
+
+  private store(ae: Expr, index: readonly Expr[], ve: Expr): void {
+    const a = this.array(ae);
+    const t = a.type.dtype;
+    const addr = this.address(a, index);
+    let v = this.scalar(ve);
+    if (t === "bool") v = this.out("b32", "selp.u32", imm(1), imm(0), this.toReg(v, "pred"));
+    this.ins(`st.${a.type.space}.${PTX_SCALAR[t].mem}`, [addr, v], 0);
+  }
+
+  // -------------------------------------------------------------------------
+  // atomics (ptx.md §2 table)
+
+  private atomic(e: AtomicExpr): Scalar {
+    const a = this.array(e.array);
+    const t = e.type;
+    const P = PTX_SCALAR[t];
+    if (a.type.space !== "global" && a.type.space !== "shared") throw new Error(`PTX target: atomics on ${a.type.space} arrays are not supported`);
+    if (t === "bool" || t === "float16" || P.width < 32) throw new Error(`PTX target: atomics on ${t} arrays are not supported`);
+    const sp = a.type.space;
+    const addr = this.address(a, e.index);
+    const v = this.scalar(e.value);
+    const float = isFloat(t);
+    const w = P.width;
+    const atom = (op: string, ...srcs: Scalar[]) => {
+      const d = this.reg(P.reg);
+      this.ins(`atom.${sp}.${op}`, [d, addr, ...srcs]);
+      return d;
+    };
+    switch (e.op) {
+      case "add": return atom(`add.${float ? P.arith : `u${w}`}`, v);
+      case "sub": return atom(`add.${float ? P.arith : `u${w}`}`, this.out(P.reg, `neg.${float ? P.arith : `s${w}`}`, v));
+      case "and": case "or": case "xor": case "exch": return atom(`${e.op}.${P.bits}`, v);
+      case "cas": return atom(`cas.${P.bits}`, this.scalar(e.compare!), v);
+      case "max": case "min":
+        if (!float) return atom(`${e.op}.${P.arith}`, v);
+        return this.casLoop(sp, addr, t, (old) => {
+          const skip = this.out("pred", `setp.nan.${P.arith}`, old, v);
+          return { next: this.jsMinMax(e.op as "min" | "max", P.arith as "f32", old, v), skip };
+        });
+      case "nanmax": case "nanmin": {
+        if (!float) return atom(`${e.op === "nanmax" ? "max" : "min"}.${P.arith}`, v);
+        const f = P.arith as "f32" | "f64";
+        return this.casLoop(sp, addr, t, (old) => {
+          const m = this.jsMinMax(e.op === "nanmax" ? "max" : "min", f, old, v);
+          const keepOld = this.out(f, `selp.${f}`, old, m, this.out("pred", `testp.notanumber.${f}`, this.toReg(v, f)));
+          return { next: this.out(f, `selp.${f}`, v, keepOld, this.out("pred", `testp.notanumber.${f}`, old)) };
+        });
+      }
+      case "inc": case "dec":
+        if (w === 32) return atom(`${e.op}.u32`, v);
+        return this.casLoop(sp, addr, t, (old) => ({ next: this.incDec(e.op as "inc" | "dec", old, v) }));
+    }
+  }
+
+  /** 64-bit atomic inc/dec values (PTX has them for u32 only) */
+  private incDec(op: "inc" | "dec", old: Reg, v: Scalar): Reg {
+    if (op === "inc") {
+      const wrap = this.out("pred", "setp.ge.u64", old, v);
+      return this.out("b64", "selp.b64", imm(0), this.out("b64", "add.u64", old, imm(1)), wrap);
+    }
+    const reset = this.out("pred", "or.pred", this.out("pred", "setp.eq.u64", old, imm(0)), this.out("pred", "setp.gt.u64", old, v));
+    return this.out("b64", "selp.b64", v, this.out("b64", "sub.u64", old, imm(1)), reset);
+  }
+
+  /** read, compute, compare-and-swap until no other thread intervened; stores nothing when `skip` or the bits are unchanged */
+  private casLoop(sp: string, addr: Mem, t: ScalarName, step: (old: Reg) => { next: Scalar; skip?: Reg }): Reg {
+    const P = PTX_SCALAR[t];
+    const bits = P.bits as "b32" | "b64";
+    const old = this.reg(P.reg);
+    const retry = this.newLabel(), done = this.newLabel();
+    this.ins(`ld.volatile.${sp}.${P.mem}`, [old, addr]);
+    this.place(retry);
+    const { next, skip } = step(old);
+    if (skip) this.bra(done, { reg: skip, neg: false });
+    const ob = this.out(bits, `mov.${bits}`, old), nb = this.out(bits, `mov.${bits}`, this.toReg(next, P.reg));
+    this.bra(done, { reg: this.out("pred", `setp.eq.${bits}`, ob, nb), neg: false });
+    const got = this.reg(bits);
+    this.ins(`atom.${sp}.cas.${bits}`, [got, addr, ob, nb]);
+    const again = this.out("pred", `setp.ne.${bits}`, got, ob);
+    this.ins(`mov.${bits}`, [old, got]);
+    this.bra(retry, { reg: again, neg: false });
+    this.place(done);
+    return old;
+  }
+
+  // -------------------------------------------------------------------------
+  // intrinsics
+
+  private intrinsic(e: IntrinsicExpr): Value {
+    const arg = (i: number) => this.scalar(e.args[i]!);
+    const argType = (i: number) => scalarTypeOf(e.args[i]!);
+    const name = e.name;
+    switch (name) {
+      case "syncthreads": this.ins("bar.sync", [imm(0)], 0); return null;
+      case "syncthreadsCount": return this.out("b32", "bar.red.popc.u32", imm(0), this.toReg(arg(0), "pred"));
+      case "syncthreadsAnd": case "syncthreadsOr": {
+        const p = this.out("pred", `bar.red.${name === "syncthreadsAnd" ? "and" : "or"}.pred`, imm(0), this.toReg(arg(0), "pred"));
+        return this.out("b32", "selp.s32", imm(1), imm(0), p);
+      }
+      case "syncwarp": this.ins("bar.warp.sync", [arg(0)], 0); return null;
+      case "threadfence": case "threadfenceBlock": case "threadfenceSystem": this.ins(FENCE[name], [], 0); return null;
+      case "gridSync": this.gridSync(); return null;
+      case "shflSync": case "shflUpSync": case "shflDownSync": case "shflXorSync": {
+        const [mode, c] = SHFL_MODE[name];
+        const mask = arg(0), lane = arg(2), t = argType(1);
+        const words = this.toWords(t, arg(1)).map((wd) => this.out("b32", `shfl.sync.${mode}.b32`, wd, lane, imm(c), mask));
+        return this.fromWords(t, words);
+      }
+      case "allSync": case "anySync": case "eqSync":
+        return this.out("pred", `vote.sync.${VOTE_MODE[name]}.pred`, this.toReg(arg(1), "pred"), arg(0));
+      case "ballotSync": return this.out("b32", "vote.sync.ballot.b32", this.toReg(arg(1), "pred"), arg(0));
+      case "matchAnySync": return this.out("b32", `match.any.sync.${this.matchBits(argType(1))}`, this.matchValue(argType(1), arg(1)), arg(0));
+      case "matchAllSync": {
+        const d = this.reg("b32"), p = this.reg("pred");
+        this.ins(`match.all.sync.${this.matchBits(argType(1))}`, [{ k: "pair", d, p }, this.matchValue(argType(1), arg(1)), arg(0)]);
+        return { k: "tuple", items: [d, p] };
+      }
+      case "activemask": return this.out("b32", "activemask.b32");
+      case "lanemaskLt": return this.out("b32", "mov.u32", sym("%lanemask_lt"));
+      case "nanosleep": this.ins("nanosleep.u32", [arg(0)], 0); return null;
+      case "print": this.print(e.args); return null;
+      case "trap": this.ins("trap", [], 0); return null;
+      case "fastDiv": return this.out("f32", "div.full.f32", arg(0), arg(1));
+      default: {
+        this.featureVersion = maxVersion(this.featureVersion, FEATURE_VERSION[name] ?? "1.0");
+        return this.out("f32", FAST_UNARY[name], arg(0));
+      }
+    }
+  }
+
+  /** a scalar as 32-bit words for shuffles (64-bit values: lo, hi) */
+  private toWords(t: ScalarName, v: Scalar): Reg[] {
+    const P = PTX_SCALAR[t];
+    if (t === "bool") return [this.out("b32", "selp.u32", imm(1), imm(0), this.toReg(v, "pred"))];
+    if (t === "float16") return [this.out("b32", "cvt.u32.u16", this.toReg(v, "b16"))];
+    if (P.bits === "b64") {
+      const lo = this.reg("b32"), hi = this.reg("b32");
+      this.ins("mov.b64", [{ k: "vec", items: [lo, hi] }, this.toReg(v, P.reg)]);
+      return [lo, hi];
+    }
+    return [P.reg === "f32" ? this.out("b32", "mov.b32", v) : this.toReg(v, "b32")];
+  }
+
+  private fromWords(t: ScalarName, w: Reg[]): Scalar {
+    const P = PTX_SCALAR[t];
+    if (t === "bool") return this.out("pred", "setp.ne.u32", w[0]!, imm(0));
+    if (t === "float16") return this.out("b16", "cvt.u16.u32", w[0]!);
+    if (P.bits === "b64") { const d = this.reg(P.reg); this.ins("mov.b64", [d, { k: "vec", items: w }]); return d; }
+    return P.reg === "f32" ? this.out("f32", "mov.b32", w[0]!) : w[0]!;
+  }
+
+  private matchBits(t: ScalarName): "b32" | "b64" { return PTX_SCALAR[t].bits === "b64" ? "b64" : "b32"; }
+
+  private matchValue(t: ScalarName, v: Scalar): Reg {
+    const P = PTX_SCALAR[t];
+    if (P.bits === "b64") return P.reg === "f64" ? this.out("b64", "mov.b64", v) : this.toReg(v, "b64");
+    return this.toWords(t, v)[0]!;
+  }
+
+  /** vprintf(format, args): args packed as a C struct, floats promoted to double */
+  private print(args: readonly Expr[]): void {
+    const fmt = args[0]!;
+    if (fmt.k !== "const") throw new Error("PTX target: print format must be a constant string index");
+    this.usesPrint = true;
+    let offset = 0;
+    const slots = args.slice(1).map((e) => {
+      const t = scalarTypeOf(e);
+      const size = isFloat(t) || isBigInt(t) ? 8 : 4;
+      offset = Math.ceil(offset / size) * size;
+      const slot = { e, t, offset };
+      offset += size;
+      return slot;
+    });
+    let argPtr: Reg;
+    if (slots.length) {
+      const buf = `__printbuf${this.nSyms++}`;
+      this.entryDecls.push(`\t.local .align 8 .b8 ${buf}[${offset}];`);
+      const base = this.out("b64", "mov.u64", sym(buf));
+      for (const { e, t, offset: o } of slots) {
+        const v = this.scalar(e);
+        const [ty, val]: [string, Scalar] =
+          t === "bool" ? ["u32", this.out("b32", "selp.u32", imm(1), imm(0), this.toReg(v, "pred"))]
+          : isFloat(t) ? ["f64", t === "float64" ? v : this.out("f64", `cvt.f64.${PTX_SCALAR[t].arith}`, this.toReg(v, PTX_SCALAR[t].reg))]
+          : [isBigInt(t) ? "u64" : "u32", v];
+        this.ins(`st.local.${ty}`, [mem(base, o), val], 0);
+      }
+      argPtr = this.out("b64", "cvta.local.u64", base);
+    } else argPtr = this.out("b64", "mov.u64", imm(0));
+    const f = this.out("b64", "cvta.global.u64", this.out("b64", "mov.u64", sym(`__fmt${Number(fmt.value)}`)));
+    this.cur.push({
+      k: "raw", uses: [f, argPtr],
+      text: `\t{\n\t.param .b64 fmt;\n\t.param .b64 args;\n\t.param .b32 rv;\n\tst.param.b64 [fmt], ${regName(f)};\n\tst.param.b64 [args], ${regName(argPtr)};\n\tcall.uni (rv), vprintf, (fmt, args);\n\t}`,
+    });
+  }
+
+  /** this_grid().sync(), as nvcc 13 emits it (ptx.md §2; needs a cooperative launch) */
+  private gridSync(): void {
+    const n = this.nLabels++;
+    const ok = `$L__gs${n}_ok`, spin = `$L__gs${n}_spin`, after = `$L__gs${n}_done`;
+    this.cur.push({
+      k: "raw", uses: [], text: [
+        "\t{",
+        "\t.reg .pred %gp<4>;", "\t.reg .b32 %gr<16>;", "\t.reg .b64 %grd<4>;",
+        "\tmov.u32 %gr1, %envreg2;", "\tcvt.u64.u32 %grd1, %gr1;", "\tmov.u32 %gr2, %envreg1;", "\tcvt.u64.u32 %grd2, %gr2;",
+        "\tbfi.b64 %grd3, %grd2, %grd1, 32, 32;",
+        "\tsetp.ne.s64 %gp1, %grd3, 0;", `\t@%gp1 bra ${ok};`, "\ttrap;",
+        `${ok}:`,
+        "\tbarrier.sync 0;",
+        "\tmov.u32 %gr3, %tid.x;", "\tmov.u32 %gr4, %tid.y;", "\tmov.u32 %gr5, %tid.z;",
+        "\tor.b32 %gr3, %gr3, %gr4;", "\tor.b32 %gr3, %gr3, %gr5;", "\tsetp.ne.u32 %gp2, %gr3, 0;", `\t@%gp2 bra ${after};`,
+        "\tmov.u32 %gr6, %nctaid.x;", "\tmov.u32 %gr7, %nctaid.y;", "\tmul.lo.s32 %gr6, %gr6, %gr7;", "\tmov.u32 %gr7, %nctaid.z;", "\tmul.lo.s32 %gr6, %gr6, %gr7;",
+        "\tmov.u32 %gr8, %ctaid.x;", "\tmov.u32 %gr9, %ctaid.y;", "\tmov.u32 %gr10, %ctaid.z;",
+        "\tor.b32 %gr8, %gr8, %gr9;", "\tor.b32 %gr8, %gr8, %gr10;", "\tsetp.eq.u32 %gp3, %gr8, 0;",
+        "\tsub.s32 %gr11, -2147483647, %gr6;", "\tselp.b32 %gr12, %gr11, 1, %gp3;",
+        "\tadd.s64 %grd3, %grd3, 4;",
+        "\tatom.add.release.gpu.u32 %gr13, [%grd3], %gr12;",
+        `${spin}:`,
+        "\tld.acquire.gpu.u32 %gr14, [%grd3];", "\txor.b32 %gr15, %gr14, %gr13;", "\tsetp.gt.s32 %gp1, %gr15, -1;", `\t@%gp1 bra ${spin};`,
+        `${after}:`,
+        "\tbarrier.sync 0;",
+        "\t}",
+      ].join("\n"),
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** C-order strides from a shape (last is 1) */
+function contiguousStrides(shape: readonly Scalar[], mul: (a: Scalar, b: Scalar) => Scalar): Scalar[] {
+  const out: Scalar[] = new Array(shape.length);
+  let s: Scalar = imm(1);
+  for (let d = shape.length - 1; d >= 0; d--) {
+    out[d] = s;
+    if (d > 0) {
+      const dim = shape[d]!;
+      s = s.k === "imm" && dim.k === "imm" ? imm(Number(s.text) * Number(dim.text)) : mul(s, dim);
+    }
+  }
+  return out;
+}
+
+function byteArrayDecl(head: string, name: string, bytes: readonly number[]): string {
+  return `${head} .b8 ${name}[${Math.max(1, bytes.length)}] = {${(bytes.length ? bytes : [0]).join(", ")}};`;
+}
+
+function f16Hex(x: number): string {
+  const v = new DataView(new ArrayBuffer(2));
+  v.setUint16(0, float16Bits(x));
+  return "0x" + v.getUint16(0).toString(16).toUpperCase().padStart(4, "0");
+}
+
+
+/** pure, cannot fault and cheap enough to evaluate on both sides of a select */
+function isSpeculatable(e: Expr): boolean {
+  switch (e.k) {
+    case "const": case "var": case "special": case "arrayAttr": return true;
+    case "unary": case "cast": case "bitcast": case "compare": case "fma": case "words": case "tupleGet":
+      return exprChildren(e).every(isSpeculatable);
+    case "binary": return e.op !== "rem" && e.op !== "div" && e.op !== "floordiv" && exprChildren(e).every(isSpeculatable);
+    default: return false;
+  }
+}
+
+/** names assigned (or declared) anywhere in `body` */
+function assignedVars(body: readonly Stmt[]): Set<string> {
+  const out = new Set<string>();
+  walkStmts(body, (s) => { if (s.k === "assign" || s.k === "let") out.add(s.name); });
+  return out;
+}
