@@ -71,7 +71,6 @@ const PROTOTYPES = {
 
 export type CudaCall = keyof typeof PROTOTYPES;
 // koffi functions take any JS value that marshals to the C type
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type CudaApi = { readonly [K in CudaCall]: (...args: any[]) => number };
 
 export const CUDA_SUCCESS = 0;
