@@ -10,7 +10,8 @@ import { ParamBlock, paramLayout } from "../src/runtime/cuda/params.js";
 import type { PtxParam } from "../src/targets/ptx/module.js";
 import type { ArrayArg, CudaBuffer, KernelArg } from "../src/runtime/backend.js";
 import { float16Bits } from "../src/dtypes.js";
-import { LaunchError } from "../src/errors.js";
+import { CudaError, LaunchError } from "../src/errors.js";
+import { createCudaBackend } from "../src/runtime/cuda/backend.js";
 
 test("driver library candidates per platform, with an override", () => {
   assert.deepEqual(libraryCandidates({}, "linux"), ["libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"]);
@@ -119,4 +120,10 @@ test("parameter block: a scalar where an array is expected is a LaunchError", ()
   assert.throws(() => block.write([{ kind: "scalar", dtype: "int32", value: 1 }], () => 0n), LaunchError);
   assert.throws(() => block.write([], () => 0n), /needs argument 0/);
   assert.equal(new ParamBlock([]).kernelParams, null);
+});
+
+test("createCudaBackend without a usable GPU throws a CudaError carrying the probe's reason", (t) => {
+  const probe = probeCuda();
+  if (probe.ok) return t.skip("a GPU is present");
+  assert.throws(() => createCudaBackend(), (e: unknown) => e instanceof CudaError && e.message.includes(probe.reason.split("\n")[0]!));
 });
