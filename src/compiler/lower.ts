@@ -6,7 +6,7 @@
 // type from the start: the lowering records the wider type and runs again.
 
 import {
-  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isBigInt, isFloat, isInteger, isScalarType, isTupleType, sameType,
+  DTYPE_INFO, arrayType, dtypeOfTypedArray, typedScalarDType, isArrayType, isBigInt, isFloat, isInteger, isScalarType, isTupleType, sameType,
   tupleType, typeToString, type ArrayType, type ScalarName, type Type,
 } from "../dtypes.js";
 import { CompileError, TypingError, type SourceProblem } from "../errors.js";
@@ -548,12 +548,17 @@ export class Lowerer {
       if (b.type === "void") this.fail(n, `'${name}' is used before it is assigned`);
       return expr({ k: "var", type: b.type, name: b.name, loc: locOf(n) });
     }
+    if (name === this.parsed.selfName) return this.unsupported(n, `recursion is not supported: '${this.parsed.name}' calls itself`);
     if (Object.prototype.hasOwnProperty.call(this.env, name)) return this.envValue(name, this.env[name], n);
     const dev = this.session.resolveGlobal(name);
     if (dev) return { v: "device", fn: dev };
     const builtin = BUILTINS[name];
     if (builtin) return builtin;
     return this.unsupported(n, `unknown name '${name}': kernels see their parameters, locals, the built-ins (cuda, Math, Number, console, dtype names) and device functions; pass other values with options.env, e.g. cuda.jit(fn, { env: { ${name} } })`);
+  }
+
+  private isFreeName(name: string): boolean {
+    return !this.lookup(name) && !Object.prototype.hasOwnProperty.call(this.env, name) && !this.session.resolveGlobal(name) && !BUILTINS[name];
   }
 
   /** A value from options.env: a compile-time constant, a device function, or a host array frozen into constant memory. */
@@ -573,9 +578,8 @@ export class Lowerer {
   }
 
   private typedScalar(v: unknown): Value | undefined {
-    const dtype = (v as { dtype?: { dtypeName?: unknown } } | null)?.dtype?.dtypeName;
-    if (v === null || typeof v !== "object" || typeof dtype !== "string" || !(dtype in DTYPE_INFO)) return undefined;
-    return expr(constExpr(dtype as ScalarName, (v as { valueOf(): number | bigint | boolean }).valueOf()));
+    const dtype = typedScalarDType(v);
+    return dtype && expr(constExpr(dtype, (v as { valueOf(): number | bigint | boolean }).valueOf()));
   }
 
   /** Registers (once per host array) a constant-memory copy of a host array. */
@@ -593,6 +597,10 @@ export class Lowerer {
   private lowerMember(n: Node): Value {
     if (n.computed) return this.lowerIndexed(n);
     const prop: string = n.property.name;
+    if (n.object.type === "Identifier" && this.isFreeName(n.object.name) && BUILTINS[prop]) {
+      // `numbats_1.cuda`, `nb.float32`: a module namespace as tsc's CommonJS output or `import * as nb` writes it
+      return BUILTINS[prop]!;
+    }
     const obj = this.lowerValue(n.object);
     if (obj.v === "ns") {
       const m = obj.members[prop];

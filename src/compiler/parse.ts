@@ -10,6 +10,8 @@ export type Node = acorn.Node & Record<string, any>;
 
 export interface ParsedFunction {
   readonly name: string;
+  /** the name a function expression or declaration calls itself by */
+  readonly selfName?: string;
   readonly params: readonly Node[];
   /** BlockStatement, or an expression for concise arrows */
   readonly body: Node;
@@ -48,6 +50,7 @@ export function parseFunction(fn: Function, displayName?: string): ParsedFunctio
     const body = fnNode.body as Node;
     return {
       name,
+      selfName: fnNode.id?.name,
       params: fnNode.params,
       body,
       source,

@@ -30,15 +30,22 @@ export function rememberOrigin(fn: Function, stack: string | undefined, skipFile
   }
 }
 
-interface NumericLiteral { start: number; value: number; float: boolean }
+/** `prev` is the character before the literal (whitespace skipped): it tells `o[0]` from `f(0, 3)`. */
+interface NumericLiteral { start: number; value: number; float: boolean; prev: string }
+
+function prevChar(text: string, pos: number): string {
+  let i = pos - 1;
+  while (i >= 0 && /\s/.test(text[i]!)) i--;
+  return text[i] ?? "";
+}
 
 const isFloatSpelling = (raw: string) => !/^0[xXoObB]/.test(raw) && /[.eE]/.test(raw);
 
-function numericLiterals(body: Node): NumericLiteral[] {
+function numericLiterals(body: Node, source: string): NumericLiteral[] {
   const out: NumericLiteral[] = [];
   const visit = (n: Node) => {
     if (n.type === "Literal" && typeof n.value === "number") {
-      out.push({ start: n.start, value: n.value, float: isFloatSpelling(n.raw) });
+      out.push({ start: n.start, value: n.value, float: isFloatSpelling(n.raw), prev: prevChar(source, n.start) });
     }
     for (const key of Object.keys(n)) {
       if (key === "loc") continue;
@@ -53,10 +60,11 @@ function numericLiterals(body: Node): NumericLiteral[] {
 
 /** Start offsets (in the function text) of literals spelled as floats. */
 export function recoverLiteralSpelling(fn: Function, source: string, body: Node): Set<number> {
-  const lits = numericLiterals(body);
+  const lits = numericLiterals(body, source);
   const result = new Set(lits.filter((l) => l.float).map((l) => l.start));
   const integral = lits.filter((l) => !l.float && Number.isInteger(l.value));
   const origin = origins.get(fn);
+
   if (integral.length === 0 || !origin) return result;
   let text: string;
   try {
@@ -78,11 +86,11 @@ function lineStart(text: string, line: number): number {
   return Math.max(0, pos);
 }
 
-/** The run of file tokens whose values equal the literals', preferring the one nearest the call site. */
+/** The run of file tokens equal to the literals (value and preceding character), preferring the one nearest the call site. */
 function findSequence(tokens: readonly NumericLiteral[], lits: readonly NumericLiteral[], near: number): number {
   let best = -1;
   for (let i = 0; i + lits.length <= tokens.length; i++) {
-    if (!lits.every((l, j) => Object.is(tokens[i + j]!.value, l.value))) continue;
+    if (!lits.every((l, j) => Object.is(tokens[i + j]!.value, l.value) && tokens[i + j]!.prev === l.prev)) continue;
     if (best < 0 || Math.abs(tokens[i]!.start - near) < Math.abs(tokens[best]!.start - near)) best = i;
   }
   return best;
@@ -94,7 +102,7 @@ function scanNumbers(text: string): NumericLiteral[] {
   const re = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`|[A-Za-z_$][\w$]*|(0[xX][\da-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?)(n?)/g;
   for (let m; (m = re.exec(text)); ) {
     if (m[1] === undefined || m[2] === "n") continue;
-    out.push({ start: m.index, value: Number(m[1].replace(/_/g, "")), float: isFloatSpelling(m[1]) });
+    out.push({ start: m.index, value: Number(m[1].replace(/_/g, "")), float: isFloatSpelling(m[1]), prev: prevChar(text, m.index) });
   }
   return out;
 }

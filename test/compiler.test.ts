@@ -1,0 +1,215 @@
+// Front end: typing rules of SPEC §3, errors with source excerpts, device
+// functions, env, and the IR printer. Results are checked on the typed IR.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { compileToIR, type FrontEndOptions } from "../src/compiler/index.js";
+import type { Expr, FunctionIR, Stmt } from "../src/compiler/ir.js";
+import { walkStmts, stmtExprs, exprChildren } from "../src/compiler/ir.js";
+import { printFunction } from "../src/compiler/print.js";
+import { arrayType, type Type } from "../src/dtypes.js";
+import { CompileError, TypingError } from "../src/errors.js";
+import { cuda, float32, int64 } from "../src/index.js";
+
+const f32 = arrayType("float32", 1, "C");
+const f64 = arrayType("float64", 1, "C");
+const i32 = arrayType("int32", 1, "C");
+const i64 = arrayType("int64", 1, "C");
+
+const compile = (fn: Function, args: Type[], opts: FrontEndOptions = {}) => compileToIR(fn, args, opts);
+
+/** The type of the value stored into `out[k]` by the k-th store statement. */
+function storedTypes(ir: FunctionIR): Type[] {
+  const types: Type[] = [];
+  walkStmts(ir.body, (s) => {
+    if (s.k === "store") {
+      const v = s.value;
+      types.push(v.k === "cast" ? v.x.type : v.type);
+    }
+  });
+  return types;
+}
+
+function letType(ir: FunctionIR, name: string): Type | undefined {
+  let t: Type | undefined;
+  walkStmts(ir.body, (s: Stmt) => { if (s.k === "let" && s.name === name) t = s.type; });
+  return t;
+}
+
+function allExprs(ir: FunctionIR): Expr[] {
+  const out: Expr[] = [];
+  const visit = (e: Expr) => { out.push(e); exprChildren(e).forEach(visit); };
+  walkStmts(ir.body, (s) => stmtExprs(s).forEach(visit));
+  return out;
+}
+
+test("a float literal takes the float type of the other operand; alone it is float64", () => {
+  const ir = compile((x: Float32Array, o: Float64Array, p: Float32Array) => {
+    const i = cuda.grid(1);
+    p[i] = x[i] * 0.5;        // float32
+    o[i] = x[i] * 0.5;        // float32 computed, then stored as float64
+    o[i + 1] = 1.5 * 2;       // float64 literal arithmetic
+  }, [f32, f64, f32]);
+  assert.deepEqual(storedTypes(ir), ["float32", "float32", "float64"]);
+});
+
+test("int / int is true division (float64); Math.floor, Math.trunc and | 0 make it integer division", () => {
+  const ir = compile((a: Int32Array, o: Float64Array, q: Int32Array) => {
+    o[0] = a[0] / a[1];
+    q[0] = Math.floor(a[0] / a[1]);
+    q[1] = Math.trunc(a[0] / a[1]);
+    q[2] = (a[0] / a[1]) | 0;
+  }, [i32, f64, i32]);
+  const binops = allExprs(ir).filter((e) => e.k === "binary").map((e) => `${(e as { op: string }).op}:${e.type}`);
+  assert.deepEqual(binops, ["div:float64", "floordiv:int32", "div:int32", "div:int32"]);
+});
+
+test("integer literals: int32, then uint32, then int64; bigint literals are int64", () => {
+  const ir = compile((a: Int32Array, o: BigInt64Array) => {
+    a[0] = a[1] & 0xffffffff;
+    o[0] = 123n;
+    o[1] = 5000000000;
+  }, [i32, i64]);
+  const consts = allExprs(ir).filter((e) => e.k === "const").map((e) => e.type);
+  assert.ok(consts.includes("uint32"), `constants: ${consts}`);
+  const big = allExprs(ir).find((e) => e.k === "const" && e.value === 5000000000n);
+  assert.equal(big?.type, "int64");
+});
+
+test("CUDA promotion: int32+int64→int64, int32+uint32→uint32, float32+float64→float64, int+float32→float32", () => {
+  const ir = compile((a: Int32Array, b: BigInt64Array, u: Uint32Array, f: Float32Array, d: Float64Array, o: Float64Array) => {
+    o[0] = a[0] + b[0];
+    o[1] = a[0] + u[0];
+    o[2] = f[0] + d[0];
+    o[3] = a[0] + f[0];
+  }, [i32, i64, arrayType("uint32", 1, "C"), f32, f64, f64]);
+  assert.deepEqual(storedTypes(ir), ["int64", "uint32", "float64", "float32"]);
+});
+
+test("a local's type is fixed by its first assignment, but int meeting float widens it from the start", () => {
+  const ir = compile((x: Float32Array, o: Float32Array) => {
+    let s = 0;
+    for (let i = 0; i < x.length; i++) s += x[i];
+    let n = 0;
+    n = 2.7;           // int local assigned a float: widened to float64
+    let k = 1;
+    k = x.length;      // int stays int
+    o[0] = s + n + k;
+  }, [f32, f32]);
+  assert.equal(letType(ir, "s"), "float32");
+  assert.equal(letType(ir, "n"), "float64");
+  assert.equal(letType(ir, "k"), "int32");
+});
+
+test("a float32 accumulator started from 0.0 stays float64 (the literal is float64 on its own)", () => {
+  const k = (x: Float32Array, o: Float32Array) => {
+    let s = 0.0;
+    for (let i = 0; i < x.length; i++) s += x[i];
+    o[0] = s;
+  };
+  // tsx prints `0.0` as `0`: cuda.jit remembers where the kernel was written so the spelling is recovered
+  cuda.jit(k);
+  const ir = compile(k, [f32, f32]);
+  assert.equal(letType(ir, "s"), "float64");
+});
+
+test("fma contraction within one expression (default), and off with fma: false", () => {
+  const k = (a: Float32Array, b: Float32Array, c: Float32Array) => { c[0] = a[0] * b[0] + c[0]; c[1] = a[1] * b[1] - c[1]; };
+  const on = allExprs(compile(k, [f32, f32, f32])).filter((e) => e.k === "fma").length;
+  const off = allExprs(compile(k, [f32, f32, f32], { fma: false })).filter((e) => e.k === "fma").length;
+  assert.equal(on, 2);
+  assert.equal(off, 0);
+});
+
+test("a CompileError lists every unsupported construct with its line and a caret", () => {
+  const bad = (a: Float32Array) => {
+    try { a[0] = 1; } catch { a[0] = 2; }
+    const o = { x: 1 };
+    for (const v of a) a[0] = v;
+    a[1] = o.x;
+  };
+  const err = (() => { try { compile(bad, [f32]); } catch (e) { return e; } })();
+  assert.ok(err instanceof CompileError, String(err));
+  assert.equal(err.problems.length, 3, err.message);
+  assert.match(err.message, /try\/catch/);
+  assert.match(err.message, /object literal/);
+  assert.match(err.message, /for…of/);
+  assert.match(err.message, /\n\s*\^/); // a caret line
+  assert.match(err.message, /line \d+, column \d+/);
+});
+
+test("an unknown name is a CompileError that names it and suggests env", () => {
+  const scale = 3;
+  const k = (a: Float32Array) => { a[0] = scale; };
+  assert.throws(() => compile(k, [f32]), (e: unknown) => e instanceof CompileError && /unknown name 'scale'/.test(e.message) && /env/.test(e.message));
+  // with env it is a compile-time constant
+  const ir = compile(k, [f32], { env: { scale } });
+  assert.equal(allExprs(ir).some((e) => e.k === "const" && e.value === 3), true);
+});
+
+test("typing errors show the expression and the types", () => {
+  const k = (a: Float32Array, x: number) => { a[x] = 1; };
+  assert.throws(() => compile(k, [f32, "float64"]), (e: unknown) => e instanceof TypingError && /index must be an integer; this is float64/.test(e.message));
+  const k2 = (a: Float32Array) => { a[0][1] = 1; };
+  assert.throws(() => compile(k2, [f32]), (e: unknown) => e instanceof TypingError && /1-d array needs 1 index/.test(e.message));
+});
+
+test("device functions: specialised per call-site types, tuples returned and destructured, inlined", () => {
+  const divmod = cuda.jit((a: number, b: number) => [Math.floor(a / b), a % b], { device: true });
+  const k = (a: Int32Array, f: Float32Array) => {
+    const [q, r] = divmod(a[0], a[1]);
+    a[2] = q;
+    a[3] = r;
+    const [fq] = divmod(f[0], f[1]);
+    f[2] = fq;
+  };
+  const ir = compile(k, [i32, f32], { env: { divmod } });
+  assert.equal(allExprs(ir).some((e) => e.k === "call"), false, "calls are inlined");
+  assert.ok(allExprs(ir).some((e) => e.k === "binary" && e.op === "floordiv" && e.type === "int32"));
+  assert.ok(allExprs(ir).some((e) => e.k === "unary" && e.op === "floor" && e.type === "float32"));
+});
+
+test("recursion is a CompileError", () => {
+  const fact = cuda.jit(function fact(n: number): number { return n <= 1 ? 1 : n * fact(n - 1); }, { device: true });
+  const k = (a: Int32Array) => { a[0] = fact(a[0]); };
+  assert.throws(() => compile(k, [i32], { env: { fact } }), (e: unknown) => e instanceof CompileError && /recursion/.test(e.message));
+});
+
+test("env host arrays become constant memory; typed scalars keep their dtype", () => {
+  const table = new Float32Array([1, 2, 4, 8]);
+  const k = (a: Float32Array) => { a[0] = table[2] * gain; };
+  const ir = compile(k, [f32], { env: { table, gain: float32(0.5) } });
+  assert.equal(ir.constArrays.length, 1);
+  assert.deepEqual(Array.from(ir.constArrays[0]!.data as Float32Array), [1, 2, 4, 8]);
+  assert.deepEqual(storedTypes(ir), ["float32"]);
+});
+
+test("shared and local arrays, N-d indexing and array attributes", () => {
+  const k = (m: Float32Array) => {
+    const s = cuda.shared.array([16, 16], float32);
+    const l = cuda.local.array(4, int64);
+    s[cuda.threadIdx.y][cuda.threadIdx.x] = m[0];
+    l[0] = 1n;
+    cuda.syncthreads();
+    m[1] = s[0][1] + s.shape[1] + s.size + m.length;
+  };
+  const ir = compile(k, [f32]);
+  const allocs: Stmt[] = [];
+  walkStmts(ir.body, (s) => { if (s.k === "alloc") allocs.push(s); });
+  assert.deepEqual(allocs.map((a) => a.k === "alloc" && [a.type.space, a.type.dtype, a.shape.join("x")]), [["shared", "float32", "16x16"], ["local", "int64", "4"]]);
+  assert.equal(ir.features.barriers, true);
+});
+
+test("inspectTypes text shows every value with its type", () => {
+  const ir = compile((a: Float32Array, n: number) => { const i = cuda.grid(1); if (i < n) a[i] = a[i] * 2; }, [f32, "int32"]);
+  const text = printFunction(ir);
+  assert.match(text, /let i: int32 = /);
+  assert.match(text, /a:array\(float32, 1d, C\)\[i:int32\]:float32/);
+});
+
+test("code transformed by tsc or esbuild (0, ns.fn)(…) calls and a 'use strict' directive compile", () => {
+  const src = `"use strict"; const i = (0, numbats_1.cuda.grid)(1); a[i] = (0, numbats_1.float32)(i) * 0.5;`;
+  const fn = new Function("a", src);
+  const ir = compile(fn, [f32]);
+  assert.deepEqual(storedTypes(ir), ["float32"]);
+});
