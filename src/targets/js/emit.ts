@@ -1,0 +1,663 @@
+// Typed IR → JavaScript source for the simulator.
+//
+// The source is the body of `new Function("rt", "consts", code)` and returns
+// the launch function `(L, args) => void` (L: sim.ts LaunchCtx). Values keep
+// exact dtype semantics: ≤32-bit ints are canonical JS numbers (wrapped with
+// |0, >>>0, masks, Math.imul), 64-bit ints are BigInts, floats are rounded to
+// their format after every operation, bool is a JS boolean.
+//
+// Two shapes of code:
+//  - fast path (no barriers or warp operations): one plain loop nest over all
+//    threads of the grid, arguments and shapes hoisted into locals;
+//  - generator path: each thread is a generator `function* thread(T, tx, ty, tz)`
+//    that records what it waits for in T and yields (sim.ts schedules them).
+//
+// An array is a group of JS locals: `a$v` (typed view), `a$o` (element offset
+// of [0, …]), `a$n0…` (shape), `a$s0…` (strides in elements), `a$size`.
+// Arrays with a constant shape (shared, local, constant) use literals instead.
+
+import {
+  DTYPE_INFO, isArrayType, isBigInt, isTupleType,
+  type ArrayType, type ScalarName, type Type,
+} from "../../dtypes.js";
+import {
+  walkStmts, exprChildren, stmtExprs,
+  type BinaryExpr, type CastExpr, type Expr, type FunctionIR, type IntrinsicExpr, type Stmt, type UnaryExpr,
+} from "../../compiler/ir.js";
+import { rt } from "./runtime.js";
+import { BARRIER, WAIT, WARP } from "./sim.js";
+
+export interface EmittedKernel {
+  readonly code: string;
+  /** threads run as generators (barriers / warp operations) */
+  readonly generators: boolean;
+  readonly staticSharedBytes: number;
+}
+
+interface ArrayInfo {
+  readonly name: string; // the kernel's name for it, for bounds messages
+  readonly dtype: ScalarName;
+  readonly space: string;
+  readonly layout: string;
+  readonly v: string;
+  readonly o: string;
+  readonly n: readonly string[];
+  readonly s: readonly string[];
+  readonly size: string;
+}
+
+const YIELDING = new Set<string>([
+  "syncthreads", "syncthreadsCount", "syncthreadsAnd", "syncthreadsOr", "syncwarp", "gridSync",
+  "shflSync", "shflUpSync", "shflDownSync", "shflXorSync",
+  "allSync", "anySync", "eqSync", "ballotSync", "matchAnySync", "matchAllSync", "activemask",
+]);
+
+const RESERVED = new Set([
+  ...Object.keys(rt), "rt", "consts", "L", "T", "args", "thread", "dyn",
+  "tx", "ty", "tz", "bx", "by", "bz", "nx", "ny", "nz", "gx", "gy", "gz",
+  "Math", "Number", "BigInt", "NaN", "Infinity", "undefined", "arguments", "eval",
+  "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else",
+  "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof",
+  "let", "new", "null", "return", "static", "super", "switch", "this", "throw", "true", "try", "typeof",
+  "var", "void", "while", "with", "yield", "await", "implements", "interface", "package", "private",
+  "protected", "public",
+]);
+
+/** JS wrap of a raw JS result to dtype t's canonical value */
+function wrap(t: ScalarName, x: string): string {
+  switch (t) {
+    case "int8": return `((${x}) << 24 >> 24)`;
+    case "int16": return `((${x}) << 16 >> 16)`;
+    case "int32": return `((${x}) | 0)`;
+    case "uint8": return `((${x}) & 255)`;
+    case "uint16": return `((${x}) & 65535)`;
+    case "uint32": return `((${x}) >>> 0)`;
+    case "int64": return `BigInt.asIntN(64, ${x})`;
+    case "uint64": return `BigInt.asUintN(64, ${x})`;
+    case "float16": return `f16(${x})`;
+    case "float32": return `Math.fround(${x})`;
+    case "float64": return `(${x})`;
+    case "bool": return `(${x})`;
+  }
+}
+
+const bits = (t: ScalarName) => DTYPE_INFO[t].bits;
+const cls = (t: ScalarName) => DTYPE_INFO[t].cls;
+const isFloatT = (t: ScalarName) => cls(t) === "float";
+const isBigIndex = (ix: Expr) => ix.type === "int64" || ix.type === "uint64";
+
+/** the unsigned bit pattern of a ≤32-bit int as a JS number */
+const unsignedBits = (t: ScalarName, x: string) => (bits(t) === 32 ? `(${x} >>> 0)` : `(${x} & ${2 ** bits(t) - 1})`);
+
+function zeroOf(t: Type): string {
+  if (t === "bool") return "false";
+  if (typeof t === "string" && t !== "void") return isBigInt(t) ? "0n" : "0";
+  return "undefined";
+}
+
+function literal(t: ScalarName, v: number | bigint | boolean): string {
+  if (typeof v === "boolean") return String(v);
+  if (typeof v === "bigint") return v < 0n ? `(${v}n)` : `${v}n`;
+  if (t === "bool") return String(v !== 0);
+  if (Object.is(v, -0)) return "(-0)";
+  return v < 0 ? `(${v})` : String(v);
+}
+
+const BINARY_FLOAT: Record<string, (a: string, b: string) => string> = {
+  add: (a, b) => `${a} + ${b}`, sub: (a, b) => `${a} - ${b}`, mul: (a, b) => `${a} * ${b}`,
+  div: (a, b) => `${a} / ${b}`, rem: (a, b) => `${a} % ${b}`,
+  min: (a, b) => `Math.min(${a}, ${b})`, max: (a, b) => `Math.max(${a}, ${b})`, copysign: (a, b) => `copysign(${a}, ${b})`,
+};
+
+const BINARY_BIG: Record<string, (a: string, b: string) => string> = {
+  add: (a, b) => `${a} + ${b}`, sub: (a, b) => `${a} - ${b}`, mul: (a, b) => `${a} * ${b}`,
+  div: (a, b) => `bdiv(${a}, ${b})`, floordiv: (a, b) => `bfloordiv(${a}, ${b})`, rem: (a, b) => `brem(${a}, ${b})`,
+  and: (a, b) => `${a} & ${b}`, or: (a, b) => `${a} | ${b}`, xor: (a, b) => `${a} ^ ${b}`,
+  shl: (a, b) => `${a} << BigInt(${b} & 63)`, shr: (a, b) => `${a} >> BigInt(${b} & 63)`,
+  min: (a, b) => `bmin(${a}, ${b})`, max: (a, b) => `bmax(${a}, ${b})`,
+};
+
+/** ≤32-bit ints; `w` is the bit width (shift amounts are taken modulo it) */
+const BINARY_INT: Record<string, (a: string, b: string, w: number, signed: boolean) => string> = {
+  add: (a, b) => `${a} + ${b}`, sub: (a, b) => `${a} - ${b}`, mul: (a, b) => `Math.imul(${a}, ${b})`,
+  div: (a, b) => `idiv(${a}, ${b})`, floordiv: (a, b) => `ifloordiv(${a}, ${b})`, rem: (a, b) => `irem(${a}, ${b})`,
+  and: (a, b) => `${a} & ${b}`, or: (a, b) => `${a} | ${b}`, xor: (a, b) => `${a} ^ ${b}`,
+  shl: (a, b, w) => (w === 32 ? `${a} << ${b}` : `${a} << (${b} & ${w - 1})`),
+  shr: (a, b, w, signed) => `${a} ${signed ? ">>" : ">>>"} ${w === 32 ? b : `(${b} & ${w - 1})`}`,
+  min: (a, b) => `Math.min(${a}, ${b})`, max: (a, b) => `Math.max(${a}, ${b})`,
+};
+
+const BINARY_BOOL: Record<string, (a: string, b: string) => string> = {
+  and: (a, b) => `((${a} & ${b}) !== 0)`, or: (a, b) => `((${a} | ${b}) !== 0)`, xor: (a, b) => `(${a} !== ${b})`,
+  min: (a, b) => `(${a} && ${b})`, max: (a, b) => `(${a} || ${b})`,
+};
+
+const COMPARE: Record<string, string> = { lt: "<", le: "<=", gt: ">", ge: ">=", eq: "===", ne: "!==" };
+
+const WARP_OPS: Record<string, number> = {
+  shflSync: WARP.shfl, shflUpSync: WARP.shflUp, shflDownSync: WARP.shflDown, shflXorSync: WARP.shflXor,
+  allSync: WARP.all, anySync: WARP.any, eqSync: WARP.eq, ballotSync: WARP.ballot,
+  matchAnySync: WARP.matchAny, matchAllSync: WARP.matchAll,
+};
+const BARRIERS: Record<string, number> = {
+  syncthreads: BARRIER.plain, syncthreadsCount: BARRIER.count, syncthreadsAnd: BARRIER.and, syncthreadsOr: BARRIER.or,
+};
+
+const FAST_MATH: Record<string, (a: string[]) => string> = {
+  fastExp2: ([x]) => `Math.fround(2 ** ${x})`, fastLog2: ([x]) => `Math.fround(Math.log2(${x}))`,
+  fastSin: ([x]) => `Math.fround(Math.sin(${x}))`, fastCos: ([x]) => `Math.fround(Math.cos(${x}))`,
+  fastRcp: ([x]) => `Math.fround(1 / ${x})`, fastTanh: ([x]) => `Math.fround(Math.tanh(${x}))`,
+  fastDiv: ([x, y]) => `Math.fround(${x} / ${y})`,
+};
+
+const SPECIAL: Record<string, string> = {
+  "tid.x": "tx", "tid.y": "ty", "tid.z": "tz", "ntid.x": "nx", "ntid.y": "ny", "ntid.z": "nz",
+  "ctaid.x": "bx", "ctaid.y": "by", "ctaid.z": "bz", "nctaid.x": "gx", "nctaid.y": "gy", "nctaid.z": "gz",
+};
+
+/** does the kernel need threads that rendezvous? */
+export function needsGenerators(ir: FunctionIR): boolean {
+  if (ir.features.barriers || ir.features.warp || ir.features.gridSync) return true;
+  let found = false;
+  const visit = (e: Expr): void => {
+    if (e.k === "intrinsic" && YIELDING.has(e.name)) found = true;
+    exprChildren(e).forEach(visit);
+  };
+  walkStmts(ir.body, (s) => stmtExprs(s).forEach(visit));
+  return found;
+}
+
+export function emitKernel(ir: FunctionIR): EmittedKernel {
+  return new Emitter(ir).emit();
+}
+
+class Emitter {
+  private readonly gen: boolean;
+  private readonly ids = new Map<string, string>();
+  private readonly used = new Set<string>();
+  private readonly arrays = new Map<string, ArrayInfo>();
+  private readonly prelude: string[] = [];
+  private readonly preludeNames = new Set<string>();
+  /** per-thread locals, declared once at the top of the thread's scope */
+  private readonly locals: string[] = [];
+  private temps = 0;
+  /** labels of loops whose `continue` must run an update: continue → break of the inner block */
+  private readonly continueBlocks = new Set<string>();
+  private lines: string[] = [];
+  private depth = 0;
+
+  constructor(private readonly ir: FunctionIR) {
+    this.gen = needsGenerators(ir);
+  }
+
+  emit(): EmittedKernel {
+    const ir = this.ir;
+    const launch: string[] = [];
+    ir.params.forEach((p, i) => launch.push(...this.bindParam(p.name, p.type, i)));
+    ir.constArrays.forEach((c, i) => this.bindConst(c.name, c.type, c.shape, i));
+    const { blockSetup, staticSharedBytes, hoisted } = this.declareAllocs();
+    this.declareLocals();
+
+    // the thread body first: it fills locals, temps and the prelude
+    this.depth = this.gen ? 3 : 4;
+    this.block(ir.body);
+    const body = this.lines;
+    const temps = Array.from({ length: this.temps }, (_, i) => `$${i}`);
+    const threadLocals = [...this.locals, ...temps];
+
+    const out: string[] = [
+      `"use strict";`,
+      `// ${ir.name}: simulator code, ${this.gen ? "threads as generators (barriers / warp operations)" : "one loop over all threads"}`,
+      `const { ${Object.keys(rt).join(", ")} } = rt;`,
+      ...this.prelude,
+      `return function kernel_${ir.name.replace(/[^A-Za-z0-9_]/g, "_")}(L, args) {`,
+      ...launch.map((l) => `  ${l}`),
+      `  const [gx, gy, gz] = L.grid, [nx, ny, nz] = L.block;`,
+    ];
+    const decl = (names: string[], ind: string) => (names.length ? [`${ind}let ${names.join(", ")};`] : []);
+    if (this.gen) {
+      out.push(
+        `  runThreads(L, (bx, by, bz) => {`,
+        ...blockSetup.map((l) => `    ${l}`),
+        `    return function* thread(T, tx, ty, tz) {`,
+        ...decl(threadLocals, "      "),
+        ...body,
+        `    };`,
+        `  });`,
+      );
+    } else {
+      out.push(
+        ...hoisted.map((l) => `  ${l}`),
+        ...decl(threadLocals, "  "),
+        `  for (let bz = 0; bz < gz; bz++) for (let by = 0; by < gy; by++) for (let bx = 0; bx < gx; bx++) {`,
+        ...blockSetup.map((l) => `    ${l}`),
+        `    for (let tz = 0; tz < nz; tz++) for (let ty = 0; ty < ny; ty++) thread: for (let tx = 0; tx < nx; tx++) {`,
+        ...body,
+        `    }`,
+        `  }`,
+      );
+    }
+    out.push(`};`);
+    return { code: out.join("\n") + "\n", generators: this.gen, staticSharedBytes };
+  }
+
+  // ------------------------------------------------------------------ names
+
+  private ident(name: string): string {
+    const known = this.ids.get(name);
+    if (known) return known;
+    let base = name.replace(/[^A-Za-z0-9_]/g, "_");
+    if (!/^[A-Za-z_]/.test(base)) base = `_${base}`;
+    let id = base;
+    for (let i = 1; RESERVED.has(id) || this.used.has(id); i++) id = `${base}_${i}`;
+    this.ids.set(name, id);
+    this.used.add(id);
+    return id;
+  }
+
+  private temp(): string {
+    return `$${this.temps++}`;
+  }
+
+  /** a helper made once per kernel (atomics, bitcasts), named by its arguments */
+  private helper(name: string, init: string): string {
+    if (!this.preludeNames.has(name)) {
+      this.preludeNames.add(name);
+      this.prelude.push(`const ${name} = ${init};`);
+    }
+    return name;
+  }
+
+  // --------------------------------------------------------------- arrays
+
+  private variableArray(name: string, t: ArrayType): ArrayInfo {
+    const id = this.ident(name);
+    const dims = Array.from({ length: t.ndim }, (_, k) => k);
+    return {
+      name, dtype: t.dtype, space: t.space, layout: t.layout,
+      v: `${id}$v`, o: `${id}$o`, n: dims.map((k) => `${id}$n${k}`), s: dims.map((k) => `${id}$s${k}`), size: `${id}$size`,
+    };
+  }
+
+  private constShapeArray(name: string, t: ArrayType, v: string, shape: readonly number[]): ArrayInfo {
+    const strides = shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
+    return {
+      name, dtype: t.dtype, space: t.space, layout: "C", v, o: "0",
+      n: shape.map(String), s: strides.map(String), size: String(shape.reduce((a, b) => a * b, 1)),
+    };
+  }
+
+  private bindParam(name: string, t: Type, i: number): string[] {
+    if (isTupleType(t) || t === "void") throw new Error(`simulator: parameter '${name}' of type ${JSON.stringify(t)} is not supported`);
+    const id = this.ident(name);
+    if (!isArrayType(t)) return [`let ${id} = scalarArg(args[${i}], ${JSON.stringify(name)}, "${t}");`];
+    const a = this.variableArray(name, t);
+    this.arrays.set(name, a);
+    const dims = a.n.map((n, k) => `${n} = ${id}.shape[${k}], ${a.s[k]} = ${id}.strides[${k}]`);
+    return [
+      `const ${id} = bindArray(args[${i}], ${JSON.stringify(name)}, "${t.dtype}", ${t.ndim});`,
+      `let ${a.v} = ${id}.v, ${a.o} = ${id}.o, ${[...dims, `${a.size} = ${id}.size`].join(", ")};`,
+    ];
+  }
+
+  private bindConst(name: string, t: ArrayType, shape: readonly number[], i: number): void {
+    const id = this.ident(name);
+    const ctor = DTYPE_INFO[t.dtype].array.name;
+    this.prelude.push(`const ${id}$v = new ${ctor}(consts[${i}].buffer, consts[${i}].byteOffset, ${shape.reduce((a, b) => a * b, 1)});`);
+    this.arrays.set(name, this.constShapeArray(name, t, `${id}$v`, shape));
+  }
+
+  /** shared arrays: made per block; local arrays: per thread (hoisted and zeroed on the fast path) */
+  private declareAllocs(): { blockSetup: string[]; staticSharedBytes: number; hoisted: string[] } {
+    const blockSetup: string[] = [];
+    const hoisted: string[] = [];
+    let staticSharedBytes = 0;
+    walkStmts(this.ir.body, (s) => {
+      if (s.k !== "alloc") return;
+      const id = this.ident(s.name);
+      const ctor = DTYPE_INFO[s.type.dtype].array.name;
+      const size = DTYPE_INFO[s.type.dtype].size;
+      if (s.type.space === "shared" && s.shape.length === 1 && s.shape[0] === 0) {
+        if (!blockSetup.includes("const dyn = new ArrayBuffer(L.sharedMemBytes);")) blockSetup.unshift("const dyn = new ArrayBuffer(L.sharedMemBytes);");
+        blockSetup.push(`const ${id}$v = new ${ctor}(dyn, 0, Math.floor(L.sharedMemBytes / ${size}));`);
+        this.arrays.set(s.name, {
+          name: s.name, dtype: s.type.dtype, space: "shared", layout: "C", v: `${id}$v`, o: "0",
+          n: [`${id}$v.length`], s: ["1"], size: `${id}$v.length`,
+        });
+        return;
+      }
+      const count = s.shape.reduce((a, b) => a * b, 1);
+      if (s.type.space === "shared") {
+        staticSharedBytes += count * size;
+        blockSetup.push(`const ${id}$v = new ${ctor}(${count});`);
+      } else if (this.gen) {
+        this.locals.push(`${id}$v`);
+      } else {
+        hoisted.push(`const ${id}$v = new ${ctor}(${count});`);
+      }
+      this.arrays.set(s.name, this.constShapeArray(s.name, s.type, `${id}$v`, s.shape));
+    });
+    return { blockSetup, staticSharedBytes, hoisted };
+  }
+
+  /** every `let` of the body becomes a per-thread local declared up front */
+  private declareLocals(): void {
+    walkStmts(this.ir.body, (s) => {
+      if (s.k !== "let") return;
+      if (isArrayType(s.type)) {
+        const a = this.variableArray(s.name, s.type);
+        this.arrays.set(s.name, a);
+        this.locals.push(a.v, a.o, ...a.n, ...a.s, a.size);
+      } else {
+        this.locals.push(this.ident(s.name));
+      }
+    });
+  }
+
+  private arrayOf(e: Expr): ArrayInfo {
+    const a = e.k === "var" ? this.arrays.get(e.name) : undefined;
+    if (!a) throw new Error(`simulator: array expression '${e.k}' is not supported here (expected an array variable)`);
+    return a;
+  }
+
+  /** dst's components := those of the array expression e (a variable or a select of arrays) */
+  private assignArray(dst: ArrayInfo, e: Expr): void {
+    if (e.k === "select") {
+      this.line(`if (${this.expr(e.cond)}) {`);
+      this.nested(() => this.assignArray(dst, e.a));
+      this.line(`} else {`);
+      this.nested(() => this.assignArray(dst, e.b));
+      this.line(`}`);
+      return;
+    }
+    const src = this.arrayOf(e);
+    const parts = [[dst.v, src.v], [dst.o, src.o], ...dst.n.map((n, k) => [n, src.n[k]]), ...dst.s.map((s, k) => [s, src.s[k]]), [dst.size, src.size]];
+    this.line(parts.map(([d, s]) => `${d} = ${s}`).join(", ") + ";");
+  }
+
+  /** the flat element index of a[index…], bounds-checked */
+  private elementIndex(a: ArrayInfo, index: readonly Expr[]): string {
+    const ts = index.map(() => this.temp());
+    const assigns = index.map((ix, k) => {
+      const v = this.expr(ix);
+      return `${ts[k]} = ${isBigIndex(ix) ? `Number(${v})` : v}`;
+    });
+    const checks = index.map((ix, k) => (isBigIndex(ix)
+      ? `${ts[k]} >= 0 && ${ts[k]} < ${a.n[k]}`
+      : `${ts[k]} >>> 0 < ${a.n[k]}`));
+    const offset = [a.o === "0" ? "" : a.o, ...ts.map((t, k) => (a.s[k] === "1" ? t : `${t} * ${a.s[k]}`))].filter(Boolean).join(" + ");
+    const fail = `oob(${JSON.stringify(a.name)}, [${ts.join(", ")}], [${a.n.join(", ")}], tx, ty, tz, bx, by, bz)`;
+    const test = index.length === 1 && !isBigIndex(index[0]!)
+      ? `(${assigns[0]}) >>> 0 < ${a.n[0]}`
+      : `(${assigns.join(", ")}, ${checks.join(" && ")})`;
+    return `${test} ? ${offset} : ${fail}`;
+  }
+
+  // ----------------------------------------------------------- statements
+
+  private line(s: string): void {
+    this.lines.push("  ".repeat(this.depth) + s);
+  }
+
+  private nested(f: () => void): void {
+    this.depth++;
+    f();
+    this.depth--;
+  }
+
+  private block(body: readonly Stmt[]): void {
+    for (const s of body) this.stmt(s);
+  }
+
+  private stmt(s: Stmt): void {
+    switch (s.k) {
+      case "let":
+      case "assign": {
+        const value = s.k === "let" ? s.init : s.value;
+        const a = this.arrays.get(s.name);
+        if (a) { if (value) this.assignArray(a, value); return; }
+        const t = s.k === "let" ? s.type : value!.type;
+        this.line(`${this.ident(s.name)} = ${value ? this.expr(value) : zeroOf(t)};`);
+        return;
+      }
+      case "store": {
+        const a = this.arrayOf(s.array);
+        const at = this.elementIndex(a, s.index);
+        this.line(`${a.v}[${at}] = ${this.toMemory(a.dtype, this.expr(s.value))};`);
+        return;
+      }
+      case "expr": {
+        const e = s.expr;
+        if (e.k === "intrinsic" && ["threadfence", "threadfenceBlock", "threadfenceSystem", "nanosleep"].includes(e.name)) {
+          this.line(`// ${e.name}: nothing to do on the simulator`);
+          return;
+        }
+        this.line(`${this.expr(e)};`);
+        return;
+      }
+      case "if":
+        this.line(`if (${this.expr(s.cond)}) {`);
+        this.nested(() => this.block(s.then));
+        if (s.else.length) {
+          this.line(`} else {`);
+          this.nested(() => this.block(s.else));
+        }
+        this.line(`}`);
+        return;
+      case "loop": {
+        const label = this.ident(`L:${s.label}`);
+        const cond = s.cond ? this.expr(s.cond) : "true";
+        const inner = s.update.length ? `${label}_body` : undefined;
+        if (inner) this.continueBlocks.add(s.label);
+        this.line(s.testFirst ? `${label}: while (${cond}) {` : `${label}: do {`);
+        this.nested(() => {
+          if (inner) {
+            this.line(`${inner}: {`);
+            this.nested(() => this.block(s.body));
+            this.line(`}`);
+            this.block(s.update);
+          } else {
+            this.block(s.body);
+          }
+        });
+        this.line(s.testFirst ? `}` : `} while (${cond});`);
+        return;
+      }
+      case "block":
+        this.line(`${this.ident(`L:${s.label}`)}: {`);
+        this.nested(() => this.block(s.body));
+        this.line(`}`);
+        return;
+      case "break":
+        this.line(`break ${this.ident(`L:${s.label}`)};`);
+        return;
+      case "continue":
+        this.line(this.continueBlocks.has(s.label) ? `break ${this.ident(`L:${s.label}`)}_body;` : `continue ${this.ident(`L:${s.label}`)};`);
+        return;
+      case "return":
+        this.line(this.gen ? `return;` : `continue thread;`);
+        return;
+      case "alloc": {
+        const a = this.arrays.get(s.name)!;
+        if (s.type.space === "local") {
+          const ctor = DTYPE_INFO[s.type.dtype].array.name;
+          this.line(this.gen ? `${a.v} = new ${ctor}(${a.size});` : `${a.v}.fill(0);`);
+        }
+        return;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------- expressions
+
+  /** JS for a register value stored into memory of dtype t */
+  private toMemory(t: ScalarName, x: string): string {
+    if (t === "bool") return `(${x} ? 1 : 0)`;
+    if (t === "float16") return `f2h(${x})`;
+    return x;
+  }
+
+  private fromMemory(t: ScalarName, x: string): string {
+    if (t === "bool") return `(${x} !== 0)`;
+    if (t === "float16") return `h2f(${x})`;
+    return x;
+  }
+
+  private expr(e: Expr): string {
+    switch (e.k) {
+      case "const": return literal(e.type, e.value);
+      case "var": {
+        if (isArrayType(e.type)) throw new Error(`simulator: array '${e.name}' used as a value`);
+        return this.ident(e.name);
+      }
+      case "unary": return this.unary(e);
+      case "binary": return this.binary(e);
+      case "fma": {
+        const f = e.type === "float32" ? "fma32" : e.type === "float16" ? "fma16" : "fma64";
+        return `${f}(${this.expr(e.a)}, ${this.expr(e.b)}, ${this.expr(e.c)})`;
+      }
+      case "compare": return `(${this.expr(e.a)} ${COMPARE[e.op]} ${this.expr(e.b)})`;
+      case "logical": return `(${this.expr(e.a)} ${e.op === "and" ? "&&" : "||"} ${this.expr(e.b)})`;
+      case "select": return `(${this.expr(e.cond)} ? ${this.expr(e.a)} : ${this.expr(e.b)})`;
+      case "cast": return this.cast(e);
+      case "bitcast": {
+        const from = e.x.type as ScalarName;
+        return `${this.helper(`bitcast_${from}_${e.type}`, `bitcast("${from}", "${e.type}")`)}(${this.expr(e.x)})`;
+      }
+      case "words": {
+        const args = e.args.map((a) => this.expr(a));
+        return e.op === "hi" ? `hiWord(${args[0]})` : e.op === "lo" ? `loWord(${args[0]})` : `makeWords(${args[0]}, ${args[1]})`;
+      }
+      case "load": {
+        const a = this.arrayOf(e.array);
+        return this.fromMemory(a.dtype, `${a.v}[${this.elementIndex(a, e.index)}]`);
+      }
+      case "arrayAttr": {
+        const a = this.arrayOf(e.array);
+        return e.attr === "shape" ? a.n[e.dim]! : e.attr === "stride" ? a.s[e.dim]! : a.size;
+      }
+      case "special":
+        if (e.reg === "laneid") return this.gen ? "T.lane" : "((tx + ty * nx + tz * nx * ny) & 31)";
+        return SPECIAL[e.reg]!;
+      case "tuple": return `[${e.items.map((x) => this.expr(x)).join(", ")}]`;
+      case "tupleGet": return `${this.expr(e.tuple)}[${e.index}]`;
+      case "atomic": {
+        const a = this.arrayOf(e.array);
+        const fn = this.helper(`atomic_${e.op}_${a.dtype}_${a.space}`, `atomic("${e.op}", "${a.dtype}", "${a.space}")`);
+        const args = [a.v, this.elementIndex(a, e.index), this.expr(e.value), ...(e.compare ? [this.expr(e.compare)] : [])];
+        return `${fn}(${args.join(", ")})`;
+      }
+      case "intrinsic": return this.intrinsic(e);
+      case "call": throw new Error(`simulator: device function calls must be inlined before the JS target (call of '${e.fn.name}')`);
+    }
+  }
+
+  private unary(e: UnaryExpr): string {
+    const t = e.type;
+    const src = e.x.type as ScalarName;
+    const x = this.expr(e.x);
+    const big = isBigInt(src);
+    switch (e.op) {
+      case "neg": return isFloatT(t) ? `(- ${x})` : wrap(t, `- ${x}`);
+      case "not": return `(!${x})`;
+      case "bitnot": return wrap(t, `~${x}`);
+      case "abs":
+        if (isFloatT(t)) return `Math.abs(${x})`;
+        if (cls(t) === "uint") return x;
+        return big ? wrap(t, `babs(${x})`) : wrap(t, `Math.abs(${x})`);
+      case "sqrt": return wrap(t, `Math.sqrt(${x})`);
+      case "floor": case "ceil": case "trunc": case "round": return `Math.${e.op}(${x})`;
+      case "rint": return `rint(${x})`;
+      case "isnan": return `Number.isNaN(${x})`;
+      case "isinf": return `(Math.abs(${x}) === Infinity)`;
+      case "isfinite": return `Number.isFinite(${x})`;
+      case "popc": return big ? `popc64(${x})` : `popc32(${unsignedBits(src, x)})`;
+      case "clz": return big ? `clz64(${x})` : `(Math.clz32(${unsignedBits(src, x)}) - ${32 - bits(src)})`;
+      case "ffs": return big ? `ffs64(${x})` : `ffs32(${unsignedBits(src, x)})`;
+      case "brev":
+        if (big) return wrap(t, `brev64(${x})`);
+        return wrap(t, bits(t) === 32 ? `brev32(${x})` : `brev32(${x}) >>> ${32 - bits(t)}`);
+    }
+  }
+
+  private binary(e: BinaryExpr): string {
+    const t = e.type;
+    const a = this.expr(e.a), b = this.expr(e.b);
+    const pick = <F>(table: Record<string, F>): F => {
+      const f = table[e.op];
+      if (!f) throw new Error(`simulator: binary '${e.op}' is not defined on ${t}`);
+      return f;
+    };
+    if (t === "bool") return pick(BINARY_BOOL)(a, b);
+    if (isFloatT(t)) {
+      const s = pick(BINARY_FLOAT)(a, b);
+      return e.op === "min" || e.op === "max" || e.op === "copysign" ? s : wrap(t, s);
+    }
+    if (isBigInt(t)) {
+      const s = pick(BINARY_BIG)(a, b);
+      return e.op === "min" || e.op === "max" ? s : wrap(t, s);
+    }
+    const s = pick(BINARY_INT)(a, b, bits(t), cls(t) === "int");
+    return e.op === "min" || e.op === "max" || (e.op === "shr" && bits(t) === 32) ? `(${s})` : wrap(t, s);
+  }
+
+  private cast(e: CastExpr): string {
+    const from = e.x.type as ScalarName, to = e.type;
+    const x = this.expr(e.x);
+    if (from === to) return x;
+    const fc = cls(from), tc = cls(to);
+    if (to === "bool") return isBigInt(from) ? `(${x} !== 0n)` : `(${x} !== 0)`;
+    if (from === "bool") return isBigInt(to) ? `(${x} ? 1n : 0n)` : `(${x} ? 1 : 0)`;
+    if (tc === "float") {
+      if (isBigInt(from)) return to === "float64" ? `Number(${x})` : to === "float32" ? `big2f32(${x})` : `big2f16(${x})`;
+      if (to === "float64" || (to === "float32" && from === "float16")) return x; // exact widening
+      return wrap(to, x);
+    }
+    const info = DTYPE_INFO[to];
+    if (fc === "float") {
+      if (isBigInt(to)) {
+        const [lo, hi] = tc === "int" ? [-(2n ** 63n), 2n ** 63n - 1n] : [0n, 2n ** 64n - 1n];
+        return `f2big(${x}, ${lo}n, ${hi}n)`;
+      }
+      const [lo, hi] = tc === "int" ? [-(2 ** (info.bits - 1)), 2 ** (info.bits - 1) - 1] : [0, 2 ** info.bits - 1];
+      return `f2i(${x}, ${lo}, ${hi})`;
+    }
+    // int → int
+    if (isBigInt(to)) return wrap(to, isBigInt(from) ? x : `BigInt(${x})`);
+    if (isBigInt(from)) return `Number(BigInt.as${tc === "int" ? "IntN" : "UintN"}(${info.bits}, ${x}))`;
+    return wrap(to, x);
+  }
+
+  private intrinsic(e: IntrinsicExpr): string {
+    const args = e.args.map((a) => this.expr(a));
+    const barrier = BARRIERS[e.name];
+    if (barrier !== undefined) {
+      return barrier === BARRIER.plain
+        ? `(T.op = ${WAIT.barrier}, T.w = ${barrier}, yield)`
+        : `(T.op = ${WAIT.barrier}, T.w = ${barrier}, T.v = ${args[0]}, yield)`;
+    }
+    const warp = WARP_OPS[e.name];
+    if (warp !== undefined) {
+      const lane = args[2] !== undefined ? `, T.l = ${args[2]}` : "";
+      return `(T.op = ${WAIT.warp}, T.w = ${warp}, T.m = ${args[0]}, T.v = ${args[1]}${lane}, yield)`;
+    }
+    const fast = FAST_MATH[e.name];
+    if (fast) return fast(args);
+    const lane = this.gen ? "T.lane" : "((tx + ty * nx + tz * nx * ny) & 31)";
+    switch (e.name) {
+      case "syncwarp": return `(T.op = ${WAIT.warp}, T.w = ${WARP.syncwarp}, T.m = ${args[0] ?? "-1"}, yield)`;
+      case "gridSync": return `(T.op = ${WAIT.grid}, yield)`;
+      case "activemask": return `(T.warp.live >>> 0)`;
+      case "lanemaskLt": return `(((1 << ${lane}) - 1) >>> 0)`;
+      case "threadfence": case "threadfenceBlock": case "threadfenceSystem": case "nanosleep": return "undefined";
+      case "trap": return "trap(tx, ty, tz, bx, by, bz)";
+      case "print": {
+        const first = e.args[0];
+        const fmt = first && first.k === "const" ? this.ir.strings[Number(first.value)] : undefined;
+        if (fmt === undefined) throw new Error("simulator: print needs a constant format-string index");
+        return `printf(L.out, ${JSON.stringify(fmt)}, [${args.slice(1).join(", ")}])`;
+      }
+      default: throw new Error(`simulator: intrinsic '${e.name}' is not supported`);
+    }
+  }
+}

@@ -1,0 +1,231 @@
+// The helpers generated simulator code calls (as `rt.*`): integer division
+// rules, float→int saturation, bit tricks, bitcasts, atomics, argument
+// binding, bounds errors and printf. Generated code inlines the cheap cases
+// (wrap-around arithmetic, float32 rounding) and calls these for the rest.
+
+import type { ArrayArg, KernelArg } from "../../runtime/backend.js";
+import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../../dtypes.js";
+import { LaunchError } from "../../errors.js";
+import type { AtomicOp } from "../../compiler/ir.js";
+import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "./fp.js";
+import { formatPrintf, type PrintArg } from "./printf.js";
+import { runThreads } from "./sim.js";
+
+// ---------------------------------------------------------------------------
+// float16 storage: a value ↔ binary16 bits
+
+let h2fTable: Float64Array | undefined;
+/** binary16 bits → value (table lookup) */
+export function h2f(bits: number): number {
+  if (!h2fTable) {
+    h2fTable = new Float64Array(65536);
+    for (let i = 0; i < 65536; i++) h2fTable[i] = float16FromBits(i);
+  }
+  return h2fTable[bits]!;
+}
+export const f2h = float16Bits;
+export const f16 = (x: number): number => h2f(float16Bits(x));
+
+// ---------------------------------------------------------------------------
+// integers
+
+/** ≤32-bit integer division rules (the caller wraps the result to its type) */
+export const idiv = (a: number, b: number): number => (b === 0 ? 0 : Math.trunc(a / b));
+export const irem = (a: number, b: number): number => (b === 0 ? 0 : a % b);
+export const ifloordiv = (a: number, b: number): number => (b === 0 ? 0 : Math.floor(a / b));
+export const bdiv = (a: bigint, b: bigint): bigint => (b === 0n ? 0n : a / b);
+export const brem = (a: bigint, b: bigint): bigint => (b === 0n ? 0n : a % b);
+export function bfloordiv(a: bigint, b: bigint): bigint {
+  if (b === 0n) return 0n;
+  const q = a / b;
+  return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
+}
+export const bmin = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+export const bmax = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+export const babs = (a: bigint): bigint => (a < 0n ? -a : a);
+
+export function popc32(u: number): number {
+  u = u - ((u >>> 1) & 0x55555555);
+  u = (u & 0x33333333) + ((u >>> 2) & 0x33333333);
+  return (Math.imul((u + (u >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
+export function brev32(u: number): number {
+  u = ((u >>> 1) & 0x55555555) | ((u & 0x55555555) << 1);
+  u = ((u >>> 2) & 0x33333333) | ((u & 0x33333333) << 2);
+  u = ((u >>> 4) & 0x0f0f0f0f) | ((u & 0x0f0f0f0f) << 4);
+  u = ((u >>> 8) & 0x00ff00ff) | ((u & 0x00ff00ff) << 8);
+  return ((u >>> 16) | (u << 16)) >>> 0;
+}
+export const ffs32 = (u: number): number => (u === 0 ? 0 : 32 - Math.clz32(u & -u));
+
+const lo32 = (x: bigint) => Number(BigInt.asUintN(32, x));
+const hi32 = (x: bigint) => Number(BigInt.asUintN(32, x >> 32n));
+export const popc64 = (x: bigint): number => popc32(lo32(x)) + popc32(hi32(x));
+export const clz64 = (x: bigint): number => (hi32(x) !== 0 ? Math.clz32(hi32(x)) : 32 + Math.clz32(lo32(x)));
+export const ffs64 = (x: bigint): number => (lo32(x) !== 0 ? ffs32(lo32(x)) : hi32(x) !== 0 ? 32 + ffs32(hi32(x)) : 0);
+/** bit reverse of the 64-bit pattern of x, as an unsigned BigInt */
+export const brev64 = (x: bigint): bigint => (BigInt(brev32(lo32(x))) << 32n) | BigInt(brev32(hi32(x)));
+
+// ---------------------------------------------------------------------------
+// conversions
+
+/** float → ≤32-bit int: truncate, saturate to [lo, hi], NaN → 0 */
+export const f2i = (x: number, lo: number, hi: number): number =>
+  x !== x ? 0 : x <= lo ? lo : x >= hi ? hi : Math.trunc(x) + 0;
+/** float → 64-bit int, same rules */
+export const f2big = (x: number, lo: bigint, hi: bigint): bigint =>
+  x !== x ? 0n : x <= Number(lo) ? lo : x >= Number(hi) ? hi : BigInt(Math.trunc(x));
+/** 64-bit int → float32 / float16 with one rounding */
+export const big2f32 = (x: bigint): number => Math.fround(bigToOddDouble(x));
+export const big2f16 = (x: bigint): number => f16(bigToOddDouble(x));
+
+const scratch = new ArrayBuffer(8);
+const scratchViews = Object.fromEntries(
+  (Object.keys(DTYPE_INFO) as ScalarName[]).map((t) => [t, new DTYPE_INFO[t].array(scratch, 0, 1)]),
+) as Record<ScalarName, TypedArray>;
+
+/** a function reinterpreting the bits of a `from` value as `to` (same width) */
+export function bitcast(from: ScalarName, to: ScalarName): (x: never) => number | bigint {
+  const src = scratchViews[from] as unknown as { [i: number]: number | bigint };
+  const dst = scratchViews[to] as unknown as { [i: number]: number | bigint };
+  const toBits = from === "float16" ? (x: number) => f2h(x) : (x: number) => x;
+  const fromBits = to === "float16" ? (b: number) => h2f(b) : (b: number | bigint) => b;
+  return ((x: number) => { src[0] = toBits(x); return fromBits(dst[0] as number); }) as (x: never) => number | bigint;
+}
+
+const words = new Float64Array(1);
+const wordsI = new Int32Array(words.buffer);
+export const hiWord = (x: number): number => { words[0] = x; return wordsI[1]!; };
+export const loWord = (x: number): number => { words[0] = x; return wordsI[0]!; };
+export const makeWords = (hi: number, lo: number): number => { wordsI[1] = hi; wordsI[0] = lo; return words[0]!; };
+
+// ---------------------------------------------------------------------------
+// atomics: threads run one at a time between yields, so a plain
+// read-modify-write of the element is atomic.
+
+type Num = number & bigint; // values of the element type; number or bigint by dtype
+type Combine = (old: Num, v: Num, cmp: Num) => Num | undefined; // undefined: store nothing
+
+const ftz32 = (x: number): number => (Math.abs(x) < 2 ** -126 ? x * 0 : x); // keeps the sign of zero
+
+function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
+  const cls = DTYPE_INFO[t].cls;
+  const wrap = t === "float16" ? f16 : t === "float32" ? Math.fround
+    : cls === "float" ? (x: number) => x
+    : t === "int64" ? (x: bigint) => BigInt.asIntN(64, x)
+    : t === "uint64" ? (x: bigint) => BigInt.asUintN(64, x)
+    : cls === "int" ? (x: number) => (x << (32 - DTYPE_INFO[t].bits)) >> (32 - DTYPE_INFO[t].bits)
+    : (x: number) => (DTYPE_INFO[t].bits === 32 ? x >>> 0 : x & ((1 << DTYPE_INFO[t].bits) - 1));
+  const w = wrap as (x: Num) => Num;
+  const big = t === "int64" || t === "uint64";
+  const one = (big ? 1n : 1) as Num, zero = (big ? 0n : 0) as Num;
+  const isNaN = (x: Num) => x !== x;
+  switch (op) {
+    case "add":
+      if (t === "float32" && space === "global") return (o, v) => ftz32(Math.fround(ftz32(o) + ftz32(v))) as Num;
+      return (o, v) => w((o + v) as Num);
+    case "sub": return (o, v) => w((o - v) as Num);
+    case "max": return cls === "float" ? (o, v) => (isNaN(o) || isNaN(v) ? undefined : (Math.max(o, v) as Num)) : (o, v) => (v > o ? v : o);
+    case "min": return cls === "float" ? (o, v) => (isNaN(o) || isNaN(v) ? undefined : (Math.min(o, v) as Num)) : (o, v) => (v < o ? v : o);
+    case "nanmax": return (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.max(o, v) as Num));
+    case "nanmin": return (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.min(o, v) as Num));
+    case "and": return (o, v) => w((o & v) as Num);
+    case "or": return (o, v) => w((o | v) as Num);
+    case "xor": return (o, v) => w((o ^ v) as Num);
+    case "exch": return (_o, v) => v;
+    case "inc": return (o, v) => (o >= v ? zero : ((o + one) as Num));
+    case "dec": return (o, v) => (o === zero || o > v ? v : ((o - one) as Num));
+    // bitwise compare for floats (NaN payloads aside: Object.is tells ±0 apart and matches NaN)
+    case "cas": return (o, v, c) => (Object.is(o, c) ? v : undefined);
+  }
+}
+
+export type AtomicFn = (view: TypedArray, i: number, v: number | bigint, cmp?: number | bigint) => number | bigint;
+
+/** the atomic `op` on elements of dtype `t` in memory `space`; returns the old value */
+export function atomic(op: AtomicOp, t: ScalarName, space: string): AtomicFn {
+  const combine = combiner(op, t, space);
+  const load = t === "float16" ? (x: number) => h2f(x) : (x: Num) => x;
+  const store = t === "float16" ? (x: number) => f2h(x) : (x: Num) => x;
+  return ((view: { [i: number]: Num }, i: number, v: Num, cmp: Num) => {
+    const old = load(view[i]!) as Num;
+    const nu = combine(old, v, cmp);
+    if (nu !== undefined) view[i] = store(nu) as Num;
+    return old;
+  }) as unknown as AtomicFn;
+}
+
+// ---------------------------------------------------------------------------
+// launch arguments
+
+export interface BoundArray {
+  readonly v: TypedArray;
+  /** element offset of [0, 0, …] in v */
+  readonly o: number;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  readonly size: number;
+}
+
+/** A typed view over an array argument's buffer that covers every element it can address. */
+export function bindArray(arg: KernelArg | undefined, param: string, dtype: ScalarName, ndim: number): BoundArray {
+  if (!arg || arg.kind !== "array") throw new LaunchError(`argument '${param}' must be an array of ${dtype}, got ${arg ? `a ${arg.dtype} scalar` : "nothing"}`);
+  if (arg.dtype !== dtype || arg.shape.length !== ndim) {
+    throw new LaunchError(`argument '${param}' must be a ${ndim}-d array of ${dtype}, got a ${arg.shape.length}-d array of ${arg.dtype}`);
+  }
+  const buf = arg.buffer;
+  if (buf.kind !== "sim") throw new LaunchError(`argument '${param}' lives on the GPU; the simulator needs simulator memory`);
+  if (buf.freed) throw new LaunchError(`argument '${param}' was freed`);
+  return viewOf(arg, buf.bytes, buf.byteOffset, buf.byteLength);
+}
+
+function viewOf(arg: ArrayArg, bytes: ArrayBuffer | SharedArrayBuffer, start: number, length: number): BoundArray {
+  const size = DTYPE_INFO[arg.dtype].size;
+  const elems = arg.shape.reduce((a, b) => a * b, 1);
+  // the lowest element reachable (negative strides reach below element 0)
+  let low = 0;
+  if (elems > 0) arg.shape.forEach((n, k) => { if (arg.strides[k]! < 0) low += (n - 1) * arg.strides[k]!; });
+  const first = start + arg.byteOffset + low * size;
+  if (first % size !== 0) throw new LaunchError(`array '${arg.name}' is not aligned to its ${size}-byte elements`);
+  const count = Math.floor((start + length - first) / size);
+  const v = new DTYPE_INFO[arg.dtype].array(bytes as ArrayBuffer, first, Math.max(0, count));
+  return { v, o: -low, shape: arg.shape, strides: arg.strides, size: elems };
+}
+
+/** a scalar argument, checked against the parameter's dtype */
+export function scalarArg(arg: KernelArg | undefined, param: string, dtype: ScalarName): number | bigint | boolean {
+  if (!arg || arg.kind !== "scalar") throw new LaunchError(`argument '${param}' must be a ${dtype} scalar, got ${arg ? "an array" : "nothing"}`);
+  const v = arg.value;
+  const want = dtype === "bool" ? "boolean" : dtype === "int64" || dtype === "uint64" ? "bigint" : "number";
+  if (typeof v !== want) throw new LaunchError(`argument '${param}' must be a ${dtype} (a JS ${want}), got ${typeof v} ${String(v)}`);
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// faults and printing
+
+const where = (tx: number, ty: number, tz: number, bx: number, by: number, bz: number) =>
+  `thread (${tx}, ${ty}, ${tz}) of block (${bx}, ${by}, ${bz})`;
+
+/** throws the bounds error of an array access */
+export function oob(name: string, index: readonly (number | bigint)[], shape: readonly number[],
+  tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never {
+  throw new LaunchError(`index out of bounds: ${name}[${index.join(", ")}] with shape [${shape.join(", ")}] in ${where(tx, ty, tz, bx, by, bz)}`);
+}
+
+export function trap(tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never {
+  throw new LaunchError(`kernel trapped (a failed assertion) in ${where(tx, ty, tz, bx, by, bz)}`);
+}
+
+export function printf(out: string[], fmt: string, args: PrintArg[]): void {
+  out.push(formatPrintf(fmt, args));
+}
+
+export const rt = {
+  h2f, f2h, f16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
+  popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
+  f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
+  atomic, bindArray, scalarArg, oob, trap, printf, runThreads,
+  fma16, fma32, fma64, copysign, rint,
+};
+export type Runtime = typeof rt;
