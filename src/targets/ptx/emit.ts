@@ -217,6 +217,7 @@ class KernelEmitter {
 
   private mulS32(a: Scalar, b: Scalar): Scalar {
     if (a.k === "imm" && b.k === "imm") return imm(Math.imul(Number(a.text), Number(b.text)));
+    if (a.k === "imm" && a.text === "1") return b;
     return this.out("b32", "mul.lo.s32", a, b);
   }
 

@@ -1,0 +1,34 @@
+// Checks PTX text with NVIDIA's assembler when it is installed.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+let found: boolean | undefined;
+
+export function hasPtxas(): boolean {
+  if (found === undefined) {
+    found = spawnSync("ptxas", ["--version"], { stdio: "ignore" }).status === 0;
+    if (!found) console.log("# ptxas not found on PATH: PTX assembly checks are skipped");
+  }
+  return found;
+}
+
+/** Assembles `ptx` for `arch`; throws with ptxas's log and the numbered PTX on failure. */
+export function ptxasCheck(ptx: string, arch: "sm_75" | "sm_80" | "sm_90"): void {
+  const dir = mkdtempSync(join(tmpdir(), "numbats-ptxas-"));
+  try {
+    const src = join(dir, "k.ptx");
+    writeFileSync(src, ptx);
+    try {
+      execFileSync("ptxas", [`-arch=${arch}`, src, "-o", join(dir, "k.cubin")], { stdio: "pipe" });
+    } catch (e) {
+      const err = e as { stderr?: Buffer; stdout?: Buffer };
+      const log = `${err.stdout?.toString() ?? ""}${err.stderr?.toString() ?? ""}`.trim();
+      const numbered = ptx.split("\n").map((l, i) => `${String(i + 1).padStart(4)}  ${l}`).join("\n");
+      throw new Error(`ptxas -arch=${arch} failed:\n${log}\n\n${numbered}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

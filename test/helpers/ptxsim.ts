@@ -1,0 +1,78 @@
+// Runs a PtxModule on the PTX interpreter in ../shared/tools/ptxsim (beside the
+// repository), with the same KernelArg list the JS simulator takes: array
+// bytes are copied in from each ArrayArg's SimBuffer and copied back after.
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { float16Bits } from "../../src/dtypes.js";
+import type { ArrayArg, KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend.js";
+import type { PtxModule } from "../../src/targets/ptx/module.js";
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const simPath = join(repoRoot, "..", "shared", "tools", "ptxsim", "ptxsim.mjs");
+
+interface PtxsimMemory { alloc(bytes: number): number; write(addr: number, data: ArrayBufferView): void; read(addr: number, bytes: number): Uint8Array }
+interface Ptxsim {
+  loadModule(text: string): { compileErrors?: unknown[] };
+  createMemory(): PtxsimMemory;
+  launch(mod: unknown, name: string, opts: object): { output: string[]; stdout: string };
+}
+
+let sim: Ptxsim | null | undefined;
+
+export function hasPtxsim(): boolean {
+  const ok = existsSync(simPath);
+  if (!ok && sim === undefined) { console.log(`# ${simPath} not found: ptxsim runs are skipped`); sim = null; }
+  return ok;
+}
+
+async function load(): Promise<Ptxsim> {
+  if (!sim) sim = (await import(pathToFileURL(simPath).href)) as Ptxsim;
+  return sim;
+}
+
+export interface PtxsimResult { readonly output: readonly string[]; readonly stdout: string }
+
+export async function runOnPtxsim(mod: PtxModule, dims: LaunchDims, args: readonly KernelArg[]): Promise<PtxsimResult> {
+  const ps = await load();
+  const m = ps.loadModule(mod.text);
+  if (m.compileErrors && m.compileErrors.length) throw new Error(`ptxsim cannot run this module: ${JSON.stringify(m.compileErrors)}`);
+  const memory = ps.createMemory();
+  // one ptxsim allocation per distinct buffer, so views of one buffer alias there too
+  const placed = new Map<SimBuffer, number>();
+  const addrOf = (a: ArrayArg): number => {
+    const buf = simBuffer(a);
+    let addr = placed.get(buf);
+    if (addr === undefined) {
+      addr = memory.alloc(Math.max(buf.byteLength, 1));
+      memory.write(addr, new Uint8Array(buf.bytes, buf.byteOffset, buf.byteLength));
+      placed.set(buf, addr);
+    }
+    return addr + a.byteOffset;
+  };
+  const params = mod.params.map((p) => {
+    const a = args[p.from.arg];
+    if (!a) throw new Error(`runOnPtxsim: missing argument ${p.from.arg}`);
+    if (p.from.part === "value") {
+      if (a.kind !== "scalar") throw new Error(`runOnPtxsim: argument ${p.from.arg} should be a scalar`);
+      return { type: p.ptxType, value: scalarParam(p.ptxType, a.value) };
+    }
+    if (a.kind !== "array") throw new Error(`runOnPtxsim: argument ${p.from.arg} should be an array`);
+    if (p.from.part === "ptr") return { type: "u64", value: addrOf(a) };
+    const v = p.from.part === "shape" ? a.shape[p.from.dim!] : a.strides[p.from.dim!];
+    return { type: "s32", value: v };
+  });
+  const res = ps.launch(m, mod.entry, { grid: dims.grid, block: dims.block, sharedBytes: dims.sharedMemBytes, memory, params });
+  for (const [buf, addr] of placed) new Uint8Array(buf.bytes, buf.byteOffset, buf.byteLength).set(memory.read(addr, buf.byteLength));
+  return { output: res.output, stdout: res.stdout };
+}
+
+function simBuffer(a: ArrayArg): SimBuffer {
+  if (a.buffer.kind !== "sim") throw new Error(`runOnPtxsim: array '${a.name}' is not host (sim) memory`);
+  return a.buffer;
+}
+
+/** float16 parameters travel as their bits */
+function scalarParam(type: string, v: number | bigint | boolean): number | bigint | boolean {
+  return type === "b16" ? float16Bits(Number(v)) : v;
+}
