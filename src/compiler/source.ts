@@ -31,6 +31,24 @@ export function rememberOrigin(fn: Function, stack: string | undefined, skipFile
 }
 
 /** `prev` is the character before the literal (whitespace skipped): it tells `o[0]` from `f(0, 3)`. */
+/**
+ * Records that `fns` were written in `file` (for library code compiled from
+ * our own sources, which has no cuda.jit call site); each is looked up by its
+ * `function NAME` declaration.
+ */
+export function rememberSourceFile(fns: Iterable<Function>, file: string): void {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return;
+  }
+  for (const fn of fns) {
+    const at = text.indexOf(`function ${fn.name}(`);
+    if (at >= 0) origins.set(fn, { file, line: text.slice(0, at).split("\n").length });
+  }
+}
+
 interface NumericLiteral { start: number; value: number; float: boolean; prev: string }
 
 function prevChar(text: string, pos: number): string {

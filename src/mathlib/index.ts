@@ -23,6 +23,8 @@ import * as log from "./log.js";
 import * as misc from "./misc.js";
 import * as pow from "./pow.js";
 import * as trig from "./trig.js";
+import { fileURLToPath } from "node:url";
+import { rememberSourceFile } from "../compiler/source.js";
 
 export type MathEnv = Record<string, ArrayBufferView | number>;
 
@@ -30,6 +32,14 @@ export interface MathEntry {
   readonly f64: Function;
   readonly f32: Function;
   readonly env?: MathEnv;
+}
+
+// The library's float literals (`0.0`) must keep their spelling when a tool such as tsx reprints them.
+const MODULES = { atrig, dd, exp, f32, hyper, log, misc, pow, trig };
+const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+for (const [file, mod] of Object.entries(MODULES)) {
+  const fns = (Object.values(mod) as unknown[]).filter((v): v is Function => typeof v === "function");
+  rememberSourceFile(fns, fileURLToPath(new URL(`./${file}${EXT}`, import.meta.url)));
 }
 
 const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI };
