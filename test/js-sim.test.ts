@@ -329,3 +329,16 @@ test("print formats like C printf and writes after the launch", () => {
   }
   assert.deepEqual(writes, ["t=1 x=2.500000 n=-5 u=4294967295|%\n"]);
 });
+
+test("strided 2-d arrays (negative strides, offset) index through their strides", () => {
+  // a 3x4 view of a 12-element buffer with rows reversed: element [0, j] is row 2 of the buffer
+  const buf = Float64Array.from({ length: 12 }, (_, i) => i);
+  const a = arr("m", "float64", 2);
+  const ir = kernel([["m", { ...(a.type as ArrayType), layout: "A" }], ["o", arrayType("float64", 1, "C")]], [
+    store(arr("o", "float64"), [tid], load(V("m", { ...(a.type as ArrayType), layout: "A" }), bin("floordiv", "int32", tid, I(4)), bin("rem", "int32", tid, I(4)))),
+  ]);
+  const view: ArrayArg = { ...arg("m", buf), shape: [3, 4], strides: [-4, 1], byteOffset: 8 * 8 };
+  const O = new Float64Array(12);
+  launch(ir, 1, 12, [view, arg("o", O)]);
+  assert.deepEqual([...O], [8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3]);
+});

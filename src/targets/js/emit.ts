@@ -291,11 +291,13 @@ class Emitter {
     if (isTupleType(t) || t === "void") throw new Error(`simulator: parameter '${name}' of type ${JSON.stringify(t)} is not supported`);
     const id = this.ident(name);
     if (!isArrayType(t)) return [`let ${id} = scalarArg(args[${i}], ${JSON.stringify(name)}, "${t}");`];
-    const a = this.variableArray(name, t);
+    const v = this.variableArray(name, t);
+    // a C-contiguous array's last stride is 1: leave the multiply out
+    const a = t.layout === "C" ? { ...v, s: v.s.map((s, k) => (k === t.ndim - 1 ? "1" : s)) } : v;
     this.arrays.set(name, a);
-    const dims = a.n.map((n, k) => `${n} = ${id}.shape[${k}], ${a.s[k]} = ${id}.strides[${k}]`);
+    const dims = a.n.map((n, k) => `${n} = ${id}.shape[${k}]${a.s[k] === "1" ? "" : `, ${a.s[k]} = ${id}.strides[${k}]`}`);
     return [
-      `const ${id} = bindArray(args[${i}], ${JSON.stringify(name)}, "${t.dtype}", ${t.ndim});`,
+      `const ${id} = bindArray(args[${i}], ${JSON.stringify(name)}, "${t.dtype}", ${t.ndim}, "${t.layout}");`,
       `let ${a.v} = ${id}.v, ${a.o} = ${id}.o, ${[...dims, `${a.size} = ${id}.size`].join(", ")};`,
     ];
   }

@@ -168,10 +168,13 @@ export interface BoundArray {
 }
 
 /** A typed view over an array argument's buffer that covers every element it can address. */
-export function bindArray(arg: KernelArg | undefined, param: string, dtype: ScalarName, ndim: number): BoundArray {
+export function bindArray(arg: KernelArg | undefined, param: string, dtype: ScalarName, ndim: number, layout: string): BoundArray {
   if (!arg || arg.kind !== "array") throw new LaunchError(`argument '${param}' must be an array of ${dtype}, got ${arg ? `a ${arg.dtype} scalar` : "nothing"}`);
   if (arg.dtype !== dtype || arg.shape.length !== ndim) {
     throw new LaunchError(`argument '${param}' must be a ${ndim}-d array of ${dtype}, got a ${arg.shape.length}-d array of ${arg.dtype}`);
+  }
+  if (layout === "C" && ndim > 0 && arg.strides[ndim - 1] !== 1 && arg.shape[ndim - 1]! > 1) {
+    throw new LaunchError(`argument '${param}' must be C-contiguous (its last stride is ${arg.strides[ndim - 1]})`);
   }
   const buf = arg.buffer;
   if (buf.kind !== "sim") throw new LaunchError(`argument '${param}' lives on the GPU; the simulator needs simulator memory`);
@@ -189,7 +192,7 @@ function viewOf(arg: ArrayArg, bytes: ArrayBuffer | SharedArrayBuffer, start: nu
   if (first % size !== 0) throw new LaunchError(`array '${arg.name}' is not aligned to its ${size}-byte elements`);
   const count = Math.floor((start + length - first) / size);
   const v = new DTYPE_INFO[arg.dtype].array(bytes as ArrayBuffer, first, Math.max(0, count));
-  return { v, o: -low, shape: arg.shape, strides: arg.strides, size: elems };
+  return { v, o: 0 - low, shape: arg.shape, strides: arg.strides, size: elems }; // 0 - low: never -0, which would make index math float
 }
 
 /** a scalar argument, checked against the parameter's dtype */
