@@ -10,6 +10,7 @@ import { DTYPE_INFO, type ScalarName } from "../src/dtypes.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./helpers/ptxsim.js";
 import * as B from "./ptx-ir.js";
+import { matmulIR } from "./ptx-ir.js";
 
 /** emits, assembles for sm_80 and sm_90, runs on ptxsim; returns the module and printf output */
 async function run(ir: FunctionIR, d: LaunchDims, args: KernelArg[], opts?: PtxTargetOptions): Promise<{ mod: PtxModule; output: readonly string[] } | null> {
@@ -305,31 +306,6 @@ test("select evaluates only the chosen side; && and || short-circuit", async () 
 
 // ---------------------------------------------------------------------------
 // the 16×16 tiled shared-memory matmul (numba-cuda docs' fast_matmul)
-
-export function matmulIR(): FunctionIR {
-  const M = B.arr("float32", 2, "C");
-  const S = B.arr("float32", 2, "C", "shared");
-  const [A, Bm, C, sA, sB] = [B.v("A", M), B.v("B", M), B.v("C", M), B.v("sA", S), B.v("sB", S)];
-  const tx = B.special("tid.x"), ty = { k: "special", type: "int32", reg: "tid.y" } as Expr;
-  const x = I("x"), y = I("y"), t = I("t"), k = I("k");
-  const n = { k: "arrayAttr", attr: "shape", type: "int32", array: A, dim: 0 } as Expr;
-  const acc = B.v("acc", "float32");
-  return B.kernel("matmul", [{ name: "A", type: M }, { name: "B", type: M }, { name: "C", type: M }], [
-    { k: "alloc", name: "sA", type: S, shape: [16, 16] },
-    { k: "alloc", name: "sB", type: S, shape: [16, 16] },
-    B.let_("x", "int32", B.bin("add", "int32", B.bin("mul", "int32", B.special("ctaid.x"), B.i32(16)), tx)),
-    B.let_("y", "int32", B.bin("add", "int32", B.bin("mul", "int32", { k: "special", type: "int32", reg: "ctaid.y" }, B.i32(16)), ty)),
-    B.let_("acc", "float32", B.c("float32", 0)),
-    ...B.forRange("t", B.i32(0), B.bin("div", "int32", n, B.i32(16)), [
-      B.store(sA, [ty, tx], B.load(A, y, B.bin("add", "int32", B.bin("mul", "int32", t, B.i32(16)), tx))),
-      B.store(sB, [ty, tx], B.load(Bm, B.bin("add", "int32", B.bin("mul", "int32", t, B.i32(16)), ty), x)),
-      B.exprStmt(B.intrinsic("syncthreads", "void")),
-      ...B.forRange("k", B.i32(0), B.i32(16), [B.assign("acc", { k: "fma", type: "float32", a: B.load(sA, ty, k), b: B.load(sB, k, tx), c: acc })]),
-      B.exprStmt(B.intrinsic("syncthreads", "void")),
-    ]),
-    B.store(C, [y, x], acc),
-  ]);
-}
 
 test("tiled shared-memory matmul: correct, invariants hoisted out of both loops", async () => {
   const ir = matmulIR();

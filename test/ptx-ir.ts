@@ -10,7 +10,7 @@ export const bin = (op: BinaryOp, type: ScalarName, a: Expr, b: Expr): Expr => (
 export const un = (op: UnaryOp, type: ScalarName, x: Expr): Expr => ({ k: "unary", op, type, x });
 export const cmp = (op: CompareOp, a: Expr, b: Expr): Expr => ({ k: "compare", op, type: "bool", a, b });
 export const cast = (type: ScalarName, x: Expr): Expr => ({ k: "cast", type, x });
-export const special = (reg: "tid.x" | "tid.y" | "ntid.x" | "ctaid.x" | "ctaid.y" | "laneid"): Expr => ({ k: "special", type: "int32", reg });
+export const special = (reg: "tid.x" | "tid.y" | "ntid.x" | "nctaid.x" | "ctaid.x" | "ctaid.y" | "laneid"): Expr => ({ k: "special", type: "int32", reg });
 export const arr = (dtype: ScalarName, ndim = 1, layout: Layout = "C", space: MemorySpace = "global"): ArrayType => arrayType(dtype, ndim, layout, space);
 export const load = (a: Expr, ...index: Expr[]): Expr => ({ k: "load", type: (a.type as ArrayType).dtype, array: a, index });
 export const store = (a: Expr, index: Expr[], value: Expr): Stmt => ({ k: "store", array: a, index, value });
@@ -65,3 +65,48 @@ export const scalarArg = (dtype: ScalarName, value: number | bigint | boolean): 
 
 export const dims = (grid: number, block: number, sharedMemBytes = 0) =>
   ({ grid: [grid, 1, 1] as [number, number, number], block: [block, 1, 1] as [number, number, number], sharedMemBytes });
+
+// the 16×16 tiled shared-memory matmul (numba-cuda docs' fast_matmul)
+export function matmulIR(): FunctionIR {
+  const M = arr("float32", 2, "C");
+  const S = arr("float32", 2, "C", "shared");
+  const [A, Bm, C, sA, sB] = [v("A", M), v("B", M), v("C", M), v("sA", S), v("sB", S)];
+  const tx = special("tid.x"), ty = { k: "special", type: "int32", reg: "tid.y" } as Expr;
+  const x = v("x", "int32"), y = v("y", "int32"), t = v("t", "int32"), k = v("k", "int32");
+  const n = { k: "arrayAttr", attr: "shape", type: "int32", array: A, dim: 0 } as Expr;
+  const acc = v("acc", "float32");
+  return kernel("matmul", [{ name: "A", type: M }, { name: "B", type: M }, { name: "C", type: M }], [
+    { k: "alloc", name: "sA", type: S, shape: [16, 16] },
+    { k: "alloc", name: "sB", type: S, shape: [16, 16] },
+    let_("x", "int32", bin("add", "int32", bin("mul", "int32", special("ctaid.x"), i32(16)), tx)),
+    let_("y", "int32", bin("add", "int32", bin("mul", "int32", { k: "special", type: "int32", reg: "ctaid.y" }, i32(16)), ty)),
+    let_("acc", "float32", c("float32", 0)),
+    ...forRange("t", i32(0), bin("div", "int32", n, i32(16)), [
+      store(sA, [ty, tx], load(A, y, bin("add", "int32", bin("mul", "int32", t, i32(16)), tx))),
+      store(sB, [ty, tx], load(Bm, bin("add", "int32", bin("mul", "int32", t, i32(16)), ty), x)),
+      exprStmt(intrinsic("syncthreads", "void")),
+      ...forRange("k", i32(0), i32(16), [assign("acc", { k: "fma", type: "float32", a: load(sA, ty, k), b: load(sB, k, tx), c: acc })]),
+      exprStmt(intrinsic("syncthreads", "void")),
+    ]),
+    store(C, [y, x], acc),
+  ]);
+}
+
+
+/** grid-stride `y[i] = a·v·v + 2·v + y[i]` (ptx.md §4's poly_loop) */
+export function polyIR(): FunctionIR {
+  const F = arr("float32");
+  const x = v("x", F), y = v("y", F), a = v("a", "float32"), i = v("i", "int32"), val = v("val", "float32");
+  const sp = (reg: "ntid.x" | "nctaid.x"): Expr => ({ k: "special", type: "int32", reg });
+  return kernel("poly_loop", [{ name: "x", type: F }, { name: "y", type: F }, { name: "a", type: "float32" }], [
+    let_("i", "int32", gid()),
+    {
+      k: "loop", label: "G", testFirst: true, cond: cmp("lt", i, { k: "arrayAttr", attr: "size", type: "int32", array: x, dim: 0 }),
+      body: [
+        let_("val", "float32", load(x, i)),
+        store(y, [i], bin("add", "float32", { k: "fma", type: "float32", a: bin("mul", "float32", a, val), b: val, c: bin("mul", "float32", c("float32", 2), val) }, load(y, i))),
+      ],
+      update: [assign("i", bin("add", "int32", i, bin("mul", "int32", sp("ntid.x"), sp("nctaid.x"))))],
+    },
+  ]);
+}
