@@ -325,3 +325,37 @@ test("tiled shared-memory matmul: correct, invariants hoisted out of both loops"
     assert.equal(c[i * n + j], acc, `C[${i},${j}]`);
   }
 });
+
+test("bit intrinsics (popc clz brev ffs), bitcasts and float64 words", async () => {
+  const bitRef = (op: string, t: ScalarName, x: bigint): bigint => {
+    const w = DTYPE_INFO[t].bits, u = BigInt.asUintN(w, x);
+    const bitsOf = [...u.toString(2).padStart(w, "0")];
+    if (op === "popc") return BigInt(bitsOf.filter((b) => b === "1").length);
+    if (op === "clz") return BigInt(u === 0n ? w : w - u.toString(2).length);
+    if (op === "ffs") return u === 0n ? 0n : BigInt(u.toString(2).length - u.toString(2).lastIndexOf("1"));
+    return wrapBig(t, BigInt("0b" + bitsOf.reverse().join("")));
+  };
+  for (const t of ["int8", "uint16", "int32", "uint32", "int64", "uint64"] as ScalarName[]) {
+    const xs = intSamples(t, 40, 3);
+    const isBig = t.endsWith("64");
+    for (const op of ["popc", "clz", "ffs", "brev"] as const) {
+      const tout: ScalarName = op === "brev" ? t : "int32";
+      const got = await runElementwise(elementwise(`k_${op}`, t, tout, (x) => B.un(op, tout, x)), t, tout, xs.map((x) => isBig ? x : Number(x)), xs.map((x) => isBig ? x : Number(x)));
+      if (!got) return;
+      xs.forEach((x, i) => assert.equal(BigInt(got[i]!), bitRef(op, t, x), `${op}(${x}) ${t}`));
+    }
+  }
+  const ds = [1.5, -0, NaN, 1e-310, -Infinity, Math.PI];
+  // hi/lo words and back: make(hi(x), lo(x) ^ 1) flips the lowest mantissa bit
+  const words = await runElementwise(elementwise("k_words", "float64", "float64", (x) => ({
+    k: "words", op: "make", type: "float64",
+    args: [{ k: "words", op: "hi", type: "int32", args: [x] }, B.bin("xor", "int32", { k: "words", op: "lo", type: "int32", args: [x] }, B.i32(1))],
+  })), "float64", "float64", ds, ds);
+  if (!words) return;
+  const flip = (x: number) => { const v = new DataView(new ArrayBuffer(8)); v.setFloat64(0, x); v.setUint8(7, v.getUint8(7) ^ 1); return v.getFloat64(0); };
+  ds.forEach((x, i) => sameFloat(words[i] as number, flip(x), `words(${x})`));
+  const fs = [1.5, -2, 1e-40, Infinity].map(Math.fround);
+  const bc = await runElementwise(elementwise("k_bitcast", "float32", "uint32", (x) => ({ k: "bitcast", type: "uint32", x })), "float32", "uint32", fs, fs);
+  if (!bc) return;
+  fs.forEach((x, i) => assert.equal(bc[i], new Uint32Array(new Float32Array([x]).buffer)[0]));
+});
