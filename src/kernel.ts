@@ -3,7 +3,7 @@
 // launch configuration, moves host arrays in and out, and launches.
 
 import {
-  arrayType, dtypeOfTypedArray, isArrayType, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
+  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
   typedScalarDType, convertScalar, type ArrayType, type ScalarName, type Signature, type Type, type TypedArray,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
@@ -87,7 +87,11 @@ function describe(v: unknown): string {
 
 /** Whether an argument of type `have` can be passed for a parameter of type `want` (eager signatures). */
 function fits(have: Type, want: Type): boolean {
-  if (isArrayType(want)) return isArrayType(have) && have.dtype === want.dtype && have.ndim === want.ndim && (want.layout === "A" || have.layout === "C");
+  if (isArrayType(want)) {
+    // float16 and bool arrays arrive as their storage (Uint16Array, Uint8Array)
+    const storage = isArrayType(have) && DTYPE_INFO[have.dtype].array === DTYPE_INFO[want.dtype].array && DTYPE_INFO[have.dtype].size === DTYPE_INFO[want.dtype].size;
+    return isArrayType(have) && storage && have.ndim === want.ndim && (want.layout === "A" || have.layout === "C");
+  }
   return isScalarType(have) && isScalarType(want);
 }
 
@@ -223,7 +227,7 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     if (types.length !== want.length || !types.every((t, i) => fits(t, want[i]!))) {
       throw new LaunchError(`'${this.name}' was compiled for ${signatureToString(this.eager)} and cannot take (${types.map(typeToString).join(", ")})`);
     }
-    return want.map((w, i) => (isArrayType(w) ? types[i]! : w));
+    return want.map((w, i) => (isArrayType(w) ? { ...w, layout: (types[i] as ArrayType).layout } : w));
   }
 
   private specialise(argTypes: readonly Type[]): Specialisation {
@@ -314,6 +318,7 @@ function hostArrayArg(
   }
   const device = toDevice(host, undefined, backend);
   temps.push({ device, host, written });
-  return device.toKernelArg(name);
+  // float16/bool data arrives in its storage type (Uint16Array/Uint8Array): the parameter's dtype names it
+  return { ...device.toKernelArg(name), dtype: t.dtype };
 }
 

@@ -767,8 +767,8 @@ export class Lowerer {
       let t = promoteOne(isFloat(at) ? "int32" : at);
       if (op === ">>>") t = DTYPE_INFO[t].bits === 64 ? "uint64" : "uint32";
       else if (op === ">>" && isBigInt(t) === false && t === "uint32" && a.weak) t = "int32";
-      const amountType: ScalarName = isBigInt(t) ? t : "int32";
-      const amount = this.convert(b, isFloat(bt) ? "int32" : amountType, n.right ?? n);
+      // the amount is int32 for every width (ir.ts); only its low bits matter
+      const amount = this.convert(b, "int32", n.right ?? n);
       const e = foldExpr({ k: "binary", op: shift, type: t, a: this.convert(a, t, n.left ?? n), b: amount, loc });
       return { e, weak: weak ? "int" : undefined };
     }

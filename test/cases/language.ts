@@ -1,0 +1,440 @@
+// Kernel-language cases (SPEC §3), each with a host-computed reference.
+// Run by test/e2e.test.ts on the simulator + ptxas + ptxsim, and by
+// test/gpu/e2e.test.ts on a real GPU against the simulator.
+
+import assert from "node:assert/strict";
+import { cuda, float16, float32, int32, int64, ndarray } from "../../src/index.js";
+import { float16Bits, float16FromBits } from "../../src/dtypes.js";
+import { fma32 } from "../../src/targets/js/fp.js";
+import { randomFloats, randomInts, rng, type KernelCase } from "../helpers/crosscheck.js";
+
+const f32 = Math.fround;
+const N = 1000;
+
+const divmod = cuda.jit((a: number, b: number) => [Math.floor(a / b), a - b * Math.floor(a / b)], { device: true });
+const clampUnit = cuda.jit((x: number) => (x < 0 ? 0 : x > 1 ? 1 : x), { device: true });
+
+export const LANGUAGE_CASES: KernelCase[] = [
+  {
+    name: "increment by one (SPEC §1)",
+    kernel: (anArray: Float32Array) => {
+      const pos = cuda.grid(1);
+      if (pos < anArray.length) anArray[pos] += 1;
+    },
+    grid: 2, block: 4,
+    args: () => [new Float32Array([3, 5, 9, 13, 7, 2, 4, 1])],
+    check: ([a]) => assert.deepEqual(Array.from(a as Float32Array), [4, 6, 10, 14, 8, 3, 5, 2]),
+  },
+  {
+    name: "float32 arithmetic rounds like the GPU; a*b+c is one fused multiply-add",
+    kernel: (a: Float32Array, b: Float32Array, c: Float32Array, out: Float32Array, alpha: number) => {
+      const i = cuda.grid(1);
+      if (i < out.length) {
+        out[i] = a[i] * b[i] + c[i];
+        c[i] = (a[i] + alpha) / (b[i] - 0.25);
+      }
+    },
+    options: {},
+    grid: 4, block: 256,
+    args: () => [randomFloats(Float32Array, N, 1), randomFloats(Float32Array, N, 2), randomFloats(Float32Array, N, 3), new Float32Array(N), float32(0.1)],
+    check: ([a, b, c, out]) => {
+      const A = randomFloats(Float32Array, N, 1), B = randomFloats(Float32Array, N, 2), C = randomFloats(Float32Array, N, 3);
+      for (let i = 0; i < N; i++) {
+        assert.equal((out as Float32Array)[i], fma32(A[i]!, B[i]!, C[i]!), `fma at ${i}`);
+        assert.equal((c as Float32Array)[i], f32(f32(A[i]! + f32(0.1)) / f32(B[i]! - 0.25)), `div at ${i}`);
+      }
+      assert.ok(a && b);
+    },
+  },
+  {
+    name: "int32 arithmetic wraps; shifts and bitwise ops follow JS on int32",
+    kernel: (a: Int32Array, o: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i < a.length) {
+        const x = a[i];
+        o[4 * i] = x * 1000003 + 12345;
+        o[4 * i + 1] = (x << 7) ^ (x >> 3);
+        o[4 * i + 2] = ~x & 0xff0f;
+        o[4 * i + 3] = -x - 2147483647;
+      }
+    },
+    grid: 4, block: 64,
+    args: () => [randomInts(Int32Array, 200, 4, -(2 ** 31), 2 ** 31), new Int32Array(800)],
+    check: ([a, o]) => {
+      const A = a as Int32Array, O = o as Int32Array;
+      for (let i = 0; i < A.length; i++) {
+        const x = A[i]!;
+        assert.equal(O[4 * i], (Math.imul(x, 1000003) + 12345) | 0);
+        assert.equal(O[4 * i + 1], (x << 7) ^ (x >> 3));
+        assert.equal(O[4 * i + 2], ~x & 0xff0f);
+        assert.equal(O[4 * i + 3], (-x - 2147483647) | 0);
+      }
+    },
+  },
+  {
+    name: "8/16-bit and unsigned integers wrap when stored; uint32 compares and >>> are unsigned",
+    kernel: (a: Int8Array, b: Uint8Array, c: Int16Array, u: Uint32Array, o: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i < a.length) {
+        a[i] = a[i] + 100;
+        b[i] = b[i] * 3;
+        c[i] = c[i] * 300;
+        u[i] = u[i] + 0x80000000;
+        o[i] = u[i] > 0x90000000 ? 1 : 0;
+        o[i + a.length] = u[i] >>> 28;
+      }
+    },
+    grid: 1, block: 128,
+    args: () => [randomInts(Int8Array, 100, 5, -128, 128), randomInts(Uint8Array, 100, 6, 0, 256), randomInts(Int16Array, 100, 7, -32768, 32768),
+      randomInts(Uint32Array, 100, 8, 0, 2 ** 32), new Int32Array(200)],
+    check: ([a, b, c, u, o]) => {
+      const A = randomInts(Int8Array, 100, 5, -128, 128), B = randomInts(Uint8Array, 100, 6, 0, 256), C = randomInts(Int16Array, 100, 7, -32768, 32768);
+      const U = randomInts(Uint32Array, 100, 8, 0, 2 ** 32);
+      for (let i = 0; i < 100; i++) {
+        assert.equal((a as Int8Array)[i], (A[i]! + 100) << 24 >> 24);
+        assert.equal((b as Uint8Array)[i], (B[i]! * 3) & 0xff);
+        assert.equal((c as Int16Array)[i], (C[i]! * 300) << 16 >> 16);
+        const uv = (U[i]! + 0x80000000) >>> 0;
+        assert.equal((u as Uint32Array)[i], uv);
+        assert.equal((o as Int32Array)[i], uv > 0x90000000 ? 1 : 0);
+        assert.equal((o as Int32Array)[i + 100], uv >>> 28);
+      }
+    },
+  },
+  {
+    name: "int64 and uint64 (BigInt) arithmetic wraps at 64 bits",
+    kernel: (a: BigInt64Array, u: BigUint64Array) => {
+      const i = cuda.grid(1);
+      if (i < a.length) {
+        a[i] = a[i] * 6364136223846793005n + 1442695040888963407n;
+        u[i] = (u[i] >> 3n) ^ (u[i] << 61n);
+      }
+    },
+    grid: 1, block: 64,
+    args: () => {
+      const r = rng(9);
+      const a = new BigInt64Array(50), u = new BigUint64Array(50);
+      for (let i = 0; i < 50; i++) { a[i] = BigInt.asIntN(64, BigInt(Math.floor(r() * 2 ** 53)) << 11n); u[i] = BigInt.asUintN(64, BigInt(Math.floor(r() * 2 ** 53)) << 11n); }
+      return [a, u];
+    },
+    check: ([a, u]) => {
+      const r = rng(9);
+      for (let i = 0; i < 50; i++) {
+        const x = BigInt.asIntN(64, BigInt(Math.floor(r() * 2 ** 53)) << 11n), y = BigInt.asUintN(64, BigInt(Math.floor(r() * 2 ** 53)) << 11n);
+        assert.equal((a as BigInt64Array)[i], BigInt.asIntN(64, x * 6364136223846793005n + 1442695040888963407n));
+        assert.equal((u as BigUint64Array)[i], BigInt.asUintN(64, (y >> 3n) ^ (y << 61n)));
+      }
+    },
+  },
+  {
+    name: "division: int/int is float64, Math.floor/trunc and |0 divide integers, % has the dividend's sign, /0 gives 0",
+    kernel: (a: Int32Array, b: Int32Array, f: Float64Array, q: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i < a.length) {
+        f[i] = a[i] / b[i];
+        q[4 * i] = Math.floor(a[i] / b[i]);
+        q[4 * i + 1] = Math.trunc(a[i] / b[i]);
+        q[4 * i + 2] = (a[i] / b[i]) | 0;
+        q[4 * i + 3] = a[i] % b[i];
+      }
+    },
+    grid: 1, block: 64,
+    args: () => [new Int32Array([7, -7, 7, -7, 0, 5, -2147483648, 13, 100, -1]), new Int32Array([2, 2, -2, -2, 3, 0, -1, 13, -7, 0]), new Float64Array(10), new Int32Array(40)],
+    check: ([a, b, f, q]) => {
+      const A = a as Int32Array, B = b as Int32Array, F = f as Float64Array, Q = q as Int32Array;
+      for (let i = 0; i < A.length; i++) {
+        const x = A[i]!, y = B[i]!;
+        assert.equal(F[i], x / y);
+        if (y === 0) { assert.deepEqual([Q[4 * i], Q[4 * i + 1], Q[4 * i + 2], Q[4 * i + 3]], [0, 0, 0, 0]); continue; }
+        const trunc = (Math.trunc(x / y)) | 0;
+        assert.equal(Q[4 * i], Math.floor(x / y) | 0);
+        assert.equal(Q[4 * i + 1], trunc);
+        assert.equal(Q[4 * i + 2], trunc);
+        assert.equal(Q[4 * i + 3], (x % y) | 0);
+      }
+    },
+  },
+  {
+    name: "float % is fmod; float→int conversion truncates, saturates, and maps NaN to 0",
+    kernel: (x: Float64Array, r: Float64Array, n: Int32Array, u: Uint8Array) => {
+      const i = cuda.grid(1);
+      if (i < x.length) {
+        r[i] = x[i] % 3.5;
+        n[i] = int32(x[i]);
+        u[i] = x[i];
+      }
+    },
+    grid: 1, block: 32,
+    args: () => [new Float64Array([7.25, -7.25, 1e10, -1e10, NaN, Infinity, -0.5, 300.7, 255.9, -3]), new Float64Array(10), new Int32Array(10), new Uint8Array(10)],
+    check: ([x, r, n, u]) => {
+      const X = x as Float64Array;
+      const sat = (v: number, lo: number, hi: number) => (Number.isNaN(v) ? 0 : Math.min(hi, Math.max(lo, Math.trunc(v))) + 0);
+      for (let i = 0; i < X.length; i++) {
+        assert.ok(Object.is((r as Float64Array)[i], X[i]! % 3.5) || (Number.isNaN((r as Float64Array)[i]!) && Number.isNaN(X[i]! % 3.5)));
+        assert.equal((n as Int32Array)[i], sat(X[i]!, -(2 ** 31), 2 ** 31 - 1));
+        assert.equal((u as Uint8Array)[i], sat(X[i]!, 0, 255));
+      }
+    },
+  },
+  {
+    name: "control flow: for/while/do-while, break, continue, labelled break, early return",
+    kernel: (n: Int32Array, o: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i >= n.length) return;
+      let steps = 0;
+      let v = n[i];
+      while (v !== 1) {
+        v = v % 2 === 0 ? v / 2 | 0 : 3 * v + 1;
+        steps++;
+        if (steps > 500) break;
+      }
+      let odd = 0;
+      for (let k = 0; k < 20; k++) {
+        if (k % 2 === 0) continue;
+        odd += k;
+      }
+      let d = 0;
+      do { d++; } while (d < n[i] % 7);
+      let found = -1;
+      outer: for (let a = 1; a < 10; a++) {
+        for (let b = 1; b < 10; b++) {
+          if (a * b === n[i] % 50) { found = a * 10 + b; break outer; }
+        }
+      }
+      o[4 * i] = steps; o[4 * i + 1] = odd; o[4 * i + 2] = d; o[4 * i + 3] = found;
+    },
+    grid: 2, block: 32,
+    args: () => [randomInts(Int32Array, 60, 10, 1, 1000), new Int32Array(240)],
+    check: ([n, o]) => {
+      const Nn = n as Int32Array, O = o as Int32Array;
+      for (let i = 0; i < Nn.length; i++) {
+        let steps = 0, v = Nn[i]!;
+        while (v !== 1) { v = v % 2 === 0 ? v / 2 : 3 * v + 1; steps++; if (steps > 500) break; }
+        let d = 0;
+        do { d++; } while (d < Nn[i]! % 7);
+        let found = -1;
+        outer: for (let a = 1; a < 10; a++) for (let b = 1; b < 10; b++) if (a * b === Nn[i]! % 50) { found = a * 10 + b; break outer; }
+        assert.deepEqual([O[4 * i], O[4 * i + 1], O[4 * i + 2], O[4 * i + 3]], [steps, 100, d, found], `thread ${i}`);
+      }
+    },
+  },
+  {
+    name: "comparisons and NaN, ternaries, short-circuit logic, Number.isNaN/isFinite",
+    kernel: (x: Float32Array, o: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i < x.length) {
+        const v = x[i];
+        let flags = 0;
+        if (v < 0.5) flags |= 1;
+        if (v != v) flags |= 2;
+        if (v >= 0 && v <= 1) flags |= 4;
+        if (v < 0 || Number.isNaN(v)) flags |= 8;
+        if (!Number.isFinite(v)) flags |= 16;
+        flags |= v === 0.25 ? 32 : 64;
+        o[i] = flags;
+      }
+    },
+    grid: 1, block: 16,
+    args: () => [new Float32Array([0.25, NaN, -1, 2, Infinity, -Infinity, 0.75, -0]), new Int32Array(8)],
+    check: ([x, o]) => {
+      const X = x as Float32Array;
+      for (let i = 0; i < X.length; i++) {
+        const v = X[i]!;
+        let flags = 0;
+        if (v < 0.5) flags |= 1;
+        if (v !== v) flags |= 2;
+        if (v >= 0 && v <= 1) flags |= 4;
+        if (v < 0 || Number.isNaN(v)) flags |= 8;
+        if (!Number.isFinite(v)) flags |= 16;
+        flags |= v === 0.25 ? 32 : 64;
+        assert.equal((o as Int32Array)[i], flags, `x=${v}`);
+      }
+    },
+  },
+  {
+    name: "device functions: tuple results, destructuring, specialised per argument type",
+    kernel: (a: Int32Array, f: Float32Array, q: Int32Array, g: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i < a.length) {
+        const [d, m] = divmod(a[i], 7);
+        q[2 * i] = d; q[2 * i + 1] = m;
+        const [fd] = divmod(f[i], 0.5);
+        g[i] = clampUnit(fd * 0.125);
+      }
+    },
+    options: { env: { divmod, clampUnit } },
+    grid: 1, block: 64,
+    args: () => [randomInts(Int32Array, 50, 11, -100, 100), randomFloats(Float32Array, 50, 12, -3, 8), new Int32Array(100), new Float32Array(50)],
+    check: ([a, f, q, g]) => {
+      const A = a as Int32Array, F = f as Float32Array;
+      for (let i = 0; i < A.length; i++) {
+        assert.equal((q as Int32Array)[2 * i], Math.floor(A[i]! / 7));
+        assert.equal((q as Int32Array)[2 * i + 1], A[i]! - 7 * Math.floor(A[i]! / 7));
+        const fd = Math.floor(f32(F[i]! / 0.5));
+        const c = f32(fd * 0.125);
+        assert.equal((g as Float32Array)[i], c < 0 ? 0 : c > 1 ? 1 : c);
+      }
+    },
+  },
+  {
+    name: "2-d arrays (ndarray objects): a[i][j], shape, grid(2) destructuring, strided input",
+    kernel: (a: Float32Array, t: Float32Array) => {
+      const [x, y] = cuda.grid(2);
+      if (x < t.shape[0] && y < t.shape[1]) t[x][y] = a[y][x] * 2 + a.ndim;
+    },
+    grid: [2, 2], block: [8, 8],
+    args: () => {
+      // a is a column-major (strided, layout A) view of a 12×10 matrix
+      const base = randomFloats(Float32Array, 120, 13);
+      return [ndarray(base, [12, 10], [1, 12]), ndarray(new Float32Array(120), [10, 12])];
+    },
+    check: ([a, t]) => {
+      const A = ndarray(randomFloats(Float32Array, 120, 13), [12, 10], [1, 12]);
+      const T = t as ReturnType<typeof ndarray<Float32Array>>;
+      for (let x = 0; x < 10; x++) for (let y = 0; y < 12; y++) assert.equal(T.get(x, y), f32(A.get(y, x) * 2 + 2));
+      assert.ok(a);
+    },
+  },
+  {
+    name: "float16 storage with float32 arithmetic; bool arrays",
+    kernel: (h: Uint16Array, o: Uint16Array, flags: Uint8Array) => {
+      const i = cuda.grid(1);
+      if (i < o.length) {
+        o[i] = float16(h[i] * 3 + 0.1);
+        flags[i] = h[i] > 1;
+      }
+    },
+    grid: 1, block: 64,
+    // float16 arrays are Uint16Array storage: the dtype comes from a signature
+    options: { signature: "void(float16[::1], float16[::1], bool[::1])" },
+    args: () => {
+      const r = rng(14);
+      return [Uint16Array.from({ length: 40 }, () => float16Bits(r() * 4 - 2)), new Uint16Array(40), new Uint8Array(40)];
+    },
+    check: ([h, o, flags]) => {
+      const H = h as Uint16Array;
+      for (let i = 0; i < H.length; i++) {
+        const x = float16FromBits(H[i]!);
+        assert.equal((o as Uint16Array)[i], float16Bits(f32(f32(x * 3) + f32(0.1))), `at ${i}`);
+        assert.equal((flags as Uint8Array)[i], x > 1 ? 1 : 0);
+      }
+    },
+  },
+  {
+    name: "Math built-ins exact on every target: floor ceil trunc round abs sqrt min max sign fround imul clz32",
+    kernel: (x: Float64Array, y: Float32Array, o: Float64Array, p: Float32Array, q: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i < x.length) {
+        const v = x[i], w = y[i];
+        o[8 * i] = Math.floor(v); o[8 * i + 1] = Math.ceil(v); o[8 * i + 2] = Math.trunc(v); o[8 * i + 3] = Math.round(v);
+        o[8 * i + 4] = Math.abs(v); o[8 * i + 5] = Math.sqrt(Math.abs(v)); o[8 * i + 6] = Math.min(v, 0.5, w); o[8 * i + 7] = Math.sign(v);
+        p[2 * i] = Math.sqrt(Math.abs(w)); p[2 * i + 1] = Math.max(w, -0.25);
+        q[2 * i] = Math.imul(int32(v * 1e6), 2654435761); q[2 * i + 1] = Math.clz32(int32(v * 1000));
+      }
+    },
+    grid: 1, block: 32,
+    args: () => {
+      const x = randomFloats(Float64Array, 24, 15, -10, 10);
+      x.set([2.5, -2.5, 0.5, -0.5, NaN, -0, 1e300, -7]);
+      return [x, randomFloats(Float32Array, 24, 16, -3, 3), new Float64Array(192), new Float32Array(48), new Int32Array(48)];
+    },
+    check: ([x, y, o, p, q]) => {
+      const X = x as Float64Array, Y = y as Float32Array;
+      const same = (a: number | undefined, b: number, what: string) => assert.ok(Object.is(a, b), `${what}: ${a} vs ${b}`);
+      for (let i = 0; i < X.length; i++) {
+        const v = X[i]!, w = Y[i]!;
+        const O = o as Float64Array;
+        same(O[8 * i], Math.floor(v), "floor"); same(O[8 * i + 1], Math.ceil(v), "ceil"); same(O[8 * i + 2], Math.trunc(v), "trunc");
+        same(O[8 * i + 3], Math.round(v), "round"); same(O[8 * i + 4], Math.abs(v), "abs"); same(O[8 * i + 5], Math.sqrt(Math.abs(v)), "sqrt");
+        same(O[8 * i + 6], Math.min(v, 0.5, w), "min"); same(O[8 * i + 7], Math.sign(v), "sign");
+        same((p as Float32Array)[2 * i], f32(Math.sqrt(Math.abs(w))), "sqrt f32"); same((p as Float32Array)[2 * i + 1], Math.max(w, -0.25), "max f32");
+        const sat = (t: number) => (Number.isNaN(t) ? 0 : Math.min(2 ** 31 - 1, Math.max(-(2 ** 31), Math.trunc(t))));
+        same((q as Int32Array)[2 * i], Math.imul(sat(v * 1e6), 2654435761), "imul");
+        same((q as Int32Array)[2 * i + 1], Math.clz32(sat(v * 1000)), "clz32");
+      }
+    },
+  },
+  {
+    name: "the device math library (float64 and float32) against the host's Math",
+    kernel: (x: Float64Array, y: Float32Array, o: Float64Array, p: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i < x.length) {
+        const v = x[i], w = y[i];
+        o[6 * i] = Math.exp(v); o[6 * i + 1] = Math.log(Math.abs(v)); o[6 * i + 2] = Math.sin(v);
+        o[6 * i + 3] = Math.cos(v); o[6 * i + 4] = Math.pow(Math.abs(v), 1.5); o[6 * i + 5] = Math.atan2(v, 0.75);
+        p[4 * i] = Math.exp(w); p[4 * i + 1] = Math.tanh(w); p[4 * i + 2] = Math.cbrt(w); p[4 * i + 3] = Math.hypot(w, 2);
+      }
+    },
+    grid: 1, block: 64,
+    args: () => [randomFloats(Float64Array, 64, 17, -20, 20), randomFloats(Float32Array, 64, 18, -20, 20), new Float64Array(384), new Float32Array(256)],
+    check: ([x, y, o, p]) => {
+      const X = x as Float64Array, Y = y as Float32Array, O = o as Float64Array, P = p as Float32Array;
+      const close = (a: number, b: number, ulps: number, what: string) => {
+        const tol = ulps * Math.max(Math.abs(b), Number.MIN_VALUE) * 2 ** -52;
+        assert.ok(Math.abs(a - b) <= tol || Object.is(a, b), `${what}: ${a} vs ${b}`);
+      };
+      for (let i = 0; i < X.length; i++) {
+        const v = X[i]!, w = Y[i]!;
+        close(O[6 * i]!, Math.exp(v), 3, "exp"); close(O[6 * i + 1]!, Math.log(Math.abs(v)), 3, "log"); close(O[6 * i + 2]!, Math.sin(v), 4, "sin");
+        close(O[6 * i + 3]!, Math.cos(v), 4, "cos"); close(O[6 * i + 4]!, Math.pow(Math.abs(v), 1.5), 3, "pow"); close(O[6 * i + 5]!, Math.atan2(v, 0.75), 3, "atan2");
+        const closeF = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <= 2 * Math.abs(b) * 2 ** -23 || Object.is(a, b), `${what}: ${a} vs ${b}`);
+        closeF(P[4 * i]!, Math.exp(w), "expf"); closeF(P[4 * i + 1]!, Math.tanh(w), "tanhf"); closeF(P[4 * i + 2]!, Math.cbrt(w), "cbrtf"); closeF(P[4 * i + 3]!, Math.hypot(w, 2), "hypotf");
+      }
+    },
+  },
+  {
+    name: "console.log from kernels: printf formats and JS-style arguments",
+    kernel: (x: Float32Array, n: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i < 2) {
+        console.log("thread %d sees x=%f", i, x[i]);
+        console.log("n is", n[i], "and x*2 is", x[i] * 2, 5000000000n);
+      }
+    },
+    grid: 1, block: 32,
+    args: () => [new Float32Array([1.5, -0.25]), new Int32Array([7, -3])],
+    check: (_args, printed) => {
+      const lines = [...printed].sort();
+      assert.deepEqual(lines, [
+        "n is -3 and x*2 is -0.5 5000000000", "n is 7 and x*2 is 3 5000000000",
+        "thread 0 sees x=1.500000", "thread 1 sees x=-0.250000",
+      ]);
+    },
+  },
+  {
+    name: "env: compile-time constants, device functions, host arrays frozen into constant memory",
+    kernel: (o: Float32Array) => {
+      const i = cuda.grid(1);
+      const table = cuda.const.arrayLike(TABLE);
+      if (i < o.length) o[i] = table[i % table.length] * SCALE + (USE_OFFSET ? 1 : 0);
+    },
+    options: { env: { TABLE: new Float32Array([1, 2, 3, 5, 8]), SCALE: 0.5, USE_OFFSET: true } },
+    grid: 1, block: 32,
+    args: () => [new Float32Array(20)],
+    check: ([o]) => {
+      const T = [1, 2, 3, 5, 8];
+      for (let i = 0; i < 20; i++) assert.equal((o as Float32Array)[i], T[i % 5]! * 0.5 + 1);
+    },
+  },
+  {
+    name: "a local starts as its first assignment's type: 0 accumulating float32 stays float32; int64 literals",
+    kernel: (x: Float32Array, o: Float32Array, big: BigInt64Array) => {
+      if (cuda.grid(1) === 0) {
+        let s = 0;
+        for (let i = 0; i < x.length; i++) s += x[i];
+        o[0] = s;
+        let b = 1n;
+        for (let i = 0; i < 70; i++) b = b * 3n;
+        big[0] = b + int64(x.length);
+      }
+    },
+    grid: 1, block: 32,
+    args: () => [randomFloats(Float32Array, 300, 19), new Float32Array(1), new BigInt64Array(1)],
+    check: ([x, o, big]) => {
+      let s = 0;
+      for (const v of x as Float32Array) s = f32(s + v);
+      assert.equal((o as Float32Array)[0], s);
+      assert.equal((big as BigInt64Array)[0], BigInt.asIntN(64, 3n ** 70n) + 300n);
+    },
+  },
+];

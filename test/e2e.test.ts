@@ -1,0 +1,10 @@
+// Every kernel case of test/cases/ on the current target (the simulator in
+// CI), through ptxas, and on the ptxsim PTX interpreter bit for bit.
+
+import { test } from "node:test";
+import { LANGUAGE_CASES } from "./cases/language.js";
+import { runCase } from "./helpers/crosscheck.js";
+
+process.env.NUMBATS_TARGET ??= "sim";
+
+for (const c of LANGUAGE_CASES) test(c.name, () => runCase(c));

@@ -1,0 +1,153 @@
+// Runs one kernel case everywhere we can check it:
+//  1. through the public API (cuda.jit + configure) on the current target —
+//     the simulator in CI, the GPU under `npm run test:gpu` — and checks the
+//     results against the case's host-computed reference;
+//  2. its PTX through ptxas (sm_80, sm_90) when ptxas is installed;
+//  3. its PTX text on the ptxsim interpreter, with the same inputs, and
+//     requires the bytes to equal the run of step 1 (bit for bit);
+//  4. on a GPU, also the simulator directly, again bit for bit.
+
+import assert from "node:assert/strict";
+import { compileToIR } from "../../src/compiler/index.js";
+import { resolveDeviceFunction, typeOfArgument, type Dim, type JitOptions } from "../../src/kernel.js";
+import { convertScalar, isArrayType, parseSignature, type ScalarName, type Type } from "../../src/dtypes.js";
+import type { FunctionIR } from "../../src/compiler/ir.js";
+import type { KernelArg, LaunchDims } from "../../src/runtime/backend.js";
+import { wrapHostArray } from "../../src/runtime/sim-backend.js";
+import { isNDArrayLike } from "../../src/runtime/ndarray.js";
+import { getBackend } from "../../src/runtime/select.js";
+import { compileSim } from "../../src/targets/js/index.js";
+import { emitPtx } from "../../src/targets/ptx/index.js";
+import { cuda } from "../../src/index.js";
+import { hasPtxas, ptxasCheck } from "./ptxas.js";
+import { hasPtxsim, runOnPtxsim } from "./ptxsim.js";
+
+export type HostArg = ArrayBufferView | number | bigint | boolean | object;
+
+export interface KernelCase {
+  readonly name: string;
+  readonly kernel: (...args: never[]) => void;
+  readonly options?: JitOptions;
+  readonly grid: Dim;
+  readonly block: Dim;
+  readonly sharedMemBytes?: number;
+  /** fresh, deterministic inputs (typed arrays and scalars) */
+  args(): HostArg[];
+  /** asserts the results (the same array objects `args()` returned) against a host reference */
+  check(args: HostArg[], printed: readonly string[]): void;
+  /** bit-for-bit agreement is not promised (fastmath approximations) */
+  readonly approximate?: boolean;
+  /** ptxsim lacks an instruction this case needs */
+  readonly skipPtxsim?: string;
+}
+
+const dims3 = (d: Dim): [number, number, number] => {
+  const l = typeof d === "number" ? [d] : [...d];
+  while (l.length < 3) l.push(1);
+  return l as [number, number, number];
+};
+
+/**
+ * The contents of every array argument for comparison: float arrays by
+ * value (any NaN equals any NaN: payloads are not promised), others by bytes.
+ */
+function arrayContents(args: readonly HostArg[]): unknown[] {
+  return args.map((a) => {
+    const v = ArrayBuffer.isView(a) ? a : isNDArrayLike(a) ? a.data : undefined;
+    if (!v) return undefined;
+    if (v instanceof Float32Array || v instanceof Float64Array) return Array.from(v, (x) => (Number.isNaN(x) ? "NaN" : Object.is(x, -0) ? "-0" : x));
+    return new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
+  });
+}
+
+/** The host arguments as KernelArgs over their own memory (for ptxsim and the direct simulator). */
+function kernelArgs(args: readonly HostArg[], ir: FunctionIR): KernelArg[] {
+  return args.map((a, i): KernelArg => {
+    const t = ir.params[i]!.type;
+    if (isArrayType(t)) {
+      const name = ir.params[i]!.name;
+      if (isNDArrayLike(a)) {
+        const offset = a.offset * (a.data as ArrayBufferView & { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+        return { kind: "array", buffer: wrapHostArray(a.data), byteOffset: offset, dtype: t.dtype, shape: a.shape, strides: a.stride, name };
+      }
+      const v = a as ArrayBufferView & { length: number };
+      return { kind: "array", buffer: wrapHostArray(v), byteOffset: 0, dtype: t.dtype, shape: [v.length], strides: [1], name };
+    }
+    const raw = (a as { valueOf(): number | bigint | boolean }).valueOf();
+    return { kind: "scalar", dtype: t as ScalarName, value: convertScalar(t as ScalarName, raw) };
+  });
+}
+
+/** Captures what a launch prints (console.log in kernels) on this process's stdout. */
+function capture(run: () => void): string[] {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stdout.write;
+  try { run(); } finally { process.stdout.write = write; }
+  return lines.join("").split("\n").filter((l) => l !== "");
+}
+
+/** The kernel's parameter types: from the case's signature when it has one, else from the arguments. */
+function argumentTypes(c: KernelCase, args: readonly HostArg[]): Type[] {
+  const sig = c.options?.signature;
+  if (typeof sig === "string") return [...parseSignature(sig).args];
+  return args.map((a, i) => typeOfArgument(a, i));
+}
+
+export async function runCase(c: KernelCase): Promise<void> {
+  const args = c.args();
+  const k = cuda.jit(c.kernel, c.options);
+  const printed = capture(() => {
+    k.configure(c.grid, c.block, undefined, c.sharedMemBytes ?? 0)(...args);
+    cuda.synchronize();
+  });
+  c.check(args, printed);
+
+  const ir = compileToIR(c.kernel, argumentTypes(c, args), { ...c.options, name: c.name, resolveDeviceFunction });
+  const mod = emitPtx(ir, { computeCapability: [8, 0] });
+  if (hasPtxas()) { ptxasCheck(mod.text, "sm_80"); ptxasCheck(mod.text, "sm_90"); }
+
+  const dims: LaunchDims = { grid: dims3(c.grid), block: dims3(c.block), sharedMemBytes: c.sharedMemBytes ?? 0 };
+  const expected = arrayContents(args);
+
+  if (getBackend().name === "cuda") {
+    // the GPU ran step 1: the simulator must give the same bits
+    const simArgs = c.args();
+    const simPrinted = capture(() => compileSim(ir).launch(dims, kernelArgs(simArgs, ir), getBackend().defaultStream(), ir.features.gridSync));
+    if (!c.approximate) assert.deepEqual(arrayContents(simArgs), expected, `${c.name}: simulator and GPU differ`);
+    assert.deepEqual([...simPrinted].sort(), [...printed].sort(), `${c.name}: printed output differs between simulator and GPU`);
+    return;
+  }
+  if (c.skipPtxsim || c.approximate || !hasPtxsim()) return;
+  const ptxArgs = c.args();
+  const res = await runOnPtxsim(mod, dims, kernelArgs(ptxArgs, ir));
+  assert.deepEqual(arrayContents(ptxArgs), expected, `${c.name}: PTX (on ptxsim) and simulator differ`);
+  // threads print in another order on SIMT hardware (and ptxsim) than on the simulator
+  const lines = (xs: readonly string[]) => xs.flatMap((s) => s.split("\n")).filter((l) => l !== "").sort();
+  if (ir.features.print) assert.deepEqual(lines(res.output), lines(printed), `${c.name}: printf output differs`);
+}
+
+/** A deterministic generator for test inputs (xorshift32). */
+export function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13; s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5; s >>>= 0;
+    return s / 2 ** 32;
+  };
+}
+
+export function randomFloats<T extends Float32Array | Float64Array>(Ctor: new (n: number) => T, n: number, seed: number, lo = -1, hi = 1): T {
+  const r = rng(seed);
+  const a = new Ctor(n);
+  for (let i = 0; i < n; i++) a[i] = lo + (hi - lo) * r();
+  return a;
+}
+
+export function randomInts<T extends Int32Array | Uint32Array | Int8Array | Uint8Array | Int16Array | Uint16Array>(Ctor: new (n: number) => T, n: number, seed: number, lo: number, hi: number): T {
+  const r = rng(seed);
+  const a = new Ctor(n);
+  for (let i = 0; i < n; i++) a[i] = Math.floor(lo + (hi - lo) * r());
+  return a;
+}
