@@ -1,0 +1,146 @@
+// cuda.reduce: Numba's `@cuda.reduce`. A binary function becomes a device
+// function inside a generated tree-reduction kernel, one kernel per dtype.
+//
+// Pass 1: at most MAX_BLOCKS blocks of BLOCK threads; each thread folds a
+// block-strided slice of the input sequentially, then each block halves its
+// partials in shared memory to one value. Further passes reduce the per-block
+// partials the same way until one value is left. As in Numba, the tree
+// reorders operands, so `fn` must be associative and commutative.
+
+import { dtypes, isArrayType, type ScalarName, type TypedArray } from "./dtypes.js";
+import { Kernel, typeOfArgument } from "./kernel.js";
+import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
+import { NDArray, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import type { Stream } from "./runtime/streams.js";
+import { readScalar, scalarArray, withInfo } from "./vectorize.js";
+
+/** threads per block: 4 warps, as Numba */
+const BLOCK = 128;
+/** blocks in the first pass (Numba: 2 × warp size); ≤ BLOCK, so the second pass is one block */
+const MAX_BLOCKS = 64;
+
+export interface ReduceOptions {
+  /** combined into the result (`fn(result, init)`); the result of an empty reduction (default 0) */
+  readonly init?: number | bigint;
+  /** reduce only the first `size` elements */
+  readonly size?: number;
+  readonly stream?: Stream;
+  /** a device array whose element 0 receives the result; nothing is copied to the host */
+  readonly res?: DeviceArray;
+}
+
+export type ReduceInput = TypedArray | DeviceArray | NDArrayLike;
+
+export interface Reducer {
+  (array: ReduceInput, options: ReduceOptions & { res: DeviceArray }): void;
+  (array: ReduceInput, options?: ReduceOptions): number | bigint;
+  /** the generated kernels compiled so far, one per dtype (for inspectAsm / inspectTypes) */
+  readonly kernels: readonly Kernel[];
+}
+
+export function reduce(fn: (a: number, b: number) => number): Reducer {
+  if (typeof fn !== "function") throw new TypeError(`cuda.reduce needs a binary function; got ${typeof fn}`);
+  const kernels = new Map<ScalarName, Kernel>();
+  const kernelFor = (dtype: ScalarName) => {
+    let k = kernels.get(dtype);
+    if (!k) { k = new Kernel(reduceKernelSource(dtype), { env: { op: fn } }); kernels.set(dtype, k); }
+    return k;
+  };
+  const reducer = (array: ReduceInput, options: ReduceOptions = {}) => run(kernelFor, array, options);
+  return withInfo(reducer, {}, kernels) as unknown as Reducer;
+}
+
+/** The kernel text for one dtype; `op` is the user's function (from env). */
+function reduceKernelSource(dtype: ScalarName): (...args: never[]) => void {
+  const body = `
+    const sm = cuda.shared.array(${BLOCK}, ${dtype});
+    const t = cuda.threadIdx.x;
+    const b = cuda.blockIdx.x;
+    const first = b * ${BLOCK};
+    const step = cuda.gridDim.x * ${BLOCK};
+    if (first + t < n) {
+      let acc = src[first + t];
+      for (let i = first + t + step; i < n; i += step) acc = ${dtype}(op(acc, src[i]));
+      sm[t] = acc;
+    }
+    cuda.syncthreads();
+    const valid = n - first < ${BLOCK} ? n - first : ${BLOCK};
+    for (let width = ${BLOCK / 2}; width > 0; width >>= 1) {
+      if (t < width && t + width < valid) sm[t] = ${dtype}(op(sm[t], sm[t + width]));
+      cuda.syncthreads();
+    }
+    if (t === 0) {
+      if (useInit && b === 0) partials[b] = ${dtype}(op(sm[0], init));
+      else partials[b] = sm[0];
+    }`;
+  const f = new Function("src", "n", "partials", "init", "useInit", body);
+  Object.defineProperty(f, "name", { value: `reduce_${dtype}` });
+  return f as (...args: never[]) => void;
+}
+
+function run(kernelFor: (d: ScalarName) => Kernel, input: ReduceInput, options: ReduceOptions): number | bigint | undefined {
+  const { stream, res } = options;
+  const array = limit(input, options.size);
+  const type = typeOfArgument(array, 0);
+  if (!isArrayType(type) || type.ndim !== 1) {
+    throw new TypeError(`cuda.reduce works on 1-d arrays; got ${isArrayType(type) ? `a ${type.ndim}-d array` : `a ${type} scalar`}`);
+  }
+  const dtype = type.dtype;
+  if (res !== undefined && (!(res instanceof DeviceArray) || res.size < 1)) {
+    throw new TypeError("cuda.reduce: res must be a DeviceArray with at least one element");
+  }
+  const n = lengthOf(array);
+  const init = dtypes[dtype](options.init ?? 0) as { valueOf(): number | bigint };
+  const useInit = options.init !== undefined;
+  if (n === 0) return finishEmpty(init.valueOf() as number | bigint, res, stream);
+
+  const kernel = kernelFor(dtype);
+  const temps: DeviceArray[] = [];
+  // each pass reduces `count` values from `src` into one per block
+  let src: ReduceInput = array;
+  let count = n;
+  let first = true;
+  let out: DeviceArray;
+  try {
+    for (;;) {
+      const blocks = Math.min(MAX_BLOCKS, Math.ceil(count / BLOCK));
+      out = blocks === 1 && res ? res : deviceArray([blocks], dtype);
+      if (out !== res) temps.push(out);
+      kernel.configure(blocks, BLOCK, stream)(src, count, out, init, first && useInit);
+      first = false;
+      if (blocks === 1) break;
+      src = out;
+      count = blocks;
+    }
+    if (res) return undefined;
+    const host = out.slice([0, 1]).copyToHost(undefined, stream) as TypedArray;
+    stream?.synchronize();
+    return readScalar(dtype, host);
+  } finally {
+    for (const t of temps) t.free();
+  }
+}
+
+/** The first `size` elements as a view (no copy). */
+function limit(array: ReduceInput, size: number | undefined): ReduceInput {
+  if (size === undefined) return array;
+  const n = lengthOf(array);
+  if (!Number.isInteger(size) || size < 0 || size > n) throw new RangeError(`cuda.reduce: size must be an integer from 0 to ${n}; got ${size}`);
+  if (array instanceof DeviceArray) return array.slice([0, size]);
+  if (isTypedArray(array)) return array.subarray(0, size) as TypedArray;
+  return new NDArray(array.data, [size], array.stride, array.offset, (array as { dtype?: ScalarName }).dtype);
+}
+
+function lengthOf(array: ReduceInput): number {
+  if (isTypedArray(array)) return array.length;
+  if (array instanceof DeviceArray || isNDArrayLike(array)) return array.shape[0] ?? 1;
+  throw new TypeError("cuda.reduce needs a TypedArray, a 1-d ndarray or a 1-d DeviceArray");
+}
+
+/** An empty reduction gives `init` (Numba). */
+function finishEmpty(init: number | bigint, res: DeviceArray | undefined, stream: Stream | undefined): number | bigint | undefined {
+  if (!res) return init;
+  res.slice([0, 1]).copyToDevice(scalarArray(res.dtype, init), stream);
+  stream?.synchronize();
+  return undefined;
+}

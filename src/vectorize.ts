@@ -1,0 +1,552 @@
+// cuda.vectorize and cuda.guvectorize: Numba's GPU ufuncs and generalized ufuncs.
+//
+// Both generate a kernel with one thread per output element (vectorize) or
+// per loop index (guvectorize). Every operand reaches the kernel as a 1-d
+// array over its storage; where each thread's element lies comes from an
+// int32 `meta` array holding the loop shape and, per operand, an element
+// offset and strides (stride 0 on broadcast dimensions). So any host or
+// device view (sliced, transposed, broadcast) works without a copy, and one
+// compiled kernel serves every shape of the same rank.
+//
+// guvectorize copies each thread's core sub-arrays into `cuda.local.array`
+// buffers sized from the call's core dimensions, calls the user's function
+// on them, and copies the outputs back (see docs/ufuncs.md).
+
+import {
+  DTYPE_INFO, convertScalar, dtypeOfTypedArray, float16Bits, float16FromBits, isArrayType, isFloat, isInteger,
+  isScalarType, parseSignature, signatureToString, typedScalarDType, type ArrayType, type ScalarName, type Signature,
+  type TypedArray,
+} from "./dtypes.js";
+import { LaunchError, TypingError } from "./errors.js";
+import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
+import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
+import { Kernel, resolveDeviceFunction, typeOfArgument } from "./kernel.js";
+import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
+import { NDArray, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
+import type { Stream } from "./runtime/streams.js";
+
+export type ArrayOperand = TypedArray | NDArrayLike | DeviceArray;
+/** a host scalar: a number, bigint, boolean, or a typed scalar such as `float32(2)` */
+export type ScalarOperand = number | bigint | boolean | { valueOf(): number | bigint | boolean };
+export type UfuncResult = TypedArray | NDArray | DeviceArray;
+export interface UfuncOptions {
+  readonly out?: ArrayOperand;
+  readonly stream?: Stream;
+}
+
+/** `f(...inputs)`, `f(...inputs, out)` or `f(...inputs, { out, stream })` */
+export interface Ufunc {
+  (...args: (ArrayOperand | ScalarOperand | UfuncOptions)[]): UfuncResult;
+  readonly nin: number;
+  /** the eager signatures, as Numba prints them (empty: types are inferred per call) */
+  readonly signatures: readonly string[];
+  /** the generated kernels compiled so far (for inspectAsm / inspectTypes) */
+  readonly kernels: readonly Kernel[];
+}
+
+/** `g(...inputs)` or `g(...inputs, ...outputs)`; one output is returned as is, several as a list */
+export interface Gufunc {
+  (...args: (ArrayOperand | ScalarOperand | UfuncOptions)[]): UfuncResult | UfuncResult[];
+  readonly nin: number;
+  readonly nout: number;
+  readonly layout: string;
+  readonly signatures: readonly string[];
+  /** the generated kernels compiled so far (for inspectAsm / inspectTypes) */
+  readonly kernels: readonly Kernel[];
+}
+
+// ---------------------------------------------------------------------------
+// host scalars in typed storage (float16 as bits, bool as 0/1)
+
+/** One element of `dtype` holding `v`, in the TypedArray that stores `dtype`. */
+export function scalarArray(dtype: ScalarName, v: number | bigint | boolean): TypedArray {
+  const data = new (DTYPE_INFO[dtype].array as unknown as new (n: number) => TypedArray)(1);
+  const x = convertScalar(dtype, v);
+  (data as unknown as unknown[])[0] = dtype === "float16" ? float16Bits(x as number) : typeof x === "boolean" ? Number(x) : x;
+  return data;
+}
+
+/** Element `i` of `dtype` storage as a JS value. */
+export function readScalar(dtype: ScalarName, data: TypedArray, i = 0): number | bigint {
+  const x = data[i]!;
+  return dtype === "float16" ? float16FromBits(x as number) : x;
+}
+
+// ---------------------------------------------------------------------------
+// operands: where the elements are
+
+interface Operand {
+  /** a 1-d kernel argument over the operand's storage */
+  readonly arg: TypedArray | NDArray | DeviceArray;
+  readonly dtype: ScalarName;
+  readonly shape: readonly number[];
+  /** in elements, per dimension */
+  readonly strides: readonly number[];
+  /** element offset of [0, 0, …] in `arg` */
+  readonly offset: number;
+}
+
+const isArrayOperand = (v: unknown): v is ArrayOperand => v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v);
+
+function dtypeOfOperand(v: ArrayOperand): ScalarName {
+  if (v instanceof DeviceArray) return v.dtype;
+  if (isTypedArray(v)) return dtypeOfTypedArray(v)!;
+  return (v as { dtype?: ScalarName }).dtype ?? dtypeOfTypedArray(v.data)!;
+}
+
+function operandOf(v: ArrayOperand): Operand {
+  const dtype = dtypeOfOperand(v);
+  if (isTypedArray(v)) return { arg: v, dtype, shape: [v.length], strides: [1], offset: 0 };
+  if (v instanceof DeviceArray) {
+    // a 1-d view over the span of memory the array covers
+    let lo = 0;
+    let hi = 0;
+    v.shape.forEach((n, d) => {
+      const reach = (n - 1) * v.elementStrides[d]!;
+      if (reach < 0) lo += reach; else hi += reach;
+    });
+    const span = v.size === 0 ? 0 : hi - lo + 1;
+    const flat = DeviceArray.over(v.backend, v.buffer, span, dtype, v.byteOffset + lo * v.itemsize);
+    return { arg: flat, dtype, shape: v.shape, strides: v.elementStrides, offset: -lo };
+  }
+  return { arg: new NDArray(v.data, [v.data.length], [1], 0, dtype), dtype, shape: v.shape, strides: v.stride, offset: v.offset };
+}
+
+/** A host scalar as a 0-d operand of `dtype`. */
+const scalarOperand = (dtype: ScalarName, v: ScalarOperand): Operand =>
+  ({ arg: new NDArray(scalarArray(dtype, v.valueOf()), [1], [1], 0, dtype), dtype, shape: [], strides: [], offset: 0 });
+
+/** A new C-ordered array for a result: device or host (1-d host results are TypedArrays). */
+function allocate(shape: readonly number[], dtype: ScalarName, onDevice: boolean): { result: UfuncResult; operand: Operand } {
+  if (onDevice) {
+    const d = deviceArray(shape, dtype);
+    return { result: d, operand: operandOf(d) };
+  }
+  const data = new (DTYPE_INFO[dtype].array as unknown as new (n: number) => TypedArray)(product(shape));
+  const nd = new NDArray(data, shape, undefined, 0, dtype);
+  return { result: shape.length === 1 ? data : nd, operand: operandOf(nd) };
+}
+
+// ---------------------------------------------------------------------------
+// broadcasting (NumPy rules: align trailing dimensions; extent 1 stretches)
+
+function broadcastShapes(shapes: readonly (readonly number[])[], what: string): number[] {
+  const nd = Math.max(0, ...shapes.map((s) => s.length));
+  const out = new Array<number>(nd).fill(1);
+  for (const s of shapes) {
+    s.forEach((n, i) => {
+      const d = nd - s.length + i;
+      if (out[d] === 1) out[d] = n;
+      else if (n !== 1 && n !== out[d]) {
+        throw new LaunchError(`${what}: shapes ${shapes.map(showShape).join(" ")} cannot be broadcast together`);
+      }
+    });
+  }
+  return out;
+}
+
+/** The operand's strides over `target` (right-aligned); 0 where it broadcasts. */
+function broadcastStrides(shape: readonly number[], strides: readonly number[], target: readonly number[]): number[] {
+  return target.map((_, d) => {
+    const j = d - (target.length - shape.length);
+    return j < 0 || shape[j] === 1 ? 0 : strides[j]!;
+  });
+}
+
+const showShape = (s: readonly number[]) => `(${s.join(",")}${s.length === 1 ? "," : ""})`;
+const sameShape = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((n, i) => n === b[i]);
+
+/** meta = loop shape, then per operand: offset, loop strides, core strides. */
+interface MetaEntry { readonly offset: number; readonly loop: readonly number[]; readonly core: readonly number[] }
+
+function buildMeta(loopShape: readonly number[], entries: readonly MetaEntry[]): Int32Array {
+  const values = [...loopShape];
+  for (const e of entries) values.push(e.offset, ...e.loop, ...e.core);
+  if (values.some((v) => v !== (v | 0))) throw new LaunchError("array too large for a ufunc: offsets and strides must fit in int32");
+  return Int32Array.from(values);
+}
+
+/** Where each operand's entry starts in meta. */
+function metaBases(loopNdim: number, coreNdims: readonly number[]): number[] {
+  let at = loopNdim;
+  return coreNdims.map((c) => { const b = at; at += 1 + loopNdim + c; return b; });
+}
+
+/** Kernel text: element offsets `p0, p1, …` of thread `i`'s loop index. */
+function offsetsSource(loopNdim: number, bases: readonly number[]): string {
+  const lines = bases.map((b, j) => `let p${j} = meta[${b}];`);
+  if (loopNdim > 0) {
+    lines.push(
+      "let rem = i;",
+      `for (let d = ${loopNdim - 1}; d >= 0; d--) {`,
+      "  const e = meta[d];",
+      "  const k = rem % e;",
+      "  rem = Math.floor(rem / e);",
+      ...bases.map((b, j) => `  p${j} += k * meta[${b + 1} + d];`),
+      "}",
+    );
+  }
+  return lines.join("\n");
+}
+
+function makeKernelFunction(name: string, params: readonly string[], body: string, op: Function): Kernel {
+  const f = new Function(...params, body);
+  Object.defineProperty(f, "name", { value: name });
+  return new Kernel(f as (...args: never[]) => void, { env: { op } });
+}
+
+/** Attaches read-only facts and a live `kernels` list to a ufunc-like function. */
+export function withInfo<F extends Function>(f: F, info: object, kernels: ReadonlyMap<unknown, Kernel>): F {
+  Object.assign(f, info);
+  return Object.defineProperty(f, "kernels", { get: () => [...kernels.values()] });
+}
+
+const safeName = (prefix: string, fn: Function) => `${prefix}_${(fn.name || "fn").replace(/[^A-Za-z0-9_]/g, "_")}`;
+
+// ---------------------------------------------------------------------------
+// types: signatures, casting, scalar typing
+
+function parseSignatures(signatures: readonly string[] | string | undefined, what: string): Signature[] {
+  const list = signatures === undefined ? [] : typeof signatures === "string" ? [signatures] : [...signatures];
+  return list.map((s) => {
+    if (typeof s !== "string") throw new TypeError(`${what}: signatures are strings such as "float32(float32, float32)"; got ${typeof s}`);
+    return parseSignature(s);
+  });
+}
+
+const elementType = (t: Signature["args"][number]): ScalarName => (isArrayType(t) ? t.dtype : (t as ScalarName));
+
+/** NumPy's "safe" casting between dtypes. */
+function canCast(from: ScalarName, to: ScalarName): boolean {
+  if (from === to) return true;
+  const a = DTYPE_INFO[from];
+  const b = DTYPE_INFO[to];
+  if (a.cls === "bool") return true;
+  if (b.cls === "bool" || (a.cls === "float" && b.cls !== "float")) return false;
+  if (b.cls === "float") return a.cls === "float" ? b.bits > a.bits : a.bits < b.bits || b.bits === 64;
+  if (b.cls === "int") return a.cls === "int" ? b.bits >= a.bits : b.bits > a.bits;
+  return a.cls === "uint" && b.bits >= a.bits;
+}
+
+/**
+ * The first signature whose inputs take these dtypes exactly, else the first
+ * they cast to safely (NumPy's rule). `undefined` marks a host scalar, which
+ * fits any numeric type.
+ */
+function selectSignature(sigs: readonly Signature[], inputs: readonly (ScalarName | undefined)[], what: string): Signature {
+  const match = (cast: boolean) => sigs.find((s) => inputs.every((d, j) => {
+    const want = elementType(s.args[j]!);
+    return d === undefined || d === want || (cast && canCast(d, want));
+  }));
+  const sig = match(false) ?? match(true);
+  if (!sig) {
+    const have = inputs.map((d) => d ?? "scalar").join(", ");
+    throw new TypingError(what, "", [{ message: `no signature of ${what} accepts (${have}); it has ${sigs.map(signatureToString).join("; ")}`, line: 0, column: 0 }]);
+  }
+  return sig;
+}
+
+/**
+ * The dtype of a host scalar next to arrays of `arrayDTypes`, as the kernel
+ * language types a literal: a float takes the arrays' float type, an integer
+ * the arrays' type when it fits; alone, int32 or float64.
+ */
+function scalarDType(v: ScalarOperand, arrayDTypes: readonly ScalarName[]): ScalarName {
+  const pinned = typedScalarDType(v);
+  if (pinned) return pinned;
+  const base = typeOfArgument(v, 0) as ScalarName;
+  if (typeof v !== "number") return base;
+  const float = arrayDTypes.find(isFloat);
+  if (float) return float;
+  const int = arrayDTypes.filter(isInteger).sort((a, b) => DTYPE_INFO[b].bits - DTYPE_INFO[a].bits)[0];
+  return int && Number.isInteger(v) && convertScalar(int, v) == v ? int : base; // == : int64 arrays give bigints
+}
+
+/** The return type of `fn` compiled as a device function for `argTypes`. */
+function inferReturnType(fn: Function, argTypes: readonly ScalarName[], what: string): ScalarName {
+  const dev = asDeviceFunction(fn) ?? { fn, name: fn.name || "ufunc", env: { op: fn } };
+  const session = new CompileSession(DEFAULT_COMPILE_OPTIONS, resolveDeviceFunction);
+  const ir = session.specialise(dev, argTypes, () => { throw new TypeError(`${what} cannot be recursive`); });
+  if (!isScalarType(ir.returnType)) {
+    throw new TypingError(dev.name, "", [{ message: `${what} must return a scalar for (${argTypes.join(", ")}); it returns ${ir.returnType === "void" ? "nothing" : "a non-scalar"}`, line: 0, column: 0 }]);
+  }
+  return ir.returnType;
+}
+
+const arityOf = (fn: Function) => (asDeviceFunction(fn)?.fn ?? fn).length;
+
+/** Splits call arguments into operands and a trailing `{ out, stream }` options object. */
+function splitOptions(args: readonly unknown[]): { operands: unknown[]; options: UfuncOptions } {
+  const last = args[args.length - 1];
+  const isOptions = last !== null && typeof last === "object" && !Array.isArray(last) && !isArrayOperand(last) && typedScalarDType(last) === undefined;
+  return isOptions ? { operands: args.slice(0, -1), options: last as UfuncOptions } : { operands: [...args], options: {} };
+}
+
+function checkOperand(v: unknown, position: number, what: string): ArrayOperand | ScalarOperand {
+  if (isArrayOperand(v) || typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v)) return v as ArrayOperand | ScalarOperand;
+  throw new LaunchError(`${what}: argument ${position + 1} is ${Array.isArray(v) ? "a plain JS array (use a typed array)" : typeof v}; ufuncs take typed arrays, ndarrays, DeviceArrays and scalars`);
+}
+
+// ---------------------------------------------------------------------------
+// vectorize
+
+export function vectorize(fn: Function, signatures?: readonly string[] | string): Ufunc {
+  if (typeof fn !== "function") throw new TypeError(`cuda.vectorize needs a scalar function; got ${typeof fn}`);
+  const what = `ufunc '${fn.name || "anonymous"}'`;
+  const nin = arityOf(fn);
+  if (nin < 1) throw new TypeError(`${what} needs at least one parameter`);
+  const sigs = parseSignatures(signatures, what);
+  for (const s of sigs) {
+    if (s.args.length !== nin || !s.args.every(isScalarType) || !isScalarType(s.ret)) {
+      throw new TypeError(`${what}: signature ${signatureToString(s)} must map ${nin} scalar(s) to a scalar, e.g. "float32(${new Array(nin).fill("float32").join(", ")})"`);
+    }
+  }
+  const kernels = new Map<string, Kernel>();
+  const returnTypes = new Map<string, ScalarName>();
+
+  const ufunc = (...args: unknown[]): UfuncResult => {
+    const { operands: raw, options } = splitOptions(args);
+    if (raw.length !== nin && raw.length !== nin + 1) {
+      throw new LaunchError(`${what} takes ${nin} input(s) and optionally an output array; got ${raw.length} argument(s)`);
+    }
+    const inputs = raw.slice(0, nin).map((v, j) => checkOperand(v, j, what));
+    const out = raw.length > nin ? raw[nin] : options.out;
+    if (out !== undefined && !isArrayOperand(out)) throw new LaunchError(`${what}: out must be a typed array, ndarray or DeviceArray`);
+
+    const arrayDTypes = inputs.filter(isArrayOperand).map(dtypeOfOperand);
+    let argTypes: ScalarName[];
+    let ret: ScalarName;
+    if (sigs.length > 0) {
+      const sig = selectSignature(sigs, inputs.map((v) => (isArrayOperand(v) ? dtypeOfOperand(v) : undefined)), what);
+      argTypes = sig.args as ScalarName[];
+      ret = sig.ret as ScalarName;
+    } else {
+      argTypes = inputs.map((v) => (isArrayOperand(v) ? dtypeOfOperand(v) : scalarDType(v, arrayDTypes)));
+      const key = argTypes.join(",");
+      ret = returnTypes.get(key) ?? inferReturnType(fn, argTypes, what);
+      returnTypes.set(key, ret);
+    }
+
+    const ops = inputs.map((v, j) => (isArrayOperand(v) ? operandOf(v) : scalarOperand(argTypes[j]!, v)));
+    const shape = broadcastShapes(ops.map((o) => o.shape), what);
+    const onDevice = inputs.some((v) => v instanceof DeviceArray);
+    const target = out === undefined ? allocate(shape, ret, onDevice) : { result: out as UfuncResult, operand: operandOf(out) };
+    if (!sameShape(target.operand.shape, shape)) {
+      throw new LaunchError(`${what}: out has shape ${showShape(target.operand.shape)}; the broadcast result has shape ${showShape(shape)}`);
+    }
+    const n = product(shape);
+    if (n === 0) return target.result;
+
+    const all = [...ops, target.operand];
+    const key = `${shape.length}|${argTypes.join(",")}`;
+    let kernel = kernels.get(key);
+    if (!kernel) {
+      const bases = metaBases(shape.length, all.map(() => 0));
+      const xs = ops.map((_, j) => `x${j}`);
+      const body = `
+        const i = cuda.grid(1);
+        if (i < n) {
+          ${offsetsSource(shape.length, bases)}
+          out[p${nin}] = op(${argTypes.map((t, j) => `${t}(x${j}[p${j}])`).join(", ")});
+        }`;
+      kernel = makeKernelFunction(safeName("ufunc", fn), ["n", "meta", ...xs, "out"], body, fn);
+      kernels.set(key, kernel);
+    }
+    const meta = buildMeta(shape, all.map((o) => ({ offset: o.offset, loop: broadcastStrides(o.shape, o.strides, shape), core: [] })));
+    kernel.forall(n, options.stream)(n, meta, ...all.map((o) => o.arg));
+    return target.result;
+  };
+  return withInfo(ufunc, { nin, signatures: sigs.map(signatureToString) }, kernels) as Ufunc;
+}
+
+// ---------------------------------------------------------------------------
+// guvectorize
+
+/** A core dimension: a name bound per call, or a fixed size. */
+type CoreDim = string | number;
+
+interface GuLayout {
+  readonly inputs: readonly (readonly CoreDim[])[];
+  readonly outputs: readonly (readonly CoreDim[])[];
+}
+
+/** Parses NumPy's gufunc layout `(m,n),(n,p)->(m,p)`. */
+export function parseLayout(layout: string): GuLayout {
+  const bad = (why: string): never => {
+    throw new TypeError(`bad gufunc layout ${JSON.stringify(layout)}: ${why}; expected e.g. "(m,n),(n,p)->(m,p)" or "(n)->()"`);
+  };
+  if (typeof layout !== "string") return bad("not a string");
+  const text = layout.replace(/\s+/g, "");
+  const sides = text.split("->");
+  if (sides.length !== 2) bad("it needs exactly one '->'");
+  const group = /\(([^()]*)\)/y;
+  const parseSide = (side: string, which: string): CoreDim[][] => {
+    const out: CoreDim[][] = [];
+    group.lastIndex = 0;
+    while (group.lastIndex < side.length) {
+      if (out.length > 0 && side[group.lastIndex] === ",") group.lastIndex++;
+      const m = group.exec(side);
+      if (!m) return bad(`the ${which} must be parenthesised groups separated by commas`);
+      const dims = m[1] === "" ? [] : m[1]!.split(",");
+      out.push(dims.map((d) => {
+        if (/^\d+$/.test(d)) return Number(d);
+        if (!/^[A-Za-z_]\w*$/.test(d)) return bad(`${JSON.stringify(d)} is not a dimension name`);
+        return d;
+      }));
+    }
+    if (out.length === 0) bad(`no ${which}`);
+    return out;
+  };
+  const inputs = parseSide(sides[0]!, "inputs");
+  const outputs = parseSide(sides[1]!, "outputs");
+  const known = new Set(inputs.flat());
+  for (const d of outputs.flat()) {
+    if (typeof d === "string" && !known.has(d)) bad(`output dimension '${d}' does not appear in any input`);
+  }
+  return { inputs, outputs };
+}
+
+export function guvectorize(fn: Function, signatures: readonly string[] | string, layout: string): Gufunc {
+  if (typeof fn !== "function") throw new TypeError(`cuda.guvectorize needs a function; got ${typeof fn}`);
+  const what = `gufunc '${fn.name || "anonymous"}'`;
+  const parsed = parseLayout(layout);
+  const nin = parsed.inputs.length;
+  const nout = parsed.outputs.length;
+  const cores = [...parsed.inputs, ...parsed.outputs];
+  if (arityOf(fn) !== nin + nout) {
+    throw new TypeError(`${what} takes ${arityOf(fn)} parameter(s); layout ${JSON.stringify(layout)} has ${nin} input(s) and ${nout} output(s)`);
+  }
+  const sigs = parseSignatures(signatures, what);
+  if (sigs.length === 0) throw new TypeError(`${what}: guvectorize needs at least one signature, e.g. "void(float32[:], float32[:])"`);
+  for (const s of sigs) checkGuSignature(s, cores, nin, what);
+  const kernels = new Map<string, Kernel>();
+
+  const gufunc = (...args: unknown[]): UfuncResult | UfuncResult[] => {
+    const { operands: raw, options } = splitOptions(args);
+    if (raw.length !== nin && raw.length !== nin + nout) {
+      throw new LaunchError(`${what} takes ${nin} input(s) and optionally ${nout} output array(s); got ${raw.length} argument(s)`);
+    }
+    const inputs = raw.slice(0, nin).map((v, j) => checkOperand(v, j, what));
+    const given = raw.slice(nin).map((v, k) => {
+      if (!isArrayOperand(v)) throw new LaunchError(`${what}: output ${k + 1} must be a typed array, ndarray or DeviceArray`);
+      return v;
+    });
+    const sig = selectSignature(sigs, inputs.map((v) => (isArrayOperand(v) ? dtypeOfOperand(v) : undefined)), what);
+    const ops = inputs.map((v, j) => (isArrayOperand(v) ? operandOf(v) : scalarOperand(elementType(sig.args[j]!), v)));
+
+    // bind core dimension sizes, split loop dimensions off the inputs
+    const sizes = new Map<string, { size: number; from: string }>();
+    const coreShapes: number[][] = [];
+    const loopShapes = ops.map((o, j) => {
+      const dims = parsed.inputs[j]!;
+      if (o.shape.length < dims.length) {
+        throw new LaunchError(`${what}: input ${j + 1} has shape ${showShape(o.shape)}, fewer dimensions than its core layout (${dims.join(",")})`);
+      }
+      const core = o.shape.slice(o.shape.length - dims.length);
+      bindCore(dims, core, `input ${j + 1}`, sizes, what);
+      coreShapes.push(core);
+      return o.shape.slice(0, o.shape.length - dims.length);
+    });
+    const loopShape = broadcastShapes(loopShapes, what);
+
+    // outputs: given (shape checked) or allocated
+    const onDevice = inputs.some((v) => v instanceof DeviceArray);
+    const results: UfuncResult[] = [];
+    parsed.outputs.forEach((dims, k) => {
+      const core = dims.map((d) => (typeof d === "number" ? d : sizes.get(d)!.size));
+      const want = [...loopShape, ...core];
+      const dtype = elementType(sig.args[nin + k]!);
+      const target = k < given.length ? { result: given[k] as UfuncResult, operand: operandOf(given[k]!) } : allocate(want, dtype, onDevice);
+      const have = target.operand.shape;
+      // a scalar core `()` output may also be given with a trailing extent 1, as (m, 1)
+      const trailingOne = core.length === 0 && sameShape(have, [...loopShape, 1]);
+      if (!sameShape(have, want) && !trailingOne) {
+        throw new LaunchError(`${what}: output ${k + 1} has shape ${showShape(have)}; the layout ${JSON.stringify(layout)} needs ${showShape(want)}`);
+      }
+      ops.push(target.operand);
+      coreShapes.push(trailingOne ? [1] : core);
+      results.push(target.result);
+    });
+
+    const n = product(loopShape);
+    if (n > 0) {
+      if (coreShapes.some((c) => c.includes(0))) throw new LaunchError(`${what}: core dimensions must be non-empty; got ${coreShapes.map(showShape).join(" ")}`);
+      const key = `${sigs.indexOf(sig)}|${loopShape.length}|${coreShapes.map((c) => c.join("x")).join(",")}`;
+      let kernel = kernels.get(key);
+      if (!kernel) {
+        kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopShape.length, coreShapes, nin), fn);
+        kernels.set(key, kernel);
+      }
+      const meta = buildMeta(loopShape, ops.map((o, j) => {
+        const c = coreShapes[j]!.length;
+        const loopDims = o.shape.length - c;
+        return {
+          offset: o.offset,
+          loop: broadcastStrides(o.shape.slice(0, loopDims), o.strides.slice(0, loopDims), loopShape),
+          core: o.strides.slice(loopDims),
+        };
+      }));
+      kernel.forall(n, options.stream)(n, meta, ...ops.map((o) => o.arg));
+    }
+    return nout === 1 ? results[0]! : results;
+  };
+  return withInfo(gufunc, { nin, nout, layout, signatures: sigs.map(signatureToString) }, kernels) as Gufunc;
+}
+
+function checkGuSignature(s: Signature, cores: readonly (readonly CoreDim[])[], nin: number, what: string): void {
+  const text = signatureToString(s);
+  if (s.ret !== "void") throw new TypeError(`${what}: a guvectorize signature returns void; got ${text}`);
+  if (s.args.length !== cores.length) throw new TypeError(`${what}: signature ${text} has ${s.args.length} argument(s); the layout has ${cores.length} operand(s)`);
+  s.args.forEach((t, j) => {
+    const c = cores[j]!.length;
+    const ok = isArrayType(t) ? t.ndim === Math.max(1, c) : c === 0 && j < nin;
+    if (!ok) {
+      const role = j < nin ? `input ${j + 1}` : `output ${j - nin + 1}`;
+      throw new TypeError(`${what}: in ${text}, ${role} has core layout (${cores[j]!.join(",")}) so its type must be ${c === 0 ? (j < nin ? "a scalar or a 1-d array" : "a 1-d array") : `a ${c}-d array`}`);
+    }
+  });
+}
+
+function bindCore(dims: readonly CoreDim[], core: readonly number[], who: string, sizes: Map<string, { size: number; from: string }>, what: string): void {
+  dims.forEach((d, i) => {
+    const size = core[i]!;
+    if (typeof d === "number") {
+      if (size !== d) throw new LaunchError(`${what}: ${who} needs core dimension ${i + 1} to be ${d}; got ${size}`);
+      return;
+    }
+    const seen = sizes.get(d);
+    if (seen && seen.size !== size) throw new LaunchError(`${what}: core dimension '${d}' is ${seen.size} in ${seen.from} but ${size} in ${who}`);
+    if (!seen) sizes.set(d, { size, from: who });
+  });
+}
+
+/** Kernel text: copy the core sub-arrays into local buffers, call `op`, copy the outputs back. */
+function gufuncBody(sig: Signature, loopNdim: number, coreShapes: readonly (readonly number[])[], nin: number): string {
+  const bases = metaBases(loopNdim, coreShapes.map((c) => c.length));
+  const copies = (j: number, assign: (local: string, global: string) => string): string[] => {
+    const core = coreShapes[j]!;
+    if (core.length === 0) return [assign(`l${j}[0]`, `x${j}[p${j}]`)];
+    const idx = core.map((_, d) => `a${j}_${d}`);
+    const lines: string[] = [];
+    core.forEach((size, d) => lines.push(`for (let ${idx[d]} = 0; ${idx[d]} < ${size}; ${idx[d]}++) {`));
+    const offset = [`p${j}`, ...idx.map((a, d) => `${a} * s${j}_${d}`)].join(" + ");
+    lines.push(assign(`l${j}${idx.map((a) => `[${a}]`).join("")}`, `x${j}[${offset}]`), "}".repeat(core.length));
+    return lines;
+  };
+  const strides = coreShapes.flatMap((core, j) => core.map((_, d) => `const s${j}_${d} = meta[${bases[j]! + 1 + loopNdim + d}];`));
+  const prologue = sig.args.flatMap((t, j) => {
+    if (!isArrayType(t)) return [`const l${j} = ${t}(x${j}[p${j}]);`];
+    const dims = coreShapes[j]!.length === 0 ? [1] : coreShapes[j]!;
+    return [`const l${j} = cuda.local.array([${dims.join(", ")}], ${(t as ArrayType).dtype});`, ...copies(j, (l, g) => `${l} = ${g};`)];
+  });
+  const epilogue = sig.args.slice(nin).flatMap((_, k) => copies(nin + k, (l, g) => `${g} = ${l};`));
+  return `
+    const i = cuda.grid(1);
+    if (i < n) {
+      ${offsetsSource(loopNdim, bases)}
+      ${strides.join("\n")}
+      ${prologue.join("\n")}
+      op(${sig.args.map((_, j) => `l${j}`).join(", ")});
+      ${epilogue.join("\n")}
+    }`;
+}
