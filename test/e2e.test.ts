@@ -2,9 +2,10 @@
 // CI), through ptxas, and on the ptxsim PTX interpreter bit for bit.
 
 import { test } from "node:test";
+import { API_CASES } from "./cases/api.js";
 import { LANGUAGE_CASES } from "./cases/language.js";
 import { runCase } from "./helpers/crosscheck.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
 
-for (const c of LANGUAGE_CASES) test(c.name, () => runCase(c));
+for (const c of [...LANGUAGE_CASES, ...API_CASES]) test(c.name, () => runCase(c));

@@ -74,13 +74,14 @@ class Inliner {
   }
 
   private temp(type: Expr["type"], init: Expr | undefined, out: Stmt[]): VarExpr {
-    const name = `tmp${this.counter++}`;
+    const name = `tmp.${this.counter++}`;
     out.push({ k: "let", name, type, init: init ?? (isScalarType(type) ? zero(type) : undefined) });
     return { k: "var", type, name };
   }
 
   private inlineCall(fn: FunctionIR, args: readonly Expr[], out: Stmt[]): Expr {
-    const prefix = `${fn.name.replace(/\W/g, "_")}${this.counter++}_`;
+    // '.' never occurs in source identifiers, so inlined names cannot collide with the caller's or callee's own
+    const prefix = `${fn.name}.${this.counter++}.`;
     const rename = new Map<string, Expr>();
     fn.params.forEach((p, i) => {
       const arg = args[i]!;
@@ -93,14 +94,14 @@ class Inliner {
     const body = renameBody(this.block(fn.body), prefix, rename);
     const returns = countReturns(body);
     const last = body[body.length - 1];
-    const result: VarExpr | undefined = fn.returnType === "void" ? undefined : { k: "var", type: fn.returnType, name: `${prefix}result` };
+    const result: VarExpr | undefined = fn.returnType === "void" ? undefined : { k: "var", type: fn.returnType, name: `${prefix}.result` };
     if (result) out.push({ k: "let", name: result.name, type: result.type, init: isScalarType(result.type) ? zero(result.type) : undefined });
     if (returns === 1 && last?.k === "return") {
       // straight-line body: no block needed
       out.push(...body.slice(0, -1));
       if (result && last.value) out.push({ k: "assign", name: result.name, value: last.value });
     } else {
-      const label = `${prefix}return`;
+      const label = `${prefix}.return`;
       out.push({ k: "block", label, body: replaceReturns(body, label, result) });
     }
     return result ?? { k: "const", type: "int32", value: 0 };

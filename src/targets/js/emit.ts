@@ -649,7 +649,8 @@ class Emitter {
     switch (e.name) {
       case "syncwarp": return `(T.op = ${WAIT.warp}, T.w = ${WARP.syncwarp}, T.m = ${args[0] ?? "-1"}, yield)`;
       case "gridSync": return `(T.op = ${WAIT.grid}, yield)`;
-      case "activemask": return `(T.warp.live >>> 0)`;
+      // the lanes that reach this point together: a ballot of `true` among the warp's live lanes
+      case "activemask": return `(T.op = ${WAIT.warp}, T.w = ${WARP.ballot}, T.m = -1, T.v = true, yield)`;
       case "lanemaskLt": return `(((1 << ${lane}) - 1) >>> 0)`;
       case "threadfence": case "threadfenceBlock": case "threadfenceSystem": case "nanosleep": return "undefined";
       case "trap": return "trap(tx, ty, tz, bx, by, bz)";
