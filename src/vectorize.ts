@@ -14,7 +14,7 @@
 
 import {
   DTYPE_INFO, convertScalar, dtypeOfTypedArray, float16Bits, float16FromBits, isArrayType, isFloat, isInteger,
-  isScalarType, parseSignature, signatureToString, typedScalarDType, type ArrayType, type ScalarName, type Signature,
+  isScalarType, parseSignature, signatureToString, typedScalarDType, type ScalarName, type Signature,
   type TypedArray,
 } from "./dtypes.js";
 import { LaunchError, TypingError } from "./errors.js";
@@ -156,14 +156,32 @@ function broadcastStrides(shape: readonly number[], strides: readonly number[], 
 const showShape = (s: readonly number[]) => `(${s.join(",")}${s.length === 1 ? "," : ""})`;
 const sameShape = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((n, i) => n === b[i]);
 
-/** meta = loop shape, then per operand: offset, loop strides, core strides. */
+/** Per operand: element offset, strides over the loop dimensions (0 where broadcast), strides of its core dimensions. */
 interface MetaEntry { readonly offset: number; readonly loop: readonly number[]; readonly core: readonly number[] }
 
-function buildMeta(loopShape: readonly number[], entries: readonly MetaEntry[]): Int32Array {
-  const values = [...loopShape];
-  for (const e of entries) values.push(e.offset, ...e.loop, ...e.core);
+/**
+ * meta = loop shape, then per operand: offset, loop strides, core strides.
+ * Loop dimensions every operand walks contiguously are merged first, so a
+ * C-contiguous loop is 1-d and its kernel divides nothing.
+ */
+function buildMeta(loopShape: readonly number[], entries: readonly MetaEntry[]): { loopNdim: number; meta: Int32Array } {
+  const shape: number[] = [];
+  const strides: number[][] = entries.map(() => []);
+  loopShape.forEach((n, d) => {
+    if (n === 1) return; // any stride: the index is always 0
+    const last = shape.length - 1;
+    if (last >= 0 && entries.every((e, j) => strides[j]![last] === e.loop[d]! * n)) {
+      shape[last]! *= n;
+      entries.forEach((e, j) => { strides[j]![last] = e.loop[d]!; });
+    } else {
+      shape.push(n);
+      entries.forEach((e, j) => strides[j]!.push(e.loop[d]!));
+    }
+  });
+  const values = [...shape];
+  entries.forEach((e, j) => values.push(e.offset, ...strides[j]!, ...e.core));
   if (values.some((v) => v !== (v | 0))) throw new LaunchError("array too large for a ufunc: offsets and strides must fit in int32");
-  return Int32Array.from(values);
+  return { loopNdim: shape.length, meta: Int32Array.from(values) };
 }
 
 /** Where each operand's entry starts in meta. */
@@ -172,13 +190,13 @@ function metaBases(loopNdim: number, coreNdims: readonly number[]): number[] {
   return coreNdims.map((c) => { const b = at; at += 1 + loopNdim + c; return b; });
 }
 
-/** Kernel text: element offsets `p0, p1, …` of thread `i`'s loop index. */
+/** Kernel text: element offsets `p0, p1, …` of thread `i`'s loop index (the outermost index needs no modulo). */
 function offsetsSource(loopNdim: number, bases: readonly number[]): string {
   const lines = bases.map((b, j) => `let p${j} = meta[${b}];`);
-  if (loopNdim > 0) {
+  if (loopNdim > 0) lines.push("let rem = i;");
+  if (loopNdim > 1) {
     lines.push(
-      "let rem = i;",
-      `for (let d = ${loopNdim - 1}; d >= 0; d--) {`,
+      `for (let d = ${loopNdim - 1}; d > 0; d--) {`,
       "  const e = meta[d];",
       "  const k = rem % e;",
       "  rem = Math.floor(rem / e);",
@@ -186,6 +204,7 @@ function offsetsSource(loopNdim: number, bases: readonly number[]): string {
       "}",
     );
   }
+  if (loopNdim > 0) lines.push(...bases.map((b, j) => `p${j} += rem * meta[${b + 1}];`));
   return lines.join("\n");
 }
 
@@ -338,21 +357,21 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
     if (n === 0) return target.result;
 
     const all = [...ops, target.operand];
-    const key = `${shape.length}|${argTypes.join(",")}`;
+    const { loopNdim, meta } = buildMeta(shape, all.map((o) => ({ offset: o.offset, loop: broadcastStrides(o.shape, o.strides, shape), core: [] })));
+    const key = `${loopNdim}|${argTypes.join(",")}`;
     let kernel = kernels.get(key);
     if (!kernel) {
-      const bases = metaBases(shape.length, all.map(() => 0));
+      const bases = metaBases(loopNdim, all.map(() => 0));
       const xs = ops.map((_, j) => `x${j}`);
       const body = `
         const i = cuda.grid(1);
         if (i < n) {
-          ${offsetsSource(shape.length, bases)}
+          ${offsetsSource(loopNdim, bases)}
           out[p${nin}] = op(${argTypes.map((t, j) => `${t}(x${j}[p${j}])`).join(", ")});
         }`;
       kernel = makeKernelFunction(safeName("ufunc", fn), ["n", "meta", ...xs, "out"], body, fn);
       kernels.set(key, kernel);
     }
-    const meta = buildMeta(shape, all.map((o) => ({ offset: o.offset, loop: broadcastStrides(o.shape, o.strides, shape), core: [] })));
     kernel.forall(n, options.stream)(n, meta, ...all.map((o) => o.arg));
     return target.result;
   };
@@ -471,21 +490,20 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
     const n = product(loopShape);
     if (n > 0) {
       if (coreShapes.some((c) => c.includes(0))) throw new LaunchError(`${what}: core dimensions must be non-empty; got ${coreShapes.map(showShape).join(" ")}`);
-      const key = `${sigs.indexOf(sig)}|${loopShape.length}|${coreShapes.map((c) => c.join("x")).join(",")}`;
-      let kernel = kernels.get(key);
-      if (!kernel) {
-        kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopShape.length, coreShapes, nin), fn);
-        kernels.set(key, kernel);
-      }
-      const meta = buildMeta(loopShape, ops.map((o, j) => {
-        const c = coreShapes[j]!.length;
-        const loopDims = o.shape.length - c;
+      const { loopNdim, meta } = buildMeta(loopShape, ops.map((o, j) => {
+        const loopDims = o.shape.length - coreShapes[j]!.length;
         return {
           offset: o.offset,
           loop: broadcastStrides(o.shape.slice(0, loopDims), o.strides.slice(0, loopDims), loopShape),
           core: o.strides.slice(loopDims),
         };
       }));
+      const key = `${sigs.indexOf(sig)}|${loopNdim}|${coreShapes.map((c) => c.join("x")).join(",")}`;
+      let kernel = kernels.get(key);
+      if (!kernel) {
+        kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin), fn);
+        kernels.set(key, kernel);
+      }
       kernel.forall(n, options.stream)(n, meta, ...ops.map((o) => o.arg));
     }
     return nout === 1 ? results[0]! : results;
@@ -537,7 +555,7 @@ function gufuncBody(sig: Signature, loopNdim: number, coreShapes: readonly (read
   const prologue = sig.args.flatMap((t, j) => {
     if (!isArrayType(t)) return [`const l${j} = ${t}(x${j}[p${j}]);`];
     const dims = coreShapes[j]!.length === 0 ? [1] : coreShapes[j]!;
-    return [`const l${j} = cuda.local.array([${dims.join(", ")}], ${(t as ArrayType).dtype});`, ...copies(j, (l, g) => `${l} = ${g};`)];
+    return [`const l${j} = cuda.local.array([${dims.join(", ")}], ${t.dtype});`, ...copies(j, (l, g) => `${l} = ${g};`)];
   });
   const epilogue = sig.args.slice(nin).flatMap((_, k) => copies(nin + k, (l, g) => `${g} = ${l};`));
   return `

@@ -54,6 +54,14 @@ describe("cuda.vectorize", () => {
     const r2 = add(v, m) as NDArray;
     assert.deepEqual(r2.shape, [3, 4]);
     for (let i = 0; i < 3; i++) for (let j = 0; j < 4; j++) assert.equal(r2.get(i, j), m.get(i, j) + v[j]!);
+
+    const cube = ndarray(new Int32Array(ints(6, -100, 100, 13)), [2, 1, 3]);
+    const tall = ndarray(new Int32Array([1000, 2000, 3000, 4000]), [4, 1]);
+    const r3 = add(cube, tall) as NDArray;
+    assert.deepEqual(r3.shape, [2, 4, 3]);
+    for (let i = 0; i < 2; i++) {
+      for (let j = 0; j < 4; j++) for (let k = 0; k < 3; k++) assert.equal(r3.get(i, j, k), cube.get(i, 0, k) + tall.get(j, 0));
+    }
   });
 
   test("strided and transposed host views", () => {
