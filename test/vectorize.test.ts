@@ -260,6 +260,15 @@ describe("cuda.guvectorize", () => {
     }
   });
 
+  test("fixed-size core dimensions", () => {
+    const norm3 = track(cuda.guvectorize((v: Float64Array, out: Float64Array) => {
+      out[0] = v[0]! * v[0]! + v[1]! * v[1]! + v[2]! * v[2]!;
+    }, "void(float64[:], float64[:])", "(3)->()"));
+    const r = norm3(ndarray(new Float64Array([1, 2, 3, 4, 5, 6]), [2, 3]));
+    assert.deepEqual(Array.from(r as Float64Array), [14, 77]);
+    assert.throws(() => norm3(ndarray(new Float64Array(8), [2, 4])), /input 1 needs core dimension 1 to be 3; got 4/);
+  });
+
   test("errors: bad layouts and signatures, mismatched core and loop dimensions", () => {
     const f = (x: Float32Array, y: Float32Array) => { y[0] = x[0]!; };
     for (const bad of ["(n)", "(n)->", "(n->()", "n->()", "(n)->(q)", "(n),->()", "(n-1)->()"]) {
