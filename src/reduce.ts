@@ -117,6 +117,7 @@ function run(kernelFor: (d: ScalarName) => Kernel, input: ReduceInput, options: 
     stream?.synchronize();
     return readScalar(dtype, host);
   } finally {
+    if (temps.length > 0) stream?.synchronize(); // the partials must outlive the queued passes
     for (const t of temps) t.free();
   }
 }

@@ -58,9 +58,12 @@ export interface Gufunc {
 // ---------------------------------------------------------------------------
 // host scalars in typed storage (float16 as bits, bool as 0/1)
 
+const newStorage = (dtype: ScalarName, n: number): TypedArray =>
+  new (DTYPE_INFO[dtype].array as unknown as new (n: number) => TypedArray)(n);
+
 /** One element of `dtype` holding `v`, in the TypedArray that stores `dtype`. */
 export function scalarArray(dtype: ScalarName, v: number | bigint | boolean): TypedArray {
-  const data = new (DTYPE_INFO[dtype].array as unknown as new (n: number) => TypedArray)(1);
+  const data = newStorage(dtype, 1);
   const x = convertScalar(dtype, v);
   (data as unknown as unknown[])[0] = dtype === "float16" ? float16Bits(x as number) : typeof x === "boolean" ? Number(x) : x;
   return data;
@@ -122,7 +125,7 @@ function allocate(shape: readonly number[], dtype: ScalarName, onDevice: boolean
     const d = deviceArray(shape, dtype);
     return { result: d, operand: operandOf(d) };
   }
-  const data = new (DTYPE_INFO[dtype].array as unknown as new (n: number) => TypedArray)(product(shape));
+  const data = newStorage(dtype, product(shape));
   const nd = new NDArray(data, shape, undefined, 0, dtype);
   return { result: shape.length === 1 ? data : nd, operand: operandOf(nd) };
 }
