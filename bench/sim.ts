@@ -1,0 +1,208 @@
+// The simulator against its peers, side by side in one run (bench/README.md):
+//   - Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): a 16,384-thread float32
+//     vector add and Numba's documented 64×64 shared-memory tiled matmul;
+//   - gpu.js in CPU mode: adding two 1M-element Float32Arrays.
+// Every figure is a warm launch from host arrays (copy-in/copy-out included).
+// Prints a table, then the figures as JSON.
+
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import os from "node:os";
+import { cuda, float32, ndarray } from "../src/index.js";
+
+const PEERS_DIR = fileURLToPath(new URL("./peers/", import.meta.url));
+const PYTHON = "/usr/bin/python3";
+const REPS = 15;
+
+const VADD_N = 16384;
+const BLOCK = 256;
+const TPB = 16;
+const MATMUL_N = 64;
+const BIG_N = 1 << 20;
+
+// ---------------------------------------------------------------------------
+// our kernels (the same source as the Numba peer, bench/peers/numba_sim.py)
+
+const vadd = cuda.jit((a: Float32Array, b: Float32Array, c: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < c.length) c[i] = a[i] + b[i];
+});
+
+const fastMatmul = cuda.jit((A: Float32Array, B: Float32Array, C: Float32Array) => {
+  const sA = cuda.shared.array([TPB, TPB], float32);
+  const sB = cuda.shared.array([TPB, TPB], float32);
+  const [x, y] = cuda.grid(2);
+  const tx = cuda.threadIdx.x, ty = cuda.threadIdx.y;
+  const bpg = cuda.gridDim.x;
+  let tmp = float32(0);
+  for (let i = 0; i < bpg; i++) {
+    sA[ty][tx] = 0;
+    sB[ty][tx] = 0;
+    if (y < A.shape[0] && tx + i * TPB < A.shape[1]) sA[ty][tx] = A[y][tx + i * TPB];
+    if (x < B.shape[1] && ty + i * TPB < B.shape[0]) sB[ty][tx] = B[ty + i * TPB][x];
+    cuda.syncthreads();
+    for (let j = 0; j < TPB; j++) tmp += sA[ty][j] * sB[j][tx];
+    cuda.syncthreads();
+  }
+  if (y < C.shape[0] && x < C.shape[1]) C[y][x] = tmp;
+}, { env: { TPB } });
+
+// ---------------------------------------------------------------------------
+// timing and checks
+
+/** Median wall time of `run` in ms, after one warm-up call. */
+function medianMs(run: () => void, reps = REPS): number {
+  run();
+  const times: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const t0 = performance.now();
+    run();
+    times.push(performance.now() - t0);
+  }
+  times.sort((p, q) => p - q);
+  return times[reps >> 1]!;
+}
+
+function check(what: string, ok: boolean): void {
+  if (!ok) throw new Error(`bench/sim: ${what} computed a wrong result`);
+}
+
+const sameAs = (got: ArrayLike<number>, want: ArrayLike<number>) =>
+  got.length === want.length && Array.prototype.every.call(got, (v: number, i: number) => v === want[i]);
+
+/** Integer-valued inputs keep every sum exact, so results compare with `===` on every peer. */
+const pattern = (n: number, mod: number) => Float32Array.from({ length: n }, (_, i) => i % mod);
+
+function hostMatmul(A: Float32Array, B: Float32Array, n: number): Float32Array {
+  const C = new Float32Array(n * n);
+  for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) {
+    let t = 0;
+    for (let k = 0; k < n; k++) t += A[y * n + k]! * B[k * n + x]!;
+    C[y * n + x] = t;
+  }
+  return C;
+}
+
+function oursVadd(n: number): number {
+  const a = pattern(n, 1000), b = pattern(n, 7), c = new Float32Array(n);
+  const ms = medianMs(() => vadd.configure(Math.ceil(n / BLOCK), BLOCK)(a, b, c));
+  check(`vector add (${n})`, sameAs(c, a.map((v, i) => v + b[i]!)));
+  return ms;
+}
+
+function oursMatmul(): number {
+  const n = MATMUL_N, blocks = Math.ceil(n / TPB);
+  const a = pattern(n * n, 7), b = pattern(n * n, 5);
+  const A = ndarray(a, [n, n]), B = ndarray(b, [n, n]), C = ndarray(new Float32Array(n * n), [n, n]);
+  const ms = medianMs(() => fastMatmul.configure([blocks, blocks], [TPB, TPB])(A, B, C));
+  check("tiled matmul", sameAs(C.data as Float32Array, hostMatmul(a, b, n)));
+  return ms;
+}
+
+// ---------------------------------------------------------------------------
+// peers
+
+interface NumbaFigures { numba: string; vadd_ms: number; matmul_ms: number; checks: { vadd: boolean; matmul: boolean } }
+
+function numbaSim(): NumbaFigures | string {
+  const probe = spawnSync(PYTHON, ["-c", "import numba"], { encoding: "utf8" });
+  if (probe.error || probe.status !== 0) {
+    return `Numba is not importable by ${PYTHON}: install it with \`sudo apt-get install -y python3-numba\` (or \`${PYTHON} -m pip install numba\`)`;
+  }
+  const run = spawnSync(PYTHON, [`${PEERS_DIR}numba_sim.py`], {
+    encoding: "utf8", env: { ...process.env, NUMBA_ENABLE_CUDASIM: "1" }, timeout: 20 * 60_000,
+  });
+  if (run.status !== 0) return `the Numba peer failed: ${(run.stderr || String(run.error)).trim().split("\n").slice(-3).join(" ")}`;
+  const figures = JSON.parse(run.stdout.trim().split("\n").pop()!) as NumbaFigures;
+  check("Numba's simulator", figures.checks.vadd && figures.checks.matmul);
+  return figures;
+}
+
+type GpuCtor = new (opts: { mode: string }) => {
+  createKernel(fn: (this: { thread: { x: number } }, a: Float32Array, b: Float32Array) => number): {
+    setOutput(shape: number[]): (a: Float32Array, b: Float32Array) => Float32Array;
+  };
+};
+
+/** gpu.js from bench/peers/node_modules, installed there on first use. */
+function loadGpuJs(): { GPU: GpuCtor; version: string } | string {
+  const req = createRequire(`${PEERS_DIR}package.json`);
+  if (!existsSync(`${PEERS_DIR}node_modules/gpu.js`)) {
+    console.error("bench/sim: installing gpu.js into bench/peers/node_modules …");
+    const npm = (...extra: string[]) =>
+      spawnSync("npm", ["install", "--no-audit", "--no-fund", "--omit=optional", ...extra], { cwd: PEERS_DIR, encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+    // CPU mode needs none of gpu.js's native graphics dependencies: skip their build scripts if they fail
+    const first = npm();
+    if (first.status !== 0 && npm("--ignore-scripts").status !== 0) {
+      return `gpu.js could not be installed into bench/peers (npm: ${first.stderr.trim().split("\n").pop()})`;
+    }
+  }
+  try {
+    return { GPU: (req("gpu.js") as { GPU: GpuCtor }).GPU, version: (req("gpu.js/package.json") as { version: string }).version };
+  } catch (e) {
+    return `gpu.js did not load: ${(e as Error).message}`;
+  }
+}
+
+function gpuJsVadd(GPU: GpuCtor, n: number): number {
+  const add = new GPU({ mode: "cpu" }).createKernel(function (a, b) {
+    return a[this.thread.x]! + b[this.thread.x]!;
+  }).setOutput([n]);
+  const a = pattern(n, 1000), b = pattern(n, 7);
+  let c = new Float32Array(0);
+  const ms = medianMs(() => { c = add(a, b); });
+  check("gpu.js vector add", sameAs(c, a.map((v, i) => v + b[i]!)));
+  return ms;
+}
+
+// ---------------------------------------------------------------------------
+
+function fmt(ms: number | undefined): string {
+  if (ms === undefined) return "—";
+  return ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3);
+}
+
+function main(): void {
+  process.env.NUMBATS_TARGET = "sim"; // this bench measures the simulator, GPU or not; read at the first launch
+  const ours = { vadd16k_ms: oursVadd(VADD_N), matmul64_ms: oursMatmul(), vadd1m_ms: oursVadd(BIG_N) };
+
+  const numba = numbaSim();
+  if (typeof numba === "string") console.error(`bench/sim: skipping the Numba peer: ${numba}`);
+  const gpujs = loadGpuJs();
+  if (typeof gpujs === "string") console.error(`bench/sim: skipping the gpu.js peer: ${gpujs}`);
+  const gpujsVadd = typeof gpujs === "string" ? undefined : gpuJsVadd(gpujs.GPU, BIG_N);
+
+  const nb = typeof numba === "string" ? undefined : numba;
+  const rows: [string, string, number, number | undefined, string][] = [
+    [`vector add, ${VADD_N} threads, float32`, "Numba CUDA simulator", ours.vadd16k_ms, nb?.vadd_ms, "≥ 1000× faster"],
+    [`tiled matmul ${MATMUL_N}×${MATMUL_N}, TPB ${TPB}`, "Numba CUDA simulator", ours.matmul64_ms, nb?.matmul_ms, "≥ 1000× faster"],
+    [`vector add, ${BIG_N} elements, float32`, "gpu.js CPU mode", ours.vadd1m_ms, gpujsVadd, "≥ 0.5× (within 2×)"],
+  ];
+
+  console.log(`numbats simulator vs peers — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}`);
+  console.log(`warm launches from host arrays; ours: median of ${REPS}; Numba: the second call; gpu.js: median of ${REPS}\n`);
+  const table = [["kernel", "peer", "numbats ms", "peer ms", "speed-up (peer/ours)", "goal"]];
+  for (const [kernel, peer, us, them, goal] of rows) {
+    table.push([kernel, peer, fmt(us), fmt(them), them === undefined ? "—" : `${(them / us).toFixed(them / us >= 10 ? 0 : 2)}×`, goal]);
+  }
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
+  for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd());
+
+  console.log(`\n${JSON.stringify({
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    numbats: ours,
+    numba: nb ? { version: nb.numba, vadd16k_ms: nb.vadd_ms, matmul64_ms: nb.matmul_ms } : null,
+    gpujs: gpujsVadd === undefined ? null : { version: (gpujs as { version: string }).version, vadd1m_ms: gpujsVadd },
+    ratios: {
+      numba_over_ours_vadd16k: nb ? nb.vadd_ms / ours.vadd16k_ms : null,
+      numba_over_ours_matmul64: nb ? nb.matmul_ms / ours.matmul64_ms : null,
+      ours_over_gpujs_vadd1m: gpujsVadd === undefined ? null : ours.vadd1m_ms / gpujsVadd,
+    },
+  }, null, 2)}`);
+}
+
+main();
