@@ -294,9 +294,9 @@ export class CudaDevice implements Backend {
    */
   resetContext(): void {
     this.activate();
+    // as cudaDeviceReset does: reset, then retain afresh (no release in between: after a reset the
+    // driver does not honour it, and the old handle is gone)
     this.call("cuDevicePrimaryCtxReset_v2", this.ordinal);
-    // balances our retain; documented safe after a reset, and its result does not change what follows
-    this.driver.api.cuDevicePrimaryCtxRelease_v2(this.ordinal);
     this.generation++;
     this.context = this.retain();
     this.activate();

@@ -1,0 +1,128 @@
+// The dispatcher (SPEC §2, §8): specialisation, eager signatures,
+// configure/forall, launch validation, copy-in/copy-back, inspection, and
+// the typed errors with what a user needs to fix them.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { cuda, float32, float64, int64, CompileError, LaunchError, TypingError, DeviceArray } from "../src/index.js";
+
+process.env.NUMBATS_TARGET ??= "sim";
+
+const scale = cuda.jit((a: Float32Array, k: number) => {
+  const i = cuda.grid(1);
+  if (i < a.length) a[i] = a[i] * k;
+});
+
+test("one specialisation per argument-type signature, each compiled once", () => {
+  const a = new Float32Array([1, 2, 3]);
+  scale.configure(1, 32)(a, 2);          // k: int32
+  scale.configure(1, 32)(a, 3);          // same signature
+  scale.configure(1, 32)(a, 0.5);        // k: float64
+  scale.configure(1, 32)(a, float32(2)); // k: float32
+  assert.deepEqual(Array.from(a), [6, 12, 18]);
+  assert.deepEqual(scale.signatures.sort(), [
+    "void(array(float32, 1d, C), float32)",
+    "void(array(float32, 1d, C), float64)",
+    "void(array(float32, 1d, C), int32)",
+  ]);
+  assert.match(scale.inspectTypes("void(array(float32, 1d, C), float64)"), /k: float64/);
+  assert.match(scale.inspectAsm("void(float32[::1], float32)"), /\.visible \.entry/);
+});
+
+test("host scalar typing: integers in int32 range are int32, other numbers float64, bigint int64, boolean bool", () => {
+  const probe = cuda.jit((o: Float64Array, x: number) => { o[0] = x; });
+  const o = new Float64Array(1);
+  probe.configure(1, 1)(o, 7);
+  probe.configure(1, 1)(o, 2 ** 40);
+  probe.configure(1, 1)(o, 12n);
+  probe.configure(1, 1)(o, true);
+  probe.configure(1, 1)(o, int64(3));
+  assert.deepEqual(probe.signatures.map((s) => s.replace(/.*, /, "").replace(")", "")).sort(), ["bool", "float64", "int32", "int64"]);
+});
+
+test("eager compilation from a Numba signature string; other argument types are a LaunchError", () => {
+  const k = cuda.jit((a: Float32Array, n: number) => { const i = cuda.grid(1); if (i < n) a[i] = i; }, { signature: "void(float32[::1], int32)" });
+  assert.equal(k.signatures.length, 1, "compiled at cuda.jit time");
+  const a = new Float32Array(4);
+  k.configure(1, 4)(a, 4.0);              // a float64 scalar converts to the signature's int32
+  assert.deepEqual(Array.from(a), [0, 1, 2, 3]);
+  assert.throws(() => k.configure(1, 4)(new Float64Array(4), 4), (e: unknown) => e instanceof LaunchError && /compiled for void\(array\(float32, 1d, C\), int32\)/.test(e.message));
+});
+
+test("signature lists of dtype objects work too", () => {
+  const k = cuda.jit((a: Float64Array, x: number) => { a[0] = x; }, { signature: [float64.array(1, "C"), float32] });
+  const a = new Float64Array(1);
+  k.configure(1, 1)(a, 0.1);
+  assert.equal(a[0], Math.fround(0.1));
+});
+
+test("forall covers n threads with an occupancy-chosen block size", () => {
+  const fill = cuda.jit((a: Int32Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = i + 1; });
+  const a = new Int32Array(1000);
+  fill.forall(a.length)(a);
+  assert.ok(a.every((v, i) => v === i + 1));
+});
+
+test("launch configuration limits are LaunchErrors that say what the limit is", () => {
+  const a = new Float32Array(4);
+  assert.throws(() => scale.configure(1, 2048)(a, 1), (e: unknown) => e instanceof LaunchError && /2048 threads exceeds the limit of 1024/.test(e.message));
+  assert.throws(() => scale.configure(1, [16, 16, 8])(a, 1), (e: unknown) => e instanceof LaunchError && /2048 threads/.test(e.message));
+  assert.throws(() => scale.configure(1, [1, 1, 128])(a, 1), (e: unknown) => e instanceof LaunchError && /block dimension z = 128 exceeds its limit of 64/.test(e.message));
+  assert.throws(() => scale.configure([1, 70000], 32)(a, 1), (e: unknown) => e instanceof LaunchError && /grid dimension y = 70000 exceeds its limit of 65535/.test(e.message));
+  assert.throws(() => scale.configure(0, 32), (e: unknown) => e instanceof LaunchError && /positive integers/.test(e.message));
+  assert.throws(() => scale.configure(1, 32, undefined, 1 << 20)(a, 1), (e: unknown) => e instanceof LaunchError && /shared memory/.test(e.message) && /at most \d+ per block/.test(e.message));
+});
+
+test("wrong argument count or kind is a LaunchError", () => {
+  assert.throws(() => scale.configure(1, 32)(new Float32Array(2)), (e: unknown) => e instanceof LaunchError && /takes 2 argument\(s\); the launch passed 1/.test(e.message));
+  assert.throws(() => scale.configure(1, 32)([1, 2, 3], 2), (e: unknown) => e instanceof LaunchError && /plain JS array/.test(e.message));
+  assert.throws(() => scale.configure(1, 32)(new Float32Array(2), "2"), (e: unknown) => e instanceof LaunchError && /argument 2 is a string/.test(e.message));
+});
+
+test("a failed launch leaves the user's arrays as they were", () => {
+  const oob = cuda.jit((a: Float32Array, b: Float32Array) => {
+    const i = cuda.grid(1);
+    a[i] = 99;            // every thread writes a
+    b[i] = a[i] + b[i];   // and b, out of bounds for i >= b.length
+  });
+  const first = new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]);
+  const second = new Float32Array([1, 1, 1, 1]);
+  assert.throws(() => oob.configure(1, 8)(first, second), (e: unknown) =>
+    e instanceof LaunchError && /b\[4\] with shape \[4\]/.test(e.message) && /thread \(4, 0, 0\) of block \(0, 0, 0\)/.test(e.message));
+  assert.deepEqual(Array.from(first), [1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.deepEqual(Array.from(second), [1, 1, 1, 1]);
+});
+
+test("host arrays are copied back only when the kernel may write them; device arrays stay on the device", () => {
+  const copy = cuda.jit((src: Float32Array, dst: Float32Array) => { const i = cuda.grid(1); if (i < dst.length) dst[i] = src[i] * 2; });
+  const src = new Float32Array([1, 2, 3]);
+  const d = cuda.deviceArray(3, float32);
+  copy.configure(1, 32)(src, d);
+  assert.ok(d instanceof DeviceArray);
+  assert.deepEqual(Array.from(d.copyToHost() as Float32Array), [2, 4, 6]);
+  const host = new Float32Array(3);
+  copy.configure(1, 32)(d, host);
+  assert.deepEqual(Array.from(host), [4, 8, 12]);
+});
+
+test("compile errors surface at launch with the construct, the line and a caret", () => {
+  const bad = cuda.jit((a: Float32Array) => { const o = { v: 1 }; a[0] = o.v; });
+  assert.throws(() => bad.configure(1, 1)(new Float32Array(1)), (e: unknown) =>
+    e instanceof CompileError && /object literal/.test(e.message) && /\^/.test(e.message));
+  const badType = cuda.jit((a: Float32Array) => { a[0.5] = 1; });
+  assert.throws(() => badType.configure(1, 1)(new Float32Array(1)), (e: unknown) => e instanceof TypingError && /index must be an integer/.test(e.message));
+});
+
+test("device functions are callable from kernels by name and run as plain JS on the host", () => {
+  const hyp = cuda.jit(function hyp(x: number, y: number) { return Math.sqrt(x * x + y * y); }, { device: true });
+  assert.equal(hyp(3, 4), 5);
+  const k = cuda.jit((a: Float64Array) => { a[0] = hyp(a[0], a[1]); });
+  const a = new Float64Array([5, 12]);
+  k.configure(1, 1)(a);
+  assert.equal(a[0], 13);
+});
+
+test("in-kernel names used on the host say they belong in kernels", () => {
+  assert.throws(() => cuda.syncthreads(), /only be used inside a kernel/);
+  assert.throws(() => cuda.threadIdx.x, /only be used inside a kernel/);
+});
