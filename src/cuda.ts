@@ -2,7 +2,7 @@
 // the in-kernel names (SPEC §4). In-kernel names only have meaning inside a
 // kernel, where the compiler replaces them; on the host they say so.
 
-import type { DType, TypedArray } from "./dtypes.js";
+import type { DType, ScalarName, TypedArray } from "./dtypes.js";
 import { Kernel, makeDeviceFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
@@ -20,8 +20,8 @@ import { guvectorize, vectorize } from "./vectorize.js";
 
 export interface Dim3 { readonly x: number; readonly y: number; readonly z: number }
 
-/** Element type of arrays made from a dtype. */
-type Elem<D> = D extends DType<infer R> ? R : number;
+/** Element type of arrays made from a dtype or its name. */
+type Elem<D> = D extends DType<infer R> ? R : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
 
 /** A kernel-side array as TypeScript sees it: `a[i]`, `a[i][j]`, `a.length`, `a.shape`. */
 export interface KernelArray1<T> { [i: number]: T; readonly length: number; readonly shape: readonly number[]; readonly size: number }
@@ -123,8 +123,8 @@ export const cuda = {
   gridsize: inKernel<GridFn>("gridsize"),
 
   // memory
-  shared: { array: inKernel<<S extends number | readonly number[], D extends DType<unknown>>(shape: S, dtype: D | string) => ArrayOfShape<S, Elem<D>>>("shared.array") },
-  local: { array: inKernel<<S extends number | readonly number[], D extends DType<unknown>>(shape: S, dtype: D | string) => ArrayOfShape<S, Elem<D>>>("local.array") },
+  shared: { array: inKernel<<const S extends number | readonly number[], D extends DType<unknown> | ScalarName>(shape: S, dtype: D) => ArrayOfShape<S, Elem<D>>>("shared.array") },
+  local: { array: inKernel<<const S extends number | readonly number[], D extends DType<unknown> | ScalarName>(shape: S, dtype: D) => ArrayOfShape<S, Elem<D>>>("local.array") },
   const: { arrayLike: inKernel<<A>(hostArray: A) => A>("const.arrayLike") },
 
   // synchronisation
