@@ -156,6 +156,7 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
   readonly options: JitOptions;
   private readonly specialisations = new Map<string, Specialisation>();
   private readonly eager: Signature | undefined;
+  private last: Specialisation | undefined;
 
   constructor(fn: F, options: JitOptions = {}) {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
@@ -188,7 +189,7 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     return (...args: unknown[]) => {
       if (n === 0) return;
       const backend = getBackend();
-      const spec = this.specialisationFor(this.argumentTypes(args));
+      const spec = this.specialisationFor(args);
       const block = Math.max(1, Math.min(n, this.compiledFor(spec, backend).suggestedBlockSize(0)));
       this.launch({ grid: [Math.ceil(n / block), 1, 1], block: [block, 1, 1], sharedMemBytes: 0 }, args, stream);
     };
@@ -205,6 +206,16 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
   /** The typed IR of a compiled specialisation, each value with its type. */
   inspectTypes(sig?: string): string {
     return printFunction(this.lookup(sig).ir);
+  }
+
+  /**
+   * Compiles the kernel for a Numba signature (`"void(float32[::1], int32)"`)
+   * without launching it; returns the signature as `signatures` lists it.
+   */
+  compile(sig: string): string {
+    const signature = parseSignature(sig);
+    if (signature.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(signature)}`);
+    return this.specialise(signature.args).key;
   }
 
   private lookup(sig: string | undefined): Specialisation {
@@ -242,8 +253,30 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     return spec;
   }
 
-  private specialisationFor(types: readonly Type[]): Specialisation {
-    return this.specialise(types);
+  /** The specialisation for these arguments; the last one used is checked first without building its key. */
+  private specialisationFor(args: readonly unknown[]): Specialisation {
+    const last = this.last;
+    if (last && args.length === last.signature.args.length && args.every((v, i) => this.accepts(last.signature.args[i]!, v))) return last;
+    const spec = this.specialise(this.argumentTypes(args));
+    this.last = spec;
+    return spec;
+  }
+
+  /** Whether argument `v` would get parameter type `t` (the per-launch fast path of argumentTypes). */
+  private accepts(t: Type, v: unknown): boolean {
+    if (isArrayType(t)) {
+      if (!(v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v))) return false;
+      const have = typeOfArgument(v, 0) as ArrayType;
+      return have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout;
+    }
+    if (this.eager) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
+    switch (t) {
+      case "int32": return typeof v === "number" && (v | 0) === v && !Object.is(v, -0);
+      case "float64": return typeof v === "number" && !((v | 0) === v && !Object.is(v, -0));
+      case "int64": return typeof v === "bigint";
+      case "bool": return typeof v === "boolean";
+      default: return typedScalarDType(v) === t;
+    }
   }
 
   private compiledFor(spec: Specialisation, backend: Backend): CompiledKernel {
@@ -258,7 +291,7 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
       throw new LaunchError(`'${this.name}' takes ${params} argument(s); the launch passed ${args.length}`);
     }
     const backend = getBackend();
-    const spec = this.specialisationFor(this.argumentTypes(args));
+    const spec = this.specialisationFor(args);
     const compiled = this.compiledFor(spec, backend);
     validateLaunch(backend, compiled, dims);
     const marshalled = marshal(backend, spec, args);
