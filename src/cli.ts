@@ -1,0 +1,224 @@
+#!/usr/bin/env node
+// The `numbats` command (SPEC §7):
+//   numbats -s                                  system report, as Numba's `numba -s`
+//   numbats ptx FILE [--kernel NAME] [--sig SIG] PTX of the kernels a module exports
+
+import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
+import { dirname, extname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
+import { Kernel } from "./kernel.js";
+import type { DeviceInfo } from "./runtime/backend.js";
+import { probeCuda } from "./runtime/cuda/detect.js";
+import { formatDriverVersion, ptxVersionForDriver } from "./runtime/cuda/ptxversion.js";
+import { createCudaBackend } from "./runtime/cuda/backend.js";
+import { requestedTarget, selectTarget, type TargetInfo } from "./runtime/select.js";
+import { createSimBackend } from "./runtime/sim-backend.js";
+
+const USAGE = `usage: numbats -s | --sysinfo
+       numbats ptx FILE [--kernel NAME] [--sig SIG]
+       numbats -h | --help
+
+  -s, --sysinfo   system report: Node.js, platform, CUDA driver and devices,
+                  and which target (GPU or simulator) a program gets, and why
+  ptx FILE        print the PTX of each kernel FILE exports (a .js/.mjs module,
+                  or .ts when tsx is available)
+    --kernel NAME   only the kernel exported as NAME
+    --sig SIG       compile for this Numba signature, e.g. "void(float32[::1], int32)";
+                    without it: the kernel's options.signature or the signatures
+                    it has already been compiled for
+
+environment: NUMBATS_TARGET=cuda|sim|auto, NUMBATS_ENABLE_CUDASIM=1, NUMBATS_CUDA_LIBRARY=path
+`;
+
+/** A command line that makes no sense: usage on stderr, exit status 2. */
+class UsageError extends Error {}
+
+/** A failure with a message for the user: stderr, exit status 1. */
+class CliError extends Error {}
+
+// ---------------------------------------------------------------------------
+// numbats -s
+
+function packageVersion(): string {
+  // src/cli.ts and dist/src/cli.js sit at different depths below package.json
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+    if (pkg.name === "numbats") return pkg.version ?? "unknown";
+  }
+  return "unknown";
+}
+
+const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+
+const describeDevice = (d: DeviceInfo) =>
+  `${d.name}: compute capability ${d.computeCapability.join(".")}, ${d.multiprocessors} SMs, ${gib(d.totalMemory)}`;
+
+/** `key : value` rows; a value's further lines are indented under its first. */
+function section(title: string, rows: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const row = ([k, v]: readonly [string, string]) => `${k.padEnd(width)} : ${v.split(/\s*\n\s*/).join(`\n${" ".repeat(width + 5)}`)}`;
+  return `__${title}__\n${rows.map(row).join("\n")}\n`;
+}
+
+/** Which target a program would get and why: the same choice as its first launch, without the stderr notice. */
+function programTarget(): TargetInfo {
+  const { request, by } = requestedTarget();
+  return selectTarget(request, by, { probe: () => probeCuda(), createCuda: createCudaBackend, createSim: createSimBackend, warn: () => {} }).info;
+}
+
+function systemReport(): string {
+  const cpus = os.cpus();
+  const system = section("System", [
+    ["numbats", packageVersion()],
+    ["Node.js", `${process.version} (V8 ${process.versions.v8})`],
+    ["Platform", `${process.platform} ${process.arch}, ${os.type()} ${os.release()}`],
+    ["CPU", `${cpus.length} × ${cpus[0]?.model.trim() ?? "unknown"}`],
+    ["Memory", gib(os.totalmem())],
+  ]);
+
+  const probe = probeCuda();
+  const driver = section("CUDA driver", probe.ok
+    ? [
+      ["Driver", `found: ${probe.library}`],
+      ["Driver version", `CUDA ${formatDriverVersion(probe.driverVersion)} (${probe.driverVersion}), JIT accepts PTX ISA ${ptxVersionForDriver(probe.driverVersion) ?? "none"}`],
+      ["Devices", String(probe.devices.length)],
+      ...probe.devices.map((d): [string, string] => [`  device ${d.id}`, describeDevice(d)]),
+    ]
+    : [["Driver", `not usable: ${probe.reason}`]]);
+
+  const env = (name: string) => `${name}=${process.env[name] ?? "(unset)"}`;
+  let target: [string, string][];
+  try {
+    const info = programTarget();
+    target = [
+      ["Requested", `${info.requested}, by ${info.requestedBy}`],
+      ["Target", info.target === "cuda" ? "cuda (the GPU)" : "sim (the CPU simulator)"],
+      ["Why", info.reason.split("\n")[0]!],
+      ["Device", info.target === "cuda" ? `${info.device.id}, ${describeDevice(info.device)}` : describeDevice(info.device)],
+    ];
+  } catch (e) {
+    target = [["Target", `none: a program would fail with: ${(e as Error).message}`]];
+  }
+  target.push(["Environment", [env("NUMBATS_TARGET"), env("NUMBATS_ENABLE_CUDASIM"), env("NUMBATS_CUDA_LIBRARY")].join(", ")]);
+  return `${system}\n${driver}\n${section("Target", target)}`;
+}
+
+// ---------------------------------------------------------------------------
+// numbats ptx FILE
+
+/** A Kernel, also one made by another copy of numbats than this CLI's (dist/ vs src/). */
+function isKernel(v: unknown): v is Kernel {
+  if (v instanceof Kernel) return true;
+  const k = v as Partial<Kernel> | null;
+  return typeof k === "object" && k !== null && k.constructor?.name === "Kernel"
+    && typeof k.inspectAsm === "function" && typeof k.compile === "function";
+}
+
+const TS_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".tsx"]);
+
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new CliError(`${file}: no such file`);
+  const url = pathToFileURL(path).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION" || !TS_EXTENSIONS.has(extname(path))) throw e;
+  }
+  // a TypeScript module under plain node: load it through tsx when it is installed
+  try {
+    const { register } = (await import("tsx/esm/api")) as { register(): void };
+    register();
+  } catch {
+    throw new CliError(`${file} is TypeScript: run \`node --import tsx ${process.argv[1]} ptx ${file}\` (npm install tsx), or compile it to JavaScript first`);
+  }
+  // the failed load stays cached under its URL: a query string makes a fresh one
+  return (await import(`${url}?tsx`)) as Record<string, unknown>;
+}
+
+interface PtxOptions { readonly kernel?: string; readonly sig?: string }
+
+/** Prints the PTX of FILE's kernels; returns the exit status. */
+async function printPtx(file: string, opts: PtxOptions): Promise<number> {
+  const exports = await importModule(file);
+  const kernels = Object.entries(exports).filter((e): e is [string, Kernel] => isKernel(e[1]));
+  if (kernels.length === 0) throw new CliError(`${file} exports no kernels (values made by cuda.jit(fn) without { device: true })`);
+  const chosen = opts.kernel === undefined ? kernels : kernels.filter(([name]) => name === opts.kernel);
+  if (chosen.length === 0) {
+    throw new CliError(`${file} exports no kernel named '${opts.kernel}'; its kernels: ${kernels.map(([n]) => n).join(", ")}`);
+  }
+  let status = 0;
+  for (const [name, kernel] of chosen) {
+    const sigs = opts.sig !== undefined ? [kernel.compile(opts.sig)] : kernel.signatures;
+    if (sigs.length === 0) {
+      process.stderr.write(`numbats: kernel '${name}' has no signature to compile for: pass --sig "void(float32[::1], int32)" (its parameter types), or give it options.signature\n`);
+      status = 1;
+    }
+    for (const sig of sigs) process.stdout.write(`// kernel ${name}: ${sig}\n${kernel.inspectAsm(sig).trimEnd()}\n\n`);
+  }
+  return status;
+}
+
+// ---------------------------------------------------------------------------
+
+const USER_ERRORS = [CompileError, TypingError, LaunchError, CudaError, TypeError];
+
+/** Our own and the library's errors carry a message for the user; anything else gets its stack. */
+function describeError(e: unknown): string {
+  if (e instanceof CliError) return e.message;
+  if (USER_ERRORS.some((c) => e instanceof c)) return `${(e as Error).name}: ${(e as Error).message}`;
+  return e instanceof Error ? e.stack ?? e.message : String(e);
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        sysinfo: { type: "boolean", short: "s" },
+        help: { type: "boolean", short: "h" },
+        kernel: { type: "string" },
+        sig: { type: "string" },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const ptxOnly = values.kernel !== undefined || values.sig !== undefined;
+  if (values.sysinfo) {
+    if (positionals.length > 0 || ptxOnly) throw new UsageError("-s takes no other arguments");
+    process.stdout.write(systemReport());
+    return 0;
+  }
+  const [command, ...rest] = positionals;
+  if (command === "ptx") {
+    if (rest.length !== 1) throw new UsageError(`ptx takes one FILE; got ${rest.length}`);
+    return printPtx(rest[0]!, { kernel: values.kernel, sig: values.sig });
+  }
+  throw new UsageError(command === undefined ? "no command given" : `unknown command '${command}'`);
+}
+
+main(process.argv.slice(2)).then(
+  (status) => { process.exitCode = status; },
+  (e: unknown) => {
+    if (e instanceof UsageError) {
+      process.stderr.write(`numbats: ${e.message}\n${USAGE}`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`numbats: ${describeError(e)}\n`);
+    process.exitCode = 1;
+  },
+);
