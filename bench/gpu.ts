@@ -1,0 +1,711 @@
+// `npm run bench:gpu`: our kernels timed beside the same kernels in CUDA C++
+// (bench/peers/gpu_kernels.cu, nvcc -O3) and Numba-CUDA
+// (bench/peers/numba_gpu.py), all measured in this one run.
+//
+//   NUMBATS_TARGET=cuda node --import tsx bench/gpu.ts [--tiny]
+//
+// Sections: kernel time (CUDA events, median of reps × batch), launch
+// overhead (numba-cuda-mlir's launch-latency rows), first launch of a new
+// kernel, compile time (source → PTX) and ptxas time, transfer bandwidth.
+// Every kernel result is checked against a host reference, so a wrong kernel
+// cannot look fast. The three implementations share the input data (an integer
+// hash of the index), launch geometry and sizes (passed to the peers as flags).
+//
+// Without a GPU it says so and reports compile and ptxas times only. With
+// NUMBATS_TARGET=sim (and --tiny) every section runs on the simulator: a check
+// that the kernels run and validate, not a measurement.
+//
+// Output: markdown on stdout and in $BENCH_OUT (default bench/out/) as gpu.md
+// and gpu.json. Exit status 1 when one of our kernels fails its check.
+
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cuda, float32, uint8, uint32, type DeviceArray, type Kernel, type KernelArray2, type JitOptions } from "../src/index.js";
+import { compileToIR } from "../src/compiler/index.js";
+import { parseSignature } from "../src/dtypes.js";
+import { resolveDeviceFunction } from "../src/kernel.js";
+import { currentTargetInfo } from "../src/runtime/select.js";
+import { emitPtx } from "../src/targets/ptx/emit.js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const TINY = process.argv.includes("--tiny");
+
+/** Sizes and counts; the peers get the same values as --flags. */
+interface Sizes {
+  n: number; mm: number; st: number; gs: number; reps: number; batch: number;
+  mib: number; launches: number; rounds: number; warmup: number;
+}
+const FULL: Sizes = { n: 1 << 24, mm: 1024, st: 4096, gs: 1024, reps: 25, batch: 10, mib: 256, launches: 2000, rounds: 5, warmup: 500 };
+const SMALL: Sizes = { n: 4096, mm: 32, st: 64, gs: 4, reps: 3, batch: 2, mib: 1, launches: 20, rounds: 3, warmup: 5 };
+
+const TPB = 16;
+const BLOCK = 256;
+const ALPHA = 2.5;
+
+// ---------------------------------------------------------------------------
+// the kernels (same algorithms as gpu_kernels.cu and numba_gpu.py)
+
+const vadd = (a: Float32Array, b: Float32Array, c: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < c.length) c[i] = a[i] + b[i];
+};
+
+const saxpy = (alpha: number, x: Float32Array, y: Float32Array, out: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < out.length) out[i] = alpha * x[i] + y[i];
+};
+
+const matmulNaive = (A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>) => {
+  const [x, y] = cuda.grid(2);
+  if (y < C.shape[0] && x < C.shape[1]) {
+    let tmp = float32(0);
+    for (let k = 0; k < A.shape[1]; k++) tmp += A[y][k] * B[k][x];
+    C[y][x] = tmp;
+  }
+};
+
+// Numba's documented fast_matmul
+const matmulTiled = (A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>) => {
+  const sA = cuda.shared.array([TPB, TPB], float32);
+  const sB = cuda.shared.array([TPB, TPB], float32);
+  const [x, y] = cuda.grid(2);
+  const tx = cuda.threadIdx.x, ty = cuda.threadIdx.y;
+  const bpg = cuda.gridDim.x;
+  let tmp = float32(0);
+  for (let i = 0; i < bpg; i++) {
+    sA[ty][tx] = 0;
+    sB[ty][tx] = 0;
+    if (y < A.shape[0] && tx + i * TPB < A.shape[1]) sA[ty][tx] = A[y][tx + i * TPB];
+    if (x < B.shape[1] && ty + i * TPB < B.shape[0]) sB[ty][tx] = B[ty + i * TPB][x];
+    cuda.syncthreads();
+    for (let j = 0; j < TPB; j++) tmp += sA[ty][j] * sB[j][tx];
+    cuda.syncthreads();
+  }
+  if (y < C.shape[0] && x < C.shape[1]) C[y][x] = tmp;
+};
+
+// grid-stride partial sums, shared-memory tree per block, atomic add of the block's partial
+const reduceSum = (x: Float32Array, out: Float32Array) => {
+  const s = cuda.shared.array(BLOCK, float32);
+  const t = cuda.threadIdx.x;
+  let acc = float32(0);
+  for (let i = cuda.blockIdx.x * BLOCK + t; i < x.length; i += cuda.gridDim.x * BLOCK) acc += x[i];
+  s[t] = acc;
+  cuda.syncthreads();
+  for (let k = BLOCK >> 1; k > 0; k >>= 1) {
+    if (t < k) s[t] += s[t + k];
+    cuda.syncthreads();
+  }
+  if (t === 0) cuda.atomic.add(out, 0, s[0]);
+};
+
+// 5-point average on the interior, copy on the border
+const stencil = (a: KernelArray2<number>, out: KernelArray2<number>) => {
+  const [x, y] = cuda.grid(2);
+  const ny = a.shape[0], nx = a.shape[1];
+  if (x < nx && y < ny) {
+    if (x === 0 || y === 0 || x === nx - 1 || y === ny - 1) out[y][x] = a[y][x];
+    else out[y][x] = 0.2 * (a[y][x] + a[y - 1][x] + a[y + 1][x] + a[y][x - 1] + a[y][x + 1]);
+  }
+};
+
+const histogram = (data: Uint8Array, bins: Uint32Array) => {
+  const s = cuda.shared.array(256, uint32);
+  const t = cuda.threadIdx.x;
+  s[t] = 0;
+  cuda.syncthreads();
+  for (let i = cuda.blockIdx.x * BLOCK + t; i < data.length; i += cuda.gridDim.x * BLOCK) cuda.atomic.add(s, data[i], 1);
+  cuda.syncthreads();
+  cuda.atomic.add(bins, t, s[t]);
+};
+
+// ---------------------------------------------------------------------------
+// input data: identical formulas in gpu_kernels.cu and numba_gpu.py
+
+const hash32 = (i: number, seed: number) => Math.imul(i + seed, 2654435761 | 0) >>> 0;
+
+function units(n: number, seed: number, shift = 0): Float32Array {
+  const v = new Float32Array(n);
+  for (let i = 0; i < n; i++) v[i] = (hash32(i, seed) >>> 8) / 16777216 - shift;
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// measuring and checking
+
+/** A timed, checked result; `us` is per launch. */
+interface Measured { us: number; ok: boolean; detail: string }
+type Outcome = Measured | { error: string };
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+/** CUDA events around `batch` launches, `reps` times, after a warm-up batch: median µs per launch. */
+function kernelMicros(s: Sizes, launch: () => void): number {
+  for (let i = 0; i < s.batch; i++) launch();
+  cuda.synchronize();
+  const start = cuda.event(), end = cuda.event();
+  const times: number[] = [];
+  for (let r = 0; r < s.reps; r++) {
+    start.record();
+    for (let i = 0; i < s.batch; i++) launch();
+    end.record();
+    end.synchronize();
+    times.push((cuda.eventElapsedTime(start, end) * 1000) / s.batch);
+  }
+  return median(times);
+}
+
+/** The worst relative error seen, as a result. */
+class Worst {
+  private err = 0;
+  private at = -1;
+  see(got: number, want: number, scale: number, i: number): void {
+    const e = Math.abs(got - want) / (Math.abs(scale) + 1e-30);
+    if (!(e <= this.err)) { this.err = e; this.at = i; }
+  }
+  result(us: number, tol: number): Measured {
+    return { us, ok: this.err <= tol, detail: `max rel err ${this.err.toExponential(2)} at ${this.at} (tol ${tol.toExponential(0)})` };
+  }
+}
+
+const blocks = (n: number, per: number) => Math.ceil(n / per);
+const f32 = (d: DeviceArray) => d.copyToHost() as Float32Array;
+const matrix = (d: DeviceArray) => (d.copyToHost() as unknown as { data: Float32Array }).data;
+
+/** A benchmark kernel: how to jit it and how to set up, launch and check it at given sizes. */
+interface KernelBench {
+  /** key shared with the peers' JSON */
+  readonly name: string;
+  readonly size: (s: Sizes) => string;
+  readonly fn: (...args: never[]) => void;
+  readonly options?: JitOptions;
+  /** for compile-time measurement: the signature a launch specialises to */
+  readonly signature: string;
+  setup(k: Kernel, s: Sizes): { launch(): void; check(us: number): Measured };
+}
+
+const F1 = "float32[::1]", F2 = "float32[:, ::1]";
+
+const KERNELS: readonly KernelBench[] = [
+  {
+    name: "vadd", size: (s) => `${s.n} f32`, fn: vadd, signature: `void(${F1}, ${F1}, ${F1})`,
+    setup(k, s) {
+      const a = units(s.n, 1), b = units(s.n, 2);
+      const da = cuda.toDevice(a), db = cuda.toDevice(b), dc = cuda.deviceArray(s.n, float32);
+      return {
+        launch: () => k.configure(blocks(s.n, BLOCK), BLOCK)(da, db, dc),
+        check(us) {
+          const c = f32(dc), w = new Worst();
+          for (let i = 0; i < s.n; i++) w.see(c[i]!, Math.fround(a[i]! + b[i]!), 1, i);
+          return w.result(us, 0);
+        },
+      };
+    },
+  },
+  {
+    name: "saxpy", size: (s) => `${s.n} f32`, fn: saxpy, signature: `void(float32, ${F1}, ${F1}, ${F1})`,
+    setup(k, s) {
+      const x = units(s.n, 3), y = units(s.n, 4);
+      const dx = cuda.toDevice(x), dy = cuda.toDevice(y), dout = cuda.deviceArray(s.n, float32);
+      const alpha = float32(ALPHA);
+      return {
+        launch: () => k.configure(blocks(s.n, BLOCK), BLOCK)(alpha, dx, dy, dout),
+        check(us) {
+          const out = f32(dout), w = new Worst();
+          for (let i = 0; i < s.n; i++) { const want = ALPHA * x[i]! + y[i]!; w.see(out[i]!, want, want, i); }
+          return w.result(us, 1e-6);
+        },
+      };
+    },
+  },
+  matmulBench("matmul_naive", matmulNaive),
+  matmulBench("matmul_tiled", matmulTiled, { env: { TPB } }),
+  {
+    name: "reduce", size: (s) => `${s.n} f32`, fn: reduceSum, options: { env: { BLOCK } }, signature: `void(${F1}, ${F1})`,
+    setup(k, s) {
+      const x = units(s.n, 8);
+      const dx = cuda.toDevice(x), dsum = cuda.deviceArray(1, float32);
+      const launch = () => k.configure(s.gs, BLOCK)(dx, dsum);
+      return {
+        launch,
+        check: (us) => {
+          dsum.copyToDevice(new Float32Array(1));
+          launch();
+          return checkSum(us, f32(dsum)[0]!, x);
+        },
+      };
+    },
+  },
+  {
+    name: "reduce_builtin", size: (s) => `${s.n} f32, cuda.reduce`, fn: reduceSum, options: { env: { BLOCK } }, signature: `void(${F1}, ${F1})`,
+    // cuda.reduce generates its own kernels; `k` is unused
+    setup(_k, s) {
+      const x = units(s.n, 8);
+      const dx = cuda.toDevice(x), dsum = cuda.deviceArray(1, float32);
+      const sum = cuda.reduce((p, q) => p + q);
+      return { launch: () => sum(dx, { res: dsum }), check: (us) => checkSum(us, f32(dsum)[0]!, x) };
+    },
+  },
+  {
+    name: "stencil", size: (s) => `${s.st}×${s.st} f32`, fn: stencil, signature: `void(${F2}, ${F2})`,
+    setup(k, s) {
+      const n = s.st, a = units(n * n, 7);
+      const da = cuda.toDevice({ data: a, shape: [n, n], stride: [n, 1], offset: 0 }), dout = cuda.deviceArray([n, n], float32);
+      return {
+        launch: () => k.configure([blocks(n, 32), blocks(n, 8)], [32, 8])(da, dout),
+        check(us) {
+          const out = matrix(dout), w = new Worst();
+          for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) {
+            const i = y * n + x;
+            const edge = x === 0 || y === 0 || x === n - 1 || y === n - 1;
+            const want = edge ? a[i]! : 0.2 * (a[i]! + a[i - n]! + a[i + n]! + a[i - 1]! + a[i + 1]!);
+            w.see(out[i]!, want, want, i);
+          }
+          return w.result(us, 1e-6);
+        },
+      };
+    },
+  },
+  {
+    name: "histogram", size: (s) => `${s.n} u8 → 256 bins`, fn: histogram, options: { env: { BLOCK } }, signature: "void(uint8[::1], uint32[::1])",
+    setup(k, s) {
+      const data = new Uint8Array(s.n);
+      for (let i = 0; i < s.n; i++) data[i] = hash32(i, 9) >>> 24;
+      const dd = cuda.toDevice(data), dbins = cuda.deviceArray(256, uint32);
+      const launch = () => k.configure(s.gs, BLOCK)(dd, dbins);
+      return {
+        launch,
+        check(us) {
+          dbins.copyToDevice(new Uint32Array(256));
+          launch();
+          const got = dbins.copyToHost() as Uint32Array, want = new Uint32Array(256);
+          for (const v of data) want[v]!++;
+          const wrong = got.filter((v, b) => v !== want[b]).length;
+          return { us, ok: wrong === 0, detail: wrong ? `${wrong} of 256 bins differ` : "256 bins exact" };
+        },
+      };
+    },
+  },
+];
+
+function matmulBench(name: string, fn: KernelBench["fn"], options?: JitOptions): KernelBench {
+  return {
+    name, size: (s) => `${s.mm}×${s.mm} f32`, fn, options, signature: `void(${F2}, ${F2}, ${F2})`,
+    setup(k, s) {
+      const n = s.mm, A = units(n * n, 5, 0.5), B = units(n * n, 6, 0.5);
+      const mat = (data: Float32Array) => cuda.toDevice({ data, shape: [n, n], stride: [n, 1], offset: 0 });
+      const dA = mat(A), dB = mat(B), dC = cuda.deviceArray([n, n], float32);
+      return {
+        launch: () => k.configure([blocks(n, TPB), blocks(n, TPB)], [TPB, TPB])(dA, dB, dC),
+        check(us) {
+          const C = matrix(dC), w = new Worst();
+          for (let t = 0; t < 256; t++) {
+            const y = hash32(t, 11) % n, x = hash32(t, 12) % n;
+            let dot = 0, mag = 0;
+            for (let k2 = 0; k2 < n; k2++) { const p = A[y * n + k2]! * B[k2 * n + x]!; dot += p; mag += Math.abs(p); }
+            w.see(C[y * n + x]!, dot, mag, y * n + x);
+          }
+          return w.result(us, 1e-5);
+        },
+      };
+    },
+  };
+}
+
+function checkSum(us: number, got: number, x: Float32Array): Measured {
+  let want = 0;
+  for (const v of x) want += v;
+  const w = new Worst();
+  w.see(got, want, want, 0);
+  return w.result(us, 1e-5);
+}
+
+const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message.split("\n")[0]}` : String(e));
+
+function benchKernels(s: Sizes): Record<string, Outcome> {
+  const out: Record<string, Outcome> = {};
+  for (const b of KERNELS) {
+    try {
+      const run = b.setup(cuda.jit(b.fn, b.options), s);
+      out[b.name] = run.check(kernelMicros(s, run.launch));
+    } catch (e) {
+      out[b.name] = { error: errorText(e) };
+    }
+  }
+  return out;
+}
+
+/** Wall time of the first launch of a never-seen kernel: parse → IR → PTX → module load → launch → sync. */
+function benchFirstLaunch(s: Sizes): Record<string, Outcome> {
+  const out: Record<string, Outcome> = {};
+  for (const b of KERNELS.filter((k) => k.name !== "reduce_builtin")) {
+    try {
+      const run = b.setup(cuda.jit(b.fn, b.options), s);
+      const t0 = performance.now();
+      run.launch();
+      cuda.synchronize();
+      const ms = performance.now() - t0;
+      const checked = run.check(ms * 1000);
+      out[b.name] = { ...checked, us: ms * 1000 };
+    } catch (e) {
+      out[b.name] = { error: errorText(e) };
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// launch overhead: the rows of numba-cuda-mlir's launch_latency_ubench
+// (eager signatures, float32 scalars, float32[::1] arrays, grid 1, block 1)
+
+interface LaunchRow { name: string; label: string; published: { numba: number; mlir: number }; params: number; type: "float32" | "float32[::1]" | "" }
+
+const LAUNCH_ROWS: readonly LaunchRow[] = [
+  { name: "empty", label: "empty kernel", published: { numba: 4.1, mlir: 3.9 }, params: 0, type: "" },
+  { name: "1_array", label: "1 array", published: { numba: 5.9, mlir: 3.0 }, params: 1, type: "float32[::1]" },
+  { name: "16_scalars", label: "16 scalars", published: { numba: 15.5, mlir: 4.4 }, params: 16, type: "float32" },
+  { name: "16_arrays", label: "16 arrays", published: { numba: 30.5, mlir: 12.5 }, params: 16, type: "float32[::1]" },
+  { name: "256_scalars", label: "256 scalars", published: { numba: 179, mlir: 10.2 }, params: 256, type: "float32" },
+];
+
+function benchLaunch(s: Sizes): Record<string, number | { error: string }> {
+  const out: Record<string, number | { error: string }> = {};
+  for (const row of LAUNCH_ROWS) {
+    try {
+      const names = Array.from({ length: row.params }, (_, i) => `a${i}`);
+      const fn = new Function(...names, "") as (...args: never[]) => void;
+      const kernel = cuda.jit(fn, { signature: `void(${names.map(() => row.type).join(", ")})` });
+      const args = names.map((_, i) => (row.type === "float32" ? i : cuda.deviceArray(1, float32)));
+      const launch = kernel.configure(1, 1);
+      for (let i = 0; i < s.warmup; i++) launch(...args);
+      cuda.synchronize();
+      const rounds: number[] = [];
+      for (let r = 0; r < s.rounds; r++) {
+        const t0 = performance.now();
+        for (let i = 0; i < s.launches; i++) launch(...args);
+        cuda.synchronize();
+        rounds.push(((performance.now() - t0) * 1000) / s.launches);
+      }
+      out[row.name] = median(rounds);
+    } catch (e) {
+      out[row.name] = { error: errorText(e) };
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// transfer bandwidth (GB/s = 1e9 bytes/s), median of 5 synchronous copies
+
+function benchTransfer(s: Sizes): Record<string, number> | { error: string } {
+  try {
+    const bytes = s.mib * 2 ** 20;
+    const dev = cuda.deviceArray(bytes, uint8);
+    const pageable = new Uint8Array(bytes).fill(1);
+    const pinned = cuda.pinnedArray(bytes, uint8) as Uint8Array;
+    pinned.fill(1);
+    const gbps = (copy: () => void) => {
+      copy();
+      const times: number[] = [];
+      for (let r = 0; r < 5; r++) {
+        const t0 = performance.now();
+        copy();
+        cuda.synchronize();
+        times.push(performance.now() - t0);
+      }
+      return bytes / (median(times) / 1000) / 1e9;
+    };
+    const result = {
+      h2d_pageable: gbps(() => dev.copyToDevice(pageable)),
+      d2h_pageable: gbps(() => dev.copyToHost(pageable)),
+      h2d_pinned: gbps(() => dev.copyToDevice(pinned)),
+      d2h_pinned: gbps(() => dev.copyToHost(pinned)),
+    };
+    dev.free();
+    return result;
+  } catch (e) {
+    return { error: errorText(e) };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// compile time (source → PTX, in process) and ptxas -arch=sm_90, per kernel
+
+interface CompileRow { ms: number; ptxLines: number; ptxasMs: number | null; ptxasNote: string }
+
+function hasTool(tool: string): boolean {
+  return spawnSync(tool, ["--version"], { stdio: "ignore" }).status === 0;
+}
+
+function benchCompile(): Record<string, CompileRow | { error: string }> {
+  const out: Record<string, CompileRow | { error: string }> = {};
+  const ptxas = hasTool("ptxas");
+  const dir = mkdtempSync(join(tmpdir(), "numbats-bench-"));
+  try {
+    for (const b of KERNELS.filter((k) => k.name !== "reduce_builtin")) {
+      try {
+        const args = parseSignature(b.signature).args;
+        let text = "";
+        const times = Array.from({ length: 5 }, () => {
+          const t0 = performance.now();
+          const ir = compileToIR(b.fn, args, { env: b.options?.env, name: b.name, resolveDeviceFunction });
+          text = emitPtx(ir).text;
+          return performance.now() - t0;
+        });
+        const row: CompileRow = { ms: median(times), ptxLines: text.split("\n").length, ptxasMs: null, ptxasNote: "ptxas not on PATH" };
+        if (ptxas) {
+          const file = join(dir, `${b.name}.ptx`);
+          writeFileSync(file, text);
+          const runs = Array.from({ length: 3 }, () => {
+            const t0 = performance.now();
+            const r = spawnSync("ptxas", ["-arch=sm_90", file, "-o", join(dir, `${b.name}.cubin`)], { encoding: "utf8" });
+            if (r.status !== 0) throw new Error(`ptxas failed: ${r.stderr.trim().split("\n")[0]}`);
+            return performance.now() - t0;
+          });
+          row.ptxasMs = median(runs);
+          row.ptxasNote = "";
+        }
+        out[b.name] = row;
+      } catch (e) {
+        out[b.name] = { error: errorText(e) };
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// the peers: each prints one JSON object, or fails with a reason
+
+interface PeerReport {
+  device?: string;
+  kernels?: Record<string, Measured>;
+  launch?: Record<string, number>;
+  launch_mlir?: Record<string, number>;
+  launch_mlir_missing?: string;
+  transfer?: Record<string, number>;
+  [key: string]: unknown;
+}
+type Peer = { ok: true; report: PeerReport; note: string } | { ok: false; reason: string };
+
+const PEER_TIMEOUT_MS = 150_000;
+const flags = (s: Sizes) => Object.entries(s).map(([k, v]) => `--${k}=${v}`);
+
+/** The last JSON line of a peer's stdout, or why there is none. */
+function peerOutput(what: string, r: ReturnType<typeof spawnSync>): Peer {
+  if (r.error) return { ok: false, reason: `${what}: ${r.error.message}` };
+  const stdout = String(r.stdout), stderr = String(r.stderr);
+  const line = stdout.trim().split("\n").reverse().find((l) => l.startsWith("{"));
+  if (line) {
+    try {
+      const report = JSON.parse(line) as PeerReport;
+      if (typeof report.error === "string") return { ok: false, reason: `${what}: ${report.error}` };
+      if (r.status === 0) return { ok: true, report, note: "" };
+    } catch { /* reported below */ }
+  }
+  const tail = (stderr.trim() || stdout.trim()).split("\n").filter(Boolean).slice(-1)[0] ?? "no output";
+  return { ok: false, reason: `${what} exited with ${r.status ?? r.signal}: ${tail}` };
+}
+
+function runNvccPeer(s: Sizes): Peer {
+  if (!hasTool("nvcc")) return { ok: false, reason: "nvcc not on PATH" };
+  const dir = mkdtempSync(join(tmpdir(), "numbats-nvcc-"));
+  try {
+    const exe = join(dir, "gpu_kernels");
+    const src = join(HERE, "peers", "gpu_kernels.cu");
+    let arch = "native";
+    let built = spawnSync("nvcc", ["-O3", "-arch=native", "-o", exe, src], { encoding: "utf8" });
+    if (built.status !== 0) {
+      arch = "sm_90";
+      built = spawnSync("nvcc", ["-O3", "-arch=sm_90", "-o", exe, src], { encoding: "utf8" });
+    }
+    if (built.status !== 0) return { ok: false, reason: `nvcc failed: ${(built.stderr || built.stdout).trim().split("\n")[0]}` };
+    const peer = peerOutput("gpu_kernels", spawnSync(exe, flags(s), { encoding: "utf8", timeout: PEER_TIMEOUT_MS }));
+    return peer.ok ? { ...peer, note: `nvcc -O3 -arch=${arch}` } : peer;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function runNumbaPeer(s: Sizes): Peer {
+  const python = process.env.PYTHON ?? "python3";
+  const script = join(HERE, "peers", "numba_gpu.py");
+  const peer = peerOutput(`${python} numba_gpu.py`, spawnSync(python, [script, ...flags(s)], { encoding: "utf8", timeout: PEER_TIMEOUT_MS }));
+  if (!peer.ok) return peer;
+  const r = peer.report;
+  const version = [`numba ${r.numba}`, r.numba_cuda ? `numba-cuda ${r.numba_cuda}` : "", r.simulator ? "CUDA simulator" : ""].filter(Boolean).join(", ");
+  return { ...peer, note: version };
+}
+
+// ---------------------------------------------------------------------------
+// report
+
+const fmt = (x: number, digits = 1) => (x >= 100 ? x.toFixed(0) : x.toFixed(digits));
+const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}×` : "—");
+
+function cell(o: Outcome | undefined, unavailable = "n/a"): string {
+  if (!o) return unavailable;
+  if ("error" in o) return `error: ${o.error}`;
+  return o.ok ? fmt(o.us) : `${fmt(o.us)} WRONG (${o.detail})`;
+}
+/** A time that counts: measured and checked. */
+const valid = (o: Outcome | undefined) => (o && !("error" in o) && o.ok ? o.us : undefined);
+
+const table = (head: string[], rows: string[][]) =>
+  [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+
+interface Results {
+  sizes: Sizes;
+  kernels?: Record<string, Outcome>;
+  firstLaunch?: Record<string, Outcome>;
+  launch?: Record<string, number | { error: string }>;
+  transfer?: Record<string, number> | { error: string };
+  compile: Record<string, CompileRow | { error: string }>;
+  nvcc?: Peer;
+  numba?: Peer;
+}
+
+const KERNEL_GOAL = 1.1;
+const FIRST_LAUNCH_GOAL_MS = 30;
+
+function peerKernels(p: Peer | undefined): Record<string, Measured> {
+  return p?.ok ? p.report.kernels ?? {} : {};
+}
+
+function kernelSection(r: Results): string {
+  const nv = peerKernels(r.nvcc), nb = peerKernels(r.numba);
+  const rows = KERNELS.map((b) => {
+    const ours = valid(r.kernels?.[b.name]), base = valid(nv[b.name]);
+    const goal = b.name === "reduce_builtin" ? "— (no nvcc peer)" : ours === undefined || base === undefined ? "?" : ours <= KERNEL_GOAL * base ? "yes" : "no";
+    return [b.name, b.size(r.sizes), cell(r.kernels?.[b.name]), cell(nv[b.name], r.nvcc?.ok ? "—" : "n/a"), cell(nb[b.name]), ratio(ours, base), ratio(ours, valid(nb[b.name])), goal];
+  });
+  return [
+    `## Kernel time (µs per launch; CUDA events, median of ${r.sizes.reps} reps × ${r.sizes.batch} launches, device arrays)`,
+    "",
+    table(["kernel", "size", "ours µs", "nvcc µs", "Numba µs", "ours/nvcc", "ours/Numba", `goal ≤ ${KERNEL_GOAL}× nvcc`], rows),
+  ].join("\n");
+}
+
+function launchSection(r: Results): string {
+  const nb = r.numba?.ok ? r.numba.report.launch ?? {} : {};
+  const mlir = r.numba?.ok ? r.numba.report.launch_mlir : undefined;
+  const rows = LAUNCH_ROWS.map((row) => {
+    const o = r.launch?.[row.name];
+    const ours = typeof o === "number" ? o : undefined;
+    const best = Math.min(row.published.mlir, mlir?.[row.name] ?? Infinity);
+    const goal = ours === undefined ? "?" : ours < best ? "yes" : "no";
+    const num = (v: number | undefined) => (v === undefined ? "n/a" : fmt(v, 2));
+    return [row.label, typeof o === "object" ? `error: ${o.error}` : num(ours), num(nb[row.name]), mlir ? num(mlir[row.name]) : "n/a",
+      fmt(row.published.numba), fmt(row.published.mlir), ratio(ours, nb[row.name]), goal];
+  });
+  const mlirNote = r.numba?.ok && !mlir ? `\nnumba-cuda-mlir not measured: ${r.numba.report.launch_mlir_missing ?? "unknown"}` : "";
+  return [
+    `## Launch overhead (µs per launch, host wall time; grid 1, block 1; median of ${r.sizes.rounds} rounds × ${r.sizes.launches} launches + synchronize, after ${r.sizes.warmup} warm-up launches)`,
+    "",
+    table(["arguments", "ours", "Numba-CUDA (this run)", "numba-cuda-mlir (this run)", "numba-cuda (published)", "numba-cuda-mlir (published)", "ours/Numba", "goal < numba-cuda-mlir"], rows),
+    "",
+    "Published: NVIDIA/numba-cuda-mlir tests/benchmarks/launch_latency_ubench (RTX PRO 6000 Blackwell, Ryzen 9 9950X)." + mlirNote,
+  ].join("\n");
+}
+
+function firstLaunchSection(r: Results): string {
+  const entries = Object.entries(r.firstLaunch ?? {});
+  const ms = entries.flatMap(([, o]) => (valid(o) === undefined ? [] : [valid(o)! / 1000]));
+  const rows = entries.map(([name, o]) => {
+    const v = valid(o);
+    return [name, "error" in o ? `error: ${o.error}` : o.ok ? fmt(o.us / 1000, 2) : `${fmt(o.us / 1000, 2)} WRONG (${o.detail})`, v === undefined ? "?" : v / 1000 < FIRST_LAUNCH_GOAL_MS ? "yes" : "no"];
+  });
+  return [
+    "## First launch of a new kernel (ms wall: parse → IR → PTX → module load → launch → synchronize; tiny arguments)",
+    "",
+    table(["kernel", "ms", `goal < ${FIRST_LAUNCH_GOAL_MS} ms`], rows),
+    "",
+    ms.length ? `median ${fmt(median(ms), 2)} ms, max ${fmt(Math.max(...ms), 2)} ms (the first row also pays the process's first use of the compiler and the driver's JIT)` : "no valid first launches",
+  ].join("\n");
+}
+
+function compileSection(r: Results): string {
+  const rows = Object.entries(r.compile).map(([name, o]) =>
+    "error" in o ? [name, `error: ${o.error}`, "", ""] : [name, fmt(o.ms, 2), String(o.ptxLines), o.ptxasMs === null ? o.ptxasNote : fmt(o.ptxasMs, 1)]);
+  return [
+    "## Compile time (source → PTX in process, median of 5) and `ptxas -arch=sm_90` (wall, median of 3)",
+    "",
+    table(["kernel", "source → PTX ms", "PTX lines", "ptxas ms"], rows),
+  ].join("\n");
+}
+
+const TRANSFERS = [["h2d_pageable", "H→D pageable"], ["d2h_pageable", "D→H pageable"], ["h2d_pinned", "H→D pinned"], ["d2h_pinned", "D→H pinned"]] as const;
+
+function transferSection(r: Results): string {
+  const ours = r.transfer && !("error" in r.transfer) ? r.transfer : {};
+  const peer = (p: Peer | undefined) => (p?.ok ? p.report.transfer ?? {} : {});
+  const nv = peer(r.nvcc), nb = peer(r.numba);
+  const num = (v: number | undefined) => (v === undefined ? "n/a" : fmt(v, 2));
+  const rows = TRANSFERS.map(([key, label]) => [label, num(ours[key]), num(nv[key]), num(nb[key]), ratio(ours[key], nv[key])]);
+  const err = r.transfer && "error" in r.transfer ? `\nours: error: ${r.transfer.error}` : "";
+  return [`## Transfer bandwidth (GB/s, ${r.sizes.mib} MiB, median of 5)`, "", table(["copy", "ours", "nvcc", "Numba", "ours/nvcc"], rows) + err].join("\n");
+}
+
+function peerLines(r: Results): string {
+  const line = (name: string, p: Peer | undefined) =>
+    !p ? `- ${name}: not run` : p.ok ? `- ${name}: ${p.note}${p.report.device ? ` on ${p.report.device}` : ""}` : `- ${name}: n/a — ${p.reason}`;
+  return ["## Peers", "", line("CUDA C++", r.nvcc), line("Numba-CUDA", r.numba)].join("\n");
+}
+
+// ---------------------------------------------------------------------------
+
+function main(): void {
+  let target: "cuda" | "sim" | "none" = "none";
+  let reason = "";
+  let device = "";
+  try {
+    const info = currentTargetInfo();
+    device = info.device.name;
+    reason = info.reason;
+    // auto falling back to the simulator counts as no GPU; an explicit sim request runs everything there
+    target = info.target === "cuda" ? "cuda" : info.requested === "sim" ? "sim" : "none";
+  } catch (e) {
+    reason = (e as Error).message;
+  }
+  const sizes = TINY || target === "sim" ? SMALL : FULL;
+  const header = [`# numbats GPU benchmark`, "", `${new Date().toISOString()} · node ${process.version} · ${TINY ? "--tiny sizes" : "full sizes"}`];
+  let results: Results;
+
+  if (target === "none") {
+    header.push("", `**No GPU: ${reason}.** Kernel, launch, first-launch and transfer figures need one; reporting compile and ptxas times only.`);
+    results = { sizes, compile: benchCompile() };
+  } else {
+    header.push("", target === "cuda" ? `Device: ${device}` : `**Simulator run** (${reason}): a check that every kernel runs and validates; the times mean nothing.`);
+    const firstLaunch = benchFirstLaunch(SMALL);
+    const kernels = benchKernels(sizes);
+    const launch = benchLaunch(sizes);
+    const transfer = benchTransfer(sizes);
+    const compile = benchCompile();
+    results = { sizes, kernels, firstLaunch, launch, transfer, compile, nvcc: runNvccPeer(sizes), numba: runNumbaPeer(sizes) };
+  }
+
+  const sections = results.kernels
+    ? [kernelSection(results), launchSection(results), firstLaunchSection(results), transferSection(results), compileSection(results), peerLines(results)]
+    : [compileSection(results)];
+  const markdown = [header.join("\n"), ...sections].join("\n\n") + "\n";
+  process.stdout.write(markdown);
+
+  const outDir = resolve(process.env.BENCH_OUT ?? join(HERE, "out"));
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "gpu.md"), markdown);
+  writeFileSync(join(outDir, "gpu.json"), JSON.stringify({ date: new Date().toISOString(), node: process.version, target, reason, device, tiny: TINY, ...results }, null, 2) + "\n");
+  process.stdout.write(`\nwritten: ${join(outDir, "gpu.md")}, ${join(outDir, "gpu.json")}\n`);
+
+  const failed = [...Object.entries(results.kernels ?? {}), ...Object.entries(results.firstLaunch ?? {})].filter(([, o]) => "error" in o || !o.ok);
+  if (failed.length) {
+    process.stderr.write(`our kernels failed: ${failed.map(([n]) => n).join(", ")}\n`);
+    process.exitCode = 1;
+  }
+}
+
+main();

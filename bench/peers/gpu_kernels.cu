@@ -1,0 +1,389 @@
+// The CUDA C++ peer of bench/gpu.ts: the same kernels, the same launch
+// geometry, the same input data (an integer hash of the index) and the same
+// timing method (warm-up batch, then CUDA events around a batch of launches,
+// median of the repetitions). Each result is checked on the host so a wrong
+// kernel cannot look fast. bench/gpu.ts compiles this file with
+// `nvcc -O3 -arch=native` (or sm_90), runs it and reads one JSON object from
+// stdout:
+//   { "peer": "nvcc", "device": "...", "kernels": { name: { "us", "ok", "detail" } },
+//     "transfer": { "h2d_pageable": GB/s, ... } }
+// Flags: --n= --mm= --st= --gs= --reps= --batch= --mib= (sizes chosen by bench/gpu.ts;
+// --gs is the block count of the grid-stride reduction and histogram).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <cuda_runtime.h>
+
+static void check(cudaError_t rc, const char* what, int line) {
+  if (rc == cudaSuccess) return;
+  printf("{\"peer\": \"nvcc\", \"error\": \"line %d: %s: %s\"}\n", line, what, cudaGetErrorString(rc));
+  exit(1);
+}
+#define CK(x) check((x), #x, __LINE__)
+
+struct Config { int n = 1 << 24, mm = 1024, st = 4096, gs = 1024, reps = 25, batch = 10, mib = 256; };
+
+// ---------------------------------------------------------------------------
+// input data: identical formulas in bench/gpu.ts and bench/peers/numba_gpu.py
+
+static uint32_t hash32(uint32_t i, uint32_t seed) { return (i + seed) * 2654435761u; }
+static float unit(uint32_t i, uint32_t seed) { return (float)(hash32(i, seed) >> 8) * (1.0f / 16777216.0f); }
+static std::vector<float> units(int n, uint32_t seed, float shift = 0.0f) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; i++) v[i] = unit(i, seed) - shift;
+  return v;
+}
+
+const int TPB = 16;           // matmul tile
+const int BLOCK = 256;        // 1-d kernels
+const float ALPHA = 2.5f;
+
+// ---------------------------------------------------------------------------
+// kernels
+
+__global__ void vadd(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+__global__ void saxpy(float alpha, const float* x, const float* y, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = alpha * x[i] + y[i];
+}
+
+__global__ void matmul_naive(const float* A, const float* B, float* C, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (y < n && x < n) {
+    float tmp = 0.0f;
+    for (int k = 0; k < n; k++) tmp += A[y * n + k] * B[k * n + x];
+    C[y * n + x] = tmp;
+  }
+}
+
+// Numba's documented fast_matmul, square n×n
+__global__ void matmul_tiled(const float* A, const float* B, float* C, int n) {
+  __shared__ float sA[TPB][TPB];
+  __shared__ float sB[TPB][TPB];
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  int tx = threadIdx.x, ty = threadIdx.y, bpg = gridDim.x;
+  float tmp = 0.0f;
+  for (int i = 0; i < bpg; i++) {
+    sA[ty][tx] = 0.0f;
+    sB[ty][tx] = 0.0f;
+    if (y < n && tx + i * TPB < n) sA[ty][tx] = A[y * n + tx + i * TPB];
+    if (x < n && ty + i * TPB < n) sB[ty][tx] = B[(ty + i * TPB) * n + x];
+    __syncthreads();
+    for (int j = 0; j < TPB; j++) tmp += sA[ty][j] * sB[j][tx];
+    __syncthreads();
+  }
+  if (y < n && x < n) C[y * n + x] = tmp;
+}
+
+// grid-stride partial sums, shared-memory tree per block, atomicAdd of the block's partial
+__global__ void reduce_sum(const float* x, float* out, int n) {
+  __shared__ float s[BLOCK];
+  int t = threadIdx.x;
+  float acc = 0.0f;
+  for (int i = blockIdx.x * BLOCK + t; i < n; i += gridDim.x * BLOCK) acc += x[i];
+  s[t] = acc;
+  __syncthreads();
+  for (int k = BLOCK / 2; k > 0; k >>= 1) {
+    if (t < k) s[t] += s[t + k];
+    __syncthreads();
+  }
+  if (t == 0) atomicAdd(out, s[0]);
+}
+
+// 5-point average on the interior, copy on the border
+__global__ void stencil5(const float* in, float* out, int ny, int nx) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < nx && y < ny) {
+    int c = y * nx + x;
+    if (x == 0 || y == 0 || x == nx - 1 || y == ny - 1) out[c] = in[c];
+    else out[c] = 0.2f * (in[c] + in[c - nx] + in[c + nx] + in[c - 1] + in[c + 1]);
+  }
+}
+
+__global__ void histogram(const uint8_t* data, uint32_t* bins, int n) {
+  __shared__ uint32_t s[256];
+  int t = threadIdx.x;
+  s[t] = 0;
+  __syncthreads();
+  for (int i = blockIdx.x * BLOCK + t; i < n; i += gridDim.x * BLOCK) atomicAdd(&s[data[i]], 1u);
+  __syncthreads();
+  atomicAdd(&bins[t], s[t]);
+}
+
+// ---------------------------------------------------------------------------
+// timing and checking
+
+template <class F>
+static double median_us(const Config& c, F launch) {
+  for (int i = 0; i < c.batch; i++) launch();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> t;
+  for (int r = 0; r < c.reps; r++) {
+    CK(cudaEventRecord(e0));
+    for (int i = 0; i < c.batch; i++) launch();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms * 1000.0 / c.batch);
+  }
+  CK(cudaGetLastError());
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Result { double us; bool ok; std::string detail; };
+
+/** worst |got - want| / (scale + tiny) over the indices given */
+struct Worst {
+  double err = 0;
+  long at = -1;
+  void see(double got, double want, double scale, long i) {
+    double e = std::fabs(got - want) / (scale + 1e-30);
+    if (!(e <= err)) { err = e; at = i; }
+  }
+  Result result(double us, double tol) const {
+    char buf[128];
+    snprintf(buf, sizeof buf, "max rel err %.2e at %ld (tol %.0e)", err, at, tol);
+    return {us, err <= tol, buf};
+  }
+};
+
+template <class T>
+static T* device_copy(const std::vector<T>& h) {
+  T* d;
+  CK(cudaMalloc(&d, h.size() * sizeof(T)));
+  CK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+template <class T>
+static std::vector<T> host_copy(const T* d, size_t n) {
+  std::vector<T> h(n);
+  CK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+static int blocks(long n, int per) { return (int)((n + per - 1) / per); }
+
+// ---------------------------------------------------------------------------
+// the benchmarks
+
+static Result bench_vadd(const Config& c) {
+  int n = c.n;
+  auto a = units(n, 1), b = units(n, 2);
+  float *da = device_copy(a), *db = device_copy(b), *dc;
+  CK(cudaMalloc(&dc, n * sizeof(float)));
+  auto launch = [&] { vadd<<<blocks(n, BLOCK), BLOCK>>>(da, db, dc, n); };
+  double us = median_us(c, launch);
+  auto got = host_copy(dc, n);
+  Worst w;
+  for (int i = 0; i < n; i++) w.see(got[i], a[i] + b[i], 1.0, i);
+  cudaFree(da); cudaFree(db); cudaFree(dc);
+  return w.result(us, 0);
+}
+
+static Result bench_saxpy(const Config& c) {
+  int n = c.n;
+  auto x = units(n, 3), y = units(n, 4);
+  float *dx = device_copy(x), *dy = device_copy(y), *dout;
+  CK(cudaMalloc(&dout, n * sizeof(float)));
+  auto launch = [&] { saxpy<<<blocks(n, BLOCK), BLOCK>>>(ALPHA, dx, dy, dout, n); };
+  double us = median_us(c, launch);
+  auto got = host_copy(dout, n);
+  Worst w;
+  for (int i = 0; i < n; i++) w.see(got[i], (double)ALPHA * x[i] + y[i], ALPHA * x[i] + y[i], i);
+  cudaFree(dx); cudaFree(dy); cudaFree(dout);
+  return w.result(us, 1e-6);
+}
+
+/** spot checks of C = A·B against a double-precision dot product */
+static Result check_matmul(double us, const std::vector<float>& A, const std::vector<float>& B, const std::vector<float>& C, int n) {
+  Worst w;
+  for (int s = 0; s < 256; s++) {
+    int y = hash32(s, 11) % n, x = hash32(s, 12) % n;
+    double dot = 0, mag = 0;
+    for (int k = 0; k < n; k++) dot += (double)A[y * n + k] * B[k * n + x], mag += std::fabs((double)A[y * n + k] * B[k * n + x]);
+    w.see(C[y * n + x], dot, mag, (long)y * n + x);
+  }
+  return w.result(us, 1e-5);
+}
+
+template <class K>
+static Result bench_matmul(const Config& c, K kernel) {
+  int n = c.mm;
+  auto A = units(n * n, 5, 0.5f), B = units(n * n, 6, 0.5f);
+  float *dA = device_copy(A), *dB = device_copy(B), *dC;
+  CK(cudaMalloc(&dC, (size_t)n * n * sizeof(float)));
+  dim3 block(TPB, TPB), grid(blocks(n, TPB), blocks(n, TPB));
+  auto launch = [&] { kernel<<<grid, block>>>(dA, dB, dC, n); };
+  double us = median_us(c, launch);
+  Result r = check_matmul(us, A, B, host_copy(dC, (size_t)n * n), n);
+  cudaFree(dA); cudaFree(dB); cudaFree(dC);
+  return r;
+}
+
+static Result bench_reduce(const Config& c) {
+  int n = c.n;
+  auto x = units(n, 8);
+  float *dx = device_copy(x), *dout;
+  CK(cudaMalloc(&dout, sizeof(float)));
+  auto launch = [&] { reduce_sum<<<c.gs, BLOCK>>>(dx, dout, n); };
+  double us = median_us(c, launch);
+  CK(cudaMemset(dout, 0, sizeof(float)));
+  launch();
+  float got = host_copy(dout, 1)[0];
+  double want = 0;
+  for (int i = 0; i < n; i++) want += x[i];
+  Worst w;
+  w.see(got, want, want, 0);
+  cudaFree(dx); cudaFree(dout);
+  return w.result(us, 1e-5);
+}
+
+static Result bench_stencil(const Config& c) {
+  int ny = c.st, nx = c.st;
+  auto in = units(ny * nx, 7);
+  float *din = device_copy(in), *dout;
+  CK(cudaMalloc(&dout, (size_t)ny * nx * sizeof(float)));
+  dim3 block(32, 8), grid(blocks(nx, 32), blocks(ny, 8));
+  auto launch = [&] { stencil5<<<grid, block>>>(din, dout, ny, nx); };
+  double us = median_us(c, launch);
+  auto got = host_copy(dout, (size_t)ny * nx);
+  Worst w;
+  for (int y = 0; y < ny; y++) for (int x = 0; x < nx; x++) {
+    int i = y * nx + x;
+    bool edge = x == 0 || y == 0 || x == nx - 1 || y == ny - 1;
+    double want = edge ? in[i] : 0.2 * ((double)in[i] + in[i - nx] + in[i + nx] + in[i - 1] + in[i + 1]);
+    w.see(got[i], want, std::fabs(want), i);
+  }
+  cudaFree(din); cudaFree(dout);
+  return w.result(us, 1e-6);
+}
+
+static Result bench_histogram(const Config& c) {
+  int n = c.n;
+  std::vector<uint8_t> data(n);
+  for (int i = 0; i < n; i++) data[i] = hash32(i, 9) >> 24;
+  uint8_t* dd = device_copy(data);
+  uint32_t* dbins;
+  CK(cudaMalloc(&dbins, 256 * sizeof(uint32_t)));
+  auto launch = [&] { histogram<<<c.gs, BLOCK>>>(dd, dbins, n); };
+  double us = median_us(c, launch);
+  CK(cudaMemset(dbins, 0, 256 * sizeof(uint32_t)));
+  launch();
+  auto got = host_copy(dbins, 256);
+  std::vector<uint32_t> want(256, 0);
+  for (int i = 0; i < n; i++) want[data[i]]++;
+  int wrong = 0;
+  for (int b = 0; b < 256; b++) wrong += got[b] != want[b];
+  cudaFree(dd); cudaFree(dbins);
+  return {us, wrong == 0, wrong ? std::to_string(wrong) + " of 256 bins differ" : "256 bins exact"};
+}
+
+// ---------------------------------------------------------------------------
+// transfer bandwidth (GB/s = 1e9 bytes/s), median of 5 synchronous copies
+
+template <class F>
+static double median_gbps(size_t bytes, F copy) {
+  copy();
+  std::vector<double> t;
+  for (int r = 0; r < 5; r++) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+    CK(cudaEventRecord(e0));
+    copy();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(bytes / (ms * 1e-3) / 1e9);
+    cudaEventDestroy(e0); cudaEventDestroy(e1);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+static std::string bench_transfer(const Config& c) {
+  size_t bytes = (size_t)c.mib << 20;
+  void* dev;
+  void* pinned;
+  CK(cudaMalloc(&dev, bytes));
+  CK(cudaMallocHost(&pinned, bytes));
+  std::vector<char> pageable(bytes, 1);
+  memset(pinned, 1, bytes);
+  double rows[4] = {
+    median_gbps(bytes, [&] { CK(cudaMemcpy(dev, pageable.data(), bytes, cudaMemcpyHostToDevice)); }),
+    median_gbps(bytes, [&] { CK(cudaMemcpy(pageable.data(), dev, bytes, cudaMemcpyDeviceToHost)); }),
+    median_gbps(bytes, [&] { CK(cudaMemcpy(dev, pinned, bytes, cudaMemcpyHostToDevice)); }),
+    median_gbps(bytes, [&] { CK(cudaMemcpy(pinned, dev, bytes, cudaMemcpyDeviceToHost)); }),
+  };
+  cudaFree(dev);
+  cudaFreeHost(pinned);
+  char buf[256];
+  snprintf(buf, sizeof buf, "{\"h2d_pageable\": %.3f, \"d2h_pageable\": %.3f, \"h2d_pinned\": %.3f, \"d2h_pinned\": %.3f}", rows[0], rows[1], rows[2], rows[3]);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------
+
+static std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+int main(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    sscanf(a, "--n=%d", &c.n);
+    sscanf(a, "--mm=%d", &c.mm);
+    sscanf(a, "--st=%d", &c.st);
+    sscanf(a, "--gs=%d", &c.gs);
+    sscanf(a, "--reps=%d", &c.reps);
+    sscanf(a, "--batch=%d", &c.batch);
+    sscanf(a, "--mib=%d", &c.mib);
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  CK(cudaFree(nullptr));
+
+  struct Row { const char* name; Result r; };
+  std::vector<Row> rows = {
+    {"vadd", bench_vadd(c)},
+    {"saxpy", bench_saxpy(c)},
+    {"matmul_naive", bench_matmul(c, matmul_naive)},
+    {"matmul_tiled", bench_matmul(c, matmul_tiled)},
+    {"reduce", bench_reduce(c)},
+    {"stencil", bench_stencil(c)},
+    {"histogram", bench_histogram(c)},
+  };
+  std::string transfer = bench_transfer(c);
+
+  printf("{\"peer\": \"nvcc\", \"device\": %s, \"kernels\": {", json_string(prop.name).c_str());
+  for (size_t i = 0; i < rows.size(); i++) {
+    const Result& r = rows[i].r;
+    printf("%s\"%s\": {\"us\": %.3f, \"ok\": %s, \"detail\": %s}", i ? ", " : "", rows[i].name, r.us, r.ok ? "true" : "false", json_string(r.detail).c_str());
+  }
+  printf("}, \"transfer\": %s}\n", transfer.c_str());
+  return 0;
+}
