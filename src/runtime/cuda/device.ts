@@ -14,7 +14,7 @@ import type {
 import type { FunctionIR } from "../../compiler/ir.js";
 import type { PtxModule, PtxTargetOptions } from "../../targets/ptx/module.js";
 import { CudaError, LaunchError } from "../../errors.js";
-import { CUDA_SUCCESS, type CudaCall, type CudaDriver } from "./driver.js";
+import { CUDA_SUCCESS, STICKY_ERRORS, type CudaCall, type CudaDriver } from "./driver.js";
 import { deviceInfo, initDriver } from "./detect.js";
 import { CudaKernel } from "./kernel.js";
 import { ptxVersionForDriver } from "./ptxversion.js";
@@ -51,6 +51,8 @@ export class CudaDevice implements Backend {
   private readonly emit: EmitPtx;
   private context: unknown;
   private closed = false;
+  /** set when a reset could not revive the device: every later call reports it */
+  private unusable: CudaError | undefined;
   private readonly nullStream: CudaStream;
   // backstops for memory, streams and events nobody freed: they run only in the generation they were made in
   private readonly allocations = new FinalizationRegistry<Allocation>((a) => this.release(a));
@@ -83,6 +85,7 @@ export class CudaDevice implements Backend {
   /** Makes this device's context current on the calling thread. */
   activate(): void {
     if (this.closed) throw new CudaError("cuCtxSetCurrent", 201, "CUDA_ERROR_INVALID_CONTEXT", "the CUDA backend was closed");
+    if (this.unusable) throw this.unusable;
     if (currentContext === this.context) return;
     this.driver.check("cuCtxSetCurrent", this.driver.api.cuCtxSetCurrent(this.context));
     currentContext = this.context;
@@ -298,7 +301,17 @@ export class CudaDevice implements Backend {
     // driver does not honour it, and the old handle is gone)
     this.call("cuDevicePrimaryCtxReset_v2", this.ordinal);
     this.generation++;
-    this.context = this.retain();
+    try {
+      this.context = this.retain();
+    } catch (e) {
+      if (!(e instanceof CudaError) || !STICKY_ERRORS.has(e.code)) throw e;
+      // Recent drivers keep a faulted process's device state: CUDA documents that after such an
+      // error "the process must be terminated and relaunched". Say so on every later call.
+      this.unusable = new CudaError(e.call, e.code, e.errorName,
+        "the CUDA driver does not let this process use the GPU again after a kernel fault; restart the process",
+        `the fault was: ${e.message.split("\n")[0]}`);
+      throw this.unusable;
+    }
     this.activate();
   }
 
