@@ -136,26 +136,32 @@ function units(n: number, seed: number, shift = 0): Float32Array {
 // ---------------------------------------------------------------------------
 // measuring and checking
 
-/** A timed, checked result; `us` is per launch. */
-interface Measured { us: number; ok: boolean; detail: string }
+/** A timed, checked result; `us` is per launch; `hostUs`: host time to enqueue one launch of the batch. */
+interface Measured { us: number; ok: boolean; detail: string; hostUs?: number }
 type Outcome = Measured | { error: string };
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-/** CUDA events around `batch` launches, `reps` times, after a warm-up batch: median µs per launch. */
-function kernelMicros(s: Sizes, launch: () => void): number {
+/**
+ * CUDA events around `batch` launches, `reps` times, after a warm-up batch:
+ * median µs per launch, and the host's median µs to enqueue one (when that
+ * nears the kernel time, the figure measures launch overhead, not the kernel).
+ */
+function kernelMicros(s: Sizes, launch: () => void): { us: number; hostUs: number } {
   for (let i = 0; i < s.batch; i++) launch();
   cuda.synchronize();
   const start = cuda.event(), end = cuda.event();
-  const times: number[] = [];
+  const times: number[] = [], host: number[] = [];
   for (let r = 0; r < s.reps; r++) {
     start.record();
+    const t0 = performance.now();
     for (let i = 0; i < s.batch; i++) launch();
+    host.push(((performance.now() - t0) * 1000) / s.batch);
     end.record();
     end.synchronize();
     times.push((cuda.eventElapsedTime(start, end) * 1000) / s.batch);
   }
-  return median(times);
+  return { us: median(times), hostUs: median(host) };
 }
 
 /** The worst relative error seen, as a result. */
@@ -172,6 +178,8 @@ class Worst {
 }
 
 const blocks = (n: number, per: number) => Math.ceil(n / per);
+/** A launch of a configured kernel (configured once, as Numba's `kernel[grid, block]`). */
+const bind = (launcher: (...args: unknown[]) => void, ...args: unknown[]) => () => launcher(...args);
 const f32 = (d: DeviceArray) => d.copyToHost() as Float32Array;
 const matrix = (d: DeviceArray) => (d.copyToHost() as unknown as { data: Float32Array }).data;
 
@@ -196,7 +204,7 @@ const KERNELS: readonly KernelBench[] = [
       const a = units(s.n, 1), b = units(s.n, 2);
       const da = cuda.toDevice(a), db = cuda.toDevice(b), dc = cuda.deviceArray(s.n, float32);
       return {
-        launch: () => k.configure(blocks(s.n, BLOCK), BLOCK)(da, db, dc),
+        launch: bind(k.configure(blocks(s.n, BLOCK), BLOCK), da, db, dc),
         check(us) {
           const c = f32(dc), w = new Worst();
           for (let i = 0; i < s.n; i++) w.see(c[i]!, Math.fround(a[i]! + b[i]!), 1, i);
@@ -212,7 +220,7 @@ const KERNELS: readonly KernelBench[] = [
       const dx = cuda.toDevice(x), dy = cuda.toDevice(y), dout = cuda.deviceArray(s.n, float32);
       const alpha = float32(ALPHA);
       return {
-        launch: () => k.configure(blocks(s.n, BLOCK), BLOCK)(alpha, dx, dy, dout),
+        launch: bind(k.configure(blocks(s.n, BLOCK), BLOCK), alpha, dx, dy, dout),
         check(us) {
           const out = f32(dout), w = new Worst();
           for (let i = 0; i < s.n; i++) { const want = ALPHA * x[i]! + y[i]!; w.see(out[i]!, want, want, i); }
@@ -228,7 +236,7 @@ const KERNELS: readonly KernelBench[] = [
     setup(k, s) {
       const x = units(s.n, 8);
       const dx = cuda.toDevice(x), dsum = cuda.deviceArray(1, float32);
-      const launch = () => k.configure(s.gs, BLOCK)(dx, dsum);
+      const launch = bind(k.configure(s.gs, BLOCK), dx, dsum);
       return {
         launch,
         check: (us) => {
@@ -255,7 +263,7 @@ const KERNELS: readonly KernelBench[] = [
       const n = s.st, a = units(n * n, 7);
       const da = cuda.toDevice({ data: a, shape: [n, n], stride: [n, 1], offset: 0 }), dout = cuda.deviceArray([n, n], float32);
       return {
-        launch: () => k.configure([blocks(n, 32), blocks(n, 8)], [32, 8])(da, dout),
+        launch: bind(k.configure([blocks(n, 32), blocks(n, 8)], [32, 8]), da, dout),
         check(us) {
           const out = matrix(dout), w = new Worst();
           for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) {
@@ -275,7 +283,7 @@ const KERNELS: readonly KernelBench[] = [
       const data = new Uint8Array(s.n);
       for (let i = 0; i < s.n; i++) data[i] = hash32(i, 9) >>> 24;
       const dd = cuda.toDevice(data), dbins = cuda.deviceArray(256, uint32);
-      const launch = () => k.configure(s.gs, BLOCK)(dd, dbins);
+      const launch = bind(k.configure(s.gs, BLOCK), dd, dbins);
       return {
         launch,
         check(us) {
@@ -299,7 +307,7 @@ function matmulBench(name: string, fn: KernelBench["fn"], options?: JitOptions):
       const mat = (data: Float32Array) => cuda.toDevice({ data, shape: [n, n], stride: [n, 1], offset: 0 });
       const dA = mat(A), dB = mat(B), dC = cuda.deviceArray([n, n], float32);
       return {
-        launch: () => k.configure([blocks(n, TPB), blocks(n, TPB)], [TPB, TPB])(dA, dB, dC),
+        launch: bind(k.configure([blocks(n, TPB), blocks(n, TPB)], [TPB, TPB]), dA, dB, dC),
         check(us) {
           const C = matrix(dC), w = new Worst();
           for (let t = 0; t < 256; t++) {
@@ -330,7 +338,8 @@ function benchKernels(s: Sizes): Record<string, Outcome> {
   for (const b of KERNELS) {
     try {
       const run = b.setup(cuda.jit(b.fn, b.options), s);
-      out[b.name] = run.check(kernelMicros(s, run.launch));
+      const { us, hostUs } = kernelMicros(s, run.launch);
+      out[b.name] = { ...run.check(us), hostUs };
     } catch (e) {
       out[b.name] = { error: errorText(e) };
     }
@@ -551,7 +560,8 @@ const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined
 function cell(o: Outcome | undefined, unavailable = "n/a"): string {
   if (!o) return unavailable;
   if ("error" in o) return `error: ${o.error}`;
-  return o.ok ? fmt(o.us) : `${fmt(o.us)} WRONG (${o.detail})`;
+  const hostBound = o.hostUs !== undefined && o.hostUs > HOST_BOUND * o.us ? ` (host-bound: ${fmt(o.hostUs)} µs to enqueue)` : "";
+  return (o.ok ? fmt(o.us) : `${fmt(o.us)} WRONG (${o.detail})`) + hostBound;
 }
 /** A time that counts: measured and checked. */
 const valid = (o: Outcome | undefined) => (o && !("error" in o) && o.ok ? o.us : undefined);
@@ -571,6 +581,8 @@ interface Results {
 }
 
 const KERNEL_GOAL = 1.1;
+/** enqueue time / kernel time above which a kernel time is flagged as measuring the host */
+const HOST_BOUND = 0.8;
 const FIRST_LAUNCH_GOAL_MS = 30;
 
 function peerKernels(p: Peer | undefined): Record<string, Measured> {
