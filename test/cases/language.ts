@@ -13,6 +13,8 @@ const N = 1000;
 
 const divmod = cuda.jit((a: number, b: number) => [Math.floor(a / b), a - b * Math.floor(a / b)], { device: true });
 const clampUnit = cuda.jit((x: number) => (x < 0 ? 0 : x > 1 ? 1 : x), { device: true });
+const mirrorSum = cuda.jit((a: Float32Array, i: number) => a[i] + a[a.length - 1 - i], { device: true });
+const pickArray = cuda.jit((a: Float32Array, b: Float32Array, first: boolean) => (first ? a : b), { device: true });
 
 export const LANGUAGE_CASES: KernelCase[] = [
   {
@@ -435,6 +437,92 @@ export const LANGUAGE_CASES: KernelCase[] = [
       for (const v of x as Float32Array) s = f32(s + v);
       assert.equal((o as Float32Array)[0], s);
       assert.equal((big as BigInt64Array)[0], BigInt.asIntN(64, 3n ** 70n) + 300n);
+    },
+  },
+  {
+    name: "array locals: reassigned, chosen with ?:, swapped in a loop, passed to and returned by device functions",
+    kernel: (x: Float32Array, y: Float32Array, o: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i >= x.length) return;
+      let a = x;
+      if (i % 3 === 0) a = y;
+      const row = i % 2 === 0 ? x : y;
+      let p = x, q = y;
+      for (let k = 0; k < i % 4; k++) { const t = p; p = q; q = t; }
+      const chosen = pickArray(x, y, i > 10);
+      o[4 * i] = a[i];
+      o[4 * i + 1] = row[i] * 2 + a.length;
+      o[4 * i + 2] = mirrorSum(i % 5 === 0 ? x : y, i) + chosen[i];
+      o[4 * i + 3] = p[i] - q[i];
+    },
+    options: { env: { mirrorSum, pickArray } },
+    grid: 2, block: 64,
+    args: () => [randomFloats(Float32Array, 100, 20), randomFloats(Float32Array, 100, 21), new Float32Array(400)],
+    check: ([, , o]) => {
+      const X = randomFloats(Float32Array, 100, 20), Y = randomFloats(Float32Array, 100, 21), O = o as Float32Array;
+      for (let i = 0; i < 100; i++) {
+        const a = i % 3 === 0 ? Y : X, row = i % 2 === 0 ? X : Y, m = i % 5 === 0 ? X : Y, c = i > 10 ? X : Y;
+        const [p, q] = (i % 4) % 2 === 0 ? [X, Y] : [Y, X];
+        assert.equal(O[4 * i], a[i], `a at ${i}`);
+        assert.equal(O[4 * i + 1], f32(row[i]! * 2 + 100), `row at ${i}`);
+        assert.equal(O[4 * i + 2], f32(f32(m[i]! + m[99 - i]!) + c[i]!), `device functions at ${i}`);
+        assert.equal(O[4 * i + 3], f32(p[i]! - q[i]!), `swap at ${i}`);
+      }
+    },
+  },
+  {
+    name: "shared-memory ping-pong buffers swapped through array locals (Hillis–Steele scan per block)",
+    kernel: (inp: Int32Array, out: Int32Array) => {
+      const bufA = cuda.shared.array(64, int32), bufB = cuda.shared.array(64, int32);
+      const t = cuda.threadIdx.x, g = cuda.grid(1);
+      let src = bufA, dst = bufB;
+      src[t] = inp[g];
+      cuda.syncthreads();
+      for (let step = 1; step < 64; step *= 2) {
+        dst[t] = t >= step ? src[t] + src[t - step] : src[t];
+        cuda.syncthreads();
+        const tmp = src; src = dst; dst = tmp;
+      }
+      out[g] = src[t];
+    },
+    grid: 3, block: 64,
+    args: () => [randomInts(Int32Array, 192, 22, -1000, 1000), new Int32Array(192)],
+    check: ([inp, out]) => {
+      const I = inp as Int32Array, O = out as Int32Array;
+      for (let b = 0; b < 3; b++) {
+        let s = 0;
+        for (let t = 0; t < 64; t++) { s += I[64 * b + t]!; assert.equal(O[64 * b + t], s, `block ${b} thread ${t}`); }
+      }
+    },
+  },
+  {
+    name: "strided 2-d array locals: reassigned and selected views keep their own strides",
+    kernel: (a: Float32Array, b: Float32Array, o: Float32Array) => {
+      const [x, y] = cuda.grid(2);
+      if (x < o.shape[0] && y < o.shape[1]) {
+        let m = a;
+        if ((x + y) % 2 === 1) m = b;
+        const n = x < 5 ? b : a;
+        o[x][y] = m[x][y] * 1000 + n[x][y] + m.shape[1];
+      }
+    },
+    grid: [2, 2], block: [8, 8],
+    args: () => [
+      // a: the transpose of a 12×10 C matrix; b: every other column of a 10×24 one (both layout A)
+      ndarray(randomFloats(Float32Array, 120, 23), [10, 12], [1, 10]),
+      ndarray(randomFloats(Float32Array, 240, 24), [10, 12], [24, 2]),
+      ndarray(new Float32Array(120), [10, 12]),
+    ],
+    check: ([, , o]) => {
+      const A = ndarray(randomFloats(Float32Array, 120, 23), [10, 12], [1, 10]);
+      const B = ndarray(randomFloats(Float32Array, 240, 24), [10, 12], [24, 2]);
+      const O = o as ReturnType<typeof ndarray<Float32Array>>;
+      for (let x = 0; x < 10; x++) {
+        for (let y = 0; y < 12; y++) {
+          const m = (x + y) % 2 === 1 ? B : A, n = x < 5 ? B : A;
+          assert.equal(O.get(x, y), f32(fma32(m.get(x, y), 1000, n.get(x, y)) + 12), `at ${x},${y}`);
+        }
+      }
     },
   },
 ];

@@ -9,7 +9,7 @@
 // integer division by constants becomes multiply-high (divconst.ts).
 // Semantics follow the comments in src/compiler/ir.ts bit for bit.
 
-import { DTYPE_INFO, float16Bits, isFloat, isBigInt, type ArrayType, type ScalarName, type Type } from "../../dtypes.js";
+import { DTYPE_INFO, float16Bits, isArrayType, isFloat, isBigInt, sameType, type ArrayType, type ScalarName, type Type } from "../../dtypes.js";
 import {
   exprChildren, walkStmts, type AtomicExpr, type BinaryOp, type CompareOp, type Expr, type FunctionIR, type IntrinsicExpr,
   type LoopStmt, type Stmt, type UnaryOp,
@@ -24,16 +24,24 @@ import { hoistLoopInvariants } from "./licm.js";
 import { chooseVersion, maxVersion, targetName } from "./version.js";
 import type { PtxModule, PtxParam, PtxTargetOptions } from "./module.js";
 
+/**
+ * An array value: base address plus shape and strides (elements). Where its
+ * registers are written decides what may be cached about it:
+ * - entry: once, in the prologue (parameters, allocations) — derived values may go there too;
+ * - value: once, in the body (a select of arrays, a copy);
+ * - home: an array local that is reassigned — every assignment writes its registers.
+ */
 interface ArrayVal {
   readonly k: "array";
   readonly type: ArrayType;
-  /** memo key part: the variable that holds it */
+  /** memo key part: unique per array value (the variable's name for parameters and locals) */
   readonly key: string;
   /** address of element 0 in its space (32-bit for shared/local, else 64-bit) */
   readonly base: Reg;
   readonly shape: readonly Scalar[];
   readonly strides: readonly Scalar[];
   readonly readonly: boolean;
+  readonly origin: "entry" | "value" | "home";
 }
 interface TupleVal { readonly k: "tuple"; readonly items: readonly Value[] }
 type Value = Scalar | ArrayVal | TupleVal | null;
@@ -86,6 +94,9 @@ class KernelEmitter {
   private nLabels = 0;
   private nLoops = 0;
   private nSyms = 0;
+  private nTemps = 0;
+  /** locals assigned after their declaration (array locals among them need registers of their own) */
+  private readonly reassigned = new Set<string>();
   private featureVersion = "1.0";
   private staticShared = 0;
   private usesPrint = false;
@@ -99,10 +110,12 @@ class KernelEmitter {
   // module assembly
 
   finish(options: PtxTargetOptions): PtxModule {
+    walkStmts(this.ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
     this.ir.params.forEach((p, i) => this.bindParam(p.name, p.type, i));
     for (const c of this.ir.constArrays) this.bindConstArray(c.name, c.type, c.shape, c.data);
     this.ir.strings.forEach((s, i) => this.moduleDecls.push(byteArrayDecl(".global .align 1", `__fmt${i}`, [...new TextEncoder().encode(s), 0])));
-    if (this.ir.options.lineinfo) this.moduleDecls.unshift(`.file 1 "${this.ir.name}.ts"`);
+    // ptxas rejects any non-ASCII byte in the module, even inside a string
+    if (this.ir.options.lineinfo) this.moduleDecls.unshift(`.file 1 "${this.ir.name.replace(/[^ -~]|["\\]/g, "_")}.ts"`);
     this.stmts(this.ir.body);
 
     const cc = options.computeCapability ?? [7, 5];
@@ -149,7 +162,8 @@ class KernelEmitter {
           this.params.push({ name: n, ptxType: "s32", size: 4, from: { arg, part: "stride", dim: d } });
           return this.out("b32", "ld.param.s32", mem(sym(n)));
         });
-        this.vars.set(name, { k: "array", type, key: name, base, shape, strides, readonly: !this.ir.writtenParams.has(name) });
+        const param: ArrayVal = { k: "array", type, key: name, base, shape, strides, readonly: !this.ir.writtenParams.has(name), origin: "entry" };
+        this.vars.set(name, this.reassigned.has(name) ? this.homeWith(name, type, param) : param);
         return;
       }
       if (typeof type !== "string" || type === "void") throw new Error(`PTX target: kernel parameter '${name}' has unsupported type ${JSON.stringify(type)}`);
@@ -172,7 +186,7 @@ class KernelEmitter {
 
   private bindFixedArray(name: string, type: ArrayType, base: Reg, shape: readonly number[]): void {
     const dims = shape.map((n) => imm(n));
-    this.vars.set(name, { k: "array", type, key: name, base, shape: dims, strides: contiguousStrides(dims, () => { throw new Error("unreachable"); }), readonly: false });
+    this.vars.set(name, { k: "array", type, key: name, base, shape: dims, strides: contiguousStrides(dims, () => { throw new Error("unreachable"); }), readonly: false, origin: "entry" });
   }
 
   // -------------------------------------------------------------------------
@@ -310,19 +324,16 @@ class KernelEmitter {
     switch (s.k) {
       case "let": {
         const v = s.init ? this.value(s.init) : this.zeroValue(s.type);
-        if (typeof s.type === "object" && s.type.kind === "array") { this.vars.set(s.name, v); break; }
-        const home = this.allocValue(s.type);
-        this.assignInto(home, v);
-        this.vars.set(s.name, home);
-        this.invalidate([s.name]);
+        // an array local that is never reassigned is just another name for its value
+        if (isArrayType(s.type) && !this.reassigned.has(s.name)) { this.vars.set(s.name, this.frozen(v as ArrayVal)); break; }
+        this.vars.set(s.name, this.homeWith(s.name, s.type, v));
         break;
       }
       case "assign": {
         const home = this.vars.get(s.name);
         if (home === undefined) throw new Error(`PTX target: assignment to undeclared '${s.name}'`);
-        if (home !== null && home.k === "array") throw new Error(`PTX target: arrays cannot be reassigned ('${s.name}')`);
         this.assignInto(home, this.value(s.value));
-        this.invalidate([s.name]);
+        this.invalidate([s.name, ...homeKeys(home)]);
         break;
       }
       case "store": this.store(s.array, s.index, s.value); break;
@@ -402,7 +413,7 @@ class KernelEmitter {
         const bytes = this.out("b32", "mov.u32", sym("%dynamic_smem_size"));
         return this.out("b32", "shr.u32", bytes, imm(Math.log2(size)));
       });
-      this.vars.set(name, { k: "array", type, key: name, base, shape: [n], strides: [imm(1)], readonly: false });
+      this.vars.set(name, { k: "array", type, key: name, base, shape: [n], strides: [imm(1)], readonly: false, origin: "entry" });
       return;
     }
     if (shape.some((n) => n <= 0)) throw new Error(`PTX target: ${type.space} array '${name}' has shape [${shape}]`);
@@ -418,18 +429,39 @@ class KernelEmitter {
     this.bindFixedArray(name, type, base, shape);
   }
 
-  private allocValue(t: Type): Value {
+  /** registers of a local named `key` (array homes in a tuple are named `key#i`), set to `v` */
+  private homeWith(key: string, t: Type, v: Value): Value {
+    const home = this.allocValue(t, key);
+    this.assignInto(home, v);
+    this.invalidate([key, ...homeKeys(home)]);
+    return home;
+  }
+
+  private allocValue(t: Type, key: string): Value {
     if (t === "void") return null;
     if (typeof t === "string") return this.reg(PTX_SCALAR[t].reg);
-    if (t.kind === "tuple") return { k: "tuple", items: t.items.map((i) => this.allocValue(i)) };
-    throw new Error("PTX target: arrays have no registers");
+    if (t.kind === "tuple") return { k: "tuple", items: t.items.map((x, i) => this.allocValue(x, `${key}#${i}`)) };
+    const shape = range(t.ndim).map(() => this.reg("b32"));
+    // a C-layout array's last stride is 1 whatever it holds
+    const strides = range(t.ndim).map((d) => (t.layout === "C" && d === t.ndim - 1 ? imm(1) : this.reg("b32")));
+    return { k: "array", type: t, key, base: this.reg(baseClass(t)), shape, strides, readonly: this.neverWritten(t), origin: "home" };
+  }
+
+  /**
+   * A global array local may hold any parameter of its exact type (the front end
+   * allows no other assignment), so it is read-only if all of those are.
+   */
+  private neverWritten(t: ArrayType): boolean {
+    return t.space === "global" && !this.ir.params.some((p) => this.ir.writtenParams.has(p.name) && sameType(p.type, t));
   }
 
   private zeroValue(t: Type): Value {
     if (t === "void") return null;
     if (typeof t === "string") return this.zero(t);
     if (t.kind === "tuple") return { k: "tuple", items: t.items.map((i) => this.zeroValue(i)) };
-    throw new Error("PTX target: an array local needs an initialiser");
+    // an array local declared without a value (the inliner's result of an array-returning function): null pointer, empty
+    const base = this.out(baseClass(t), MOV[baseClass(t)], imm(0));
+    return { k: "array", type: t, key: this.tempKey(), base, shape: range(t.ndim).map(() => imm(0)), strides: range(t.ndim).map(() => imm(0)), readonly: true, origin: "value" };
   }
 
   private assignInto(home: Value, v: Value): void {
@@ -440,8 +472,21 @@ class KernelEmitter {
       home.items.forEach((h, i) => this.assignInto(h, items[i]!));
       return;
     }
-    throw new Error("PTX target: cannot assign to this value");
+    if (home.k === "imm") throw new Error("PTX target: cannot assign to a constant");
+    const a = v as ArrayVal;
+    this.mov(home.base, a.base);
+    home.shape.forEach((r, d) => this.mov(r as Reg, a.shape[d]!));
+    home.strides.forEach((r, d) => { if (r.k === "reg") this.mov(r, a.strides[d]!); });
   }
+
+  /** the array value itself, or a copy when it lives in a local's registers that later assignments overwrite */
+  private frozen(a: ArrayVal): ArrayVal {
+    if (a.origin !== "home") return a;
+    const copy = (s: Scalar): Scalar => (s.k === "reg" ? this.out(s.cls, MOV[s.cls], s) : s);
+    return { ...a, key: this.tempKey(), base: copy(a.base) as Reg, shape: a.shape.map(copy), strides: a.strides.map(copy), origin: "value" };
+  }
+
+  private tempKey(): string { return `$tmp${this.nTemps++}`; }
 
   // -------------------------------------------------------------------------
   // expressions
@@ -841,11 +886,13 @@ class KernelEmitter {
 
   private select(ce: Expr, ae: Expr, be: Expr, t: Type): Value {
     const c = this.pred(ce);
-    if (typeof t === "string" && t !== "bool" && t !== "void" && isSpeculatable(ae) && isSpeculatable(be)) {
+    const speculate = isSpeculatable(ae) && isSpeculatable(be);
+    if (typeof t === "string" && t !== "bool" && t !== "void" && speculate) {
       const P = PTX_SCALAR[t];
       return this.out(P.reg, `selp.${P.reg === "b16" ? "b16" : P.arith}`, this.scalar(ae), this.scalar(be), c);
     }
-    const d = this.allocValue(t);
+    if (isArrayType(t) && speculate) return this.selectArray(c, this.array(ae), this.array(be));
+    const d = this.allocValue(t, this.tempKey());
     const other = this.newLabel(), end = this.newLabel();
     this.bra(other, { reg: c, neg: true });
     this.pushScope(); this.assignInto(d, this.value(ae)); this.popScope();
@@ -856,13 +903,27 @@ class KernelEmitter {
     return d;
   }
 
+  /** `c ? a : b` for two arrays of one type: base, shape and strides picked with selp */
+  private selectArray(c: Reg, a: ArrayVal, b: ArrayVal): ArrayVal {
+    const pick = (x: Scalar, y: Scalar, cls: "b32" | "b64"): Scalar =>
+      x.k === "imm" && y.k === "imm" && x.text === y.text ? x : this.out(cls, `selp.${cls}`, x, y, c);
+    return {
+      ...a, key: this.tempKey(), origin: "value", readonly: a.readonly && b.readonly,
+      base: pick(a.base, b.base, baseClass(a.type)) as Reg,
+      shape: a.shape.map((s, d) => pick(s, b.shape[d]!, "b32")),
+      strides: a.strides.map((s, d) => pick(s, b.strides[d]!, "b32")),
+    };
+  }
+
   // -------------------------------------------------------------------------
   // arrays
 
   private arrayAttr(a: ArrayVal, attr: "shape" | "stride" | "size", dim: number): Scalar {
     if (attr === "shape") return a.shape[dim]!;
     if (attr === "stride") return a.strides[dim]!;
-    return this.kernelInvariant(`size:${a.key}`, () => a.shape.reduce<Scalar>((p, s) => this.mulS32(p, s), imm(1)));
+    const size = () => a.shape.reduce<Scalar>((p, s) => this.mulS32(p, s), imm(1));
+    const key = `size:${a.key}`;
+    return a.origin === "entry" ? this.kernelInvariant(key, size) : this.memoized(key, () => new Set([a.key]), size);
   }
 
   private space(a: ArrayVal): string {
@@ -879,7 +940,7 @@ class KernelEmitter {
     if (this.ir.options.debug) this.boundsCheck(a, index);
     const keys = index.map((e) => this.key(e));
     const key = keys.some((k) => k === null) ? null : `addr:${a.key}[${keys.join(",")}]`;
-    return this.memoized(key, () => this.deps(index), () => {
+    return this.memoized(key, () => this.deps(index).add(a.key), () => {
       const size = DTYPE_INFO[a.type.dtype].size;
       const narrow = SPACES_32BIT.has(a.type.space);
       let offset = 0;
@@ -1166,6 +1227,16 @@ class KernelEmitter {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
+/** register class of an array's base address: a 32-bit window address for shared/local, else 64-bit */
+const baseClass = (t: ArrayType): "b32" | "b64" => (SPACES_32BIT.has(t.space) ? "b32" : "b64");
+
+/** keys of the array homes inside a local's registers (assigning the local invalidates what was cached about them) */
+function homeKeys(v: Value): string[] {
+  if (v === null || v.k === "reg" || v.k === "imm") return [];
+  if (v.k === "tuple") return v.items.flatMap(homeKeys);
+  return v.origin === "home" ? [v.key] : [];
+}
+
 /** C-order strides from a shape (last is 1) */
 function contiguousStrides(shape: readonly Scalar[], mul: (a: Scalar, b: Scalar) => Scalar): Scalar[] {
   const out: Scalar[] = new Array(shape.length);
@@ -1195,7 +1266,7 @@ function f16Hex(x: number): string {
 function isSpeculatable(e: Expr): boolean {
   switch (e.k) {
     case "const": case "var": case "special": case "arrayAttr": return true;
-    case "unary": case "cast": case "bitcast": case "compare": case "fma": case "words": case "tupleGet":
+    case "unary": case "cast": case "bitcast": case "compare": case "fma": case "words": case "tupleGet": case "select":
       return exprChildren(e).every(isSpeculatable);
     case "binary": return e.op !== "rem" && e.op !== "div" && e.op !== "floordiv" && exprChildren(e).every(isSpeculatable);
     default: return false;
