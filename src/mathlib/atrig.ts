@@ -76,8 +76,7 @@ export function __atan264(y: number, x: number): number {
       if (m === 2) return 3.0 * PIO4;
       return -3.0 * PIO4;
     }
-    if (m === 0) return 0.0;
-    if (m === 1) return -0.0;
+    if (m < 2) return y * 0; // ±0 with y's sign (y is finite); no `-0.0` literal, which a reprint makes the int 0
     if (m === 2) return PI;
     return -PI;
   }

@@ -18,9 +18,13 @@ import { __sinh64, __cosh64, __tanh64, __asinh64, __acosh64, __atanh64 } from ".
 import { __cbrt64, __sign64, __hypot64 } from "./misc.js";
 import { __pow64 } from "./pow.js";
 
-/** float32 (or any float) → float64, as a typed assignment: the local is float64 from its literal. */
+/**
+ * float32 (or any float) → float64, as a typed assignment: the local is float64 from its literal.
+ * The literal has a fraction so that it stays a float however a tool reprints the source
+ * (esbuild prints `0.0` as `0`, an int, and the local would then take x's float32).
+ */
 export function __toF64(x: number): number {
-  let d = 0.0;
+  let d = 0.5;
   d = x;
   return d;
 }

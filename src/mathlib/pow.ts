@@ -84,7 +84,7 @@ export function __pow64(x: number, y: number): number {
   const t = y * lh;
   const tt = __mulErr(y, lh, t) + y * ll;
   if (t > 710.0) return sign * Infinity;
-  if (t < -746.0) return sign * 0.0;
+  if (t < -746.0) return sign * Number.MIN_VALUE * 0.5; // underflows to ±0 (`sign * 0.0` would lose -0 if `0.0` were read as an int)
   const n = Math.floor(t * 1.44269504088896338700 + 0.5) | 0;
   return sign * __expk(t - n * LN2_HI, n * 1.90821492927058770002e-10 - tt, n);
 }
