@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import os from "node:os";
-import { cuda, float32, ndarray } from "../src/index.js";
+import { cuda, float32, ndarray, type KernelArray2 } from "../src/index.js";
 
 const PEERS_DIR = fileURLToPath(new URL("./peers/", import.meta.url));
 const PYTHON = "/usr/bin/python3";
@@ -30,7 +30,7 @@ const vadd = cuda.jit((a: Float32Array, b: Float32Array, c: Float32Array) => {
   if (i < c.length) c[i] = a[i] + b[i];
 });
 
-const fastMatmul = cuda.jit((A: Float32Array, B: Float32Array, C: Float32Array) => {
+const fastMatmul = cuda.jit((A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>) => {
   const sA = cuda.shared.array([TPB, TPB], float32);
   const sB = cuda.shared.array([TPB, TPB], float32);
   const [x, y] = cuda.grid(2);
@@ -151,7 +151,7 @@ function gpuJsVadd(GPU: GpuCtor, n: number): number {
     return a[this.thread.x]! + b[this.thread.x]!;
   }).setOutput([n]);
   const a = pattern(n, 1000), b = pattern(n, 7);
-  let c = new Float32Array(0);
+  let c: Float32Array = new Float32Array(0);
   const ms = medianMs(() => { c = add(a, b); });
   check("gpu.js vector add", sameAs(c, a.map((v, i) => v + b[i]!)));
   return ms;

@@ -1,0 +1,178 @@
+// Compile time per example-style kernel (bench/README.md): the front end
+// (source → typed IR), the JS target (IR → JS, made into a runnable
+// function), the PTX target (IR → PTX text), and `ptxas -arch=sm_90` on that
+// PTX when ptxas is on the PATH. Median of REPS runs after WARMUP.
+// Prints a table, then the figures as JSON.
+
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { cuda, float32, int32, type Kernel, type KernelArray2 } from "../src/index.js";
+import { compileToIR } from "../src/compiler/index.js";
+import type { FunctionIR } from "../src/compiler/ir.js";
+import { parseSignature } from "../src/dtypes.js";
+import { resolveDeviceFunction } from "../src/kernel.js";
+import { compileSim } from "../src/targets/js/index.js";
+import { emitPtx } from "../src/targets/ptx/index.js";
+
+const WARMUP = 5;
+const REPS = 21;
+const PTXAS_REPS = 5;
+const GOAL_MS = 5;
+const TPB = 16;
+const BINS = 64;
+
+// ---------------------------------------------------------------------------
+// the kernels, as the examples write them
+
+const vectorAdd = cuda.jit((a: Float32Array, b: Float32Array, c: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < c.length) c[i] = a[i] + b[i];
+});
+
+const tiledMatmul = cuda.jit((A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>) => {
+  const sA = cuda.shared.array([TPB, TPB], float32);
+  const sB = cuda.shared.array([TPB, TPB], float32);
+  const [x, y] = cuda.grid(2);
+  const tx = cuda.threadIdx.x, ty = cuda.threadIdx.y;
+  let tmp = float32(0);
+  for (let i = 0; i < cuda.gridDim.x; i++) {
+    sA[ty][tx] = 0;
+    sB[ty][tx] = 0;
+    if (y < A.shape[0] && tx + i * TPB < A.shape[1]) sA[ty][tx] = A[y][tx + i * TPB];
+    if (x < B.shape[1] && ty + i * TPB < B.shape[0]) sB[ty][tx] = B[ty + i * TPB][x];
+    cuda.syncthreads();
+    for (let j = 0; j < TPB; j++) tmp += sA[ty][j] * sB[j][tx];
+    cuda.syncthreads();
+  }
+  if (y < C.shape[0] && x < C.shape[1]) C[y][x] = tmp;
+}, { env: { TPB } });
+
+/** Each row of a matrix scaled to unit length: a block per row, a shared-memory tree sum. */
+const normalise = cuda.jit((m: KernelArray2<number>) => {
+  const partial = cuda.shared.array(256, float32);
+  const row = cuda.blockIdx.x, t = cuda.threadIdx.x;
+  let s = float32(0);
+  for (let j = t; j < m.shape[1]; j += cuda.blockDim.x) s += m[row][j] * m[row][j];
+  partial[t] = s;
+  cuda.syncthreads();
+  for (let stride = cuda.blockDim.x >> 1; stride > 0; stride >>= 1) {
+    if (t < stride) partial[t] += partial[t + stride];
+    cuda.syncthreads();
+  }
+  const inv = 1.0 / Math.sqrt(partial[0]);
+  for (let j = t; j < m.shape[1]; j += cuda.blockDim.x) m[row][j] *= inv;
+});
+
+const histogram = cuda.jit((data: Uint8Array, hist: Int32Array) => {
+  const local = cuda.shared.array(BINS, int32);
+  const t = cuda.threadIdx.x;
+  if (t < BINS) local[t] = 0;
+  cuda.syncthreads();
+  for (let i = cuda.grid(1); i < data.length; i += cuda.gridsize(1)) cuda.atomic.add(local, data[i] % BINS, 1);
+  cuda.syncthreads();
+  if (t < BINS) cuda.atomic.add(hist, t, local[t]);
+}, { env: { BINS } });
+
+const mandelbrot = cuda.jit((image: KernelArray2<number>, minX: number, maxX: number, minY: number, maxY: number, iters: number) => {
+  const [x, y] = cuda.grid(2);
+  const height = image.shape[0], width = image.shape[1];
+  if (x >= width || y >= height) return;
+  const cr = minX + (x * (maxX - minX)) / width;
+  const ci = minY + (y * (maxY - minY)) / height;
+  let zr = 0.0, zi = 0.0, n = 0;
+  while (n < iters && zr * zr + zi * zi <= 4.0) {
+    const t = zr * zr - zi * zi + cr;
+    zi = 2.0 * zr * zi + ci;
+    zr = t;
+    n++;
+  }
+  image[y][x] = n;
+});
+
+const expSin = cuda.jit((x: Float32Array, out: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < x.length) out[i] = Math.exp(-x[i] * x[i]) * Math.sin(3.0 * x[i]);
+});
+
+const KERNELS: readonly [string, Kernel, string][] = [
+  ["vector add", vectorAdd, "void(float32[::1], float32[::1], float32[::1])"],
+  ["tiled matmul", tiledMatmul, "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"],
+  ["normalise rows", normalise, "void(float32[:, ::1])"],
+  ["histogram", histogram, "void(uint8[::1], int32[::1])"],
+  ["mandelbrot", mandelbrot, "void(uint8[:, ::1], float64, float64, float64, float64, int32)"],
+  ["Math.exp/sin", expSin, "void(float32[::1], float32[::1])"],
+];
+
+// ---------------------------------------------------------------------------
+
+function median(times: number[]): number {
+  const s = [...times].sort((p, q) => p - q);
+  return s[s.length >> 1]!;
+}
+
+/** Median ms of `fn` over REPS runs after WARMUP, and its last result. */
+function time<T>(fn: () => T, reps = REPS, warmup = WARMUP): { ms: number; result: T } {
+  let result = fn();
+  for (let i = 1; i < warmup; i++) result = fn();
+  const times: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    result = fn();
+    times.push(performance.now() - t0);
+  }
+  return { ms: median(times), result };
+}
+
+const hasPtxas = spawnSync("ptxas", ["--version"], { stdio: "ignore" }).status === 0;
+
+function ptxasMs(ptx: string, dir: string): number {
+  const file = join(dir, "k.ptx");
+  writeFileSync(file, ptx);
+  return time(() => {
+    const r = spawnSync("ptxas", ["-arch=sm_90", file, "-o", join(dir, "k.cubin")], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`ptxas rejected the PTX:\n${r.stderr}`);
+  }, PTXAS_REPS, 1).ms;
+}
+
+interface Row { kernel: string; frontEnd_ms: number; js_ms: number; ptx_ms: number; ptxas_ms: number | null; sourceToJs_ms: number; ptxInstrs: number }
+
+function measure(name: string, kernel: Kernel, sig: string, dir: string): Row {
+  const args = parseSignature(sig).args;
+  const frontEnd = time(() => compileToIR(kernel.fn, args, { ...kernel.options, name: kernel.name, resolveDeviceFunction }));
+  const ir: FunctionIR = frontEnd.result;
+  const js = time(() => compileSim(ir));
+  const ptx = time(() => emitPtx(ir).text);
+  return {
+    kernel: name,
+    frontEnd_ms: frontEnd.ms,
+    js_ms: js.ms,
+    ptx_ms: ptx.ms,
+    ptxas_ms: hasPtxas ? ptxasMs(ptx.result, dir) : null,
+    sourceToJs_ms: frontEnd.ms + js.ms,
+    ptxInstrs: ptx.result.split("\n").filter((l) => /^\t[a-z@]/.test(l)).length,
+  };
+}
+
+function main(): void {
+  const dir = mkdtempSync(join(os.tmpdir(), "numbats-bench-compile-"));
+  let rows: Row[];
+  try {
+    rows = KERNELS.map(([name, kernel, sig]) => measure(name, kernel, sig, dir));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const f = (ms: number | null) => (ms === null ? "—" : ms.toFixed(3));
+  console.log(`numbats compile time — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}`);
+  console.log(`median of ${REPS} after ${WARMUP} warm-up runs (ptxas: median of ${PTXAS_REPS}, process start included)${hasPtxas ? "" : "; ptxas not on PATH"}\n`);
+  const table = [["kernel", "front end ms", "JS target ms", "source→JS ms", "PTX target ms", "ptxas sm_90 ms", "PTX instrs", `goal src→JS < ${GOAL_MS} ms`]];
+  for (const r of rows) {
+    table.push([r.kernel, f(r.frontEnd_ms), f(r.js_ms), f(r.sourceToJs_ms), f(r.ptx_ms), f(r.ptxas_ms), String(r.ptxInstrs), r.sourceToJs_ms < GOAL_MS ? "met" : "MISSED"]);
+  }
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
+  for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd());
+  console.log(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, goalSourceToJs_ms: GOAL_MS, kernels: rows }, null, 2)}`);
+}
+
+main();
