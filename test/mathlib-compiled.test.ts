@@ -22,7 +22,7 @@ import { emitPtx } from "../src/targets/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./helpers/ptxsim.js";
 import {
-  FORMATS, GOAL, arityOf, fixture, mathKernel, measure, runKernel, sameBits, tableHeader, tableRow, ulpDistance, floatArray, type FloatArray,
+  FORMATS, GOAL, arityOf, fixture, mathKernel, measure, randomOperands, runKernel, sameBits, tableHeader, tableRow, ulpDistance, floatArray, type FloatArray,
 } from "./helpers/mathlib.js";
 
 const NAMES = Object.keys(MATH_LIBRARY).sort();
@@ -88,16 +88,20 @@ for (const fmt of FORMATS) {
   });
 }
 
+/** ptxsim also runs this many random operands per function (agreement only: they have no reference). */
+const RANDOM_POINTS = 1024;
+
 function arrayArg(v: FloatArray, name: string): KernelArg {
   const dtype = v instanceof Float32Array ? "float32" : "float64";
   return { kind: "array", buffer: wrapHostArray(v), byteOffset: 0, dtype, shape: [v.length], strides: [1], name };
 }
 
 for (const fmt of FORMATS) {
-  test(`compiled ${fmt}: PTX assembles (ptxas sm_90) and on ptxsim equals the simulator bit for bit over the whole fixture`, async (t) => {
+  test(`compiled ${fmt}: PTX assembles (ptxas sm_90) and on ptxsim equals the simulator bit for bit over the whole fixture and random operands`, async (t) => {
     if (!hasPtxas() && !hasPtxsim()) return t.skip("neither ptxas nor ptxsim is installed");
     for (const name of NAMES) {
-      const args = fixture(fmt, name).args;
+      const fixed = fixture(fmt, name).args;
+      const args = fixed.map((a, j) => floatArray(fmt, [...a, ...randomOperands(fmt, RANDOM_POINTS, 1 + 2 * NAMES.indexOf(name) + j)]));
       const kernel = mathKernel(name, args.length);
       const types = [...args, args[0]!].map((a, i) => typeOfArgument(a, i));
       const mod = emitPtx(compileToIR(kernel, types, { name: `${name}_${fmt}`, resolveDeviceFunction }), { computeCapability: [9, 0] });

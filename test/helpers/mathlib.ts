@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { cuda } from "../../src/index.js";
 import { MATH_LIBRARY } from "../../src/mathlib/index.js";
+import { rng } from "./crosscheck.js";
 
 export const FORMATS = ["f64", "f32"] as const;
 export type Fmt = (typeof FORMATS)[number];
@@ -138,4 +139,14 @@ export function tableHeader(fmt: Fmt, label: string): string {
 
 export function tableRow(fmt: Fmt, label: string, name: string, s: Stats): string {
   return `${label} ${fmt}  ${name.padEnd(8)}  ${String(s.count).padStart(6)}  ${String(s.worst).padStart(16)}  ${s.worstExact.toFixed(3).padStart(19)}  ${String(s.notJs).padStart(14)}  ${s.worstAt}`;
+}
+
+/** `n` operands beyond the fixture (no reference: for agreement between targets): odd ones random bit patterns, even ones in [-20, 20]. */
+export function randomOperands(fmt: Fmt, n: number, seed: number): FloatArray {
+  const r = rng(seed);
+  const bits = new Uint32Array(fmt === "f64" ? 2 * n : n);
+  for (let i = 0; i < bits.length; i++) bits[i] = Math.floor(r() * 2 ** 32);
+  const a = fmt === "f64" ? new Float64Array(bits.buffer) : new Float32Array(bits.buffer);
+  for (let i = 0; i < n; i += 2) a[i] = -20 + 40 * r();
+  return a;
 }

@@ -1,0 +1,70 @@
+// The device math library on a real GPU (`npm run test:gpu`): every function
+// and variant as a `Math.f` kernel through cuda.jit, over the correctly rounded
+// fixtures plus random operands (agreement only); the results must equal the simulator's bit for
+// bit (NaN payloads excepted) and meet the accuracy goals. Prints the worst ulp
+// per function. Skips without a GPU.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { compileToIR } from "../../src/compiler/index.js";
+import { resolveDeviceFunction, typeOfArgument } from "../../src/kernel.js";
+import { MATH_LIBRARY } from "../../src/mathlib/index.js";
+import type { KernelArg } from "../../src/runtime/backend.js";
+import { probeCuda } from "../../src/runtime/cuda/detect.js";
+import { getBackend } from "../../src/runtime/select.js";
+import { wrapHostArray } from "../../src/runtime/sim-backend.js";
+import { compileSim } from "../../src/targets/js/index.js";
+import {
+  FORMATS, GOAL, fixture, floatArray, mathKernel, measure, randomOperands, runKernel, sameBits, tableHeader, tableRow, type FloatArray,
+} from "../helpers/mathlib.js";
+
+process.env.NUMBATS_TARGET = "cuda";
+const probe = probeCuda();
+const skip = probe.ok ? false : `no GPU: ${probe.reason}`;
+if (skip) console.log(`# GPU math library suite skipped: ${skip}`);
+
+const NAMES = Object.keys(MATH_LIBRARY).sort();
+const BLOCK = 128;
+
+/** The same kernel compiled for the simulator and launched directly (the process's target is the GPU). */
+function runOnSimulator(kernel: Function, args: readonly FloatArray[]): FloatArray {
+  const out = floatArray(args[0] instanceof Float32Array ? "f32" : "f64", new Float64Array(args[0]!.length));
+  const all = [...args, out];
+  const ir = compileToIR(kernel, all.map((a, i) => typeOfArgument(a, i)), { resolveDeviceFunction });
+  const kargs = all.map((a, i): KernelArg => ({
+    kind: "array", buffer: wrapHostArray(a), byteOffset: 0, dtype: a instanceof Float32Array ? "float32" : "float64",
+    shape: [a.length], strides: [1], name: `a${i}`,
+  }));
+  const dims = { grid: [Math.ceil(out.length / BLOCK), 1, 1] as [number, number, number], block: [BLOCK, 1, 1] as [number, number, number], sharedMemBytes: 0 };
+  compileSim(ir).launch(dims, kargs, getBackend().defaultStream(), false);
+  return out;
+}
+
+const RANDOM_POINTS = 1 << 14;
+
+for (const fmt of FORMATS) {
+  test(`GPU ${fmt}: every math function equals the simulator bit for bit and is within ${GOAL[fmt]} ulp`, { skip }, () => {
+    assert.equal(getBackend().name, "cuda");
+    const lines = [tableHeader(fmt, "gpu")];
+    const failures: string[] = [];
+    NAMES.forEach((name, n) => {
+      const fx = fixture(fmt, name);
+      const kernel = mathKernel(name, fx.args.length);
+      const gpu = runKernel(kernel, fx.args);
+      const s = measure(fmt, name, fx, gpu);
+      lines.push(tableRow(fmt, "gpu", name, s));
+      if (!(s.worst <= GOAL[fmt])) failures.push(`${name}: ${s.worst} ulp at (${s.worstAt})`);
+
+      const random = fx.args.map((_, j) => randomOperands(fmt, RANDOM_POINTS, 1 + 97 * n + j));
+      for (const args of [fx.args, random]) {
+        const got = args === fx.args ? gpu : runKernel(kernel, args);
+        const want = runOnSimulator(kernel, args);
+        const differ = [...got.keys()].filter((i) => !sameBits(got[i]!, want[i]!));
+        for (const i of differ.slice(0, 3)) failures.push(`${name}(${args.map((a) => a[i]).join(", ")}): GPU ${got[i]}, simulator ${want[i]}`);
+        if (differ.length > 3) failures.push(`${name}: ${differ.length - 3} more points where GPU and simulator differ`);
+      }
+    });
+    console.log(lines.join("\n"));
+    assert.deepEqual(failures, []);
+  });
+}
