@@ -147,6 +147,7 @@ interface Specialisation {
   readonly key: string;
   readonly ir: FunctionIR;
   readonly compiled: Map<Backend, CompiledKernel>;
+  readonly slots: ArgumentSlots;
 }
 
 export type Launcher = (...args: unknown[]) => void;
@@ -247,7 +248,9 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     let spec = this.specialisations.get(key);
     if (!spec) {
       const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction });
-      spec = { signature, key, ir, compiled: new Map() };
+      const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, key, ir, compiled: new Map() };
+      made.slots = new ArgumentSlots(made as Specialisation);
+      spec = made as Specialisation;
       this.specialisations.set(key, spec);
     }
     return spec;
@@ -256,7 +259,11 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
   /** The specialisation for these arguments; the last one used is checked first without building its key. */
   private specialisationFor(args: readonly unknown[]): Specialisation {
     const last = this.last;
-    if (last && args.length === last.signature.args.length && args.every((v, i) => this.accepts(last.signature.args[i]!, v))) return last;
+    if (last && args.length === last.signature.args.length) {
+      let ok = true;
+      for (let i = 0; ok && i < args.length; i++) ok = this.accepts(last.signature.args[i]!, args[i]);
+      if (ok) return last;
+    }
     const spec = this.specialise(this.argumentTypes(args));
     this.last = spec;
     return spec;
@@ -294,12 +301,12 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     const spec = this.specialisationFor(args);
     const compiled = this.compiledFor(spec, backend);
     validateLaunch(backend, compiled, dims);
-    const marshalled = marshal(backend, spec, args);
+    const temps = spec.slots.fill(backend, args);
     try {
-      compiled.launch(dims, marshalled.args, streamHandle(stream) ?? backend.defaultStream(), spec.ir.features.gridSync);
-      marshalled.copyBack();
+      compiled.launch(dims, spec.slots.args, streamHandle(stream) ?? backend.defaultStream(), spec.ir.features.gridSync);
+      if (temps) for (const t of temps) if (t.written) t.device.copyToHost(t.host);
     } finally {
-      marshalled.release();
+      if (temps) for (const t of temps) t.device.free();
     }
   }
 }
@@ -307,34 +314,55 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
 // ---------------------------------------------------------------------------
 // argument marshalling: host arrays in and (when written) back out
 
-interface Marshalled {
-  readonly args: KernelArg[];
-  copyBack(): void;
-  release(): void;
+interface HostTemp { readonly device: DeviceArray; readonly host: TypedArray | NDArrayLike; readonly written: boolean }
+
+/** A scalar launch argument converted to its parameter's dtype; the common number cases without BigInt. */
+function scalarConverter(dtype: ScalarName): (v: unknown) => number | bigint | boolean {
+  const slow = (v: unknown) => convertScalar(dtype, (v as { valueOf(): number | bigint | boolean }).valueOf());
+  switch (dtype) {
+    case "float64": return (v) => (typeof v === "number" ? v : slow(v));
+    case "float32": return (v) => (typeof v === "number" ? Math.fround(v) : slow(v));
+    case "int32": return (v) => (typeof v === "number" && (v | 0) === v ? v : slow(v));
+    default: return slow;
+  }
 }
 
-function marshal(backend: Backend, spec: Specialisation, args: readonly unknown[]): Marshalled {
-  const temps: { device: DeviceArray; host: TypedArray | NDArrayLike; written: boolean }[] = [];
-  const kernelArgs = args.map((v, i): KernelArg => {
-    const param = spec.ir.params[i]!;
-    const t = spec.signature.args[i]!;
-    if (v instanceof DeviceArray) {
-      if (v.backend !== backend) throw new LaunchError(`argument ${i + 1} ('${param.name}') is a device array of another target (${v.backend.name}); the kernel runs on ${backend.name}`);
-      return v.toKernelArg(param.name);
+/** Per-specialisation launch state, built once: reused argument records and scalar converters. */
+class ArgumentSlots {
+  readonly args: KernelArg[];
+  private readonly scalars: ({ kind: "scalar"; dtype: ScalarName; value: number | bigint | boolean } | undefined)[];
+  private readonly convert: (((v: unknown) => number | bigint | boolean) | undefined)[];
+
+  constructor(private readonly spec: Specialisation) {
+    const types = spec.signature.args;
+    this.scalars = types.map((t) => (isArrayType(t) ? undefined : { kind: "scalar" as const, dtype: t as ScalarName, value: 0 }));
+    this.convert = types.map((t) => (isArrayType(t) ? undefined : scalarConverter(t as ScalarName)));
+    this.args = new Array<KernelArg>(types.length);
+  }
+
+  /** Fills `args` for one launch; returns the temporary device copies of host arrays (if any). */
+  fill(backend: Backend, values: readonly unknown[]): HostTemp[] | undefined {
+    const { spec, args } = this;
+    let temps: HostTemp[] | undefined;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      const slot = this.scalars[i];
+      if (slot) {
+        slot.value = this.convert[i]!(v);
+        args[i] = slot;
+        continue;
+      }
+      const name = spec.ir.params[i]!.name;
+      if (v instanceof DeviceArray) {
+        if (v.backend !== backend) throw new LaunchError(`argument ${i + 1} ('${name}') is a device array of another target (${v.backend.name}); the kernel runs on ${backend.name}`);
+        args[i] = v.toKernelArg(name);
+        continue;
+      }
+      temps ??= [];
+      args[i] = hostArrayArg(backend, v as TypedArray | NDArrayLike, spec.signature.args[i] as ArrayType, name, spec.ir.writtenParams.has(name), temps);
     }
-    if (isArrayType(t)) return hostArrayArg(backend, v as TypedArray | NDArrayLike, t, param.name, spec.ir.writtenParams.has(param.name), temps);
-    const dtype = t as ScalarName;
-    return { kind: "scalar", dtype, value: convertScalar(dtype, (v as { valueOf(): number | bigint | boolean }).valueOf()) };
-  });
-  return {
-    args: kernelArgs,
-    copyBack() {
-      for (const t of temps) if (t.written) t.device.copyToHost(t.host);
-    },
-    release() {
-      for (const t of temps) t.device.free();
-    },
-  };
+    return temps;
+  }
 }
 
 /**
@@ -344,7 +372,7 @@ function marshal(backend: Backend, spec: Specialisation, args: readonly unknown[
  */
 function hostArrayArg(
   backend: Backend, host: TypedArray | NDArrayLike, t: ArrayType, name: string, written: boolean,
-  temps: { device: DeviceArray; host: TypedArray | NDArrayLike; written: boolean }[],
+  temps: HostTemp[],
 ): KernelArg {
   if (backend.name === "sim" && !written && isTypedArray(host)) {
     return { kind: "array", buffer: wrapHostArray(host), byteOffset: 0, dtype: t.dtype, shape: [host.length], strides: [1], name };

@@ -12,22 +12,6 @@ import { float16Bits } from "../../dtypes.js";
 import { LaunchError } from "../../errors.js";
 
 type Value = number | bigint | boolean;
-type Write = (view: DataView, offset: number, x: Value) => void;
-
-/** How each PTX slot type stores a JS value (little-endian, as the GPU reads it). b16 carries float16. */
-const WRITE: Readonly<Record<PtxParam["ptxType"], Write>> = {
-  u8: (v, o, x) => v.setUint8(o, Number(x)),
-  s8: (v, o, x) => v.setInt8(o, Number(x)),
-  u16: (v, o, x) => v.setUint16(o, Number(x), true),
-  s16: (v, o, x) => v.setInt16(o, Number(x), true),
-  u32: (v, o, x) => v.setUint32(o, Number(x), true),
-  s32: (v, o, x) => v.setInt32(o, Number(x), true),
-  u64: (v, o, x) => v.setBigUint64(o, BigInt.asUintN(64, BigInt(x)), true),
-  s64: (v, o, x) => v.setBigInt64(o, BigInt.asIntN(64, BigInt(x)), true),
-  f32: (v, o, x) => v.setFloat32(o, Number(x), true),
-  f64: (v, o, x) => v.setFloat64(o, Number(x), true),
-  b16: (v, o, x) => v.setUint16(o, float16Bits(Number(x)), true),
-};
 
 /** The device address of an array argument; the device validates the buffer. */
 export type PointerOf = (arg: ArrayArg) => bigint;
@@ -88,16 +72,67 @@ export class ParamBlock {
     const table = new BigUint64Array(koffi.view(pointers, 8 * Math.max(1, params.length)));
     offsets.forEach((o, i) => (table[i] = this.valuesAddress + BigInt(o)));
     this.kernelParams = params.length ? pointers : null;
+    this.writeAll = compileWriter(params, offsets, this.values.buffer as ArrayBuffer);
   }
 
   /** Writes every slot from the launch arguments. */
   write(args: readonly KernelArg[], pointerOf: PointerOf): void {
-    const { params, offsets, values } = this;
+    const { params } = this;
     for (let i = 0; i < params.length; i++) {
       const p = params[i]!;
       const arg = args[p.from.arg];
       if (!arg) throw new LaunchError(`kernel parameter '${p.name}' needs argument ${p.from.arg}, but ${args.length} were given`);
-      WRITE[p.ptxType](values, offsets[i]!, READ[p.from.part](arg, p.from.dim ?? 0, pointerOf));
+      if (arg.kind !== (p.from.part === "value" ? "scalar" : "array")) {
+        // READ raises the precise error
+        READ[p.from.part](arg, p.from.dim ?? 0, pointerOf);
+      }
     }
+    this.writeAll(args, pointerOf);
   }
+
+  /**
+   * The slot writes as one straight-line function, generated once per kernel:
+   * a launch with 256 scalars then costs 256 DataView stores, no table lookups.
+   */
+  private readonly writeAll: Writer;
+}
+
+/**
+ * How each PTX slot type stores a JS value: typed-array views of the block
+ * (slots are naturally aligned; x86-64 and Arm64 hosts are little-endian, as
+ * the GPU reads the block). b16 carries float16 bits.
+ */
+const STORE: Readonly<Record<PtxParam["ptxType"], (o: number, x: string) => string>> = {
+  u8: (o, x) => `u8[${o}] = Number(${x})`,
+  s8: (o, x) => `u8[${o}] = Number(${x})`,
+  u16: (o, x) => `u16[${o / 2}] = Number(${x})`,
+  s16: (o, x) => `u16[${o / 2}] = Number(${x})`,
+  u32: (o, x) => `i32[${o / 4}] = Number(${x})`,
+  s32: (o, x) => `i32[${o / 4}] = Number(${x})`,
+  u64: (o, x) => `i64[${o / 8}] = BigInt.asIntN(64, BigInt(${x}))`,
+  s64: (o, x) => `i64[${o / 8}] = BigInt.asIntN(64, BigInt(${x}))`,
+  f32: (o, x) => `f32[${o / 4}] = ${x}`,
+  f64: (o, x) => `f64[${o / 8}] = ${x}`,
+  b16: (o, x) => `u16[${o / 2}] = f16(Number(${x}))`,
+};
+
+type Writer = (args: readonly KernelArg[], pointerOf: PointerOf) => void;
+
+/** The slot writes as straight-line code over views of `buffer`, made once. */
+function compileWriter(params: readonly PtxParam[], offsets: readonly number[], buffer: ArrayBuffer): Writer {
+  const lines = params.map((p, i) => {
+    const a = `args[${p.from.arg}]`;
+    const x = p.from.part === "ptr" ? `pointerOf(${a})`
+      : p.from.part === "shape" ? `${a}.shape[${p.from.dim ?? 0}]`
+      : p.from.part === "stride" ? `${a}.strides[${p.from.dim ?? 0}]`
+      : `${a}.value`;
+    return `    ${STORE[p.ptxType](offsets[i]!, x)};`;
+  });
+  const make = new Function("f16", "b", `
+  const u8 = new Uint8Array(b), u16 = new Uint16Array(b, 0, b.byteLength >> 1), i32 = new Int32Array(b, 0, b.byteLength >> 2);
+  const f32 = new Float32Array(b, 0, b.byteLength >> 2), f64 = new Float64Array(b, 0, b.byteLength >> 3), i64 = new BigInt64Array(b, 0, b.byteLength >> 3);
+  return function writeParams(args, pointerOf) {
+${lines.join("\n")}
+  };`);
+  return make(float16Bits, buffer) as Writer;
 }
