@@ -11,7 +11,7 @@
 
 import { DTYPE_INFO, float16Bits, isArrayType, isFloat, isBigInt, sameType, type ArrayType, type ScalarName, type Type } from "../../dtypes.js";
 import {
-  exprChildren, walkStmts, type AtomicExpr, type BinaryOp, type CompareOp, type Expr, type FunctionIR, type IntrinsicExpr,
+  exprChildren, stmtExprs, walkStmts, type AtomicExpr, type BinaryOp, type CompareOp, type Expr, type FunctionIR, type IntrinsicExpr,
   type LoopStmt, type Stmt, type UnaryOp,
 } from "../../compiler/ir.js";
 import {
@@ -317,10 +317,20 @@ class KernelEmitter {
   // -------------------------------------------------------------------------
   // statements
 
-  private stmts(ss: readonly Stmt[]): void { for (const s of ss) this.stmt(s); }
+  private stmts(ss: readonly Stmt[]): void {
+    ss.forEach((s, i) => {
+      const counter = s.k === "loop" ? geometricCounter(ss[i - 1], s) : null;
+      if (counter) this.unrolled(s as LoopStmt, counter);
+      else this.stmt(s);
+    });
+  }
+
+  private lineInfo(s: Stmt): void {
+    if (this.ir.options.lineinfo && s.loc) this.cur.push({ k: "raw", text: `\t.loc 1 ${s.loc.line} ${s.loc.column + 1}`, uses: [] });
+  }
 
   private stmt(s: Stmt): void {
-    if (this.ir.options.lineinfo && s.loc) this.cur.push({ k: "raw", text: `\t.loc 1 ${s.loc.line} ${s.loc.column + 1}`, uses: [] });
+    this.lineInfo(s);
     switch (s.k) {
       case "let": {
         const v = s.init ? this.value(s.init) : this.zeroValue(s.type);
@@ -400,6 +410,29 @@ class KernelEmitter {
     this.cur.push({ k: "loop", id, edge: "end" });
     this.place(brk);
     this.loopVars.pop();
+  }
+
+  /**
+   * A loop whose counter takes known values is emitted once per value, with
+   * the counter an immediate in each copy (so shuffle deltas, shift amounts
+   * and address offsets are constants) and its final value stored after.
+   */
+  private unrolled(s: LoopStmt, counter: Counter): void {
+    this.lineInfo(s);
+    const home = this.vars.get(counter.name)!;
+    const brk = this.newLabel();
+    for (const v of counter.values) {
+      const cont = this.newLabel();
+      this.jumps.set(s.label, { brk, cont });
+      this.vars.set(counter.name, imm(v));
+      this.invalidate([counter.name]);
+      this.pushScope(); this.stmts(s.body); this.popScope();
+      this.place(cont);
+    }
+    this.vars.set(counter.name, home);
+    this.invalidate([counter.name]);
+    this.assignInto(home, imm(counter.final));
+    this.place(brk);
   }
 
   private alloc(name: string, type: ArrayType, shape: readonly number[]): void {
@@ -875,6 +908,8 @@ class KernelEmitter {
   }
 
   private logical(op: "and" | "or", ae: Expr, be: Expr): Reg {
+    // a right side that cannot fault is cheaper computed than branched around
+    if (isSpeculatable(be)) return this.out("pred", `${op}.pred`, this.pred(ae), this.pred(be));
     const d = this.reg("pred");
     const end = this.newLabel();
     this.mov(d, this.scalar(ae));
@@ -1271,6 +1306,60 @@ function isSpeculatable(e: Expr): boolean {
     case "binary": return e.op !== "rem" && e.op !== "div" && e.op !== "floordiv" && exprChildren(e).every(isSpeculatable);
     default: return false;
   }
+}
+
+interface Counter { readonly name: string; readonly values: readonly number[]; readonly final: number }
+
+/** ptxas unrolls additive counted loops itself, but not these (measured, docs/ptx-target.md) */
+const GEOMETRIC: Partial<Record<BinaryOp, (v: number, c: number) => number>> = {
+  mul: (v, c) => Math.imul(v, c),
+  shl: (v, c) => v << (c & 31),
+  shr: (v, c) => v >> (c & 31),
+};
+const COMPARE: Record<CompareOp, (a: number, b: number) => boolean> = {
+  lt: (a, b) => a < b, le: (a, b) => a <= b, gt: (a, b) => a > b, ge: (a, b) => a >= b, eq: (a, b) => a === b, ne: (a, b) => a !== b,
+};
+const MAX_UNROLL_TRIPS = 32;
+/** IR nodes in the unrolled copies together */
+const MAX_UNROLL_NODES = 4000;
+
+/**
+ * `let c = K; for (; c OP K2; c = c GEO K3)` over int32 with a body that never
+ * assigns `c` nor breaks out of the loop: the values `c` takes, if few.
+ */
+function geometricCounter(init: Stmt | undefined, s: LoopStmt): Counter | null {
+  if (!init || (init.k !== "let" && init.k !== "assign") || !s.cond || s.update.length !== 1) return null;
+  const name = init.name, start = init.k === "let" ? init.init : init.value;
+  const up = s.update[0]!;
+  if (start?.k !== "const" || start.type !== "int32" || up.k !== "assign" || up.name !== name) return null;
+  const u = up.value, c = s.cond;
+  if (u.k !== "binary" || u.type !== "int32" || !GEOMETRIC[u.op] || u.a.k !== "var" || u.a.name !== name || u.b.k !== "const") return null;
+  if (c.k !== "compare" || c.a.k !== "var" || c.a.name !== name || c.b.k !== "const" || c.b.type !== "int32") return null;
+  if (assignedVars(s.body).has(name) || breaksOut(s.body, s.label)) return null;
+  const step = GEOMETRIC[u.op]!, by = Number(u.b.value), bound = Number(c.b.value), test = COMPARE[c.op];
+  const values: number[] = [];
+  let v = Number(start.value);
+  while (!s.testFirst || test(v, bound)) {
+    if (values.length === MAX_UNROLL_TRIPS) return null;
+    values.push(v);
+    v = step(v, by);
+    if (!s.testFirst && !test(v, bound)) break;
+  }
+  if (values.length * countNodes(s.body) > MAX_UNROLL_NODES) return null;
+  return { name, values, final: v };
+}
+
+function breaksOut(body: readonly Stmt[], label: string): boolean {
+  let found = false;
+  walkStmts(body, (s) => { if (s.k === "break" && s.label === label) found = true; });
+  return found;
+}
+
+function countNodes(body: readonly Stmt[]): number {
+  let n = 0;
+  const expr = (e: Expr): void => { n++; exprChildren(e).forEach(expr); };
+  walkStmts(body, (s) => { n++; stmtExprs(s).forEach(expr); });
+  return n;
 }
 
 /** names assigned (or declared) anywhere in `body` */

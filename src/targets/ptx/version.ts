@@ -1,9 +1,12 @@
 // `.target` / `.version` selection (ptx.md §1: minimum ISA per target,
 // measured with ptxas 13.0; older targets from the PTX ISA release notes).
+// sm_88 is the exception: ptxas 13.0 takes it from `.version 7.3` (below
+// sm_87's 7.4), but it was introduced with ISA 9.0 (LLVM's NVPTX table says
+// the same), and any driver that knows an sm_88 GPU loads 9.0.
 
 const MIN_VERSION_BY_SM: Readonly<Record<number, string>> = {
   50: "4.0", 52: "4.1", 53: "4.2", 60: "5.0", 61: "5.0", 62: "5.0", 70: "6.0", 72: "6.1",
-  75: "6.3", 80: "7.0", 86: "7.1", 87: "7.4", 89: "7.8", 90: "7.8",
+  75: "6.3", 80: "7.0", 86: "7.1", 87: "7.4", 88: "9.0", 89: "7.8", 90: "7.8",
   100: "8.6", 103: "8.8", 110: "9.0", 120: "8.7", 121: "8.8",
 };
 
