@@ -426,7 +426,7 @@ class KernelEmitter {
       this.jumps.set(s.label, { brk, cont });
       this.vars.set(counter.name, imm(v));
       this.invalidate([counter.name]);
-      this.pushScope(); this.stmts(s.body); this.popScope();
+      this.pushScope(); this.stmts(counter.body); this.popScope();
       this.place(cont);
     }
     this.vars.set(counter.name, home);
@@ -1308,7 +1308,7 @@ function isSpeculatable(e: Expr): boolean {
   }
 }
 
-interface Counter { readonly name: string; readonly values: readonly number[]; readonly final: number }
+interface Counter { readonly name: string; readonly values: readonly number[]; readonly final: number; readonly body: readonly Stmt[] }
 
 /** ptxas unrolls additive counted loops itself, but not these (measured, docs/ptx-target.md) */
 const GEOMETRIC: Partial<Record<BinaryOp, (v: number, c: number) => number>> = {
@@ -1324,18 +1324,23 @@ const MAX_UNROLL_TRIPS = 32;
 const MAX_UNROLL_NODES = 4000;
 
 /**
- * `let c = K; for (; c OP K2; c = c GEO K3)` over int32 with a body that never
- * assigns `c` nor breaks out of the loop: the values `c` takes, if few.
+ * `let c = K; for (; c OP K2; c = c GEO K3) body` over int32 — or a while /
+ * do-while loop whose body ends with that update and has no `continue` — where
+ * the body never assigns `c` nor breaks out: the values `c` takes, if few.
  */
 function geometricCounter(init: Stmt | undefined, s: LoopStmt): Counter | null {
-  if (!init || (init.k !== "let" && init.k !== "assign") || !s.cond || s.update.length !== 1) return null;
+  if (!init || (init.k !== "let" && init.k !== "assign") || !s.cond) return null;
   const name = init.name, start = init.k === "let" ? init.init : init.value;
-  const up = s.update[0]!;
-  if (start?.k !== "const" || start.type !== "int32" || up.k !== "assign" || up.name !== name) return null;
+  let body = s.body, update = s.update;
+  if (!update.length && !jumpsTo(body, s.label, "continue")) { update = body.slice(-1); body = body.slice(0, -1); }
+  const up = update[0];
+  if (start?.k !== "const" || start.type !== "int32" || update.length !== 1 || up?.k !== "assign" || up.name !== name) return null;
   const u = up.value, c = s.cond;
   if (u.k !== "binary" || u.type !== "int32" || !GEOMETRIC[u.op] || u.a.k !== "var" || u.a.name !== name || u.b.k !== "const") return null;
-  if (c.k !== "compare" || c.a.k !== "var" || c.a.name !== name || c.b.k !== "const" || c.b.type !== "int32") return null;
-  if (assignedVars(s.body).has(name) || breaksOut(s.body, s.label)) return null;
+  // the front end may compare in float64 (`float64(c) < 1000`): exact for an int32
+  const counterSide = c.k === "compare" && c.a.k === "cast" && c.a.type === "float64" ? c.a.x : c.k === "compare" ? c.a : null;
+  if (c.k !== "compare" || counterSide?.k !== "var" || counterSide.name !== name || c.b.k !== "const" || typeof c.b.value !== "number") return null;
+  if (assignedVars(body).has(name) || jumpsTo(body, s.label, "break")) return null;
   const step = GEOMETRIC[u.op]!, by = Number(u.b.value), bound = Number(c.b.value), test = COMPARE[c.op];
   const values: number[] = [];
   let v = Number(start.value);
@@ -1345,13 +1350,13 @@ function geometricCounter(init: Stmt | undefined, s: LoopStmt): Counter | null {
     v = step(v, by);
     if (!s.testFirst && !test(v, bound)) break;
   }
-  if (values.length * countNodes(s.body) > MAX_UNROLL_NODES) return null;
-  return { name, values, final: v };
+  if (values.length * countNodes(body) > MAX_UNROLL_NODES) return null;
+  return { name, values, final: v, body };
 }
 
-function breaksOut(body: readonly Stmt[], label: string): boolean {
+function jumpsTo(body: readonly Stmt[], label: string, kind: "break" | "continue"): boolean {
   let found = false;
-  walkStmts(body, (s) => { if (s.k === "break" && s.label === label) found = true; });
+  walkStmts(body, (s) => { if (s.k === kind && s.label === label) found = true; });
   return found;
 }
 

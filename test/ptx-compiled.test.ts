@@ -1,0 +1,178 @@
+// The PTX target on kernels compiled from TypeScript (compileToIR): array and
+// tuple locals in registers, lineinfo and debug builds, geometric-loop
+// unrolling, the minimum `.version` per target. Checked with ptxas and run on
+// ptxsim against host references when those tools are present.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { compileToIR } from "../src/compiler/index.js";
+import { resolveDeviceFunction } from "../src/kernel.js";
+import { cuda } from "../src/index.js";
+import { arrayType, type Type } from "../src/dtypes.js";
+import { emitPtx } from "../src/targets/ptx/index.js";
+import type { FunctionIR } from "../src/compiler/ir.js";
+import * as B from "./ptx-ir.js";
+import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
+import { hasPtxsim, runOnPtxsim } from "./helpers/ptxsim.js";
+
+const F32 = arrayType("float32", 1, "C"), F64 = arrayType("float64", 1, "C"), I32 = arrayType("int32", 1, "C");
+
+const compile = (fn: Function, types: Type[], options: Parameters<typeof compileToIR>[2] = {}): FunctionIR =>
+  compileToIR(fn, types, { name: "k", resolveDeviceFunction, ...options });
+
+const assemble = (text: string) => { if (hasPtxas()) for (const arch of ["sm_80", "sm_90"] as const) ptxasCheck(text, arch); };
+const usesMemoryForValues = (text: string) => /\.local|ld\.local|st\.local/.test(text);
+
+test("an array local that is never reassigned is only a name: the PTX equals using the parameter", () => {
+  const direct = compile((x: Float32Array, o: Float32Array) => { const i = cuda.grid(1); if (i < o.length) o[i] = x[i] * 2; }, [F32, F32]);
+  const alias = compile((x: Float32Array, o: Float32Array) => { const i = cuda.grid(1); const a = x; if (i < o.length) o[i] = a[i] * 2; }, [F32, F32]);
+  assert.equal(emitPtx(alias).text, emitPtx(direct).text);
+});
+
+test("reassigned and selected array locals are registers; loads through them are .nc only if no array they may hold is written", async () => {
+  const kernel = (x: Float32Array, y: Float32Array, o: Float64Array) => {
+    const i = cuda.grid(1);
+    if (i >= o.length) return;
+    let a = x;
+    if (i % 3 === 0) a = y;
+    const b = i % 2 === 0 ? y : x;
+    o[i] = a[i] * 1000 + b[o.length - 1 - i];
+  };
+  const text = emitPtx(compile(kernel, [F32, F32, F64])).text;
+  assert.ok(!usesMemoryForValues(text));
+  assert.match(text, /selp\.b64/);
+  assert.equal(text.match(/ld\.global\.nc\.f32/g)?.length, 2);
+  // once x is written (through any float32 array), a and b may hold it: plain loads
+  const writes = compile((x: Float32Array, y: Float32Array, o: Float64Array) => {
+    const i = cuda.grid(1);
+    let a = x;
+    if (i % 3 === 0) a = y;
+    o[i] = a[i];
+    x[i] = 0;
+  }, [F32, F32, F64]);
+  assert.doesNotMatch(emitPtx(writes).text, /ld\.global\.nc\.f32/);
+  assemble(text);
+
+  if (!hasPtxsim()) return;
+  const n = 50;
+  const x = Float32Array.from({ length: n }, (_, i) => i), y = Float32Array.from({ length: n }, (_, i) => -i - 0.5), o = new Float64Array(n);
+  await runOnPtxsim(emitPtx(compile(kernel, [F32, F32, F64])), B.dims(2, 32), [B.arrayArg("x", x, "float32"), B.arrayArg("y", y, "float32"), B.arrayArg("o", o, "float64")]);
+  for (let i = 0; i < n; i++) {
+    const a = i % 3 === 0 ? y : x, b = i % 2 === 0 ? y : x;
+    assert.equal(o[i], Math.fround(a[i]! * 1000 + b[n - 1 - i]!), `o[${i}]`);
+  }
+});
+
+const divmod = cuda.jit((a: number, b: number) => [Math.floor(a / b), a % b], { device: true });
+
+test("tuple locals, tuple-returning device functions and matchAllSync use registers, not memory", () => {
+  const ir = compile((o: Int32Array) => {
+    const [x, y] = cuda.grid(2);
+    const [q, r] = divmod(x + 7 * y, 3);
+    const [mask, same] = cuda.matchAllSync(0xffffffff, x >> 4);
+    const qr = divmod(y, 5);
+    o[x + 64 * y] = same ? q * 10 + r + (mask & 1) : qr[0] + qr[1];
+  }, [I32], { env: { divmod } });
+  const text = emitPtx(ir, { computeCapability: [8, 0] }).text;
+  assert.ok(!usesMemoryForValues(text), text);
+  assemble(text);
+});
+
+test("lineinfo: .file and .loc of a compiled kernel assemble, whatever its name, and point into its source", () => {
+  const ir = compile((a: Float32Array, n: number) => {
+    const i = cuda.grid(1);
+    for (let k = 0; k < n; k++) {
+      if (i < a.length) a[i] += k;
+    }
+  }, [F32, "int32"], { lineinfo: true, name: "naïve \"kernel\" §1" });
+  const text = emitPtx(ir).text;
+  assert.match(text, /^\.file 1 "na_ve _kernel_ _1\.ts"$/m);
+  const source = ir.source.split("\n");
+  const locs = [...text.matchAll(/\.loc 1 (\d+) (\d+)/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
+  assert.ok(locs.length >= 4);
+  for (const [line, col] of locs) assert.ok(line >= 1 && line <= source.length && col >= 1 && col <= source[line - 1]!.length, `.loc ${line} ${col}`);
+  assemble(text);
+});
+
+test("debug: a compiled 2-d kernel traps on ptxsim for an index out of range in either dimension, not otherwise", async () => {
+  const M = arrayType("int32", 2, "C");
+  const ir = compile((m: Int32Array, r: number, c: number) => { if (cuda.grid(1) === 0) m[r][c] = 7; }, [M, "int32", "int32"], { debug: true });
+  const mod = emitPtx(ir);
+  assert.equal(mod.text.match(/@%p\d+ trap;/g)?.length, 2);
+  assemble(mod.text);
+  if (!hasPtxsim()) return;
+  const run = (r: number, c: number) => {
+    const m = new Int32Array(12);
+    return runOnPtxsim(mod, B.dims(1, 32), [B.arrayArg("m", m, "int32", [3, 4]), B.scalarArg("int32", r), B.scalarArg("int32", c)]).then(() => m);
+  };
+  assert.equal((await run(2, 3))[11], 7);
+  assert.equal((await run(0, 0))[0], 7);
+  for (const [r, c] of [[3, 0], [0, 4], [-1, 0], [0, -1], [1, 2147483647]]) await assert.rejects(run(r!, c!), /trap/, `m[${r}][${c}]`);
+});
+
+test("loops with a geometric counter are unrolled with the counter as an immediate; its final value survives", async () => {
+  const kernel = (o: Int32Array) => {
+    const i = cuda.grid(1);
+    let s = 0;
+    let m = 1;
+    for (; m < 1000; m *= 3) {
+      if (m === 27) continue;
+      s += m * i;
+    }
+    let k = 64;
+    do { s ^= k + i; k >>= 1; } while (k > 4);
+    for (let d = 1; d < 32; d <<= 1) s += cuda.shflDownSync(0xffffffff, s, d) & d;
+    o[3 * i] = s; o[3 * i + 1] = m; o[3 * i + 2] = k;
+  };
+  const text = emitPtx(compile(kernel, [I32])).text;
+  assert.doesNotMatch(text, /\/\/ loop/);
+  assert.match(text, /shfl\.sync\.down\.b32 %r\d+, %r\d+, 16, 31/);
+  assemble(text);
+  // a loop that can break out keeps its counter in a register
+  const breaking = compile((o: Int32Array) => { let m = 1; for (; m < 1000; m *= 3) if (o[m % 8] === m) break; o[0] = m; }, [I32]);
+  assert.match(emitPtx(breaking).text, /\/\/ loop 0 begin/);
+
+  if (!hasPtxsim()) return;
+  const o = new Int32Array(96);
+  await runOnPtxsim(emitPtx(compile(kernel, [I32])), B.dims(1, 32), [B.arrayArg("o", o, "int32")]);
+  // host reference, warp shuffle included (lanes past 31 read their own value)
+  let s = Array.from({ length: 32 }, (_, i) => {
+    let t = 0;
+    for (let m = 1; m < 1000; m *= 3) if (m !== 27) t = (t + Math.imul(m, i)) | 0;
+    for (let k = 64; k > 4; k >>= 1) t ^= k + i;
+    return t;
+  });
+  for (let d = 1; d < 32; d <<= 1) s = s.map((v, i) => (v + ((i + d < 32 ? s[i + d]! : v) & d)) | 0);
+  for (let i = 0; i < 32; i++) assert.deepEqual([o[3 * i], o[3 * i + 1], o[3 * i + 2]], [s[i], 2187, 4], `thread ${i}`);
+});
+
+// PTX ISA versions in order, to name the one just below a target's minimum
+const ISA = ["6.0", "6.1", "6.2", "6.3", "6.4", "6.5", "7.0", "7.1", "7.2", "7.3", "7.4", "7.5", "7.6", "7.7", "7.8",
+  "8.0", "8.1", "8.2", "8.3", "8.4", "8.5", "8.6", "8.7", "8.8", "9.0"];
+
+test("every target gets the lowest .version ptxas accepts for it (sm_88: ISA 9.0, where it was introduced)", () => {
+  const empty = compile(() => {}, []);
+  const version = (cc: [number, number]) => emitPtx(empty, { computeCapability: cc }).text.match(/^\.version (.*)$/m)![1]!;
+  assert.equal(version([8, 8]), "9.0");
+  assert.equal(version([8, 9]), "7.8");
+  if (!hasPtxas()) return;
+  const dir = mkdtempSync(join(tmpdir(), "numbats-version-"));
+  const accepts = (v: string, sm: number) => {
+    const src = join(dir, "v.ptx");
+    writeFileSync(src, `.version ${v}\n.target sm_${sm}\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n`);
+    return spawnSync("ptxas", [`-arch=sm_${sm}`, src, "-o", join(dir, "v.cubin")]).status === 0;
+  };
+  try {
+    for (const sm of [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121]) {
+      const v = version([Math.floor(sm / 10), sm % 10]);
+      assert.ok(accepts(v, sm), `sm_${sm} rejects .version ${v}`);
+      // ptxas 13.0 takes sm_88 from 7.3 on, below sm_87's 7.4: we follow the ISA (and LLVM) instead
+      if (sm !== 88) assert.ok(!accepts(ISA[ISA.indexOf(v) - 1]!, sm), `sm_${sm} also accepts the version below ${v}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
