@@ -23,7 +23,13 @@ import time
 import warnings
 
 import numpy as np
-from numba import cuda, float32, uint32
+
+# NumPy 2.5 removed aliases that some numba releases still look up at import time
+for _old, _new in (("row_stack", "vstack"), ("trapz", "trapezoid"), ("in1d", "isin")):
+    if not hasattr(np, _old) and hasattr(np, _new):
+        setattr(np, _old, getattr(np, _new))
+
+from numba import cuda, float32, uint32  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
