@@ -391,6 +391,14 @@ const FAST_MATH: Record<string, (x: Expr[], loc: ReturnType<typeof locOf>) => Ex
 const fast = (name: IntrinsicName, args: Expr[], loc: ReturnType<typeof locOf>): Expr => ({ k: "intrinsic", name, type: "float32", args, loc });
 const mulC = (x: Expr, c: number): Expr => ({ k: "binary", op: "mul", type: "float32", a: x, b: constExpr("float32", Math.fround(c)) });
 
+/** One env object per library function, so its lowered forms are reused across kernels. */
+const libraryEnvs = new Map<string, Readonly<Record<string, unknown>>>();
+function libraryEnv(name: string, entry: { readonly env?: Readonly<Record<string, unknown>> }): Readonly<Record<string, unknown>> {
+  let env = libraryEnvs.get(name);
+  if (!env) { env = { ...MATH_HELPERS, ...(entry.env ?? {}) }; libraryEnvs.set(name, env); }
+  return env;
+}
+
 /** A math-library call: the float type from the arguments, then the f32 or f64 routine (or its fastmath form). */
 export function lowerMathCall(L: Lowerer, name: string, vals: readonly Typed[], n: Node): Typed {
   const nodes = vals.map((_, i) => (n.arguments?.[i] as Node | undefined) ?? n);
@@ -401,7 +409,7 @@ export function lowerMathCall(L: Lowerer, name: string, vals: readonly Typed[], 
   const entry = MATH_LIBRARY[name];
   if (!entry) return L.fail(n, `Math.${name} is not available in kernels`);
   const variant = t === "float32" ? "f32" : "f64";
-  const dev: DeviceFunctionLike = { fn: entry[variant], name: `${name}_${variant}`, env: { ...MATH_HELPERS, ...(entry.env ?? {}) } };
+  const dev: DeviceFunctionLike = { fn: entry[variant], name: `${name}_${variant}`, env: libraryEnv(name, entry) };
   return { e: L.callDeviceWith(dev, xs, n) };
 }
 

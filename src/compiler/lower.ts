@@ -36,31 +36,50 @@ export function asDeviceFunction(v: unknown): DeviceFunctionLike | undefined {
   return undefined;
 }
 
+// Work that does not depend on the kernel being compiled is kept across compiles: parsed
+// functions, and device functions that come with their own env (the math library, the random
+// generators, env-passed helpers), lowered per argument types and options.
+const parsedFunctions = new WeakMap<Function, ParsedFunction>();
+const loweredWithEnv = new WeakMap<Function, Map<string, FunctionIR>>();
+const envIds = new WeakMap<object, number>();
+let nextId = 0;
+const envId = (env: object) => {
+  let id = envIds.get(env);
+  if (id === undefined) { id = nextId++; envIds.set(env, id); }
+  return id;
+};
+
 /** Shared by every function lowered for one kernel compile. */
 export class CompileSession {
   private readonly specialisations = new Map<Function, Map<string, FunctionIR>>();
   private readonly active: Function[] = [];
-  private readonly parsed = new Map<Function, ParsedFunction>();
-  private counter = 0;
+  private readonly optionsKey: string;
   constructor(
     readonly options: CompileOptions,
     /** device functions visible by name (SPEC §2 resolution order, step 3) */
     readonly resolveGlobal: (name: string) => DeviceFunctionLike | undefined,
-  ) {}
+  ) {
+    this.optionsKey = JSON.stringify(options);
+  }
 
-  uniqueId(): number { return this.counter++; }
+  /** A number unique in the process (names of constant arrays, which cached functions share). */
+  uniqueId(): number { return nextId++; }
 
   parse(fn: Function, name: string): ParsedFunction {
-    let p = this.parsed.get(fn);
-    if (!p) { p = parseFunction(fn, name); this.parsed.set(fn, p); }
+    let p = parsedFunctions.get(fn);
+    if (!p) { p = parseFunction(fn, name); parsedFunctions.set(fn, p); }
     return p;
   }
 
   /** Lowers a device function for the given argument types, once per signature. */
   specialise(dev: DeviceFunctionLike, argTypes: readonly Type[], callLoc: () => never): FunctionIR {
-    const key = argTypes.map(typeToString).join(",");
-    let byFn = this.specialisations.get(dev.fn);
-    if (!byFn) { byFn = new Map(); this.specialisations.set(dev.fn, byFn); }
+    const types = argTypes.map(typeToString).join(",");
+    // functions that bring their own env lower the same in every kernel; others may name
+    // device functions that are registered later, so they are kept for this compile only
+    const cache = dev.env ? loweredWithEnv : undefined;
+    const key = dev.env ? `${envId(dev.env)}|${this.optionsKey}|${types}` : types;
+    let byFn = (cache ?? this.specialisations).get(dev.fn);
+    if (!byFn) { byFn = new Map(); (cache ?? this.specialisations).set(dev.fn, byFn); }
     const hit = byFn.get(key);
     if (hit) return hit;
     if (this.active.includes(dev.fn)) callLoc();
@@ -474,10 +493,10 @@ export class Lowerer {
   }
 
   markWritten(array: Expr): void {
-    if (array.k !== "var") return;
-    const param = [...this.scopes[0]!.values()].find((b) => b.b === "var" && b.name === array.name);
+    if (array.k === "select") { this.markWritten(array.a); this.markWritten(array.b); return; }
+    const param = array.k === "var" ? [...this.scopes[0]!.values()].find((b) => b.b === "var" && b.name === array.name) : undefined;
     if (param?.b === "var" && param.param) { this.written.add(param.param); return; }
-    // a local alias of some parameter: conservatively every global array parameter of that type
+    // a local alias or another array expression: any global array parameter of that type may be the one written
     const at = array.type as ArrayType;
     if (at.space !== "global") return;
     for (const b of this.scopes[0]!.values()) if (b.b === "var" && b.param && sameType(b.type, at)) this.written.add(b.param);

@@ -80,10 +80,9 @@ function numericLiterals(body: Node, source: string): NumericLiteral[] {
 export function recoverLiteralSpelling(fn: Function, source: string, body: Node): Set<number> {
   const lits = numericLiterals(body, source);
   const result = new Set(lits.filter((l) => l.float).map((l) => l.start));
-  const integral = lits.filter((l) => !l.float && Number.isInteger(l.value));
+  // esbuild prints `1.0` as `1` and `1000` as `1e3`: any integral value may be misspelled
   const origin = origins.get(fn);
-
-  if (integral.length === 0 || !origin) return result;
+  if (!lits.some((l) => Number.isInteger(l.value)) || !origin) return result;
   let text: string;
   try {
     text = readFileSync(origin.file, "utf8");
@@ -94,8 +93,7 @@ export function recoverLiteralSpelling(fn: Function, source: string, body: Node)
   const tokens = scanNumbers(text);
   const offset = findSequence(tokens, lits, lineStart(text, origin.line));
   if (offset < 0) return result;
-  lits.forEach((l, i) => { if (tokens[offset + i]!.float) result.add(l.start); });
-  return result;
+  return new Set(lits.filter((_, i) => tokens[offset + i]!.float).map((l) => l.start));
 }
 
 function lineStart(text: string, line: number): number {
