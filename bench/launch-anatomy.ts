@@ -15,7 +15,9 @@ for (const [n, type] of [[0, ""], [1, "float32[::1]"], [16, "float32"], [256, "f
   const launch = k.configure(1, 1);
   launch(...args);
   const ck = (k as unknown as Internals).specialisations.values().next().value.compiled.get(getBackend());
-  const drv = cudaDriver();
+  const load = cudaDriver();
+  if (!load.ok) throw new Error("no CUDA driver");
+  const drv = load.driver;
   const fn = ck.current();
   const kp = ck.params.kernelParams;
   const raw = time(() => { drv.api.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, null, kp, null); });
