@@ -6,19 +6,9 @@
 import type { Backend, DeviceInfo, TargetName } from "./backend.js";
 import { probeCuda, type CudaProbe } from "./cuda/detect.js";
 import { createSimBackend } from "./sim-backend.js";
+import { createCudaBackend } from "./cuda/backend.js";
 
 type CreateCuda = (deviceId: number) => Backend;
-
-// Loaded by name while the PTX emitter it needs is still being written; becomes
-// a plain `import { createCudaBackend } from "./cuda/backend.js"` once it exists.
-const CUDA_BACKEND = "./cuda/backend.js";
-let createCudaBackend: CreateCuda | undefined;
-let cudaImportError = "";
-try {
-  createCudaBackend = ((await import(CUDA_BACKEND)) as { createCudaBackend: CreateCuda }).createCudaBackend;
-} catch (e) {
-  cudaImportError = (e as Error).message;
-}
 
 export type TargetRequest = "auto" | "cuda" | "sim";
 
@@ -72,7 +62,7 @@ export function selectTarget(request: TargetRequest, by: string, deps: SelectDep
   const probe = deps.probe();
   const gpu = (): Selection => {
     if (!probe.ok) throw new Error("unreachable: no GPU probed");
-    if (!deps.createCuda) throw new Error(`the CUDA back end could not be loaded: ${cudaImportError}`);
+    if (!deps.createCuda) throw new Error("no CUDA back end was given to target selection");
     const backend = deps.createCuda(0);
     const n = probe.devices.length;
     return {

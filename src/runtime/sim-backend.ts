@@ -3,23 +3,10 @@
 // Kernels are compiled to JS by the JS target.
 
 import { availableParallelism, freemem, totalmem } from "node:os";
-import type { FunctionIR } from "../compiler/ir.js";
 import type {
-  Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, SimBuffer,
+  Backend, BackendEvent, BackendStream, DeviceBuffer, DeviceInfo, SimBuffer,
 } from "./backend.js";
-
-type CompileSim = (ir: FunctionIR) => CompiledKernel;
-
-// Loaded by name while the JS target is still being written; becomes a plain
-// `import { compileSim } from "../targets/js/index.js"` once it exists.
-const JS_TARGET = "../targets/js/index.js";
-let compileSim: CompileSim | undefined;
-let jsImportError = "";
-try {
-  compileSim = ((await import(JS_TARGET)) as { compileSim: CompileSim }).compileSim;
-} catch (e) {
-  jsImportError = (e as Error).message;
-}
+import { compileSim } from "../targets/js/index.js";
 
 export const SIM_DEVICE: DeviceInfo = {
   id: 0,
@@ -111,7 +98,6 @@ export function createSimBackend(): Backend {
       bytesOf(dst, dstOffset, bytes).set(bytesOf(src, srcOffset, bytes));
     },
     compile(ir) {
-      if (!compileSim) throw new Error(`the simulator's JS target could not be loaded: ${jsImportError}`);
       return compileSim(ir);
     },
     defaultStream: () => defaultStream,
