@@ -21,15 +21,14 @@ function formatProblems(fnName: string, source: string, problems: readonly Sourc
     .join("\n\n");
 }
 
-/** Unsupported syntax or an unknown name; lists every problem one compile found. */
-export class CompileError extends Error {
+/** An error located in kernel source: every problem found, the first one's position. */
+abstract class SourceError extends Error {
   readonly problems: readonly SourceProblem[];
   readonly line: number;
   readonly column: number;
   readonly sourceLine: string;
   constructor(fnName: string, source: string, problems: readonly SourceProblem[]) {
     super(formatProblems(fnName, source, problems));
-    this.name = "CompileError";
     this.problems = problems;
     this.line = problems[0]?.line ?? 0;
     this.column = problems[0]?.column ?? 0;
@@ -37,18 +36,14 @@ export class CompileError extends Error {
   }
 }
 
+/** Unsupported syntax or an unknown name; lists every problem one compile found. */
+export class CompileError extends SourceError {
+  override readonly name = "CompileError";
+}
+
 /** A well-formed kernel whose types do not fit (shows the expression and the types). */
-export class TypingError extends Error {
-  readonly problems: readonly SourceProblem[];
-  readonly line: number;
-  readonly column: number;
-  constructor(fnName: string, source: string, problems: readonly SourceProblem[]) {
-    super(formatProblems(fnName, source, problems));
-    this.name = "TypingError";
-    this.problems = problems;
-    this.line = problems[0]?.line ?? 0;
-    this.column = problems[0]?.column ?? 0;
-  }
+export class TypingError extends SourceError {
+  override readonly name = "TypingError";
 }
 
 /** A bad launch: configuration, shared memory, arguments, or a fault inside the kernel on the simulator. */

@@ -3,7 +3,7 @@
 
 import type { SourceProblem } from "../errors.js";
 import type { Node } from "./parse.js";
-import { locOf } from "./parse.js";
+import { childNodes, locOf } from "./parse.js";
 
 /** What users call the constructs we reject. */
 const UNSUPPORTED: Record<string, string> = {
@@ -71,7 +71,7 @@ export function checkSyntax(params: readonly Node[], body: Node): SourceProblem[
     }
     if (n.type === "MemberExpression" && n.optional) report(n, UNSUPPORTED.ChainExpression!);
     if (n.type === "CallExpression" && n.optional) report(n, UNSUPPORTED.ChainExpression!);
-    for (const [key, child] of children(n)) {
+    for (const [key, child] of childNodes(n)) {
       visit(child, allowsEffects(n, key, effects));
     }
   };
@@ -87,17 +87,5 @@ function allowsEffects(parent: Node, key: string, effects: boolean): boolean {
     case "SequenceExpression": return effects;
     case "AssignmentExpression": return false;
     default: return false;
-  }
-}
-
-function* children(n: Node): Generator<[string, Node]> {
-  for (const key of Object.keys(n)) {
-    if (key === "loc" || key === "range") continue;
-    const v = n[key];
-    if (Array.isArray(v)) {
-      for (const c of v) if (c && typeof c.type === "string") yield [key, c];
-    } else if (v && typeof v.type === "string") {
-      yield [key, v];
-    }
   }
 }

@@ -60,23 +60,25 @@ export function parseFunction(fn: Function, displayName?: string): ParsedFunctio
   return fail(name, source, "cannot parse the function's source text");
 }
 
-/** Makes `start`/`end`/columns relative to the function text instead of the wrapper. */
-function shiftPositions(root: Node, by: number): void {
-  const seen = new Set<Node>();
-  const visit = (n: Node) => {
-    if (seen.has(n)) return;
-    seen.add(n);
-    n.start -= by;
-    n.end -= by;
-    if (n.loc && n.loc.start.line === 1) n.loc.start.column -= by;
-    for (const key of Object.keys(n)) {
-      if (key === "loc") continue;
-      const v = n[key];
-      if (Array.isArray(v)) v.forEach((c) => c && typeof c.type === "string" && visit(c));
-      else if (v && typeof v.type === "string") visit(v);
+/** The AST nodes directly under `n`, with the property that holds each. */
+export function* childNodes(n: Node): Generator<[string, Node]> {
+  for (const key of Object.keys(n)) {
+    if (key === "loc" || key === "range") continue;
+    const v = n[key];
+    if (Array.isArray(v)) {
+      for (const c of v) if (c && typeof c.type === "string") yield [key, c];
+    } else if (v && typeof v.type === "string") {
+      yield [key, v];
     }
-  };
-  visit(root);
+  }
+}
+
+/** Makes `start`/`end`/columns relative to the function text instead of the wrapper. */
+function shiftPositions(n: Node, by: number): void {
+  n.start -= by;
+  n.end -= by;
+  if (n.loc && n.loc.start.line === 1) n.loc.start.column -= by;
+  for (const [, c] of childNodes(n)) shiftPositions(c, by);
 }
 
 function fail(name: string, source: string, message: string, node?: Node): never {

@@ -9,7 +9,7 @@
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Node } from "./parse.js";
+import { childNodes, type Node } from "./parse.js";
 
 export interface SourceOrigin {
   readonly file: string;
@@ -65,12 +65,7 @@ function numericLiterals(body: Node, source: string): NumericLiteral[] {
     if (n.type === "Literal" && typeof n.value === "number") {
       out.push({ start: n.start, value: n.value, float: isFloatSpelling(n.raw), prev: prevChar(source, n.start) });
     }
-    for (const key of Object.keys(n)) {
-      if (key === "loc") continue;
-      const v = n[key];
-      if (Array.isArray(v)) v.forEach((c) => c && typeof c.type === "string" && visit(c));
-      else if (v && typeof v.type === "string") visit(v);
-    }
+    for (const [, c] of childNodes(n)) visit(c);
   };
   visit(body);
   return out.sort((a, b) => a.start - b.start);
