@@ -77,6 +77,15 @@ export class ParamBlock {
 
   /** Writes every slot from the launch arguments. */
   write(args: readonly KernelArg[], pointerOf: PointerOf): void {
+    // the dispatcher passes the same argument list on every launch of a specialisation, with
+    // the same kinds in each position: check it once
+    if (args !== this.checked) this.check(args, pointerOf);
+    this.writeAll(args, pointerOf);
+  }
+
+  private checked: readonly KernelArg[] | undefined;
+
+  private check(args: readonly KernelArg[], pointerOf: PointerOf): void {
     const { params } = this;
     for (let i = 0; i < params.length; i++) {
       const p = params[i]!;
@@ -87,7 +96,7 @@ export class ParamBlock {
         READ[p.from.part](arg, p.from.dim ?? 0, pointerOf);
       }
     }
-    this.writeAll(args, pointerOf);
+    this.checked = args;
   }
 
   /**
