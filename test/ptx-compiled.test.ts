@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileToIR } from "../src/compiler/index.js";
 import { resolveDeviceFunction } from "../src/kernel.js";
-import { cuda } from "../src/index.js";
+import { cuda, float32, type KernelArray2 } from "../src/index.js";
 import { arrayType, type Type } from "../src/dtypes.js";
 import { emitPtx } from "../src/targets/ptx/index.js";
 import type { FunctionIR } from "../src/compiler/ir.js";
@@ -147,6 +147,38 @@ test("loops with a geometric counter are unrolled with the counter as an immedia
   });
   for (let d = 1; d < 32; d <<= 1) s = s.map((v, i) => (v + ((i + d < 32 ? s[i + d]! : v) & d)) | 0);
   for (let i = 0; i < 32; i++) assert.deepEqual([o[3 * i], o[3 * i + 1], o[3 * i + 2]], [s[i], 2187, 4], `thread ${i}`);
+});
+
+/** the instructions between `// loop N begin` and `// loop N end` */
+const loopBody = (text: string, n: number) => text.slice(text.indexOf(`// loop ${n} begin`), text.indexOf(`// loop ${n} end`));
+
+test("counted loops carry k·stride addresses as pointers advanced at the latch; loops whose counter may wrap do not", () => {
+  const F2 = arrayType("float32", 2, "A"), F2C = arrayType("float32", 2, "C");
+  const matmul = (A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>) => {
+    const [x, y] = cuda.grid(2);
+    if (y < C.shape[0] && x < C.shape[1]) {
+      let t = float32(0);
+      for (let k = 0; k < A.shape[1]; k++) t += A[y][k] * B[k][x];
+      C[y][x] = t;
+    }
+  };
+  for (const layout of [F2, F2C]) {
+    const text = emitPtx(compile(matmul, [layout, layout, layout])).text;
+    const body = loopBody(text, 0);
+    assert.doesNotMatch(body, /mul\.wide|mul\.lo\.s64|shl\.b64/, "no per-iteration address multiply");
+    assert.match(body, /\/\/ loop 0 latch\n(\tadd\.s64 %rd\d+, %rd\d+, (%rd\d+|4);\n){2}/, "both pointers advance after k++");
+    assemble(text);
+  }
+  // k <= n and k += 2 against a variable bound may wrap at INT_MAX: k·4 stays a multiply of the current k
+  for (const kernel of [
+    (a: Float32Array, o: Float32Array, n: number) => { let s = float32(0); for (let k = 0; k <= n; k++) s += a[k]; o[0] = s; },
+    (a: Float32Array, o: Float32Array, n: number) => { let s = float32(0); for (let k = 0; k < n; k += 2) s += a[k]; o[0] = s; },
+  ]) assert.match(loopBody(emitPtx(compile(kernel, [F32, F32, "int32"])).text, 0), /mul\.wide\.s32 %rd\d+, %r\d+, 4/);
+  // a constant bound with room for the step, and a count-down loop, are reduced
+  for (const kernel of [
+    (a: Float32Array, o: Float32Array) => { let s = float32(0); for (let k = 0; k < 999; k += 3) s += a[k]; o[0] = s; },
+    (a: Float32Array, o: Float32Array) => { let s = float32(0); for (let k = a.length - 1; k >= 0; k--) s += a[k]; o[0] = s; },
+  ]) assert.doesNotMatch(loopBody(emitPtx(compile(kernel, [F32, F32])).text, 0), /mul\.wide/);
 });
 
 // PTX ISA versions in order, to name the one just below a target's minimum

@@ -525,4 +525,60 @@ export const LANGUAGE_CASES: KernelCase[] = [
       }
     },
   },
+  {
+    name: "counted loops: addresses carried as pointers (naive matmul, count-down with continue/break, steps, nested)",
+    kernel: (A: Float32Array, B: Float32Array, C: Float32Array, v: Int32Array, M: Int32Array, o: Int32Array, lim: number) => {
+      const [x, y] = cuda.grid(2);
+      if (y < C.shape[0] && x < C.shape[1]) {
+        let t = float32(0);
+        for (let k = 0; k < A.shape[1]; k++) t += A[y][k] * B[k][x];
+        C[y][x] = t;
+        let s = 0;
+        for (let k = v.length - 1; k >= 0; k--) {
+          if ((k + x) % 3 === 0) continue;
+          s += v[k] * (k + 1);
+          if (k < y) break;
+        }
+        for (let k = 1; k < 21; k += 2) s ^= v[k];
+        for (let k = 0; k <= lim; k++) s += v[k];
+        for (let i = 0; i < M.shape[0]; i++) for (let j = x % 3; j < M.shape[1]; j++) s -= M[i][j] * (i + 1);
+        o[y][x] = s;
+      }
+    },
+    grid: [2, 2], block: [8, 8],
+    args: () => [
+      // A column-major (layout A, register strides), B and C row-major
+      ndarray(randomFloats(Float32Array, 192, 31), [16, 12], [1, 16]),
+      ndarray(randomFloats(Float32Array, 192, 32), [12, 16]),
+      ndarray(new Float32Array(256), [16, 16]),
+      randomInts(Int32Array, 40, 33, -1000, 1000),
+      ndarray(randomInts(Int32Array, 32, 34, -1000, 1000), [4, 8]),
+      ndarray(new Int32Array(256), [16, 16]),
+      int32(30),
+    ],
+    check: ([, , c, , , o]) => {
+      const A = ndarray(randomFloats(Float32Array, 192, 31), [16, 12], [1, 16]);
+      const B = ndarray(randomFloats(Float32Array, 192, 32), [12, 16]);
+      const V = randomInts(Int32Array, 40, 33, -1000, 1000);
+      const M = ndarray(randomInts(Int32Array, 32, 34, -1000, 1000), [4, 8]);
+      const C = c as ReturnType<typeof ndarray<Float32Array>>, O = o as ReturnType<typeof ndarray<Int32Array>>;
+      for (let y = 0; y < 16; y++) {
+        for (let x = 0; x < 16; x++) {
+          let t = 0;
+          for (let k = 0; k < 12; k++) t = fma32(A.get(y, k), B.get(k, x), t);
+          assert.equal(C.get(y, x), t, `C at ${y},${x}`);
+          let s = 0;
+          for (let k = 39; k >= 0; k--) {
+            if ((k + x) % 3 === 0) continue;
+            s = (s + V[k]! * (k + 1)) | 0;
+            if (k < y) break;
+          }
+          for (let k = 1; k < 21; k += 2) s ^= V[k]!;
+          for (let k = 0; k <= 30; k++) s = (s + V[k]!) | 0;
+          for (let i = 0; i < 4; i++) for (let j = x % 3; j < 8; j++) s = (s - M.get(i, j) * (i + 1)) | 0;
+          assert.equal(O.get(y, x), s, `o at ${y},${x}`);
+        }
+      }
+    },
+  },
 ];

@@ -29,8 +29,8 @@ export interface Inst {
 export interface LabelLine { readonly k: "label"; readonly name: string }
 /** verbatim text (call sequences in their own `{ }` scope, `.loc`); touches no outer registers except `uses` */
 export interface RawLine { readonly k: "raw"; readonly text: string; readonly uses: readonly Reg[] }
-/** brackets a loop: instructions hoisted out of it go right before `begin` */
-export interface LoopMark { readonly k: "loop"; readonly id: number; readonly edge: "begin" | "end" }
+/** brackets a loop: instructions hoisted out of it go right before `begin`; `latch` follows the counter's update */
+export interface LoopMark { readonly k: "loop"; readonly id: number; readonly edge: "begin" | "latch" | "end" }
 
 export type Line = Inst | LabelLine | RawLine | LoopMark;
 
