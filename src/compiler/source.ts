@@ -78,17 +78,30 @@ export function recoverLiteralSpelling(fn: Function, source: string, body: Node)
   // esbuild prints `1.0` as `1` and `1000` as `1e3`: any integral value may be misspelled
   const origin = origins.get(fn);
   if (!lits.some((l) => Number.isInteger(l.value)) || !origin) return result;
-  let text: string;
-  try {
-    text = readFileSync(origin.file, "utf8");
-  } catch {
-    return result;
-  }
+  const file = scannedFile(origin.file);
+  if (!file) return result;
+  const { text, tokens } = file;
   if (text.includes(source)) return result; // the user's own spelling
-  const tokens = scanNumbers(text);
   const offset = findSequence(tokens, lits, lineStart(text, origin.line));
   if (offset < 0) return result;
   return new Set(lits.filter((_, i) => tokens[offset + i]!.float).map((l) => l.start));
+}
+
+/** A module's text and numeric tokens, read once per process (its functions' text cannot change either). */
+const scannedFiles = new Map<string, { text: string; tokens: NumericLiteral[] } | null>();
+
+function scannedFile(path: string): { text: string; tokens: NumericLiteral[] } | null {
+  let file = scannedFiles.get(path);
+  if (file === undefined) {
+    try {
+      const text = readFileSync(path, "utf8");
+      file = { text, tokens: scanNumbers(text) };
+    } catch {
+      file = null;
+    }
+    scannedFiles.set(path, file);
+  }
+  return file;
 }
 
 function lineStart(text: string, line: number): number {
