@@ -122,6 +122,15 @@ const histogram = (data: Uint8Array, bins: Uint32Array) => {
   cuda.atomic.add(bins, t, s[t]);
 };
 
+// five float32 transcendentals per element: our device math library against libdevice's expf, logf, …
+const mathF32 = (x: Float32Array, out: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < out.length) {
+    const v = x[i];
+    out[i] = Math.exp(v) + Math.log(v + 1) * Math.sin(v) + Math.cos(v) * Math.tanh(v);
+  }
+};
+
 // ---------------------------------------------------------------------------
 // input data: identical formulas in gpu_kernels.cu and numba_gpu.py
 
@@ -273,6 +282,24 @@ const KERNELS: readonly KernelBench[] = [
             w.see(out[i]!, want, want, i);
           }
           return w.result(us, 1e-6);
+        },
+      };
+    },
+  },
+  {
+    name: "math_f32", size: (s) => `${s.n} f32, exp+log·sin+cos·tanh`, fn: mathF32, signature: `void(${F1}, ${F1})`,
+    setup(k, s) {
+      const x = units(s.n, 10);
+      const dx = cuda.toDevice(x), dout = cuda.deviceArray(s.n, float32);
+      return {
+        launch: bind(k.configure(blocks(s.n, BLOCK), BLOCK), dx, dout),
+        check(us) {
+          const out = f32(dout), w = new Worst();
+          for (let i = 0; i < s.n; i++) {
+            const v = x[i]!, want = Math.exp(v) + Math.log(v + 1) * Math.sin(v) + Math.cos(v) * Math.tanh(v);
+            w.see(out[i]!, want, want, i);
+          }
+          return w.result(us, 2e-6);
         },
       };
     },

@@ -181,6 +181,15 @@ static std::vector<T> host_copy(const T* d, size_t n) {
 
 static int blocks(long n, int per) { return (int)((n + per - 1) / per); }
 
+// five float32 transcendentals per element (libdevice's expf, logf, ...; no fast math)
+__global__ void math_f32(const float* x, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i];
+    out[i] = expf(v) + logf(v + 1.0f) * sinf(v) + cosf(v) * tanhf(v);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // the benchmarks
 
@@ -210,6 +219,23 @@ static Result bench_saxpy(const Config& c) {
   for (int i = 0; i < n; i++) w.see(got[i], (double)ALPHA * x[i] + y[i], ALPHA * x[i] + y[i], i);
   cudaFree(dx); cudaFree(dy); cudaFree(dout);
   return w.result(us, 1e-6);
+}
+
+static Result bench_math(const Config& c) {
+  int n = c.n;
+  auto x = units(n, 10);
+  float *dx = device_copy(x), *dout;
+  CK(cudaMalloc(&dout, n * sizeof(float)));
+  auto launch = [&] { math_f32<<<blocks(n, BLOCK), BLOCK>>>(dx, dout, n); };
+  double us = median_us(c, launch);
+  auto got = host_copy(dout, n);
+  Worst w;
+  for (int i = 0; i < n; i++) {
+    double v = x[i], want = std::exp(v) + std::log(v + 1) * std::sin(v) + std::cos(v) * std::tanh(v);
+    w.see(got[i], want, want, i);
+  }
+  cudaFree(dx); cudaFree(dout);
+  return w.result(us, 2e-6);
 }
 
 /** spot checks of C = A·B against a double-precision dot product */
@@ -375,6 +401,7 @@ int main(int argc, char** argv) {
     {"matmul_tiled", bench_matmul(c, matmul_tiled)},
     {"reduce", bench_reduce(c)},
     {"stencil", bench_stencil(c)},
+    {"math_f32", bench_math(c)},
     {"histogram", bench_histogram(c)},
   };
   std::string transfer = bench_transfer(c);

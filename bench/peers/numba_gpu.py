@@ -16,6 +16,7 @@ Flags (sizes chosen by bench/gpu.ts): --n --mm --st --gs --reps --batch --mib
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -37,6 +38,7 @@ TPB = 16
 BLOCK = 256
 ALPHA = np.float32(2.5)
 FIFTH = np.float32(0.2)
+ONE = np.float32(1)
 
 
 # ---------------------------------------------------------------------------
@@ -148,8 +150,16 @@ def histogram(data, bins):
     cuda.atomic.add(bins, t, s[t])
 
 
+@cuda.jit("void(float32[::1], float32[::1])")
+def math_f32(x, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        v = x[i]
+        out[i] = math.exp(v) + math.log(v + ONE) * math.sin(v) + math.cos(v) * math.tanh(v)
+
+
 KERNELS = {"vadd": vadd, "saxpy": saxpy, "matmul_naive": matmul_naive, "matmul_tiled": matmul_tiled,
-           "reduce_sum": reduce_sum, "stencil": stencil, "histogram": histogram}
+           "reduce_sum": reduce_sum, "stencil": stencil, "histogram": histogram, "math_f32": math_f32}
 
 
 # ---------------------------------------------------------------------------
@@ -230,6 +240,13 @@ def bench_kernels(cuda, cfg):
     w = s.astype(np.float64).copy()
     w[1:-1, 1:-1] = 0.2 * (w[1:-1, 1:-1] + w[:-2, 1:-1] + w[2:, 1:-1] + w[1:-1, :-2] + w[1:-1, 2:])
     out["stencil"] = result(us, *worst(dso.copy_to_host(), w, w), 1e-6)
+
+    m = units(n, 10)
+    dm, dmo = cuda.to_device(m), cuda.device_array(n, np.float32)
+    us = median_us(cuda, cfg, lambda: k["math_f32"][blocks(n, BLOCK), BLOCK](dm, dmo))
+    v = m.astype(np.float64)
+    want = np.exp(v) + np.log(v + 1) * np.sin(v) + np.cos(v) * np.tanh(v)
+    out["math_f32"] = result(us, *worst(dmo.copy_to_host(), want, want), 2e-6)
 
     data = (hash32(n, 9) >> 24).astype(np.uint8)
     dd, dbins = cuda.to_device(data), cuda.device_array(256, np.uint32)
