@@ -492,6 +492,9 @@ const BIT_ACCESS: Record<string, Value> = {
   })),
   __f32bits: fn("__f32bits", (L, args, n) => expr({ k: "bitcast", type: "int32", x: asType(L, args[0]!, "float32"), loc: locOf(n) })),
   __f32frombits: fn("__f32frombits", (L, args, n) => expr({ k: "bitcast", type: "float32", x: asType(L, args[0]!, "int32"), loc: locOf(n) })),
+  __fma32: fn("__fma32", (L, args, n) => expr({
+    k: "fma", type: "float32", a: asType(L, args[0]!, "float32"), b: asType(L, args[1]!, "float32"), c: asType(L, args[2]!, "float32"), loc: locOf(n),
+  })),
 };
 
 /** `BigInt(x)` and `BigInt.asIntN/asUintN(64, x)`: conversions to the 64-bit integer types. */

@@ -5,6 +5,8 @@
 // `__f32frombits`) nodes, so these bodies only run when the library runs as
 // plain JavaScript (tests, host fallbacks).
 
+import { fma32 } from "../targets/js/fp.js";
+
 const view = new DataView(new ArrayBuffer(8));
 
 /** Upper 32 bits of a float64 (sign, exponent, top 20 mantissa bits) as int32. */
@@ -36,4 +38,9 @@ export function __f32bits(x: number): number {
 export function __f32frombits(i: number): number {
   view.setInt32(0, i);
   return view.getFloat32(0);
+}
+
+/** float32 a·b + c with a single rounding (IR `fma` of type float32); operands are rounded to float32 first. */
+export function __fma32(a: number, b: number, c: number): number {
+  return fma32(Math.fround(a), Math.fround(b), Math.fround(c));
 }
