@@ -23,12 +23,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cuda, float32, uint8, uint32, type DeviceArray, type Kernel, type KernelArray2, type JitOptions } from "../src/index.js";
-import { compileToIR } from "../src/compiler/index.js";
-import { parseSignature } from "../src/dtypes.js";
-import { resolveDeviceFunction } from "../src/kernel.js";
-import { currentTargetInfo } from "../src/runtime/select.js";
-import { emitPtx } from "../src/targets/ptx/emit.js";
+import { cuda, float32, uint8, uint32, type DeviceArray, type Kernel, type KernelArray2, type JitOptions } from "../dist/src/index.js";
+import { compileToIR } from "../dist/src/compiler/index.js";
+import { parseSignature } from "../dist/src/dtypes.js";
+import { resolveDeviceFunction } from "../dist/src/kernel.js";
+import { currentTargetInfo } from "../dist/src/runtime/select.js";
+import { emitPtx } from "../dist/src/targets/ptx/emit.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const TINY = process.argv.includes("--tiny");

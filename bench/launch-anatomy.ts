@@ -1,11 +1,11 @@
-// Launch-overhead anatomy on a GPU (`NUMBATS_TARGET=cuda node --import tsx bench/launch-anatomy.ts`):
+// Launch-overhead anatomy on a GPU (`npm run build`, then `NUMBATS_TARGET=cuda node --import tsx bench/launch-anatomy.ts`):
 // per launch, the raw cuLaunchKernel through koffi with prepared parameters, the
 // back end's CompiledKernel.launch (parameter writes + checks), and the whole
 // configure(...)(...) path (argument typing and marshalling on top).
 process.env.NUMBATS_TARGET = "cuda";
-const { cuda, float32 } = await import("../src/index.js");
-const { getBackend } = await import("../src/runtime/select.js");
-const { cudaDriver } = await import("../src/runtime/cuda/driver.js");
+const { cuda, float32 } = await import("../dist/src/index.js");
+const { getBackend } = await import("../dist/src/runtime/select.js");
+const { cudaDriver } = await import("../dist/src/runtime/cuda/driver.js");
 interface Internals { specialisations: Map<string, { compiled: Map<unknown, any>; slots: { args: never[] } }> }
 const time = (f: () => void, n = 20000) => { for (let i = 0; i < 2000; i++) f(); cuda.synchronize(); const t0 = performance.now(); for (let i = 0; i < n; i++) f(); cuda.synchronize(); return ((performance.now() - t0) * 1000 / n).toFixed(2); };
 for (const [n, type] of [[0, ""], [1, "float32[::1]"], [16, "float32"], [256, "float32"]] as const) {

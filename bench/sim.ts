@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import os from "node:os";
-import { cuda, float32, ndarray, type KernelArray2 } from "../src/index.js";
+import { cuda, float32, ndarray, type KernelArray2 } from "../dist/src/index.js";
 
 const PEERS_DIR = fileURLToPath(new URL("./peers/", import.meta.url));
 const PYTHON = "/usr/bin/python3";
