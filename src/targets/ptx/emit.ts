@@ -47,7 +47,9 @@ interface ArrayVal {
 interface TupleVal { readonly k: "tuple"; readonly items: readonly Value[] }
 type Value = Scalar | ArrayVal | TupleVal | null;
 
-interface MemoEntry { readonly value: unknown; readonly deps: ReadonlySet<string> }
+/** memoised values of one structured scope, and which of their keys read each variable */
+interface MemoScope { readonly values: Map<string, unknown>; readonly readers: Map<string, Set<string>> }
+const memoScope = (): MemoScope => ({ values: new Map(), readers: new Map() });
 
 const MOV: Record<RegClass, string> = { pred: "mov.pred", b16: "mov.b16", b32: "mov.b32", b64: "mov.b64", f32: "mov.f32", f64: "mov.f64" };
 const CANONICAL_NAN: Record<"f32" | "f64", string> = { f32: "0f7FFFFFFF", f64: "0dFFF8000000000000" };
@@ -87,7 +89,7 @@ class KernelEmitter {
   private readonly params: PtxParam[] = [];
   private readonly vars = new Map<string, Value>();
   private readonly globalMemo = new Map<string, unknown>();
-  private readonly memo: Map<string, MemoEntry>[] = [new Map()];
+  private readonly memo: MemoScope[] = [memoScope()];
   /** variables assigned in each enclosing loop, outermost first */
   private readonly loopVars: Set<string>[] = [];
   /** counters of the enclosing counted loops whose bodies are being emitted (see `countedInductionVar`) */
@@ -252,23 +254,36 @@ class KernelEmitter {
   // -------------------------------------------------------------------------
   // memo (scoped CSE of pure expressions)
 
-  private pushScope(): void { this.memo.push(new Map()); }
+  private pushScope(): void { this.memo.push(memoScope()); }
   private popScope(): void { this.memo.pop(); }
 
   private memoized<T>(key: string | null, deps: () => ReadonlySet<string>, compute: () => T): T {
     if (key === null) return compute();
     for (let i = this.memo.length - 1; i >= 0; i--) {
-      const hit = this.memo[i]!.get(key);
-      if (hit) return hit.value as T;
+      const values = this.memo[i]!.values;
+      if (values.has(key)) return values.get(key) as T;
     }
     const value = compute();
-    this.memo[this.memo.length - 1]!.set(key, { value, deps: deps() });
+    const scope = this.memo[this.memo.length - 1]!;
+    scope.values.set(key, value);
+    for (const d of deps()) {
+      let keys = scope.readers.get(d);
+      if (!keys) scope.readers.set(d, (keys = new Set()));
+      keys.add(key);
+    }
     return value;
   }
 
+  /** forgets what was memoised about `names` (a key left in another variable's readers only costs a recompute) */
   private invalidate(names: Iterable<string>): void {
-    const set = new Set(names);
-    for (const scope of this.memo) for (const [k, e] of scope) if ([...e.deps].some((d) => set.has(d))) scope.delete(k);
+    for (const name of names) {
+      for (const scope of this.memo) {
+        const keys = scope.readers.get(name);
+        if (!keys) continue;
+        for (const k of keys) scope.values.delete(k);
+        scope.readers.delete(name);
+      }
+    }
   }
 
   /** structural key of a pure expression, null if it reads memory or has effects */
