@@ -632,6 +632,7 @@ function kernelSection(r: Results): string {
 
 function launchSection(r: Results): string {
   const nb = r.numba?.ok ? r.numba.report.launch ?? {} : {};
+  const nv = r.nvcc?.ok ? r.nvcc.report.launch ?? {} : {};
   const mlir = r.numba?.ok ? r.numba.report.launch_mlir : undefined;
   const rows = LAUNCH_ROWS.map((row) => {
     const o = r.launch?.[row.name];
@@ -644,18 +645,19 @@ function launchSection(r: Results): string {
     const goal = ours === undefined ? "?" : ours < best ? "yes" : "no";
     const raw = ours === undefined ? "?" : ours < row.published.mlir ? "yes" : "no";
     const num = (v: number | undefined) => (v === undefined ? "n/a" : fmt(v, 2));
-    return [row.label, typeof o === "object" ? `error: ${o.error}` : num(ours), num(numbaHere), mlir ? num(mlir[row.name]) : "n/a",
+    return [row.label, typeof o === "object" ? `error: ${o.error}` : num(ours), num(nv[row.name]), num(numbaHere), mlir ? num(mlir[row.name]) : "n/a",
       fmt(row.published.numba), fmt(row.published.mlir), num(scaled), ratio(ours, numbaHere), goal, raw];
   });
   const mlirNote = r.numba?.ok && !mlir ? `\nnumba-cuda-mlir not measured: ${r.numba.report.launch_mlir_missing ?? "unknown"}` : "";
   return [
     `## Launch overhead (µs per launch, host wall time; grid 1, block 1; median of ${r.sizes.rounds} rounds × ${r.sizes.launches} launches + synchronize, after ${r.sizes.warmup} warm-up launches)`,
     "",
-    table(["arguments", "ours", "Numba-CUDA (this run)", "numba-cuda-mlir (this run)", "numba-cuda (published)", "numba-cuda-mlir (published)",
+    table(["arguments", "ours", "CUDA C++ <<<>>> (this run)", "Numba-CUDA (this run)", "numba-cuda-mlir (this run)", "numba-cuda (published)", "numba-cuda-mlir (published)",
       "numba-cuda-mlir scaled to this host", "ours/Numba", "goal: ours < numba-cuda-mlir (scaled)", "ours < published figure"], rows),
     "",
     "Published: NVIDIA/numba-cuda-mlir tests/benchmarks/launch_latency_ubench (RTX PRO 6000 Blackwell, Ryzen 9 9950X). " +
-      "Scaled = published numba-cuda-mlir × (Numba-CUDA this run / Numba-CUDA published): the two published columns were measured on one host, so their ratio carries over." + mlirNote,
+      "Scaled = published numba-cuda-mlir × (Numba-CUDA this run / Numba-CUDA published): the two published columns were measured on one host, so their ratio carries over. " +
+      "CUDA C++ is nvcc's runtime launching the same empty kernels (bench/peers/gpu_kernels.cu): the floor of this host and driver." + mlirNote,
   ].join("\n");
 }
 

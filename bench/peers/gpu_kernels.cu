@@ -2,15 +2,18 @@
 // geometry, the same input data (an integer hash of the index) and the same
 // timing method (warm-up batch, then CUDA events around a batch of launches,
 // median of the repetitions). Each result is checked on the host so a wrong
-// kernel cannot look fast. bench/gpu.ts compiles this file with
+// kernel cannot look fast. It also times `<<<1, 1>>>` launches of empty kernels with
+// numba-cuda-mlir's launch-latency parameter lists: the C++ runtime's floor on this
+// host, beside which our launch overhead is read. bench/gpu.ts compiles this file with
 // `nvcc -O3 -arch=native` (or sm_90), runs it and reads one JSON object from
 // stdout:
 //   { "peer": "nvcc", "device": "...", "kernels": { name: { "us", "ok", "detail" } },
-//     "transfer": { "h2d_pageable": GB/s, ... } }
-// Flags: --n= --mm= --st= --gs= --reps= --batch= --mib= (sizes chosen by bench/gpu.ts;
-// --gs is the block count of the grid-stride reduction and histogram).
+//     "transfer": { "h2d_pageable": GB/s, ... }, "launch": { "empty": µs, ... } }
+// Flags: --n= --mm= --st= --gs= --reps= --batch= --mib= --launches= --rounds= --warmup=
+// (sizes chosen by bench/gpu.ts; --gs is the block count of the grid-stride reduction and histogram).
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -27,7 +30,7 @@ static void check(cudaError_t rc, const char* what, int line) {
 }
 #define CK(x) check((x), #x, __LINE__)
 
-struct Config { int n = 1 << 24, mm = 1024, st = 4096, gs = 1024, reps = 25, batch = 10, mib = 256; };
+struct Config { int n = 1 << 24, mm = 1024, st = 4096, gs = 1024, reps = 25, batch = 10, mib = 256, launches = 2000, rounds = 5, warmup = 500; };
 
 // ---------------------------------------------------------------------------
 // input data: identical formulas in bench/gpu.ts and bench/peers/numba_gpu.py
@@ -189,6 +192,22 @@ __global__ void math_f32(const float* x, float* out, int n) {
     out[i] = expf(v) + logf(v + 1.0f) * sinf(v) + cosf(v) * tanhf(v);
   }
 }
+
+// launch-latency kernels (numba-cuda-mlir's launch_latency_ubench rows): empty bodies, 0/1/16/16/256 parameters
+#define EACH16(M, p) M(p##0), M(p##1), M(p##2), M(p##3), M(p##4), M(p##5), M(p##6), M(p##7), \
+  M(p##8), M(p##9), M(p##a), M(p##b), M(p##c), M(p##d), M(p##e), M(p##f)
+#define EACH256(M, p) EACH16(M, p##0), EACH16(M, p##1), EACH16(M, p##2), EACH16(M, p##3), EACH16(M, p##4), \
+  EACH16(M, p##5), EACH16(M, p##6), EACH16(M, p##7), EACH16(M, p##8), EACH16(M, p##9), EACH16(M, p##a), \
+  EACH16(M, p##b), EACH16(M, p##c), EACH16(M, p##d), EACH16(M, p##e), EACH16(M, p##f)
+#define SCALAR_PARAM(n) float n
+#define ARRAY_PARAM(n) float* n
+#define SCALAR_ARG(n) 1.0f
+#define ARRAY_ARG(n) arr
+__global__ void launch_empty() {}
+__global__ void launch_1_array(float*) {}
+__global__ void launch_16_scalars(EACH16(SCALAR_PARAM, a)) {}
+__global__ void launch_16_arrays(EACH16(ARRAY_PARAM, a)) {}
+__global__ void launch_256_scalars(EACH256(SCALAR_PARAM, a)) {}
 
 // ---------------------------------------------------------------------------
 // the benchmarks
@@ -377,6 +396,37 @@ static std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+/** host wall µs per `<<<1, 1>>>` launch: median of `rounds` rounds of `launches` launches + synchronize, after a warm-up */
+template <class F>
+static double launch_us(const Config& c, F launch) {
+  for (int i = 0; i < c.warmup; i++) launch();
+  CK(cudaDeviceSynchronize());
+  std::vector<double> rounds;
+  for (int r = 0; r < c.rounds; r++) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < c.launches; i++) launch();
+    CK(cudaDeviceSynchronize());
+    rounds.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / c.launches);
+  }
+  std::sort(rounds.begin(), rounds.end());
+  return rounds[rounds.size() / 2];
+}
+
+static std::string bench_launch(const Config& c) {
+  float* arr;
+  CK(cudaMalloc(&arr, sizeof(float)));
+  char buf[512];
+  snprintf(buf, sizeof buf, "{\"empty\": %.3f, \"1_array\": %.3f, \"16_scalars\": %.3f, \"16_arrays\": %.3f, \"256_scalars\": %.3f}",
+           launch_us(c, [&] { launch_empty<<<1, 1>>>(); }),
+           launch_us(c, [&] { launch_1_array<<<1, 1>>>(arr); }),
+           launch_us(c, [&] { launch_16_scalars<<<1, 1>>>(EACH16(SCALAR_ARG, a)); }),
+           launch_us(c, [&] { launch_16_arrays<<<1, 1>>>(EACH16(ARRAY_ARG, a)); }),
+           launch_us(c, [&] { launch_256_scalars<<<1, 1>>>(EACH256(SCALAR_ARG, a)); }));
+  CK(cudaGetLastError());
+  cudaFree(arr);
+  return buf;
+}
+
 int main(int argc, char** argv) {
   Config c;
   for (int i = 1; i < argc; i++) {
@@ -388,6 +438,9 @@ int main(int argc, char** argv) {
     sscanf(a, "--reps=%d", &c.reps);
     sscanf(a, "--batch=%d", &c.batch);
     sscanf(a, "--mib=%d", &c.mib);
+    sscanf(a, "--launches=%d", &c.launches);
+    sscanf(a, "--rounds=%d", &c.rounds);
+    sscanf(a, "--warmup=%d", &c.warmup);
   }
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -405,12 +458,13 @@ int main(int argc, char** argv) {
     {"histogram", bench_histogram(c)},
   };
   std::string transfer = bench_transfer(c);
+  std::string launch = bench_launch(c);
 
   printf("{\"peer\": \"nvcc\", \"device\": %s, \"kernels\": {", json_string(prop.name).c_str());
   for (size_t i = 0; i < rows.size(); i++) {
     const Result& r = rows[i].r;
     printf("%s\"%s\": {\"us\": %.3f, \"ok\": %s, \"detail\": %s}", i ? ", " : "", rows[i].name, r.us, r.ok ? "true" : "false", json_string(r.detail).c_str());
   }
-  printf("}, \"transfer\": %s}\n", transfer.c_str());
+  printf("}, \"transfer\": %s, \"launch\": %s}\n", transfer.c_str(), launch.c_str());
   return 0;
 }
