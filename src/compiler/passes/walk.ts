@@ -5,25 +5,40 @@ import type { Expr, Stmt } from "../ir.js";
 
 /** `e` with each direct child expression replaced by `f(child)` (same node if nothing changed). */
 export function mapExprChildren(e: Expr, f: (c: Expr) => Expr): Expr {
-  const list = (xs: readonly Expr[]) => {
-    const ys = xs.map(f);
-    return ys.every((y, i) => y === xs[i]) ? xs : ys;
-  };
-  let r: Expr;
   switch (e.k) {
     case "const": case "var": case "special": return e;
-    case "unary": case "cast": case "bitcast": r = { ...e, x: f(e.x) }; break;
-    case "binary": case "compare": case "logical": r = { ...e, a: f(e.a), b: f(e.b) }; break;
-    case "fma": r = { ...e, a: f(e.a), b: f(e.b), c: f(e.c) }; break;
-    case "select": r = { ...e, cond: f(e.cond), a: f(e.a), b: f(e.b) }; break;
-    case "words": case "intrinsic": case "call": r = { ...e, args: list(e.args) }; break;
-    case "load": r = { ...e, array: f(e.array), index: list(e.index) }; break;
-    case "arrayAttr": r = { ...e, array: f(e.array) }; break;
-    case "tuple": r = { ...e, items: list(e.items) }; break;
-    case "tupleGet": r = { ...e, tuple: f(e.tuple) }; break;
-    case "atomic": r = { ...e, array: f(e.array), index: list(e.index), value: f(e.value), compare: e.compare && f(e.compare) }; break;
+    case "unary": case "cast": case "bitcast": { const x = f(e.x); return x === e.x ? e : { ...e, x }; }
+    case "binary": case "compare": case "logical": {
+      const a = f(e.a), b = f(e.b);
+      return a === e.a && b === e.b ? e : { ...e, a, b };
+    }
+    case "fma": {
+      const a = f(e.a), b = f(e.b), c = f(e.c);
+      return a === e.a && b === e.b && c === e.c ? e : { ...e, a, b, c };
+    }
+    case "select": {
+      const cond = f(e.cond), a = f(e.a), b = f(e.b);
+      return cond === e.cond && a === e.a && b === e.b ? e : { ...e, cond, a, b };
+    }
+    case "words": case "intrinsic": case "call": { const args = mapList(e.args, f); return args === e.args ? e : { ...e, args }; }
+    case "load": {
+      const array = f(e.array), index = mapList(e.index, f);
+      return array === e.array && index === e.index ? e : { ...e, array, index };
+    }
+    case "arrayAttr": { const array = f(e.array); return array === e.array ? e : { ...e, array }; }
+    case "tuple": { const items = mapList(e.items, f); return items === e.items ? e : { ...e, items }; }
+    case "tupleGet": { const tuple = f(e.tuple); return tuple === e.tuple ? e : { ...e, tuple }; }
+    case "atomic": {
+      const array = f(e.array), index = mapList(e.index, f), value = f(e.value), compare = e.compare && f(e.compare);
+      return array === e.array && index === e.index && value === e.value && compare === e.compare ? e : { ...e, array, index, value, compare };
+    }
   }
-  return r;
+}
+
+/** `xs` mapped by `f`, the same array if no item changed */
+function mapList(xs: readonly Expr[], f: (c: Expr) => Expr): readonly Expr[] {
+  const ys = xs.map(f);
+  return ys.every((y, i) => y === xs[i]) ? xs : ys;
 }
 
 /** `s` with each expression it holds directly replaced by `f(e)` (nested statements untouched). */
