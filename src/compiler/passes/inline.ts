@@ -91,18 +91,20 @@ class Inliner {
       out.push({ k: "let", name: local.name, type: p.type, init: arg });
       rename.set(p.name, local);
     });
-    const body = renameBody(this.block(fn.body), prefix, rename);
+    // the callee's own body is renamed before the calls in it are inlined: each inlined body is renamed
+    // once, not again at every level of the call chain above it
+    const body = renameBody(fn.body, prefix, rename);
     const returns = countReturns(body);
     const last = body[body.length - 1];
     const result: VarExpr | undefined = fn.returnType === "void" ? undefined : { k: "var", type: fn.returnType, name: `${prefix}.result` };
     if (result) out.push({ k: "let", name: result.name, type: result.type, init: isScalarType(result.type) ? zero(result.type) : undefined });
     if (returns === 1 && last?.k === "return") {
       // straight-line body: no block needed
-      out.push(...body.slice(0, -1));
-      if (result && last.value) out.push({ k: "assign", name: result.name, value: last.value });
+      const tail: Stmt[] = result && last.value ? [{ k: "assign", name: result.name, value: last.value }] : [];
+      out.push(...this.block([...body.slice(0, -1), ...tail]));
     } else {
       const label = `${prefix}.return`;
-      out.push({ k: "block", label, body: replaceReturns(body, label, result) });
+      out.push({ k: "block", label, body: this.block(replaceReturns(body, label, result)) });
     }
     return result ?? { k: "const", type: "int32", value: 0 };
   }
