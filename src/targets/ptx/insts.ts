@@ -56,24 +56,28 @@ function operandText(o: Operand): string {
   }
 }
 
-function operandRegs(o: Operand): Reg[] {
+/** appends the registers operand `o` names to `out` */
+function pushOperandRegs(o: Operand, out: Reg[]): void {
   switch (o.k) {
-    case "reg": return [o];
-    case "mem": return o.base.k === "reg" ? [o.base] : [];
-    case "vec": return [...o.items];
-    case "pair": return [o.d, o.p];
-    default: return [];
+    case "reg": out.push(o); break;
+    case "mem": if (o.base.k === "reg") out.push(o.base); break;
+    case "vec": out.push(...o.items); break;
+    case "pair": out.push(o.d, o.p); break;
   }
 }
 
-export const defsOf = (l: Line): Reg[] => l.k === "inst" ? l.args.slice(0, l.ndefs).flatMap(operandRegs) : [];
+export function defsOf(l: Line): Reg[] {
+  const regs: Reg[] = [];
+  if (l.k === "inst") for (let i = 0; i < l.ndefs; i++) if (l.args[i]!.k !== "mem") pushOperandRegs(l.args[i]!, regs);
+  return regs;
+}
 
 export function usesOf(l: Line): Reg[] {
   if (l.k === "raw") return [...l.uses];
-  if (l.k !== "inst") return [];
-  const regs = l.args.slice(l.ndefs).flatMap(operandRegs);
-  // a memory destination (st/atom) reads its base register
-  for (const a of l.args.slice(0, l.ndefs)) if (a.k === "mem") regs.push(...operandRegs(a));
+  const regs: Reg[] = [];
+  if (l.k !== "inst") return regs;
+  // every source, and the base register of a memory destination (st/atom)
+  for (let i = 0; i < l.args.length; i++) if (i >= l.ndefs || l.args[i]!.k === "mem") pushOperandRegs(l.args[i]!, regs);
   if (l.guard) regs.push(l.guard.reg);
   return regs;
 }
