@@ -40,7 +40,10 @@ export function __f32frombits(i: number): number {
   return view.getFloat32(0);
 }
 
-/** float32 a·b + c with a single rounding (IR `fma` of type float32); operands are rounded to float32 first. */
+/**
+ * float32 a·b + c with a single rounding (IR `fma` of type float32). On the host the operands of library
+ * code may be unrounded float64 intermediates; the result is then a·b + c in float64, rounded to float32.
+ */
 export function __fma32(a: number, b: number, c: number): number {
-  return fma32(Math.fround(a), Math.fround(b), Math.fround(c));
+  return fma32(a, b, c);
 }

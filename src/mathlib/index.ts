@@ -6,23 +6,31 @@
 // - MATH_LIBRARY[name].f64 / .f32 take and return float64 / float32.
 // - Library code calls other library code only through names in MATH_HELPERS
 //   (all prefixed `__`, unique, no recursion), always with float64 arguments
-//   for the `…64` functions and int32 for integer parameters (`__trig64`'s
-//   `which`, `__expk`'s and `__scalbn`'s `k`, `__kTan`'s `odd`, `__phDigit`'s `k`).
+//   for the `…64` functions, float32 ones for the native float32 helpers
+//   (`…32`, `__poly3f32`/`__poly5f32`), and int32 for integer parameters
+//   (`__trig64`'s `which`, `__expk`'s and `__scalbn`'s `k`, `__kTan`'s `odd`,
+//   `__phDigit`'s `k`, `__ldexp32`'s `k`, the `which` of `__trig32` and friends).
 // - The bit builtins `__f64hi`, `__f64lo`, `__f64make`, `__f32bits`,
-//   `__f32frombits` (./bits.ts) are IR `words`/`bitcast` nodes, not calls.
-// - `v | 0` on a float64 holding an int32-range integer converts it to int32.
+//   `__f32frombits` (./bits.ts) are IR `words`/`bitcast` nodes, not calls;
+//   `__fma32` is an IR float32 `fma` node.
+// - `v | 0` on a float64 or float32 holding an int32-range integer converts it to int32.
 // - Free names that are tables are listed per function in `env` (and for
 //   helpers in MATH_HELPER_ENV); the compiler freezes them into constant memory.
 
 import * as atrig from "./atrig.js";
+import * as atrig32 from "./atrig32.js";
 import * as dd from "./dd.js";
 import * as exp from "./exp.js";
+import * as exp32 from "./exp32.js";
 import * as f32 from "./f32.js";
 import * as hyper from "./hyper.js";
 import * as log from "./log.js";
+import * as log32 from "./log32.js";
 import * as misc from "./misc.js";
+import * as misc32 from "./misc32.js";
 import * as pow from "./pow.js";
 import * as trig from "./trig.js";
+import * as trig32 from "./trig32.js";
 import { fileURLToPath } from "node:url";
 import { rememberSourceFile } from "../compiler/source.js";
 
@@ -35,7 +43,7 @@ export interface MathEntry {
 }
 
 // The library's float literals (`0.0`) must keep their spelling when a tool such as tsx reprints them.
-const MODULES = { atrig, dd, exp, f32, hyper, log, misc, pow, trig };
+const MODULES = { atrig, atrig32, dd, exp, exp32, f32, hyper, log, log32, misc, misc32, pow, trig, trig32 };
 const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 for (const [file, mod] of Object.entries(MODULES)) {
   const fns = (Object.values(mod) as unknown[]).filter((v): v is Function => typeof v === "function");
@@ -46,12 +54,12 @@ const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI };
 
 /** Every `__`-prefixed function of the library modules, by name. */
 export const MATH_HELPERS: Record<string, Function> = {};
-for (const mod of [atrig, dd, exp, f32, hyper, log, misc, pow, trig] as readonly Record<string, unknown>[]) {
+for (const mod of [atrig, atrig32, dd, exp, exp32, f32, hyper, log, log32, misc, misc32, pow, trig, trig32] as readonly Record<string, unknown>[]) {
   for (const [name, v] of Object.entries(mod)) if (name.startsWith("__") && typeof v === "function") MATH_HELPERS[name] = v;
 }
 
 /** Tables that helper functions read as free names. */
-export const MATH_HELPER_ENV: Record<string, MathEnv> = { __phDigit: TRIG_ENV, __trig64: TRIG_ENV };
+export const MATH_HELPER_ENV: Record<string, MathEnv> = { __phDigit: TRIG_ENV, __trig64: TRIG_ENV, __trigPH32: TRIG_ENV };
 
 const NAMES = [
   "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow",
