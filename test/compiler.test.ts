@@ -169,6 +169,27 @@ test("device functions: specialised per call-site types, tuples returned and des
   assert.ok(allExprs(ir).some((e) => e.k === "unary" && e.op === "floor" && e.type === "float32"));
 });
 
+test("constant arguments fold into the inlined body: the branches they rule out are gone", () => {
+  const pick = cuda.jit((x: number, which: number) => {
+    if (which === 0) return Math.sqrt(x);
+    if (Number.isNaN(1.5) || which === 1) return x * 3;
+    let t = x;
+    if (which !== 2) t = t + 7;
+    return t;
+  }, { device: true });
+  const k = (a: Float64Array, n: Int32Array) => { a[0] = pick(a[0], 0); a[1] = pick(a[1], 1); a[2] = pick(a[2], n[0]); };
+  const ir = compile(k, [f64, i32], { env: { pick } });
+  const sqrts = allExprs(ir).filter((e) => e.k === "unary" && e.op === "sqrt").length;
+  const muls = allExprs(ir).filter((e) => e.k === "binary" && e.op === "mul").length;
+  // pick(·, 0) keeps only the sqrt, pick(·, 1) only the multiply; pick(·, n[0]) keeps every branch
+  assert.equal(sqrts, 2);
+  assert.equal(muls, 2);
+  // a parameter the callee assigns is never replaced by the constant
+  const bump = cuda.jit((x: number, k: number) => { k = k + 1; return x * k; }, { device: true });
+  const ir2 = compile((a: Float64Array) => { a[0] = bump(a[0], 2); }, [f64], { env: { bump } });
+  assert.ok(allExprs(ir2).some((e) => e.k === "binary" && e.op === "mul" && e.b.k === "cast"));
+});
+
 test("recursion is a CompileError", () => {
   const fact = cuda.jit(function fact(n: number): number { return n <= 1 ? 1 : n * fact(n - 1); }, { device: true });
   const k = (a: Int32Array) => { a[0] = fact(a[0]); };

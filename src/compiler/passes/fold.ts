@@ -13,7 +13,7 @@ export function foldExpr(e: Expr): Expr {
     case "cast": return e.x.k === "const" ? constExpr(e.type, castValue(e.type, e.x.type, e.x.value)) : e;
     case "unary": {
       if (e.x.k !== "const") return e;
-      const v = unaryValue(e.op, e.type, e.x.value);
+      const v = unaryValue(e.op, e.type, e.x.type, e.x.value);
       return v === undefined ? e : constExpr(e.type, v);
     }
     case "binary": {
@@ -65,10 +65,11 @@ export function castValue(to: ScalarName, from: ScalarName, v: Scalar): Scalar {
   return fit(to, n);
 }
 
-function unaryValue(op: UnaryOp, t: ScalarName, v: Scalar): Scalar | undefined {
+/** `t` is the result's type, `operand` the operand's (they differ for isnan/isfinite/isinf: float → bool) */
+function unaryValue(op: UnaryOp, t: ScalarName, operand: ScalarName, v: Scalar): Scalar | undefined {
   if (op === "not") return !v;
   if (typeof v === "boolean") return undefined;
-  if (isFloat(t)) {
+  if (isFloat(operand)) {
     const x = Number(v);
     const f: Partial<Record<UnaryOp, (x: number) => Scalar>> = {
       neg: (x) => -x, abs: Math.abs, sqrt: Math.sqrt, floor: Math.floor, ceil: Math.ceil, trunc: Math.trunc, round: Math.round,

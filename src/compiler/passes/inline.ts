@@ -8,7 +8,8 @@
 import { isScalarType } from "../../dtypes.js";
 import type { Expr, FunctionIR, Stmt, VarExpr } from "../ir.js";
 import { exprChildren } from "../ir.js";
-import { mapExprChildren, mapStmtExprs } from "./walk.js";
+import { foldExpr } from "./fold.js";
+import { mapBodyExprs, mapExprChildren, mapStmtExprs } from "./walk.js";
 
 export function inlineCalls(fn: FunctionIR): FunctionIR {
   const inliner = new Inliner();
@@ -83,17 +84,22 @@ class Inliner {
     // '.' never occurs in source identifiers, so inlined names cannot collide with the caller's or callee's own
     const prefix = `${fn.name}.${this.counter++}.`;
     const rename = new Map<string, Expr>();
+    const assigned = assignedNames(fn.body);
+    let constantArgs = false;
     fn.params.forEach((p, i) => {
       const arg = args[i]!;
       // arrays (and plain variables of the caller) are aliased, not copied
       if (!isScalarType(p.type) && arg.k === "var") { rename.set(p.name, arg); return; }
+      // a constant for a parameter the callee never assigns is substituted, so the body can fold
+      if (arg.k === "const" && arg.type === p.type && !assigned.has(p.name)) { rename.set(p.name, arg); constantArgs = true; return; }
       const local: VarExpr = { k: "var", type: p.type, name: prefix + p.name };
       out.push({ k: "let", name: local.name, type: p.type, init: arg });
       rename.set(p.name, local);
     });
     // the callee's own body is renamed before the calls in it are inlined: each inlined body is renamed
     // once, not again at every level of the call chain above it
-    const body = renameBody(fn.body, prefix, rename);
+    const renamed = renameBody(fn.body, prefix, rename);
+    const body = constantArgs ? foldBody(renamed, `${prefix}.then`) : renamed;
     const returns = countReturns(body);
     const last = body[body.length - 1];
     const result: VarExpr | undefined = fn.returnType === "void" ? undefined : { k: "var", type: fn.returnType, name: `${prefix}.result` };
@@ -108,6 +114,40 @@ class Inliner {
     }
     return result ?? { k: "const", type: "int32", value: 0 };
   }
+}
+
+function assignedNames(body: readonly Stmt[]): Set<string> {
+  const out = new Set<string>();
+  const visit = (ss: readonly Stmt[]) => ss.forEach((s) => {
+    if (s.k === "assign") out.add(s.name);
+    else if (s.k === "if") { visit(s.then); visit(s.else); }
+    else if (s.k === "loop") { visit(s.body); visit(s.update); }
+    else if (s.k === "block") visit(s.body);
+  });
+  visit(body);
+  return out;
+}
+
+/**
+ * Constants folded through a body (after constant arguments were substituted), and each `if` whose
+ * condition became a constant replaced by the branch taken — as a labelled block, so its `let`s keep
+ * their scope.
+ */
+function foldBody(body: readonly Stmt[], labelPrefix: string): Stmt[] {
+  let n = 0;
+  const prune = (ss: readonly Stmt[]): Stmt[] => ss.flatMap((s): Stmt[] => {
+    switch (s.k) {
+      case "if": {
+        if (s.cond.k !== "const") return [{ ...s, then: prune(s.then), else: prune(s.else) }];
+        const taken = prune(s.cond.value ? s.then : s.else);
+        return taken.length ? [{ k: "block", label: `${labelPrefix}${n++}`, body: taken, loc: s.loc }] : [];
+      }
+      case "loop": return [{ ...s, body: prune(s.body), update: prune(s.update) }];
+      case "block": return [{ ...s, body: prune(s.body) }];
+      default: return [s];
+    }
+  });
+  return prune(mapBodyExprs(body, foldExpr));
 }
 
 function zero(t: Expr["type"]): Expr {
