@@ -11,7 +11,7 @@
 // float32 value itself, so the plain-JS run uses the same constants. `__fma32` is an explicit fma, so no
 // result depends on `options.fma` contraction.
 
-import { __f32frombits, __fma32 } from "./bits.js";
+import { __f32bits, __f32frombits, __fma32 } from "./bits.js";
 import { __divLo32, __poly3f32, __poly5f32 } from "./dd.js";
 
 /** y·2^k with one rounding, for k (int32) in [-151, 128] and y in [½, 2). */
@@ -21,7 +21,7 @@ export function __ldexp32(y: number, k: number): number {
   return Math.fround(y * __f32frombits((k1 + 127) << 23) * __f32frombits((k2 + 127) << 23));
 }
 
-/** round(x/ln2) as a float32 integer (ties either way). */
+/** round(x/ln2) as a float32 integer (ties either way); expm1's k (exp, sinh, cosh, tanh use __expJ32). */
 export function __expK32(x: number): number {
   return Math.floor(__fma32(x, 1.4426950216293335, 0.5));
 }
@@ -54,11 +54,21 @@ export function __expY32(r: number, cl: number): number {
   return h + (hl + __expT32(r, cl));
 }
 
+/**
+ * 1.5·2^23 + round(x/ln2), ties to even (|x/ln2| < 2^22): k = j − 1.5·2^23 exactly, and __f32bits(j) −
+ * 0x4b400000 is k as an int32, so neither a floor nor a float → int conversion is needed.
+ */
+export function __expJ32(x: number): number {
+  return __fma32(x, 1.4426950216293335, 12582912);
+}
+
 /** e^x·2^shift, rounded once, for −104 < x < 90 (shift an int32, k + shift in [-151, 128]). */
 export function __expScaled32(x: number, shift: number): number {
-  const k = __expK32(x);
-  const r = __expR32(x, k);
-  return __ldexp32(__expY32(r, __expRl32(x, k, r)), (k | 0) + shift);
+  const j = __expJ32(x);
+  const nk = 12582912 - j; // −k, exact
+  const u = __fma32(nk, 0.6931471824645996, x); // x − k·LN2HI, exact
+  const r = __fma32(nk, -1.9046542121259336e-09, u);
+  return __ldexp32(__expY32(r, __fma32(nk, -1.9046542121259336e-09, u - r)), __f32bits(j) - 0x4b400000 + shift);
 }
 
 export function __exp32(x: number): number {
@@ -90,7 +100,11 @@ export function __expm132(x: number): number {
   const t = __expT32(r, __expRl32(x, k, r));
   if (k === 0) return Math.fround(r + t);
   const ki = k | 0;
-  if (ki > 40) return __expScaled32(x, 0); // −1 is below 2^-16 ulp
+  if (ki > 40) {
+    // e^x (−1 is below 2^-16 ulp): 2^k·(1 + r + t), 1 + r split exactly as in __expY32
+    const h = 1 + r;
+    return __ldexp32(h + (((1 - h) + r) + t), ki);
+  }
   // e^x − 1 = (2^k − 1) + 2^k·r + 2^k·t, 2^k − 1 as an exact pair (a, al) (TwoSum)
   const p = __f32frombits((ki + 127) << 23); // 2^k, k in [-25, 40]
   const a = p - 1;
@@ -104,24 +118,33 @@ export function __expm132(x: number): number {
 
 /**
  * For 0 ≤ x < 18.1: sinh x (which = 0), cosh x (1) or tanh(x/2) (2) from e^x = 2^k·(y + yl) as an exact
- * pair and its reciprocal (or 2/(e^x + 1)) corrected by the division's fma residual; one final rounding.
+ * pair and its reciprocal (or 2/(e^x + 1), by Newton steps instead of a division) corrected by the fma
+ * residual; one final rounding.
  */
 export function __expHyp32(x: number, which: number): number {
-  const k = __expK32(x);
-  const r = __expR32(x, k);
+  const j = __expJ32(x);
+  const nk = 12582912 - j; // −k, exact
+  const xr = __fma32(nk, 0.6931471824645996, x); // x − k·LN2HI, exact
+  const r = __fma32(nk, -1.9046542121259336e-09, xr);
   const h = 1 + r;
-  const u = ((1 - h) + r) + __expT32(r, __expRl32(x, k, r));
+  const u = ((1 - h) + r) + __expT32(r, __fma32(nk, -1.9046542121259336e-09, xr - r));
   const y = h + u;
-  const p = __f32frombits(((k | 0) + 127) << 23); // 2^k, k ≤ 26
+  const p = __f32frombits((__f32bits(j) - 0x4b400000 + 127) << 23); // 2^k, k ≤ 26
   const e = p * y; // exact
   const el = p * ((h - y) + u);
   if (which === 2) {
     // tanh(x/2) = 1 − 2/(e^x + 1)
     const d = e + 1;
     const dl = ((e - d) + 1) + el; // e ≥ 1: Fast2Sum
-    const q = 2 / d;
+    // 1/d without a division: an exponent-bit seed (relative error ≤ 0.051) and two Newton steps
+    // (≤ 6.5e-6); q = 2/d is then corrected by its residual (2 − q·(d + dl))·(1/d), whose error is
+    // below 2^-36 relative to q
+    let v = __f32frombits(0x7ef311c3 - __f32bits(d));
+    v = __fma32(v, __fma32(-d, v, 1), v);
+    v = __fma32(v, __fma32(-d, v, 1), v);
+    const q = v + v;
     const w = 1 - q;
-    return Math.fround(w + (((1 - w) - q) - __divLo32(Math.fround(2), d, dl, q)));
+    return Math.fround(w + __fma32(-__fma32(-q, dl, __fma32(-q, d, 2)), v, (1 - w) - q));
   }
   // (e^x ∓ e^-x)/2
   const q = 1 / e;

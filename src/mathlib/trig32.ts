@@ -105,12 +105,14 @@ export function __trig32(x: number, which: number): number {
   let rh = Math.fround(0);
   let rl = Math.fround(0);
   if (ax < 105615) {
-    // Cody–Waite
-    const k = Math.floor(__fma32(x, 0.6366197466850281, 0.5));
+    // Cody–Waite; k = round(x·2/π) (ties to even) by the 1.5·2^23 shifter, n = k mod 4 from j's low bits
+    // (no floor, no float → int conversion)
+    const j = __fma32(x, 0.6366197466850281, 12582912);
+    const k = j - 12582912; // exact
     const r1 = __fma32(-k, 1.5707963705062866, x); // exact
     const ph = k * -4.371138828673793e-8;
     const pl = __fma32(k, -4.371138828673793e-8, -ph); // k·P2 = ph + pl exactly
-    n = k | 0;
+    n = __f32bits(j);
     rh = r1 - ph;
     rl = __fma32(-k, -1.7151245100058819e-15, __sumErr(r1, -ph, rh) - pl);
   } else {
