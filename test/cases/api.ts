@@ -305,6 +305,30 @@ export const API_CASES: KernelCase[] = [
     },
   },
   {
+    name: "warp operations nested in warp-operation arguments; activemask in a divergent branch",
+    kernel: (o: Int32Array, m: Uint32Array, b: Uint32Array) => {
+      const t = cuda.threadIdx.x;
+      o[t] = cuda.shflSync(0xffffffff, cuda.shflXorSync(0xffffffff, t * 10, 3), (t + 1) & 31);
+      b[t] = cuda.ballotSync(cuda.activemask(), cuda.syncthreadsCount(cuda.anySync(0xffffffff, t === 40)) === 32);
+      if (t % 2 === 0) m[t] = cuda.activemask();
+      b[64 + t] = cuda.ballotSync(0xffffffff, (t & 31) < 4);
+    },
+    grid: 1, block: 64,
+    args: () => [new Int32Array(64), new Uint32Array(64), new Uint32Array(128)],
+    check: ([o, m, b]) => {
+      for (let t = 0; t < 64; t++) {
+        const src = (t & 32) | ((t + 1) & 31);
+        assert.equal((o as Int32Array)[t], (src ^ 3) * 10, `shfl of shfl, thread ${t}`);
+        // anySync is true in warp 1 only (it holds t === 40): the block counts 32
+        assert.equal((b as Uint32Array)[t], 0xffffffff, `ballot of syncthreadsCount, thread ${t}`);
+        assert.equal((b as Uint32Array)[64 + t], 0xf, `ballot after the divergent branch, thread ${t}`);
+        assert.equal((m as Uint32Array)[t], t % 2 === 0 ? 0x55555555 : 0, `activemask, thread ${t}`);
+      }
+    },
+    // which lanes a divergent branch runs together is the GPU's choice (independent thread scheduling)
+    scheduleDependent: [1],
+  },
+  {
     name: "bit intrinsics popc brev clz ffs (32- and 64-bit), cuda.fma, cuda.cbrt, selp, syncwarp, fences, nanosleep",
     kernel: (a: Int32Array, big: BigUint64Array, f: Float32Array, o: Int32Array, g: Float32Array) => {
       const i = cuda.grid(1);

@@ -159,12 +159,12 @@ const SPECIAL: Record<string, string> = {
 export function needsGenerators(ir: FunctionIR): boolean {
   if (ir.features.barriers || ir.features.warp || ir.features.gridSync) return true;
   let found = false;
-  const visit = (e: Expr): void => {
-    if (e.k === "intrinsic" && YIELDING.has(e.name)) found = true;
-    exprChildren(e).forEach(visit);
-  };
-  walkStmts(ir.body, (s) => stmtExprs(s).forEach(visit));
+  walkStmts(ir.body, (s) => { if (stmtExprs(s).some(yieldsInside)) found = true; });
   return found;
+}
+
+function yieldsInside(e: Expr): boolean {
+  return (e.k === "intrinsic" && YIELDING.has(e.name)) || exprChildren(e).some(yieldsInside);
 }
 
 export function emitKernel(ir: FunctionIR): EmittedKernel {
@@ -181,6 +181,7 @@ class Emitter {
   /** per-thread locals, declared once at the top of the thread's scope */
   private readonly locals: string[] = [];
   private temps = 0;
+  private activemaskSites = 0;
   /** labels of loops whose `continue` must run an update: continue → break of the inner block */
   private readonly continueBlocks = new Set<string>();
   private lines: string[] = [];
@@ -253,6 +254,16 @@ class Emitter {
     this.ids.set(name, id);
     this.used.add(id);
     return id;
+  }
+
+  /**
+   * Arguments of a rendezvous that themselves rendezvous (`ballotSync(m, shflSync(…))`) would overwrite
+   * T's fields while they wait, so such arguments are evaluated into temporaries first.
+   */
+  private beforeRendezvous(e: IntrinsicExpr, args: string[]): [string, string[]] {
+    if (!e.args.some(yieldsInside)) return ["", args];
+    const temps = args.map(() => this.temp());
+    return [args.map((a, i) => `${temps[i]} = ${a}, `).join(""), temps];
   }
 
   private temp(): string {
@@ -634,14 +645,14 @@ class Emitter {
     const args = e.args.map((a) => this.expr(a));
     const barrier = BARRIERS[e.name];
     if (barrier !== undefined) {
-      return barrier === BARRIER.plain
-        ? `(T.op = ${WAIT.barrier}, T.w = ${barrier}, yield)`
-        : `(T.op = ${WAIT.barrier}, T.w = ${barrier}, T.v = ${args[0]}, yield)`;
+      if (barrier === BARRIER.plain) return `(T.op = ${WAIT.barrier}, T.w = ${barrier}, yield)`;
+      const [pre, [v]] = this.beforeRendezvous(e, args);
+      return `(${pre}T.op = ${WAIT.barrier}, T.w = ${barrier}, T.v = ${v}, yield)`;
     }
     const warp = WARP_OPS[e.name];
     if (warp !== undefined) {
-      const lane = args[2] !== undefined ? `, T.l = ${args[2]}` : "";
-      return `(T.op = ${WAIT.warp}, T.w = ${warp}, T.m = ${args[0]}, T.v = ${args[1]}${lane}, yield)`;
+      const [pre, [m, v, l]] = this.beforeRendezvous(e, args);
+      return `(${pre}T.op = ${WAIT.warp}, T.w = ${warp}, T.m = ${m}, T.v = ${v}${l !== undefined ? `, T.l = ${l}` : ""}, yield)`;
     }
     const fast = FAST_MATH[e.name];
     if (fast) return fast(args);
@@ -649,8 +660,8 @@ class Emitter {
     switch (e.name) {
       case "syncwarp": return `(T.op = ${WAIT.warp}, T.w = ${WARP.syncwarp}, T.m = ${args[0] ?? "-1"}, yield)`;
       case "gridSync": return `(T.op = ${WAIT.grid}, yield)`;
-      // the lanes that reach this point together: a ballot of `true` among the warp's live lanes
-      case "activemask": return `(T.op = ${WAIT.warp}, T.w = ${WARP.ballot}, T.m = -1, T.v = true, yield)`;
+      // the lanes that reach this call site together
+      case "activemask": return `(T.op = ${WAIT.warp}, T.w = ${WARP.activemask}, T.l = ${this.activemaskSites++}, yield)`;
       case "lanemaskLt": return `(((1 << ${lane}) - 1) >>> 0)`;
       case "threadfence": case "threadfenceBlock": case "threadfenceSystem": case "nanosleep": return "undefined";
       case "trap": return "trap(tx, ty, tz, bx, by, bz)";

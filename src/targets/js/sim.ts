@@ -21,6 +21,8 @@ export const BARRIER = { plain: 0, count: 1, and: 2, or: 3 } as const;
 export const WARP = {
   syncwarp: 0, shfl: 1, shflUp: 2, shflDown: 3, shflXor: 4,
   all: 5, any: 6, eq: 7, ballot: 8, matchAny: 9, matchAll: 10,
+  /** not a rendezvous: the lanes waiting at the same call site (ThreadRec.l) right now */
+  activemask: 11,
 } as const;
 
 export class ThreadRec {
@@ -31,7 +33,7 @@ export class ThreadRec {
   m = 0;
   /** the value or predicate contributed */
   v: unknown = undefined;
-  /** lane / delta / lane-mask argument of shuffles */
+  /** lane / delta / lane-mask argument of shuffles; the call site of activemask */
   l = 0;
   /** the result handed back when resumed */
   r: unknown = undefined;
@@ -171,28 +173,39 @@ function shflSource(op: number, lane: number, arg: number): number {
   }
 }
 
+/**
+ * Completes the warp operations whose lanes have all arrived. As PTX's `.sync` operations do, a lane
+ * waits for every live lane of its mask to reach the same operation (the same kind of shuffle, vote or
+ * match, or `syncwarp`), at any call site; lanes waiting at other operations do not take part.
+ */
 function resolveWarp(w: WarpRec, runnable: ThreadRec[]): void {
-  let waiting = 0;
-  for (const t of w.lanes) if (!t.done && t.op === WAIT.warp) waiting |= 1 << t.lane;
-  if (waiting === 0) return;
+  const atOp = new Map<number, number>(); // operation → lanes waiting at it
+  for (const t of w.lanes) if (!t.done && t.op === WAIT.warp) atOp.set(t.w, (atOp.get(t.w) ?? 0) | (1 << t.lane));
+  if (atOp.size === 0) return;
   const ready: ThreadRec[] = [];
   for (const t of w.lanes) {
     if (t.done || t.op !== WAIT.warp) continue;
-    if ((t.m & w.live & ~waiting) === 0) ready.push(t);
+    if (t.w === WARP.activemask || (t.m & w.live & ~atOp.get(t.w)!) === 0) ready.push(t);
   }
   // compute every result from the arrived values before resuming anyone
-  const results = ready.map((t) => warpResult(t, w, waiting));
+  const results = ready.map((t) => warpResult(t, w, atOp.get(t.w)!));
   ready.forEach((t, i) => resume(t, results[i], runnable));
 }
 
-function warpResult(t: ThreadRec, w: WarpRec, waiting: number): unknown {
-  const members = (t.m & waiting) | (1 << t.lane);
+/** `arrived`: the lanes waiting at t's operation */
+function warpResult(t: ThreadRec, w: WarpRec, arrived: number): unknown {
+  const members = (t.m & arrived) | (1 << t.lane);
   const each = (f: (u: ThreadRec) => void) => { for (const u of w.lanes) if (members & (1 << u.lane)) f(u); };
   switch (t.w) {
     case WARP.syncwarp: return undefined;
+    case WARP.activemask: {
+      let bits = 0;
+      for (const u of w.lanes) if (arrived & (1 << u.lane) && u.l === t.l) bits |= 1 << u.lane;
+      return bits >>> 0;
+    }
     case WARP.shfl: case WARP.shflUp: case WARP.shflDown: case WARP.shflXor: {
       const j = shflSource(t.w, t.lane, t.l);
-      const src = j >= 0 && waiting & (1 << j) ? w.lanes[j] : undefined;
+      const src = j >= 0 && arrived & (1 << j) ? w.lanes[j] : undefined;
       return src ? src.v : t.v;
     }
     case WARP.ballot: case WARP.all: case WARP.any: case WARP.eq: {
