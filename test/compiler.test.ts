@@ -147,6 +147,18 @@ test("an unknown name is a CompileError that names it and suggests env", () => {
   assert.equal(allExprs(ir).some((e) => e.k === "const" && e.value === 3), true);
 });
 
+test("a failed declaration is reported once, not again at every use; typing and compile problems come together", () => {
+  const k = (o: Float32Array) => {
+    const s = cuda.shared.array(16.5, float32);
+    s[0] = 1;
+    o[0] = s[0];
+    o[1] = nowhere;
+  };
+  const err = (() => { try { compile(k, [f32]); } catch (e) { return e; } })();
+  assert.ok(err instanceof TypingError, String(err)); // the first problem in the source is a typing problem
+  assert.deepEqual(err.problems.map((p) => p.message.replace(/:.*/s, "")), ["an array shape must be a compile-time integer constant", "unknown name 'nowhere'"]);
+});
+
 test("typing errors show the expression and the types", () => {
   const k = (a: Float32Array, x: number) => { a[x] = 1; };
   assert.throws(() => compile(k, [f32, "float64"]), (e: unknown) => e instanceof TypingError && /index must be an integer; this is float64/.test(e.message));

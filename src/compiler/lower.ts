@@ -111,9 +111,9 @@ export function lowerFunction(
     const lowerer = new Lowerer(session, parsed, argTypes, env, kind, widen);
     const ir = lowerer.run();
     if (!lowerer.widened) {
-      const compileProblems = lowerer.problems.filter((p) => p.kind === "compile");
-      if (compileProblems.length) throw new CompileError(parsed.name, parsed.source, compileProblems);
-      if (lowerer.problems.length) throw new TypingError(parsed.name, parsed.source, lowerer.problems);
+      // every problem, in source order; the first one decides the error's class
+      const problems = [...lowerer.problems].sort((p, q) => p.line - q.line || p.column - q.column);
+      if (problems[0]) throw new (problems[0].kind === "compile" ? CompileError : TypingError)(parsed.name, parsed.source, problems);
       return ir;
     }
   }
@@ -127,6 +127,9 @@ class Problem extends Error {
   constructor(readonly kind: "compile" | "typing", message: string, readonly node: Node) { super(message); }
 }
 
+/** A use of a name whose declaration failed: its problem is already reported, so the use is skipped quietly. */
+class Poisoned extends Error {}
+
 interface VarBinding {
   readonly b: "var";
   readonly name: string;
@@ -136,7 +139,7 @@ interface VarBinding {
   /** for array params: the parameter name (to track writes) */
   readonly param?: string;
 }
-type Binding = VarBinding | { readonly b: "value"; readonly value: Value };
+type Binding = VarBinding | { readonly b: "value"; readonly value: Value } | { readonly b: "poisoned" };
 
 interface LoopCtx { readonly label: string; readonly userLabel?: string; readonly isLoop: boolean }
 
@@ -210,6 +213,7 @@ export class Lowerer {
     try {
       f();
     } catch (e) {
+      if (e instanceof Poisoned) return;
       if (e instanceof Problem) this.problems.push({ kind: e.kind, message: e.message, ...locOf(e.node) });
       else if (e instanceof CompileError || e instanceof TypingError) {
         // an error inside a called device function: report it at the call, with its own text
@@ -227,9 +231,10 @@ export class Lowerer {
     return name;
   }
 
-  private lookup(name: string): Binding | undefined {
+  private lookup(name: string): Exclude<Binding, { b: "poisoned" }> | undefined {
     for (let i = this.scopes.length - 1; i >= 0; i--) {
       const b = this.scopes[i]!.get(name);
+      if (b?.b === "poisoned") throw new Poisoned();
       if (b) return b;
     }
     return undefined;
@@ -259,7 +264,13 @@ export class Lowerer {
     switch (n.type) {
       case "EmptyStatement": return;
       case "BlockStatement": this.withScope(() => this.lowerStatements(n.body)); return;
-      case "VariableDeclaration": for (const d of n.declarations) this.guard(d, () => this.lowerDeclarator(d, n.kind === "const")); return;
+      case "VariableDeclaration":
+        for (const d of n.declarations) {
+          const before = this.problems.length;
+          this.guard(d, () => this.lowerDeclarator(d, n.kind === "const"));
+          if (this.problems.length > before) this.poison(d.id);
+        }
+        return;
       case "ExpressionStatement": this.lowerEffect(n.expression); return;
       case "IfStatement": return this.lowerIf(n);
       case "ForStatement": return this.lowerFor(n);
@@ -298,6 +309,14 @@ export class Lowerer {
     const v: VarBinding = { b: "var", name: this.freshName(name), type, declStart: d.start, isConst };
     this.emit({ k: "let", name: v.name, type, init: this.convert(value, type, init), loc: locOf(d) });
     this.declare(name, v, d);
+  }
+
+  /** The names a failed declaration would have declared, so that their uses add no second error. */
+  private poison(id: Node): void {
+    const scope = this.scopes[this.scopes.length - 1]!;
+    for (const n of id.type === "ArrayPattern" ? (id.elements as (Node | null)[]) : [id]) {
+      if (n?.type === "Identifier" && !scope.has(n.name)) scope.set(n.name, { b: "poisoned" });
+    }
   }
 
   private declare(name: string, b: Binding, node: Node): void {
@@ -707,7 +726,13 @@ export class Lowerer {
 
   private lowerUnary(n: Node): Value {
     const op: string = n.operator;
-    const v = this.lowerExpr(n.argument);
+    // `-2147483648` and `-3000000000` are the negative numbers they read as: the literal's type is
+    // chosen for the negated value (int32, else int64), not for its magnitude (which would be uint32)
+    const a = n.argument;
+    if (op === "-" && a.type === "Literal" && typeof a.value === "number" && !this.parsed.floatLiterals.has(a.start) && Number.isInteger(a.value)) {
+      return floatOrIntLiteral(0 - a.value, false);
+    }
+    const v = this.lowerExpr(a);
     const t = v.e.type;
     if (!isScalarType(t)) this.fail(n, `'${op}' needs a number; got ${typeToString(t)}`);
     const loc = locOf(n);
@@ -970,7 +995,9 @@ export function describeValue(v: Value): string {
 export function hostArrayOf(v: unknown): { data: ArrayBufferView; dtype: ScalarName; shape: number[] } | undefined {
   if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
     const dtype = dtypeOfTypedArray(v);
-    return dtype ? { data: v, dtype, shape: [(v as unknown as { length: number }).length] } : undefined;
+    // a copy: the array is frozen at compile time on every target, later host writes do not reach it
+    const data = (v as unknown as { slice(): ArrayBufferView }).slice();
+    return dtype ? { data, dtype, shape: [(v as unknown as { length: number }).length] } : undefined;
   }
   const o = v as { data?: unknown; shape?: unknown; stride?: unknown; offset?: unknown; dtype?: unknown } | null;
   if (o && typeof o === "object" && ArrayBuffer.isView(o.data) && Array.isArray(o.shape)) {

@@ -440,6 +440,22 @@ export const LANGUAGE_CASES: KernelCase[] = [
     },
   },
   {
+    name: "a negated integer literal is typed by its negative value: -2147483648 is int32, -3000000000 int64",
+    kernel: (o: Float64Array, n: Int32Array, w: BigInt64Array) => {
+      const m = -2147483648;
+      o[0] = m; o[1] = m - 1; o[2] = -3000000000; o[3] = -0xffffffff; o[4] = n[0] - 2147483647;
+      o[5] = -(2147483648); o[6] = -0; o[7] = -7 / 2;
+      w[0] = -3000000000 * int64(n[0]); w[1] = int64(-2147483648) * 2n;
+    },
+    grid: 1, block: 1,
+    args: () => [new Float64Array(8), new Int32Array([3]), new BigInt64Array(2)],
+    check: ([o, , w]) => {
+      // m - 1 wraps in int32
+      assert.deepEqual(Array.from(o as Float64Array), [-2147483648, 2147483647, -3000000000, -4294967295, -2147483644, -2147483648, 0, -3.5]);
+      assert.deepEqual(Array.from(w as BigInt64Array), [-9000000000n, -4294967296n]);
+    },
+  },
+  {
     name: "array locals: reassigned, chosen with ?:, swapped in a loop, passed to and returned by device functions",
     kernel: (x: Float32Array, y: Float32Array, o: Float32Array) => {
       const i = cuda.grid(1);
