@@ -3,7 +3,7 @@
 // launch configuration, moves host arrays in and out, and launches.
 
 import {
-  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
+  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
   typedScalarDType, convertScalar, type ArrayType, type ScalarName, type Signature, type Type, type TypedArray,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
@@ -133,6 +133,9 @@ function validateLaunch(backend: Backend, compiled: CompiledKernel, dims: Launch
   if (!Number.isInteger(dims.sharedMemBytes) || dims.sharedMemBytes < 0) {
     throw new LaunchError(`dynamic shared memory must be a non-negative integer number of bytes; got ${dims.sharedMemBytes}`);
   }
+  if (compiled.staticSharedBytes > lim.maxSharedPerBlock) {
+    throw new LaunchError(`the kernel's shared arrays of fixed size take ${compiled.staticSharedBytes} bytes; statically sized shared memory is limited to ${lim.maxSharedPerBlock} bytes per block (more, up to ${lim.maxSharedPerBlockOptin}, only as dynamic shared memory: cuda.shared.array(0, dtype) and the launch's sharedMemBytes)`);
+  }
   const shared = compiled.staticSharedBytes + dims.sharedMemBytes;
   if (shared > lim.maxSharedPerBlockOptin) {
     throw new LaunchError(`the launch needs ${shared} bytes of shared memory (${compiled.staticSharedBytes} static + ${dims.sharedMemBytes} dynamic); the device allows at most ${lim.maxSharedPerBlockOptin} per block`);
@@ -222,24 +225,26 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
   private lookup(sig: string | undefined): Specialisation {
     if (sig === undefined) {
       if (this.specialisations.size !== 1) {
-        throw new Error(`'${this.name}' has ${this.specialisations.size} compiled signatures; name one of: ${this.signatures.join("; ") || "(none yet: launch it or give options.signature)"}`);
+        throw new TypeError(`'${this.name}' has ${this.specialisations.size} compiled signatures; name one of: ${this.signatures.join("; ") || "(none yet: launch it or give options.signature)"}`);
       }
       return this.specialisations.values().next().value!;
     }
     const key = this.specialisations.has(sig) ? sig : signatureToString({ ...parseSignature(sig), ret: "void" });
     const spec = this.specialisations.get(key);
-    if (!spec) throw new Error(`'${this.name}' has no specialisation ${sig}; compiled: ${this.signatures.join("; ") || "none"}`);
+    if (!spec) throw new TypeError(`'${this.name}' has no specialisation ${sig}; compiled: ${this.signatures.join("; ") || "none"}`);
     return spec;
   }
 
-  private argumentTypes(args: readonly unknown[]): Type[] {
+  private argumentTypes(args: readonly unknown[]): readonly Type[] {
     const types = args.map(typeOfArgument);
     if (!this.eager) return types;
     const want = this.eager.args;
     if (types.length !== want.length || !types.every((t, i) => fits(t, want[i]!))) {
       throw new LaunchError(`'${this.name}' was compiled for ${signatureToString(this.eager)} and cannot take (${types.map(typeToString).join(", ")})`);
     }
-    return want.map((w, i) => (isArrayType(w) ? { ...w, layout: (types[i] as ArrayType).layout } : w));
+    // the signature's own types: an eager kernel compiles nothing at launch (a C-contiguous array
+    // is accepted for `float32[:]`, whose code takes any layout)
+    return want;
   }
 
   private specialise(argTypes: readonly Type[]): Specialisation {
@@ -274,7 +279,7 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     if (isArrayType(t)) {
       if (!(v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v))) return false;
       const have = typeOfArgument(v, 0) as ArrayType;
-      return have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout;
+      return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout;
     }
     if (this.eager) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
     switch (t) {
@@ -316,9 +321,20 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
 
 interface HostTemp { readonly device: DeviceArray; readonly host: TypedArray | NDArrayLike; readonly written: boolean }
 
-/** A scalar launch argument converted to its parameter's dtype; the common number cases without BigInt. */
-function scalarConverter(dtype: ScalarName): (v: unknown) => number | bigint | boolean {
-  const slow = (v: unknown) => convertScalar(dtype, (v as { valueOf(): number | bigint | boolean }).valueOf());
+/**
+ * A scalar launch argument converted to its parameter's dtype; the common number cases without BigInt.
+ * A value an integer parameter cannot hold exactly (2.5, 1e10 or 2n ** 40n for int32, possible only
+ * with an eager signature) is a LaunchError rather than a silently truncated or wrapped value.
+ */
+function scalarConverter(dtype: ScalarName, index: number, name: string): (v: unknown) => number | bigint | boolean {
+  const slow = (v: unknown) => {
+    const given = (v as { valueOf(): number | bigint | boolean }).valueOf();
+    const converted = convertScalar(dtype, given);
+    if (isInteger(dtype) && typeof given !== "boolean" && (typeof given === "bigint" ? BigInt(converted) !== given : converted !== given)) {
+      throw new LaunchError(`argument ${index + 1} ('${name}') is ${typeof given === "bigint" ? `${given}n` : given}, which its ${dtype} parameter cannot hold exactly`);
+    }
+    return converted;
+  };
   switch (dtype) {
     case "float64": return (v) => (typeof v === "number" ? v : slow(v));
     case "float32": return (v) => (typeof v === "number" ? Math.fround(v) : slow(v));
@@ -336,14 +352,24 @@ class ArgumentSlots {
   constructor(private readonly spec: Specialisation) {
     const types = spec.signature.args;
     this.scalars = types.map((t) => (isArrayType(t) ? undefined : { kind: "scalar" as const, dtype: t as ScalarName, value: 0 }));
-    this.convert = types.map((t) => (isArrayType(t) ? undefined : scalarConverter(t as ScalarName)));
+    this.convert = types.map((t, i) => (isArrayType(t) ? undefined : scalarConverter(t as ScalarName, i, spec.ir.params[i]!.name)));
     this.args = new Array<KernelArg>(types.length);
   }
 
   /** Fills `args` for one launch; returns the temporary device copies of host arrays (if any). */
   fill(backend: Backend, values: readonly unknown[]): HostTemp[] | undefined {
+    const temps: HostTemp[] = [];
+    try {
+      this.fillEach(backend, values, temps);
+    } catch (e) {
+      for (const t of temps) t.device.free(); // a bad later argument: nothing copied in stays allocated
+      throw e;
+    }
+    return temps.length ? temps : undefined;
+  }
+
+  private fillEach(backend: Backend, values: readonly unknown[], temps: HostTemp[]): void {
     const { spec, args } = this;
-    let temps: HostTemp[] | undefined;
     for (let i = 0; i < values.length; i++) {
       const v = values[i];
       const slot = this.scalars[i];
@@ -358,10 +384,8 @@ class ArgumentSlots {
         args[i] = v.toKernelArg(name);
         continue;
       }
-      temps ??= [];
       args[i] = hostArrayArg(backend, v as TypedArray | NDArrayLike, spec.signature.args[i] as ArrayType, name, spec.ir.writtenParams.has(name), temps);
     }
-    return temps;
   }
 }
 

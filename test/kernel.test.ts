@@ -49,6 +49,36 @@ test("eager compilation from a Numba signature string; other argument types are 
   assert.throws(() => k.configure(1, 4)(new Float64Array(4), 4), (e: unknown) => e instanceof LaunchError && /compiled for void\(array\(float32, 1d, C\), int32\)/.test(e.message));
 });
 
+test("an eager kernel compiles nothing at launch: a contiguous array fits a float32[:] signature", () => {
+  const k = cuda.jit((a: Float32Array, b: Float32Array) => { const i = cuda.grid(1); if (i < a.length) a[i] += b[i]; }, { signature: "void(float32[:], float32[:])" });
+  const a = new Float32Array([1, 2, 3]);
+  k.configure(1, 4)(a, cuda.toDevice(new Float32Array([10, 20, 30])));
+  assert.deepEqual(Array.from(a), [11, 22, 33]);
+  assert.deepEqual(k.signatures, ["void(array(float32, 1d, A), array(float32, 1d, A))"]);
+  assert.match(k.inspectAsm(), /\.entry/);
+});
+
+test("a scalar an eager integer parameter cannot hold exactly is a LaunchError, and nothing is left allocated", () => {
+  const k = cuda.jit((a: Int32Array, n: number) => { a[0] = n; }, { signature: "void(int32[::1], int32)" });
+  const a = new Int32Array([7]);
+  // the written array a is copied in before argument 2 is converted: that copy must be freed
+  const free = DeviceArray.prototype.free;
+  let frees = 0;
+  DeviceArray.prototype.free = function (this: DeviceArray) { frees++; free.call(this); };
+  try {
+    for (const [bad, shown] of [[2.5, "2.5"], [1e10, "10000000000"], [2n ** 40n, "1099511627776n"], [int64(2n ** 33n), "8589934592n"]] as const) {
+      assert.throws(() => k.configure(1, 1)(a, bad), (e: unknown) =>
+        e instanceof LaunchError && e.message.includes(`argument 2 ('n') is ${shown}, which its int32 parameter cannot hold exactly`), String(shown));
+    }
+  } finally {
+    DeviceArray.prototype.free = free;
+  }
+  assert.equal(frees, 4);
+  assert.deepEqual(Array.from(a), [7]);
+  k.configure(1, 1)(a, -5n);                // exact values of other kinds convert
+  assert.equal(a[0], -5);
+});
+
 test("signature lists of dtype objects work too", () => {
   const k = cuda.jit((a: Float64Array, x: number) => { a[0] = x; }, { signature: [float64.array(1, "C"), float32] });
   const a = new Float64Array(1);
@@ -71,6 +101,28 @@ test("launch configuration limits are LaunchErrors that say what the limit is", 
   assert.throws(() => scale.configure([1, 70000], 32)(a, 1), (e: unknown) => e instanceof LaunchError && /grid dimension y = 70000 exceeds its limit of 65535/.test(e.message));
   assert.throws(() => scale.configure(0, 32), (e: unknown) => e instanceof LaunchError && /positive integers/.test(e.message));
   assert.throws(() => scale.configure(1, 32, undefined, 1 << 20)(a, 1), (e: unknown) => e instanceof LaunchError && /shared memory/.test(e.message) && /at most \d+ per block/.test(e.message));
+});
+
+test("statically sized shared memory over 48 KB is a LaunchError pointing to dynamic shared memory", () => {
+  const big = cuda.jit((a: Float32Array) => {
+    const s = cuda.shared.array(16000, float32);
+    s[cuda.threadIdx.x] = 1;
+    cuda.syncthreads();
+    a[0] = s[0];
+  });
+  assert.throws(() => big.configure(1, 1)(new Float32Array(1)), (e: unknown) =>
+    e instanceof LaunchError && /fixed size take 64000 bytes/.test(e.message) && /limited to 49152 bytes/.test(e.message) && /cuda\.shared\.array\(0, dtype\)/.test(e.message));
+});
+
+test("host arrays in env are frozen when the kernel compiles: later host writes do not reach it", () => {
+  const T = new Int32Array([11, 22]);
+  const k = cuda.jit((o: Int32Array) => { o[0] = T[1]; }, { env: { T } });
+  const o = new Int32Array(1);
+  k.configure(1, 1)(o);
+  T[1] = 99;
+  k.configure(1, 1)(o);
+  assert.equal(o[0], 22);
+  assert.match(k.inspectAsm(), /\.const .*= \{11, 0, 0, 0, 22, 0, 0, 0\};/);
 });
 
 test("wrong argument count or kind is a LaunchError", () => {
