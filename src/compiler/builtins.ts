@@ -182,13 +182,16 @@ function allocation(space: "shared" | "local"): Builtin {
     });
 }
 
-/** `cuda.popc/clz/ffs` → int32; `brev` keeps the type. */
+/**
+ * `cuda.popc/clz/ffs` → int32; `brev` keeps the type. As in Numba, each counts at its operand's width
+ * (`clz` of a uint8 0x0f is 4).
+ */
 function bitOp(op: UnaryOp): Builtin {
   return fn(`cuda.${op}`, (L, args, n) => {
     arity(L, n, args, `cuda.${op}`, 1);
     const x = scalarArg(L, args[0]!, `cuda.${op}'s argument`);
     if (!isInteger(x.type as ScalarName)) return L.fail(args[0]!, `cuda.${op} needs an integer; got ${typeToString(x.type)}`);
-    const t = promoteOne(x.type as ScalarName);
+    const t = x.type as ScalarName;
     const xe = L.convert({ e: x }, t, args[0]!);
     return expr({ k: "unary", op, type: op === "brev" ? t : "int32", x: xe, loc: locOf(n) });
   });

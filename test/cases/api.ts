@@ -2,7 +2,7 @@
 // warp intrinsics, bit intrinsics, cooperative grid sync, random numbers.
 
 import assert from "node:assert/strict";
-import { cuda, float32, float64, int32, int64, uint32 } from "../../src/index.js";
+import { cuda, float32, float64, int32, int64, uint32, uint64 } from "../../src/index.js";
 import { initXoroshiro128pStates, xoroshiro128pUniformFloat32, xoroshiro128pNormalFloat64 } from "../../src/random.js";
 import { fma32 } from "../../src/targets/js/fp.js";
 import { randomFloats, randomInts, type KernelCase } from "../helpers/crosscheck.js";
@@ -219,6 +219,53 @@ export const API_CASES: KernelCase[] = [
     grid: 1, block: 32,
     args: () => [new Float32Array([1, NaN, 3, -2, NaN, 0.5]), new Float32Array([0, 0, NaN, NaN])],
     check: ([, o]) => assert.deepEqual(Array.from(o as Float32Array), [3, -2, 3, -2]),
+  },
+  {
+    name: "64-bit integer atomics: max, min, nanmax, nanmin (no NaN: plain max and min) on int64 and uint64",
+    kernel: (x: BigInt64Array, o: BigInt64Array, u: BigUint64Array) => {
+      const i = cuda.grid(1);
+      if (i < x.length) {
+        cuda.atomic.max(o, 0, x[i]); cuda.atomic.min(o, 1, x[i]);
+        cuda.atomic.nanmax(o, 2, x[i]); cuda.atomic.nanmin(o, 3, x[i]);
+        cuda.atomic.nanmax(u, 0, uint64(x[i])); cuda.atomic.nanmin(u, 1, uint64(x[i]));
+      }
+    },
+    grid: 1, block: 64,
+    args: () => [BigInt64Array.from(randomInts(Int32Array, 50, 31, -1000000, 1000000), (v) => BigInt(v) * 3000000n),
+      new BigInt64Array(4), BigUint64Array.from([0n, 2n ** 64n - 1n])],
+    check: ([x, o, u]) => {
+      const X = Array.from(x as BigInt64Array);
+      const max = X.reduce((p, q) => (q > p ? q : p), 0n), min = X.reduce((p, q) => (q < p ? q : p), 0n);
+      assert.deepEqual(Array.from(o as BigInt64Array), [max, min, max, min]);
+      const U = X.map((v) => BigInt.asUintN(64, v));
+      assert.deepEqual(Array.from(u as BigUint64Array), [U.reduce((p, q) => (q > p ? q : p)), U.reduce((p, q) => (q < p ? q : p))]);
+    },
+  },
+  {
+    name: "bit intrinsics count at the operand's width: int8, uint8, int16, uint16",
+    kernel: (a: Int8Array, b: Uint8Array, c: Int16Array, d: Uint16Array, o: Int32Array, r: Int8Array, q: Uint16Array) => {
+      const i = cuda.grid(1);
+      if (i >= a.length) return;
+      o[8 * i] = cuda.clz(a[i]); o[8 * i + 1] = cuda.popc(a[i]); o[8 * i + 2] = cuda.clz(b[i]); o[8 * i + 3] = cuda.ffs(b[i]);
+      o[8 * i + 4] = cuda.clz(c[i]); o[8 * i + 5] = cuda.popc(c[i]); o[8 * i + 6] = cuda.clz(d[i]); o[8 * i + 7] = cuda.popc(d[i]);
+      r[i] = cuda.brev(a[i]); q[i] = cuda.brev(d[i]);
+    },
+    grid: 1, block: 32,
+    args: () => [Int8Array.from([0x0f, -1, 0, 1, -128, 5]), Uint8Array.from([0x0f, 0xff, 0, 1, 0x80, 6]), Int16Array.from([0x0f, -1, 0, 1, -32768, 300]),
+      Uint16Array.from([0x0f, 0xffff, 0, 1, 0x8000, 300]), new Int32Array(48), new Int8Array(6), new Uint16Array(6)],
+    check: ([a, b, c, d, o, r, q]) => {
+      const clz = (v: number, w: number) => { for (let k = w - 1; k >= 0; k--) if ((v >> k) & 1) return w - 1 - k; return w; };
+      const popc = (v: number, w: number) => { let n = 0; for (let k = 0; k < w; k++) n += (v >> k) & 1; return n; };
+      const ffs = (v: number) => { for (let k = 0; k < 32; k++) if ((v >> k) & 1) return k + 1; return 0; };
+      const brev = (v: number, w: number) => { let x = 0; for (let k = 0; k < w; k++) x |= ((v >> k) & 1) << (w - 1 - k); return x; };
+      for (let i = 0; i < 6; i++) {
+        const A = (a as Int8Array)[i]! & 0xff, B = (b as Uint8Array)[i]!, C = (c as Int16Array)[i]! & 0xffff, D = (d as Uint16Array)[i]!;
+        assert.deepEqual(Array.from((o as Int32Array).subarray(8 * i, 8 * i + 8)),
+          [clz(A, 8), popc(A, 8), clz(B, 8), ffs(B), clz(C, 16), popc(C, 16), clz(D, 16), popc(D, 16)], `element ${i}`);
+        assert.equal((r as Int8Array)[i], (brev(A, 8) << 24) >> 24);
+        assert.equal((q as Uint16Array)[i], brev(D, 16));
+      }
+    },
   },
   {
     name: "histogram with shared-memory atomics",

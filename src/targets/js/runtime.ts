@@ -127,8 +127,8 @@ function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
     case "sub": return (o, v) => w((o - v) as Num);
     case "max": return cls === "float" ? (o, v) => (isNaN(o) || isNaN(v) ? undefined : (Math.max(o, v) as Num)) : (o, v) => (v > o ? v : o);
     case "min": return cls === "float" ? (o, v) => (isNaN(o) || isNaN(v) ? undefined : (Math.min(o, v) as Num)) : (o, v) => (v < o ? v : o);
-    case "nanmax": return (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.max(o, v) as Num));
-    case "nanmin": return (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.min(o, v) as Num));
+    case "nanmax": return cls === "float" ? (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.max(o, v) as Num)) : (o, v) => (v > o ? v : o);
+    case "nanmin": return cls === "float" ? (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.min(o, v) as Num)) : (o, v) => (v < o ? v : o);
     case "and": return (o, v) => w((o & v) as Num);
     case "or": return (o, v) => w((o | v) as Num);
     case "xor": return (o, v) => w((o ^ v) as Num);
