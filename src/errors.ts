@@ -54,13 +54,16 @@ export class LaunchError extends Error {
   }
 }
 
-/** A CUDA driver call failed: names the call, the error's name and text. */
+/**
+ * A CUDA driver call failed: names the call, the error's name and text. `summary`, when given, is the
+ * message instead (no usable driver for NUMBATS_TARGET=cuda, where the reason already names the call).
+ */
 export class CudaError extends Error {
   readonly call: string;
   readonly code: number;
   readonly errorName: string;
-  constructor(call: string, code: number, errorName: string, errorText: string, detail = "") {
-    super(`${call} failed: ${errorName} (${code}): ${errorText}${detail ? `\n${detail}` : ""}`);
+  constructor(call: string, code: number, errorName: string, errorText: string, detail = "", summary?: string) {
+    super(summary ?? `${call} failed: ${errorName} (${code}): ${errorText}${detail ? `\n${detail}` : ""}`);
     this.name = "CudaError";
     this.call = call;
     this.code = code;

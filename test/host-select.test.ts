@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { test } from "node:test";
 import type { Backend, DeviceInfo } from "../src/runtime/backend.js";
 import type { CudaProbe } from "../src/runtime/cuda/detect.js";
+import { CudaError } from "../src/errors.js";
 import { requestedTarget, selectTarget, type SelectDeps } from "../src/runtime/select.js";
 import { SIM_DEVICE, createSimBackend } from "../src/runtime/sim-backend.js";
 
@@ -54,7 +55,11 @@ test("auto falls back when the GPU probes fine but cannot be opened", () => {
 
 test("cuda: the GPU, or an error with the reason", () => {
   assert.equal(selectTarget("cuda", "NUMBATS_TARGET=cuda", deps(oneGpu).deps).info.target, "cuda");
-  assert.throws(() => selectTarget("cuda", "NUMBATS_TARGET=cuda", deps(noGpu).deps), /NUMBATS_TARGET=cuda but no usable GPU: libcuda\.so\.1 not found/);
+  assert.throws(() => selectTarget("cuda", "NUMBATS_TARGET=cuda", deps(noGpu).deps), (e: unknown) =>
+    e instanceof CudaError && /NUMBATS_TARGET=cuda but no usable GPU: libcuda\.so\.1 not found/.test(e.message) && e.call === "dlopen(libcuda)");
+  const stub: CudaProbe = { ok: false, reason: "the CUDA driver at /x/libcuda.so is the CUDA toolkit's stub library", failed: { call: "cuInit", code: 34, errorName: "CUDA_ERROR_STUB_LIBRARY" } };
+  assert.throws(() => selectTarget("cuda", "NUMBATS_TARGET=cuda", deps(stub).deps), (e: unknown) =>
+    e instanceof CudaError && e.call === "cuInit" && e.code === 34 && /no usable GPU: .*stub library/.test(e.message));
 });
 
 test("sim: never probes the GPU", () => {

@@ -3,6 +3,7 @@
 // when the driver and a device are found, else the simulator, saying why in
 // one line on stderr.
 
+import { CudaError } from "../errors.js";
 import type { Backend, DeviceInfo, TargetName } from "./backend.js";
 import { probeCuda, type CudaProbe } from "./cuda/detect.js";
 import { createSimBackend } from "./sim-backend.js";
@@ -74,7 +75,11 @@ export function selectTarget(request: TargetRequest, by: string, deps: SelectDep
     };
   };
   if (request === "cuda") {
-    if (!probe.ok) throw new Error(`${by} but no usable GPU: ${probe.reason}`);
+    if (!probe.ok) {
+      // no driver library at all: the failing "call" is loading it
+      const f = probe.failed ?? { call: "dlopen(libcuda)", code: -1, errorName: "driver library not found" };
+      throw new CudaError(f.call, f.code, f.errorName, probe.reason, "", `${by} but no usable GPU: ${probe.reason}`);
+    }
     return gpu();
   }
   let why: string;

@@ -1,13 +1,16 @@
 // Is there a usable GPU, and what is it? Used for target selection and
 // `npx numbats -s`. Every way of not having one becomes a reason a user can act on.
 
+import { CudaError } from "../../errors.js";
 import type { DeviceInfo } from "../backend.js";
 import { CUDA_SUCCESS, type CudaDriver, cudaDriver, openDriver } from "./driver.js";
 import { MIN_DRIVER_VERSION, formatDriverVersion } from "./ptxversion.js";
 
 export type CudaProbe =
   | { readonly ok: true; readonly driverVersion: number; readonly devices: DeviceInfo[]; /** the library loaded */ readonly library: string }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly reason: string; /** the call that failed, with its CUDA error */ readonly failed?: FailedCall };
+
+export interface FailedCall { readonly call: string; readonly code: number; readonly errorName: string }
 
 export type DriverInit =
   | { readonly ok: true; readonly driverVersion: number }
@@ -94,15 +97,18 @@ function optionalAttr(drv: CudaDriver, attr: number, dev: number): number {
 
 function probeDriver(drv: CudaDriver): CudaProbe {
   const init = initDriver(drv);
-  if (!init.ok) return { ok: false, reason: init.reason };
+  if (!init.ok) return { ok: false, reason: init.reason, failed: { call: init.call, code: init.code, errorName: drv.errorName(init.code) } };
   try {
     const count = [0];
     drv.check("cuDeviceGetCount", drv.api.cuDeviceGetCount(count));
-    if (count[0] === 0) return { ok: false, reason: `the CUDA driver at ${drv.path} reports no CUDA-capable device` };
+    if (count[0] === 0) {
+      return { ok: false, reason: `the CUDA driver at ${drv.path} reports no CUDA-capable device`, failed: { call: "cuDeviceGetCount", code: 100, errorName: "CUDA_ERROR_NO_DEVICE" } };
+    }
     const devices = Array.from({ length: count[0]! }, (_, i) => deviceInfo(drv, i));
     return { ok: true, driverVersion: init.driverVersion, devices, library: drv.path };
   } catch (e) {
-    return { ok: false, reason: `querying the GPU failed: ${(e as Error).message}` };
+    const failed = e instanceof CudaError ? { call: e.call, code: e.code, errorName: e.errorName } : undefined;
+    return { ok: false, reason: `querying the GPU failed: ${(e as Error).message}`, failed };
   }
 }
 
