@@ -379,14 +379,34 @@ class ArgumentSlots {
         continue;
       }
       const name = spec.ir.params[i]!.name;
-      if (v instanceof DeviceArray) {
-        if (v.backend !== backend) throw new LaunchError(`argument ${i + 1} ('${name}') is a device array of another target (${v.backend.name}); the kernel runs on ${backend.name}`);
-        args[i] = v.toKernelArg(name);
-        continue;
+      if (v instanceof DeviceArray && v.backend !== backend) {
+        throw new LaunchError(`argument ${i + 1} ('${name}') is a device array of another target (${v.backend.name}); the kernel runs on ${backend.name}`);
       }
-      args[i] = hostArrayArg(backend, v as TypedArray | NDArrayLike, spec.signature.args[i] as ArrayType, name, spec.ir.writtenParams.has(name), temps);
+      checkIndexable(v as DeviceArray | TypedArray | NDArrayLike, i, name);
+      args[i] = v instanceof DeviceArray
+        ? v.toKernelArg(name)
+        : hostArrayArg(backend, v as TypedArray | NDArrayLike, spec.signature.args[i] as ArrayType, name, spec.ir.writtenParams.has(name), temps);
     }
   }
+}
+
+/** Index arithmetic in kernels is int32 (as in most CUDA C++ code): sizes and strides must fit. */
+const MAX_EXTENT = 2 ** 31 - 1;
+
+function checkIndexable(v: DeviceArray | TypedArray | NDArrayLike, i: number, name: string): void {
+  if (isTypedArray(v)) {
+    if (v.length <= MAX_EXTENT) return;
+  } else {
+    const strides = v instanceof DeviceArray ? v.elementStrides : v.stride;
+    let elements = 1, fits = true;
+    for (let d = 0; d < v.shape.length; d++) {
+      elements *= v.shape[d]!;
+      if (strides && Math.abs(strides[d]!) > MAX_EXTENT) fits = false;
+    }
+    if (fits && elements <= MAX_EXTENT) return;
+  }
+  const shape = isTypedArray(v) ? [v.length] : v.shape;
+  throw new LaunchError(`argument ${i + 1} ('${name}') has shape [${shape.join(", ")}]: kernels index arrays with int32 arithmetic (as most CUDA C++ does), so an array may hold at most ${MAX_EXTENT} elements, with strides below that; split it into several arrays or launches`);
 }
 
 /**

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cuda, float32, float64, int64, CompileError, LaunchError, TypingError, DeviceArray } from "../src/index.js";
+import { cuda, float32, float64, int64, CompileError, LaunchError, TypingError, DeviceArray, type KernelArray2 } from "../src/index.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
 
@@ -123,6 +123,19 @@ test("host arrays in env are frozen when the kernel compiles: later host writes 
   k.configure(1, 1)(o);
   assert.equal(o[0], 22);
   assert.match(k.inspectAsm(), /\.const .*= \{11, 0, 0, 0, 22, 0, 0, 0\};/);
+});
+
+test("an array too large for int32 indexing is a LaunchError, not a silently wrapped size", () => {
+  const len = cuda.jit((a: Uint8Array, o: Float64Array) => { o[0] = a.length; });
+  const o = new Float64Array(1);
+  const huge = { data: new Uint8Array(4), shape: [3_000_000_000], stride: [0], offset: 0 }; // never touched: refused first
+  assert.throws(() => len.configure(1, 1)(huge, o), (e: unknown) =>
+    e instanceof LaunchError && /argument 1 \('a'\) has shape \[3000000000\]/.test(e.message) && /at most 2147483647 elements/.test(e.message));
+  const farStrides = cuda.jit((a: KernelArray2<number>, o: Float64Array) => { o[0] = a[1][0]; });
+  assert.throws(() => farStrides.configure(1, 1)({ data: new Uint8Array(4), shape: [2, 2], stride: [2 ** 31, 1], offset: 0 }, o), LaunchError);
+  assert.equal(o[0], 0);
+  len.configure(1, 1)(new Uint8Array(5), o);
+  assert.equal(o[0], 5);
 });
 
 test("wrong argument count or kind is a LaunchError", () => {
