@@ -96,18 +96,25 @@ const KNOWN_ERRORS: Readonly<Record<number, readonly [string, string]>> = {
   600: ["CUDA_ERROR_NOT_READY", "device not ready"],
   700: ["CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"],
   701: ["CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"],
+  702: ["CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated"],
   709: ["CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"],
   710: ["CUDA_ERROR_ASSERT", "device-side assert triggered"],
+  714: ["CUDA_ERROR_HARDWARE_STACK_ERROR", "hardware stack error"],
   715: ["CUDA_ERROR_ILLEGAL_INSTRUCTION", "an illegal instruction was encountered"],
   716: ["CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"],
+  717: ["CUDA_ERROR_INVALID_ADDRESS_SPACE", "operation not supported on global/shared address space"],
+  718: ["CUDA_ERROR_INVALID_PC", "invalid program counter"],
   719: ["CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"],
   720: ["CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", "too many blocks in cooperative launch"],
   803: ["CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination"],
   804: ["CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "forward compatibility was attempted on non supported HW"],
 };
 
-/** Faults inside a kernel that leave the context unusable until it is reset. */
-export const STICKY_ERRORS: ReadonlySet<number> = new Set([700, 710, 715, 716, 719]);
+/**
+ * Faults inside a kernel that leave the context unusable until it is reset (the driver API documents
+ * each of these as leaving "the process in an inconsistent state").
+ */
+export const STICKY_ERRORS: ReadonlySet<number> = new Set([700, 702, 710, 714, 715, 716, 717, 718, 719]);
 
 export class CudaDriver {
   readonly path: string;
