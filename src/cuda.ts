@@ -190,7 +190,11 @@ export const cuda = {
   // devices
   isAvailable: (): boolean => currentTargetInfo().target === "cuda",
   detect,
-  get gpus(): readonly DeviceInfo[] { return currentTargetInfo().devices; },
+  /** the GPUs, or on the simulator its one simulated device (as Numba's simulator lists one fake GPU) */
+  get gpus(): readonly DeviceInfo[] {
+    const info = currentTargetInfo();
+    return info.target === "sim" ? [info.device] : info.devices;
+  },
   selectDevice: (id: number): DeviceInfo => selectBackendDevice(id).device,
   getCurrentDevice: (): DeviceInfo => getBackend().device,
   close: (): void => { getBackend().synchronize(); forgetBackend(); },

@@ -191,3 +191,12 @@ test("in-kernel names used on the host say they belong in kernels", () => {
   assert.throws(() => cuda.syncthreads(), /only be used inside a kernel/);
   assert.throws(() => cuda.threadIdx.x, /only be used inside a kernel/);
 });
+
+test("device management on the simulator: one simulated device, as Numba's simulator lists one fake GPU", () => {
+  if (cuda.isAvailable()) return; // the GPU suite covers real devices
+  assert.equal(cuda.gpus.length, 1);
+  assert.equal(cuda.gpus[0]!.name, "numbats simulator");
+  assert.equal(cuda.getCurrentDevice(), cuda.gpus[0]);
+  assert.equal(cuda.selectDevice(0), cuda.gpus[0]);
+  assert.throws(() => cuda.selectDevice(1), RangeError);
+});
