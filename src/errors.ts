@@ -7,18 +7,48 @@ export interface SourceProblem {
   readonly column: number;
 }
 
+/** Where a position of a kernel's text is in the file the user wrote (column 0-based). */
+export interface SourceLocation {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly lineText: string;
+}
+
+type SourceLocator = (source: string, line: number, column: number) => SourceLocation | undefined;
+let locateInFile: SourceLocator = () => undefined;
+
+/** Installed by the front end, which knows where each kernel was written. */
+export function setSourceLocator(locator: SourceLocator): void {
+  locateInFile = locator;
+}
+
+/** A source line with a caret under `column`. */
+function caretLine(lineNumber: number, text: string, column: number): string {
+  const gutter = `${lineNumber} | `;
+  return `${gutter}${text}\n${" ".repeat(gutter.length + column)}^`;
+}
+
 /** The source line of `problem` with a caret under its column. */
 export function excerpt(source: string, line: number, column: number): string {
-  const text = source.split("\n")[line - 1] ?? "";
-  const gutter = `${line} | `;
-  return `${gutter}${text}\n${" ".repeat(gutter.length + column)}^`;
+  return caretLine(line, source.split("\n")[line - 1] ?? "", column);
+}
+
+/**
+ * One problem: its message, where it is, and the line with a caret. The line is quoted from the file
+ * the user wrote when the front end knows it (the function's text itself may be a tool's rewrite:
+ * tsx prints a function on one line without its types).
+ */
+function formatProblem(fnName: string, source: string, p: SourceProblem): string {
+  if (!source || p.line < 1) return `${p.message} (in '${fnName}')`;
+  const at = locateInFile(source, p.line, p.column);
+  if (at) return `${p.message} (in '${fnName}' at ${at.file} line ${at.line}, column ${at.column + 1})\n${caretLine(at.line, at.lineText, at.column)}`;
+  return `${p.message} (in '${fnName}' at line ${p.line}, column ${p.column + 1})\n${excerpt(source, p.line, p.column)}`;
 }
 
 function formatProblems(fnName: string, source: string, problems: readonly SourceProblem[]): string {
   const head = problems.length === 1 ? "" : `${problems.length} problems in kernel '${fnName}':\n`;
-  return head + problems
-    .map((p) => `${p.message} (in '${fnName}' at line ${p.line}, column ${p.column + 1})\n${excerpt(source, p.line, p.column)}`)
-    .join("\n\n");
+  return head + problems.map((p) => formatProblem(fnName, source, p)).join("\n\n");
 }
 
 /** An error located in kernel source: every problem found, the first one's position. */

@@ -49,7 +49,7 @@ export const resolveDeviceFunction = (name: string) => deviceFunctions.get(name)
 export function makeDeviceFunction<F extends Function>(fn: F, options: JitOptions): F {
   const dev: DeviceFunctionLike = { fn, name: fn.name || "device_function", env: options.env };
   if (fn.name) deviceFunctions.set(fn.name, dev);
-  rememberOrigin(fn, new Error().stack, isOwnFile);
+  rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
   // on the host a device function runs as plain JavaScript
   const wrapper = ((...args: unknown[]) => fn(...args)) as unknown as F;
   Object.defineProperty(wrapper, DEVICE_FUNCTION, { value: dev });
@@ -166,7 +166,7 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
     this.fn = fn;
     this.options = options;
-    rememberOrigin(fn, new Error().stack, isOwnFile);
+    rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
     if (options.signature !== undefined) {
       this.eager = signatureFromOption(options.signature);
       if (this.eager.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(this.eager)}`);

@@ -2,7 +2,9 @@
 // functions, env, and the IR printer. Results are checked on the typed IR.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { compileToIR, type FrontEndOptions } from "../src/compiler/index.js";
 import type { Expr, FunctionIR, Stmt } from "../src/compiler/ir.js";
 import { walkStmts, stmtExprs, exprChildren } from "../src/compiler/ir.js";
@@ -245,4 +247,33 @@ test("code transformed by tsc or esbuild (0, ns.fn)(…) calls and a 'use strict
   const fn = new Function("a", src);
   const ir = compile(fn, [f32]);
   assert.deepEqual(storedTypes(ir), ["float32"]);
+});
+
+// These kernels run through tsx, which prints each function on one line without its types (`o2=>{…}`):
+// errors must still quote this file's own lines, and literals keep the spelling written here.
+
+const THIS_FILE = readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n");
+const lineOf = (text: string) => THIS_FILE.findIndex((l) => l.includes(text)) + 1;
+
+test("errors quote the line the user wrote, at its line in the file, not the transformed function text", () => {
+  const withTypes = cuda.jit((a: Float32Array, n: number) => {
+    const record = { value: n }; // not in the kernel language
+    a[0] = record.value;
+  });
+  const err = (() => { try { withTypes.configure(1, 1)(new Float32Array(1), 2); } catch (e) { return e; } })();
+  assert.ok(err instanceof CompileError, String(err));
+  const line = lineOf("const record = { value: n }; // not in the kernel language");
+  assert.match(err.message, new RegExp(`at test/compiler\\.test\\.ts line ${line}, column 20\\)\\n${line} \\|     const record = \\{ value: n \\}; // not in the kernel language\\n {${String(line).length + 3 + 19}}\\^`));
+});
+
+test("literal spelling is recovered for kernels sharing a line, renamed parameters and env functions", () => {
+  const o = new Float64Array(1);
+  const wraps = cuda.jit((o: Float64Array) => { o[0] = 2147483647 + 1; }); const widens = cuda.jit((o: Float64Array) => { o[0] = 2147483647.0 + 1; });
+  wraps.configure(1, 1)(o);
+  assert.equal(o[0], -2147483648, "int32 + int32 wraps");
+  widens.configure(1, 1)(o); // tsx prints `(o2) => { o2[0] = 2147483647 + 1 }`: the parameter shadows `o`
+  assert.equal(o[0], 2147483648, "2147483647.0 is a float64 literal");
+  function plusBig(x: number) { return x + 2147483647.0; }
+  cuda.jit((o: Float64Array) => { o[0] = plusBig(1); }, { env: { plusBig } }).configure(1, 1)(o);
+  assert.equal(o[0], 2147483648);
 });
