@@ -125,6 +125,6 @@ describe("cuda.reduce", () => {
   test("the generated kernels assemble with ptxas", { skip: !hasPtxas() && "ptxas not found" }, () => {
     const kernels = [sum, max, product].flatMap((r) => r.kernels);
     assert.ok(kernels.length >= 6);
-    for (const k of kernels) for (const sig of k.signatures) ptxasCheck(k.inspectAsm(sig), "sm_80");
+    for (const k of kernels) for (const sig of k.signatures) for (const arch of ["sm_80", "sm_90"] as const) ptxasCheck(k.inspectAsm(sig), arch);
   });
 });

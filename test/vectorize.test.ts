@@ -294,5 +294,5 @@ describe("cuda.guvectorize", () => {
 test("the generated ufunc kernels assemble with ptxas", { skip: !hasPtxas() && "ptxas not found" }, () => {
   const generated = ufuncs.flatMap((f) => f.kernels);
   assert.ok(generated.length >= 8);
-  for (const k of generated) for (const sig of k.signatures) ptxasCheck(k.inspectAsm(sig), "sm_80");
+  for (const k of generated) for (const sig of k.signatures) for (const arch of ["sm_80", "sm_90"] as const) ptxasCheck(k.inspectAsm(sig), arch);
 });
