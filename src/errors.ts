@@ -23,6 +23,9 @@ export function setSourceLocator(locator: SourceLocator): void {
   locateInFile = locator;
 }
 
+/** Where (line, column) of a kernel's text is in the user's file, when known. */
+export const locateSource: SourceLocator = (source, line, column) => locateInFile(source, line, column);
+
 /** A source line with a caret under `column`. */
 function caretLine(lineNumber: number, text: string, column: number): string {
   const gutter = `${lineNumber} | `;
@@ -41,7 +44,7 @@ export function excerpt(source: string, line: number, column: number): string {
  */
 function formatProblem(fnName: string, source: string, p: SourceProblem): string {
   if (!source || p.line < 1) return `${p.message} (in '${fnName}')`;
-  const at = locateInFile(source, p.line, p.column);
+  const at = locateSource(source, p.line, p.column);
   if (at) return `${p.message} (in '${fnName}' at ${at.file} line ${at.line}, column ${at.column + 1})\n${caretLine(at.line, at.lineText, at.column)}`;
   return `${p.message} (in '${fnName}' at line ${p.line}, column ${p.column + 1})\n${excerpt(source, p.line, p.column)}`;
 }

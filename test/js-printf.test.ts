@@ -1,7 +1,19 @@
 // printf formatting of the device print intrinsic; expected strings are glibc printf's output.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { formatPrintf as f } from "../src/targets/js/printf.js";
+import { PRINTF_ROWS } from "./fixtures/printf/table.js";
+
+const GLIBC = JSON.parse(readFileSync(new URL("./fixtures/printf/glibc.json", import.meta.url), "utf8")) as string[];
+
+test("every row of the glibc table: flags, widths, precisions (also *), lengths, %a, inf/nan, 64-bit", () => {
+  PRINTF_ROWS.forEach(([fmt, ...args], row) => assert.equal(f(fmt, args.map((a) => a.v)), GLIBC[row], fmt));
+});
+
+test("a format that reads more arguments than given throws", () => {
+  assert.throws(() => f("%d %d", [1]), /reads more than the 1 argument/);
+});
 
 test("integer conversions, flags, width, precision and length", () => {
   assert.equal(f("%d %i %u %x %X %o %c %%", [-5, 7, -1, 255, 255, 8, 65]), "-5 7 4294967295 ff FF 10 A %");

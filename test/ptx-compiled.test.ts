@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileToIR } from "../src/compiler/index.js";
 import { resolveDeviceFunction } from "../src/kernel.js";
-import { cuda, float32, type KernelArray2 } from "../src/index.js";
+import { CompileError, cuda, float32, type KernelArray2 } from "../src/index.js";
 import { arrayType, type Type } from "../src/dtypes.js";
 import { emitPtx } from "../src/targets/ptx/index.js";
 import type { FunctionIR } from "../src/compiler/ir.js";
@@ -19,11 +19,14 @@ import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./helpers/ptxsim.js";
 
 const F32 = arrayType("float32", 1, "C"), F64 = arrayType("float64", 1, "C"), I32 = arrayType("int32", 1, "C");
+const U32 = arrayType("uint32", 1, "C"), U64 = arrayType("uint64", 1, "C");
 
 const compile = (fn: Function, types: Type[], options: Parameters<typeof compileToIR>[2] = {}): FunctionIR =>
   compileToIR(fn, types, { name: "k", resolveDeviceFunction, ...options });
 
 const assemble = (text: string) => { if (hasPtxas()) for (const arch of ["sm_80", "sm_90"] as const) ptxasCheck(text, arch); };
+// ptxas 13 has no -arch below sm_75, but checks every instruction against `.target` (and `.version`) when assembling for it
+const assembleOld = (text: string) => { if (hasPtxas()) ptxasCheck(text, "sm_75"); };
 const usesMemoryForValues = (text: string) => /\.local|ld\.local|st\.local/.test(text);
 
 test("an array local that is never reassigned is only a name: the PTX equals using the parameter", () => {
@@ -206,5 +209,111 @@ test("every target gets the lowest .version ptxas accepts for it (sm_88: ISA 9.0
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("unary minus on uint32 and uint64 is neg.s32 / neg.s64 (PTX has no unsigned neg) and wraps", async () => {
+  const neg32 = emitPtx(compile((u: Uint32Array, o: Float64Array) => { const i = cuda.grid(1); if (i < u.length) o[i] = -u[i]; }, [U32, F64]));
+  const neg64 = emitPtx(compile((u: BigUint64Array) => { const i = cuda.grid(1); if (i < u.length) u[i] = -u[i]; }, [U64]));
+  assert.match(neg32.text, /\tneg\.s32 /);
+  assert.match(neg64.text, /\tneg\.s64 /);
+  assemble(neg32.text);
+  assemble(neg64.text);
+  if (!hasPtxsim()) return;
+  const u = new Uint32Array([0, 1, 5, 0x80000000, 0xffffffff]), o = new Float64Array(u.length);
+  await runOnPtxsim(neg32, B.dims(1, 32), [B.arrayArg("u", u, "uint32"), B.arrayArg("o", o, "float64")]);
+  assert.deepEqual([...o], [0, 2 ** 32 - 1, 2 ** 32 - 5, 2 ** 31, 1]);
+  const w = new BigUint64Array([0n, 3n, 1n << 63n, (1n << 64n) - 1n]);
+  await runOnPtxsim(neg64, B.dims(1, 32), [B.arrayArg("u", w, "uint64")]);
+  assert.deepEqual([...w], [0n, (1n << 64n) - 3n, 1n << 63n, 1n]);
+});
+
+test("a negative constant index is a [%rd+-offset] operand ptxas parses; with debug it traps", async () => {
+  const kernel = (o: Int32Array, n: number) => { if (n > 100) o[-1] = 5; o[0] = n; };
+  const plain = emitPtx(compile(kernel, [I32, "int32"])), debug = emitPtx(compile(kernel, [I32, "int32"], { debug: true }));
+  for (const mod of [plain, debug]) {
+    assert.match(mod.text, /st\.global\.s32 \[%rd\d+\+-4\], 5;/);
+    assemble(mod.text);
+  }
+  if (!hasPtxsim()) return;
+  // o is elements 1..3 of a 4-element buffer, so o[-1] is element 0
+  const run = (mod: typeof plain, n: number) => {
+    const whole = new Int32Array(4);
+    const o = { ...B.arrayArg("o", whole, "int32"), shape: [3], byteOffset: 4 };
+    return runOnPtxsim(mod, B.dims(1, 1), [o, B.scalarArg("int32", n)]).then(() => [...whole]);
+  };
+  assert.deepEqual(await run(plain, 101), [5, 101, 0, 0]);
+  assert.deepEqual(await run(debug, 7), [0, 7, 0, 0]);
+  await assert.rejects(run(debug, 101), /trap/);
+});
+
+test("targets below sm_75: .version covers every warp instruction; sm_70-only intrinsics are a CompileError; fastmath tanh avoids tanh.approx", async () => {
+  const version = (text: string) => text.match(/^\.version (.*)$/m)![1];
+  const warp = compile((o: Int32Array) => {
+    const l = cuda.laneid;
+    const s = cuda.shflDownSync(0xffffffff, l, 1) + cuda.shflXorSync(0xffffffff, l, 2);
+    const b = cuda.ballotSync(0xffffffff, l < 4) | (cuda.anySync(0xffffffff, l === 3) ? 1 : 0);
+    cuda.syncwarp();
+    o[l] = s + b + cuda.activemask();
+  }, [I32]);
+  const shuffleOnly = compile((o: Int32Array) => { o[cuda.laneid] = cuda.shflSync(0xffffffff, cuda.laneid, 0); }, [I32]);
+  // the target's own minimum: sm_70 6.0, sm_61 5.0, sm_52 4.1; activemask needs 6.2, shfl.sync 6.0
+  for (const cc of [[7, 0], [6, 1], [5, 2]] as const) {
+    const text = emitPtx(warp, { computeCapability: cc }).text;
+    assert.equal(version(text), "6.2", `sm_${cc.join("")}`);
+    assembleOld(text);
+    assert.equal(version(emitPtx(shuffleOnly, { computeCapability: cc }).text), "6.0");
+  }
+
+  const sm70only = [
+    ["cuda.matchAnySync", compile((o: Int32Array) => { o[0] = cuda.matchAnySync(0xffffffff, o[1]); }, [I32])],
+    ["cuda.nanosleep", compile((o: Int32Array) => { cuda.nanosleep(100); o[0] = 1; }, [I32])],
+    ["cuda.cg.thisGrid().sync()", compile((o: Int32Array) => { o[0] = 1; cuda.cg.thisGrid().sync(); }, [I32])],
+  ] as const;
+  for (const [name, ir] of sm70only) {
+    const text = emitPtx(ir, { computeCapability: [7, 0] }).text;
+    assembleOld(text);
+    if (name === "cuda.nanosleep") assert.equal(version(text), "6.3");
+    for (const cc of [[6, 1], [5, 2]] as const) {
+      assert.throws(() => emitPtx(ir, { computeCapability: cc }), (e: unknown) =>
+        e instanceof CompileError && e.message.startsWith(`${name} needs compute capability 7.0 or newer; this kernel is compiled for sm_${cc.join("")}`));
+    }
+  }
+  // atom.add.f64 needs sm_60: before, a CAS loop
+  const atomicF64 = compile((a: Float64Array) => {
+    const i = cuda.grid(1);
+    a[2 + i] = cuda.atomic.add(a, 0, 1.5);
+    a[66 + i] = cuda.atomic.sub(a, 1, 0.25);
+  }, [F64]);
+  assert.match(emitPtx(atomicF64, { computeCapability: [6, 0] }).text, /atom\.global\.add\.f64/);
+  const casF64 = emitPtx(atomicF64, { computeCapability: [5, 2] });
+  assert.doesNotMatch(casF64.text, /atom\.global\.add/);
+  assembleOld(casF64.text);
+  if (hasPtxsim()) {
+    const a = new Float64Array(130);
+    await runOnPtxsim(casF64, B.dims(2, 32), [B.arrayArg("a", a, "float64")]);
+    assert.deepEqual([a[0], a[1]], [96, -16]);
+    // every thread got a different old value
+    assert.deepEqual([...a.slice(2, 66)].sort((x, y) => x - y), Array.from({ length: 64 }, (_, k) => 1.5 * k));
+    assert.deepEqual([...a.slice(66)].sort((x, y) => y - x), Array.from({ length: 64 }, (_, k) => 0 - 0.25 * k));
+  }
+
+  // tanh.approx needs sm_75: older targets compute tanh from ex2/rcp.approx
+  const tanh = compile((a: Float32Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = Math.tanh(a[i]); }, [F32], { fastmath: true });
+  assert.match(emitPtx(tanh, { computeCapability: [7, 5] }).text, /tanh\.approx\.f32/);
+  const xs = [0, -0, 1e-30, -1e-5, 0.1, 0.124, 0.125, -0.126, 0.3, 0.5, -1, 2, 4.5, 9, -9.1, 20, 100, Infinity, -Infinity, NaN].map(Math.fround);
+  for (const cc of [[7, 0], [6, 1], [5, 2]] as const) {
+    const mod = emitPtx(tanh, { computeCapability: cc });
+    assert.doesNotMatch(mod.text, /tanh/);
+    assert.equal(version(mod.text), { 70: "6.0", 61: "5.0", 52: "4.1" }[cc[0] * 10 + cc[1]]);
+    assembleOld(mod.text);
+    if (!hasPtxsim()) continue;
+    const a = Float32Array.from(xs);
+    await runOnPtxsim(mod, B.dims(1, 32), [B.arrayArg("a", a, "float32")]);
+    xs.forEach((x, i) => {
+      const want = Math.tanh(x), got = a[i]!;
+      if (Number.isNaN(want) || want === 0 || !Number.isFinite(x)) assert.ok(Object.is(got, want), `tanh(${x}) = ${got}`);
+      else assert.ok(Math.abs(got - want) <= 2e-6 * Math.abs(want), `tanh(${x}) = ${got}, want ${want}`);
+    });
   }
 });

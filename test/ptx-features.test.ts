@@ -6,6 +6,7 @@ import { emitPtx } from "../src/targets/ptx/index.js";
 import type { AtomicOp, Expr, FunctionIR } from "../src/compiler/ir.js";
 import type { KernelArg, LaunchDims } from "../src/runtime/backend.js";
 import { float16Bits, float16FromBits, tupleType, type ScalarName } from "../src/dtypes.js";
+import { CompileError } from "../src/errors.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./helpers/ptxsim.js";
 import * as B from "./ptx-ir.js";
@@ -198,4 +199,28 @@ test("module header, parameter ABI, lineinfo, fast math, barriers and grid sync 
   assert.throws(() => emitPtx(ir, { computeCapability: [9, 0], maxPtxVersion: "7.5" }), /needs PTX ISA 7\.8/);
   if (hasPtxas()) for (const arch of ["sm_80", "sm_90"] as const) ptxasCheck(m.text, arch);
   if (hasPtxas()) ptxasCheck(emitPtx(ir).text, "sm_75");
+});
+
+test("over 4352 bytes of parameters need ISA 8.1 and sm_70, over 32764 are a CompileError; %dynamic_smem_size needs ISA 4.1", () => {
+  // o's pointer and shape take 12 bytes, padded to 16; then n float64s
+  const params = (n: number) => B.kernel("params", [{ name: "o", type: B.arr("float64") }, ...Array.from({ length: n }, (_, i) => ({ name: `p${i}`, type: "float64" as const }))], [
+    B.store(B.v("o", B.arr("float64")), [B.i32(0)], B.v(`p${n - 1}`, "float64")),
+  ]);
+  const version = (text: string) => text.match(/^\.version (.*)$/m)![1];
+  const fits = emitPtx(params(542), { computeCapability: [6, 1] }).text; // 4352 bytes
+  assert.equal(version(fits), "5.0");
+  const large = params(543); // 4360 bytes
+  assert.equal(version(emitPtx(large).text), "8.1");
+  assert.throws(() => emitPtx(large, { computeCapability: [6, 1] }), (e: unknown) =>
+    e instanceof CompileError && /more than 4352 bytes of kernel parameters \(4360\) needs compute capability 7\.0 or newer; this kernel is compiled for sm_61/.test(e.message));
+  const largest = emitPtx(params(4093), { computeCapability: [9, 0] }).text; // 32760 bytes
+  assert.equal(version(largest), "8.1");
+  assert.throws(() => emitPtx(params(4094), { computeCapability: [9, 0] }), (e: unknown) =>
+    e instanceof CompileError && /parameters take 32768 bytes; PTX allows at most 32764/.test(e.message));
+  const dyn = B.kernel("dyn", [], [{ k: "alloc", name: "s", type: B.arr("float32", 1, "C", "shared"), shape: [0] }, B.store(B.v("s", B.arr("float32", 1, "C", "shared")), [B.i32(0)], B.c("float32", 1))]);
+  assert.equal(version(emitPtx(dyn, { computeCapability: [5, 0] }).text), "4.1");
+  if (!hasPtxas()) return;
+  // ptxas 13 has no -arch below sm_75, but checks instructions and parameter space against `.target`
+  for (const text of [fits, emitPtx(large).text, emitPtx(dyn, { computeCapability: [5, 0] }).text]) ptxasCheck(text, "sm_75");
+  ptxasCheck(largest, "sm_90");
 });

@@ -1,5 +1,5 @@
 // The names a kernel sees without declaring them: `cuda.*`, `Math.*`,
-// `Number.*`, `console.log`, the dtype names. Each entry says how it lowers
+// `Number.*`, `console.log`/`console.assert`, the dtype names. Each entry says how it lowers
 // to IR; the table is the whole in-kernel API surface.
 
 import { DTYPE_INFO, SCALAR_NAMES, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName } from "../dtypes.js";
@@ -9,6 +9,7 @@ import type { Weak } from "./infer.js";
 import { binaryType, floatTypeOf, promoteOne, weakDefault } from "./infer.js";
 import type { DeviceFunctionLike, Lowerer, Typed } from "./lower.js";
 import { foldExpr } from "./passes/fold.js";
+import { lowerAssert, lowerLog } from "./console.js";
 import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
 import { MATH_LIBRARY, MATH_HELPERS } from "../mathlib/index.js";
@@ -417,7 +418,7 @@ export function lowerMathCall(L: Lowerer, name: string, vals: readonly Typed[], 
 }
 
 // ---------------------------------------------------------------------------
-// Number.*, console.log, bit-access built-ins for the math library
+// Number.*, console.log/assert, bit-access built-ins for the math library
 
 const NUMBER = ns("Number", {
   isNaN: fn("Number.isNaN", (L, args, n) => floatPredicate(L, args, n, "isnan", false)),
@@ -442,48 +443,9 @@ function floatPredicate(L: Lowerer, args: readonly Node[], n: Node, op: "isnan" 
   return expr(foldExpr({ k: "unary", op, type: "bool", x: L.convert(v, t, args[0]!), loc: locOf(n) }));
 }
 
-/** printf conversions by dtype (after `printable`'s promotions, as in C varargs). */
-const PRINTF: Record<ScalarName, string> = {
-  bool: "%d", int8: "%d", int16: "%d", int32: "%d", uint8: "%u", uint16: "%u", uint32: "%u",
-  int64: "%lld", uint64: "%llu", float16: "%g", float32: "%g", float64: "%g",
-};
-const PRINTF_CONVERSION = /%[-+ #0-9.]*(?:hh|h|ll|l)?[diuxXfeEgGcs]/;
-
-/** A value as printf receives it: small ints and bools as int32/uint32, floats as double. */
-function printable(L: Lowerer, a: Node): Expr {
-  const v = L.lowerValue(a);
-  if (v.v !== "expr" || !isScalarType(v.e.type)) return L.fail(a, "console.log prints numbers, booleans and string literals");
-  const t = v.weak ? weakDefault(v.weak) : v.e.type;
-  const promoted: ScalarName = isFloat(t) ? "float64" : t === "uint8" || t === "uint16" ? "uint32" : DTYPE_INFO[t].bits < 32 ? "int32" : t;
-  return L.convert(v, promoted, a);
-}
-
-/**
- * `console.log("x=%d y=%f", x, y)` is printf; otherwise the arguments are
- * printed JS-style, separated by spaces (numbers with %g, bools as 0/1).
- */
 const CONSOLE = ns("console", {
-  log: fn("console.log", (L, args, n) => {
-    const first = args[0] ? L.lowerValue(args[0]) : undefined;
-    let format: string;
-    let values: Expr[];
-    if (first?.v === "string" && PRINTF_CONVERSION.test(first.text)) {
-      format = first.text;
-      values = args.slice(1).map((a) => printable(L, a));
-    } else {
-      values = [];
-      format = args.map((a) => {
-        const v = L.lowerValue(a);
-        if (v.v === "string") return v.text.replace(/%/g, "%%");
-        const e = printable(L, a);
-        values.push(e);
-        return PRINTF[e.type as ScalarName];
-      }).join(" ");
-    }
-    L.features.print = true;
-    L.strings.push(format + "\n");
-    return expr({ k: "intrinsic", name: "print", type: "void", args: [int32Const(L.strings.length - 1), ...values], loc: locOf(n) });
-  }),
+  log: fn("console.log", lowerLog),
+  assert: fn("console.assert", lowerAssert),
 });
 
 /** Bit access used by the math library (fdlibm style). */

@@ -20,7 +20,7 @@ const UNSUPPORTED: Record<string, string> = {
   ClassExpression: "a class",
   ObjectExpression: "an object literal",
   ObjectPattern: "object destructuring",
-  TemplateLiteral: "a template string (strings are only allowed as console.log arguments)",
+  TemplateLiteral: "a template string (strings are only allowed as console.log and console.assert arguments)",
   TaggedTemplateExpression: "a tagged template",
   NewExpression: "`new` (no allocation inside kernels; use cuda.local.array or cuda.shared.array)",
   ThisExpression: "`this`",

@@ -285,8 +285,9 @@ export type Expr =
  * | matchAllSync | (uint32 mask, T value) | Tuple(uint32, bool) |
  * | activemask / lanemaskLt | () | uint32 |
  * | nanosleep | (uint32 ns) | void |
- * | print | (format: ConstString index into FunctionIR.strings as int32 const, ...values) | void — printf-style; values are scalars |
- * | trap | () | void (a failed `debug` assert or bounds check on the GPU) |
+ * | print | (format: index into FunctionIR.strings as int32 const, ...values) | void — C printf (vprintf on the GPU); values are scalars, promoted as C varargs are (floats to double, narrower ints and bool to int), or `cstring`s for %s |
+ * | cstring | (index into FunctionIR.strings as int32 const) | uint64 — the address of that NUL-terminated string; only a `print`/`assert` value |
+ * | assert | (cond: bool, format: index into FunctionIR.strings as int32 const, ...values) | void — a `debug` assertion: unless cond, prints like `print` and stops the kernel (PTX `trap`); the simulator throws a LaunchError with the printed text instead |
  * | fastExp2 / fastLog2 / fastSin / fastCos / fastRcp / fastTanh | (float32) | float32 — PTX .approx (fastmath only) |
  * | fastDiv | (float32, float32) | float32 — div.full.f32 (fastmath only) |
  */
@@ -296,7 +297,7 @@ export type IntrinsicName =
   | "shflSync" | "shflUpSync" | "shflDownSync" | "shflXorSync"
   | "allSync" | "anySync" | "eqSync" | "ballotSync" | "matchAnySync" | "matchAllSync"
   | "activemask" | "lanemaskLt" | "nanosleep"
-  | "print" | "trap"
+  | "print" | "cstring" | "assert"
   | "fastExp2" | "fastLog2" | "fastSin" | "fastCos" | "fastRcp" | "fastTanh" | "fastDiv";
 
 // ---------------------------------------------------------------------------
@@ -432,7 +433,7 @@ export interface FunctionIR {
   readonly returnType: Type;
   body: Stmt[];
   readonly constArrays: readonly ConstArray[];
-  /** format strings of console.log, referenced by index from `print` intrinsics */
+  /** strings of console.log and console.assert, referenced by index from `print`, `cstring` and `assert` (see `STRING_ARGUMENT`) */
   readonly strings: readonly string[];
   readonly features: Features;
   /** the function's source text, for errors and line info */
@@ -462,6 +463,9 @@ export const DEFAULT_COMPILE_OPTIONS: CompileOptions = {
 
 export const constExpr = (type: ScalarName, value: number | bigint | boolean): ConstExpr => ({ k: "const", type, value });
 export const int32Const = (value: number): ConstExpr => constExpr("int32", value | 0);
+
+/** Which argument of these intrinsics is an index into `FunctionIR.strings`. */
+export const STRING_ARGUMENT: Partial<Record<IntrinsicName, number>> = { print: 0, cstring: 0, assert: 1 };
 
 /** Children of an expression, in evaluation order. */
 export function exprChildren(e: Expr): readonly Expr[] {

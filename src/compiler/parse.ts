@@ -74,11 +74,16 @@ export function* childNodes(n: Node): Generator<[string, Node]> {
 }
 
 /** Makes `start`/`end`/columns relative to the function text instead of the wrapper. */
-function shiftPositions(n: Node, by: number): void {
+function shiftPositions(n: Node, by: number, shifted = new Set<object>()): void {
   n.start -= by;
   n.end -= by;
-  if (n.loc && n.loc.start.line === 1) n.loc.start.column -= by;
-  for (const [, c] of childNodes(n)) shiftPositions(c, by);
+  // acorn shares one start position among nested nodes (a call, its callee, the callee's object)
+  const start = n.loc?.start;
+  if (start && start.line === 1 && !shifted.has(start)) {
+    start.column -= by;
+    shifted.add(start);
+  }
+  for (const [, c] of childNodes(n)) shiftPositions(c, by, shifted);
 }
 
 function fail(name: string, source: string, message: string, node?: Node): never {

@@ -15,6 +15,7 @@ const divmod = cuda.jit((a: number, b: number) => [Math.floor(a / b), a - b * Ma
 const clampUnit = cuda.jit((x: number) => (x < 0 ? 0 : x > 1 ? 1 : x), { device: true });
 const mirrorSum = cuda.jit((a: Float32Array, i: number) => a[i] + a[a.length - 1 - i], { device: true });
 const pickArray = cuda.jit((a: Float32Array, b: Float32Array, first: boolean) => (first ? a : b), { device: true });
+const showExp = cuda.jit((v: number) => { console.log("device: %+.2e", v); }, { device: true });
 
 export const LANGUAGE_CASES: KernelCase[] = [
   {
@@ -401,6 +402,34 @@ export const LANGUAGE_CASES: KernelCase[] = [
         "n is -3 and x*2 is -0.5 5000000000", "n is 7 and x*2 is 3 5000000000",
         "thread 0 sees x=1.500000", "thread 1 sees x=-0.250000",
       ]);
+    },
+  },
+  {
+    name: "console.log: printf with each argument converted to what its conversion reads",
+    kernel: (x: Float64Array, n: Int32Array, big: BigInt64Array) => {
+      const i = cuda.grid(1);
+      if (i < 2) {
+        console.log("v=%d f=%f pair=%lld %d", x[i], n[i], n[i], n[i + 2]);
+        console.log("val %f %s|%-6s|%.2s|", x[i], "str", "ab", "xyz");
+        console.log("%x %#o %X %llu %5.1f%%", n[i], n[i] & 63, big[i], big[i], x[i] * 100);
+        console.log("%hhd %hu %c|%*d|%-*d|", n[i] * 100, n[i], 65 + i, 6, i, -4, i);
+        console.log("%g %G %e %.3g %010.4f|", x[i], x[i] * 1e-10, x[i], n[i] / 3, x[i]);
+        showExp(x[i]);
+      }
+    },
+    options: { env: { showExp } },
+    grid: 1, block: 32,
+    args: () => [new Float64Array([2.75, -1234.5]), new Int32Array([7, -3, 123456, 9]), new BigInt64Array([-5000000000n, 255n])],
+    check: (_args, printed) => {
+      // glibc's printf of the converted arguments
+      assert.deepEqual([...printed].sort(), [
+        "v=2 f=7.000000 pair=7 123456", "v=-1234 f=-3.000000 pair=-3 9",
+        "val 2.750000 str|ab    |xy|", "val -1234.500000 str|ab    |xy|",
+        "7 07 FFFFFFFED5FA0E00 18446744068709551616 275.0%", "fffffffd 075 FF 255 -123450.0%",
+        "-68 7 A|     0|0   |", "-44 65533 B|     1|1   |",
+        "2.75 2.75E-10 2.750000e+00 2.33 00002.7500|", "-1234.5 -1.2345E-07 -1.234500e+03 -1 -1234.5000|",
+        "device: +2.75e+00", "device: -1.23e+03",
+      ].sort());
     },
   },
   {

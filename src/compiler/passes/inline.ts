@@ -7,19 +7,23 @@
 
 import { isScalarType } from "../../dtypes.js";
 import type { Expr, FunctionIR, Stmt, VarExpr } from "../ir.js";
-import { exprChildren } from "../ir.js";
+import { exprChildren, int32Const, STRING_ARGUMENT } from "../ir.js";
 import { foldExpr } from "./fold.js";
 import { mapBodyExprs, mapExprChildren, mapStmtExprs } from "./walk.js";
 
 export function inlineCalls(fn: FunctionIR): FunctionIR {
-  const inliner = new Inliner();
-  return { ...fn, body: inliner.block(fn.body) };
+  const inliner = new Inliner([...fn.strings]);
+  const body = inliner.block(fn.body);
+  return { ...fn, body, strings: inliner.strings };
 }
 
 const hasCall = (e: Expr): boolean => e.k === "call" || exprChildren(e).some(hasCall);
 
 class Inliner {
   private counter = 0;
+
+  /** the caller's string table, which inlined bodies' strings join */
+  constructor(readonly strings: string[]) {}
 
   block(stmts: readonly Stmt[]): Stmt[] {
     const out: Stmt[] = [];
@@ -80,6 +84,22 @@ class Inliner {
     return { k: "var", type, name };
   }
 
+  /** `fn`'s body with its string indices (print formats, %s strings, assert messages) into the caller's table */
+  private adoptStrings(fn: FunctionIR): readonly Stmt[] {
+    if (!fn.strings.length) return fn.body;
+    const index = fn.strings.map((s) => {
+      const i = this.strings.indexOf(s);
+      return i >= 0 ? i : this.strings.push(s) - 1;
+    });
+    return mapBodyExprs(fn.body, (e) => {
+      if (e.k !== "intrinsic") return e;
+      const at = STRING_ARGUMENT[e.name];
+      const old = at === undefined ? undefined : e.args[at];
+      if (old?.k !== "const") return e;
+      return { ...e, args: e.args.map((a, i) => (i === at ? int32Const(index[Number(old.value)]!) : a)) };
+    });
+  }
+
   private inlineCall(fn: FunctionIR, args: readonly Expr[], out: Stmt[]): Expr {
     // '.' never occurs in source identifiers, so inlined names cannot collide with the caller's or callee's own
     const prefix = `${fn.name}.${this.counter++}.`;
@@ -98,7 +118,7 @@ class Inliner {
     });
     // the callee's own body is renamed before the calls in it are inlined: each inlined body is renamed
     // once, not again at every level of the call chain above it
-    const renamed = renameBody(fn.body, prefix, rename);
+    const renamed = renameBody(this.adoptStrings(fn), prefix, rename);
     const body = constantArgs ? foldBody(renamed, `${prefix}.then`) : renamed;
     const returns = countReturns(body);
     const last = body[body.length - 1];

@@ -641,6 +641,13 @@ class Emitter {
     return wrap(to, x);
   }
 
+  /** string `index` of the function's table as a JS literal */
+  private string(index: Expr): string {
+    const text = index.k === "const" ? this.ir.strings[Number(index.value)] : undefined;
+    if (text === undefined) throw new Error("simulator: a string index must be a constant into the function's strings");
+    return JSON.stringify(text);
+  }
+
   private intrinsic(e: IntrinsicExpr): string {
     const args = e.args.map((a) => this.expr(a));
     const barrier = BARRIERS[e.name];
@@ -664,13 +671,10 @@ class Emitter {
       case "activemask": return `(T.op = ${WAIT.warp}, T.w = ${WARP.activemask}, T.l = ${this.activemaskSites++}, yield)`;
       case "lanemaskLt": return `(((1 << ${lane}) - 1) >>> 0)`;
       case "threadfence": case "threadfenceBlock": case "threadfenceSystem": case "nanosleep": return "undefined";
-      case "trap": return "trap(tx, ty, tz, bx, by, bz)";
-      case "print": {
-        const first = e.args[0];
-        const fmt = first && first.k === "const" ? this.ir.strings[Number(first.value)] : undefined;
-        if (fmt === undefined) throw new Error("simulator: print needs a constant format-string index");
-        return `printf(L.out, ${JSON.stringify(fmt)}, [${args.slice(1).join(", ")}])`;
-      }
+      case "print": return `printf(L.out, ${this.string(e.args[0]!)}, [${args.slice(1).join(", ")}])`;
+      case "cstring": return this.string(e.args[0]!);
+      // the message's arguments are evaluated only when the assertion fails
+      case "assert": return `(${args[0]} || assertFailed(${this.string(e.args[1]!)}, [${args.slice(2).join(", ")}]))`;
       default: throw new Error(`simulator: intrinsic '${e.name}' is not supported`);
     }
   }

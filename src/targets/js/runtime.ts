@@ -216,8 +216,9 @@ export function oob(name: string, index: readonly (number | bigint)[], shape: re
   throw new LaunchError(`index out of bounds: ${name}[${index.join(", ")}] with shape [${shape.join(", ")}] in ${where(tx, ty, tz, bx, by, bz)}`);
 }
 
-export function trap(tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never {
-  throw new LaunchError(`kernel trapped (a failed assertion) in ${where(tx, ty, tz, bx, by, bz)}`);
+/** throws a failed `debug` assertion: its message (the line the GPU prints) as a LaunchError */
+export function assertFailed(fmt: string, args: PrintArg[]): never {
+  throw new LaunchError(formatPrintf(fmt, args).replace(/\n$/, ""));
 }
 
 export function printf(out: string[], fmt: string, args: PrintArg[]): void {
@@ -228,7 +229,7 @@ export const rt = {
   h2f, f2h, f16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
-  atomic, bindArray, scalarArg, oob, trap, printf, runThreads,
+  atomic, bindArray, scalarArg, oob, assertFailed, printf, runThreads,
   fma16, fma32, fma64, copysign, rint,
 };
 export type Runtime = typeof rt;

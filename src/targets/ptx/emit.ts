@@ -12,8 +12,9 @@
 import { DTYPE_INFO, float16Bits, isArrayType, isFloat, isBigInt, sameType, type ArrayType, type ScalarName, type Type } from "../../dtypes.js";
 import {
   exprChildren, stmtExprs, walkStmts, type AtomicExpr, type BinaryOp, type CompareOp, type Expr, type FunctionIR, type IntrinsicExpr,
-  type LoopStmt, type Stmt, type UnaryOp,
+  type IntrinsicName, type Loc, type LoopStmt, type Stmt, type UnaryOp,
 } from "../../compiler/ir.js";
+import { CompileError } from "../../errors.js";
 import {
   imm, mem, printLine, regDecls, regName, sym,
   type Line, type Mem, type Operand, type Reg, type RegClass, type Scalar,
@@ -22,7 +23,7 @@ import { PTX_SCALAR, floatImm, isNarrowInt } from "./types.js";
 import { isPow2, signedMagic, unsignedMagic } from "./divconst.js";
 import { hoistLoopInvariants } from "./licm.js";
 import { reduceInductionAddresses, type InductionAddress } from "./lsr.js";
-import { chooseVersion, maxVersion, targetName } from "./version.js";
+import { chooseVersion, hasCapability, maxVersion, targetName, type Requirement } from "./version.js";
 import type { PtxModule, PtxParam, PtxTargetOptions } from "./module.js";
 
 /**
@@ -68,12 +69,35 @@ const FAST_UNARY = {
   fastExp2: "ex2.approx.f32", fastLog2: "lg2.approx.f32", fastSin: "sin.approx.f32",
   fastCos: "cos.approx.f32", fastRcp: "rcp.approx.f32", fastTanh: "tanh.approx.f32",
 } as const;
-/** PTX ISA needed by an instruction beyond the target's minimum */
-const FEATURE_VERSION: Record<string, string> = { fastTanh: "7.0" };
+
+// What instructions need beyond the oldest targets (PTX ISA release notes; ptxas 13
+// checks each against `.version` and `.target`, also when assembling for a newer GPU).
+const WARP_SYNC: Requirement = { ptx: "6.0" };
+const SM70_SYNC: Requirement = { ptx: "6.0", cc: [7, 0] };
+const INTRINSIC_NEEDS: Partial<Record<IntrinsicName, Requirement>> = {
+  syncwarp: WARP_SYNC, shflSync: WARP_SYNC, shflUpSync: WARP_SYNC, shflDownSync: WARP_SYNC, shflXorSync: WARP_SYNC,
+  allSync: WARP_SYNC, anySync: WARP_SYNC, eqSync: WARP_SYNC, ballotSync: WARP_SYNC,
+  matchAnySync: SM70_SYNC, matchAllSync: SM70_SYNC,
+  // barrier.sync (unaligned), atom.release.gpu, ld.acquire.gpu
+  gridSync: SM70_SYNC,
+  activemask: { ptx: "6.2" },
+  // ptxas 13 takes nanosleep from 6.2; the ISA and LLVM say 6.3
+  nanosleep: { ptx: "6.3", cc: [7, 0] },
+  fastTanh: { ptx: "7.0", cc: [7, 5] },
+};
+/** how the user calls an intrinsic, for errors (default `cuda.<name>`) */
+const INTRINSIC_SPELLING: Partial<Record<IntrinsicName, string>> = { gridSync: "cuda.cg.thisGrid().sync()" };
+const DYNAMIC_SMEM_SIZE: Requirement = { ptx: "4.1" };
+const FMA_F16: Requirement = { ptx: "4.2", cc: [5, 3] };
+const ATOMIC_ADD_F64: Requirement = { ptx: "5.0", cc: [6, 0] };
+/** kernel parameter space: 4352 bytes, or 32764 from ISA 8.1 on sm_70+ (measured with ptxas, ptx.md §1) */
+const SMALL_PARAMS_BYTES = 4352;
+const LARGE_PARAMS: Requirement = { ptx: "8.1", cc: [7, 0] };
+const MAX_PARAMS_BYTES = 32764;
 
 export function emitPtx(ir: FunctionIR, options: PtxTargetOptions = {}): PtxModule {
   if (ir.kind !== "kernel") throw new Error(`emitPtx: '${ir.name}' is a device function; only kernels are emitted (device functions are inlined)`);
-  return new KernelEmitter(ir).finish(options);
+  return new KernelEmitter(ir, options.computeCapability ?? [7, 5]).finish(options);
 }
 
 const sanitize = (s: string) => s.replace(/[^A-Za-z0-9_]/g, "_");
@@ -105,11 +129,13 @@ class KernelEmitter {
   /** locals assigned after their declaration (array locals among them need registers of their own) */
   private readonly reassigned = new Set<string>();
   private featureVersion = "1.0";
+  /** position of the statement being emitted, for errors */
+  private loc: Loc | undefined;
   private staticShared = 0;
   private usesPrint = false;
   private readonly entry: string;
 
-  constructor(private readonly ir: FunctionIR) {
+  constructor(private readonly ir: FunctionIR, private readonly cc: readonly [number, number]) {
     this.entry = /^[A-Za-z]/.test(ir.name) ? sanitize(ir.name) : `k_${sanitize(ir.name)}`;
   }
 
@@ -119,21 +145,21 @@ class KernelEmitter {
   finish(options: PtxTargetOptions): PtxModule {
     walkStmts(this.ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
     this.ir.params.forEach((p, i) => this.bindParam(p.name, p.type, i));
+    this.checkParamSpace();
     for (const c of this.ir.constArrays) this.bindConstArray(c.name, c.type, c.shape, c.data);
-    this.ir.strings.forEach((s, i) => this.moduleDecls.push(byteArrayDecl(".global .align 1", `__fmt${i}`, [...new TextEncoder().encode(s), 0])));
+    this.ir.strings.forEach((s, i) => this.moduleDecls.push(byteArrayDecl(".global .align 1", `__str${i}`, [...new TextEncoder().encode(s), 0])));
     // ptxas rejects any non-ASCII byte in the module, even inside a string
     if (this.ir.options.lineinfo) this.moduleDecls.unshift(`.file 1 "${this.ir.name.replace(/[^ -~]|["\\]/g, "_")}.ts"`);
     this.stmts(this.ir.body);
 
-    const cc = options.computeCapability ?? [7, 5];
-    const version = chooseVersion(cc, this.featureVersion, options.maxPtxVersion);
+    const version = chooseVersion(this.cc, this.featureVersion, options.maxPtxVersion);
     if (this.usesPrint) this.moduleDecls.push(".extern .func (.param .b32 rv) vprintf(.param .b64 fmt, .param .b64 args);");
     const lines = reduceInductionAddresses(hoistLoopInvariants([...this.prologue, ...this.body]), this.inductionAddresses, (cls) => this.reg(cls));
     const maxnreg = this.ir.options.maxRegisters ? `.maxnreg ${this.ir.options.maxRegisters}\n` : "";
     const text = [
       "// Generated by numbats",
       `.version ${version}`,
-      `.target ${targetName(cc)}`,
+      `.target ${targetName(this.cc)}`,
       ".address_size 64",
       "",
       ...this.moduleDecls,
@@ -150,6 +176,35 @@ class KernelEmitter {
       "",
     ].join("\n");
     return { text, entry: this.entry, params: this.params, staticSharedBytes: this.staticShared, cooperative: this.ir.features.gridSync };
+  }
+
+  // -------------------------------------------------------------------------
+  // what the target compute capability has
+
+  /** true if the target has what `need` describes; `.version` then covers it */
+  private supports(need: Requirement): boolean {
+    if (!hasCapability(this.cc, need)) return false;
+    this.featureVersion = maxVersion(this.featureVersion, need.ptx);
+    return true;
+  }
+
+  private require(need: Requirement, what: string, loc?: Loc): void {
+    if (!this.supports(need)) throw this.unavailable(need, what, loc);
+  }
+
+  private unavailable(need: Requirement, what: string, loc?: Loc): CompileError {
+    return this.compileError(`${what} needs compute capability ${need.cc!.join(".")} or newer; this kernel is compiled for ${targetName(this.cc)}`, loc);
+  }
+
+  private checkParamSpace(): void {
+    const bytes = this.params.reduce((end, p) => Math.ceil(end / p.size) * p.size + p.size, 0);
+    if (bytes > MAX_PARAMS_BYTES) throw this.compileError(`the kernel's parameters take ${bytes} bytes; PTX allows at most ${MAX_PARAMS_BYTES}`);
+    if (bytes > SMALL_PARAMS_BYTES) this.require(LARGE_PARAMS, `more than ${SMALL_PARAMS_BYTES} bytes of kernel parameters (${bytes})`);
+  }
+
+  /** an error at `loc` in the kernel's source (the signature when unknown) */
+  private compileError(message: string, loc = this.loc): CompileError {
+    return new CompileError(this.ir.name, this.ir.source, [{ message, line: loc?.line ?? 1, column: loc?.column ?? 0 }]);
   }
 
   private bindParam(name: string, type: Type, arg: number): void {
@@ -350,6 +405,7 @@ class KernelEmitter {
   }
 
   private stmt(s: Stmt): void {
+    this.loc = s.loc ?? this.loc;
     this.lineInfo(s);
     switch (s.k) {
       case "let": {
@@ -469,6 +525,7 @@ class KernelEmitter {
         return this.out("b32", "mov.u32", sym("__dynsmem"));
       });
       const n = this.kernelInvariant(`dynsmem/${size}`, () => {
+        this.require(DYNAMIC_SMEM_SIZE, "a dynamic shared array");
         const bytes = this.out("b32", "mov.u32", sym("%dynamic_smem_size"));
         return this.out("b32", "shr.u32", bytes, imm(Math.log2(size)));
       });
@@ -633,7 +690,7 @@ class KernelEmitter {
     if (isFloat(xt)) return this.floatUnary(op, P.arith as "f32" | "f64", x());
     switch (op) {
       case "not": return this.out("pred", "not.pred", this.toReg(x(), "pred"));
-      case "neg": return this.wrap(t, this.out(P.reg, `neg.${P.arith}`, x()));
+      case "neg": return this.wrap(t, this.out(P.reg, `neg.${P.signedArith}`, x()));
       case "bitnot": return this.wrap(t, this.out(P.reg, `not.${P.bits}`, x()));
       case "abs": return P.signed ? this.wrap(t, this.out(P.reg, `abs.${P.arith}`, x())) : x();
       case "popc": return this.out("b32", `popc.${P.bits}`, this.lowBits(xt, x()));
@@ -846,6 +903,7 @@ class KernelEmitter {
     const f = PTX_SCALAR[t].arith;
     if (t === "float16") {
       const [a, b, c] = [ae, be, ce].map((x) => this.toReg(this.scalar(x), "b16"));
+      this.require(FMA_F16, "cuda.fma on float16");
       return this.out("b16", "fma.rn.f16", a!, b!, c!);
     }
     return this.out(PTX_SCALAR[t].reg, `fma.rn.${f}`, this.scalar(ae), this.scalar(be), this.scalar(ce));
@@ -1090,8 +1148,12 @@ class KernelEmitter {
       return d;
     };
     switch (e.op) {
-      case "add": return atom(`add.${float ? P.arith : `u${w}`}`, v);
-      case "sub": return atom(`add.${float ? P.arith : `u${w}`}`, this.out(P.reg, `neg.${float ? P.arith : `s${w}`}`, v));
+      case "add": case "sub": {
+        const addend = e.op === "add" ? v : this.out(P.reg, `neg.${P.signedArith}`, v);
+        // before sm_60 (no atom.add.f64), a CAS loop as Numba does
+        if (t === "float64" && !this.supports(ATOMIC_ADD_F64)) return this.casLoop(sp, addr, t, (old) => ({ next: this.out("f64", "add.rn.f64", old, addend) }));
+        return atom(`add.${float ? P.arith : `u${w}`}`, addend);
+      }
       case "and": case "or": case "xor": case "exch": return atom(`${e.op}.${P.bits}`, v);
       case "cas": return atom(`cas.${P.bits}`, this.scalar(e.compare!), v);
       case "max": case "min":
@@ -1153,6 +1215,11 @@ class KernelEmitter {
     const arg = (i: number) => this.scalar(e.args[i]!);
     const argType = (i: number) => scalarTypeOf(e.args[i]!);
     const name = e.name;
+    const need = INTRINSIC_NEEDS[name];
+    if (need && !this.supports(need)) {
+      if (name === "fastTanh") return this.tanhWithoutTanhApprox(arg(0));
+      throw this.unavailable(need, INTRINSIC_SPELLING[name] ?? `cuda.${name}`, e.loc);
+    }
     switch (name) {
       case "syncthreads": this.ins("bar.sync", [imm(0)], 0); return null;
       case "syncthreadsCount": return this.out("b32", "bar.red.popc.u32", imm(0), this.toReg(arg(0), "pred"));
@@ -1182,13 +1249,28 @@ class KernelEmitter {
       case "lanemaskLt": return this.out("b32", "mov.u32", sym("%lanemask_lt"));
       case "nanosleep": this.ins("nanosleep.u32", [arg(0)], 0); return null;
       case "print": this.print(e.args); return null;
-      case "trap": this.ins("trap", [], 0); return null;
+      case "cstring": return this.stringAddress(e.args[0]!);
+      case "assert": this.assert(e.args); return null;
       case "fastDiv": return this.out("f32", "div.full.f32", arg(0), arg(1));
-      default: {
-        this.featureVersion = maxVersion(this.featureVersion, FEATURE_VERSION[name] ?? "1.0");
-        return this.out("f32", FAST_UNARY[name], arg(0));
-      }
+      default: return this.out("f32", FAST_UNARY[name], arg(0));
     }
+  }
+
+  /**
+   * fastmath tanh before sm_75, with the sign of x: x + x³·(2/15·x² − 1/3) for |x| < 0.125 (relative
+   * error < 3e-7), else 1 − 2/(e^2|x| + 1) by ex2/rcp.approx (< 2e-6; e^2|x| = ∞ gives 1, NaN stays NaN)
+   */
+  private tanhWithoutTanhApprox(v: Scalar): Reg {
+    const c = (k: number) => imm(floatImm("f32", k));
+    const x = this.toReg(v, "f32");
+    const ax = this.out("f32", "abs.f32", x);
+    const x2 = this.out("f32", "mul.rn.f32", x, x);
+    const poly = this.out("f32", "fma.rn.f32", x2, c(2 / 15), c(-1 / 3));
+    const small = this.out("f32", "fma.rn.f32", this.out("f32", "mul.rn.f32", x2, x), poly, x);
+    const e2x = this.out("f32", "ex2.approx.f32", this.out("f32", "mul.rn.f32", ax, c(2 * Math.LOG2E)));
+    const q = this.out("f32", "rcp.approx.f32", this.out("f32", "add.rn.f32", e2x, c(1)));
+    const large = this.out("f32", "fma.rn.f32", q, c(-2), c(1));
+    return this.out("f32", "copysign.f32", x, this.out("f32", "selp.f32", small, large, this.out("pred", "setp.lt.f32", ax, c(0.125))));
   }
 
   /** a scalar as 32-bit words for shuffles (64-bit values: lo, hi) */
@@ -1220,10 +1302,8 @@ class KernelEmitter {
     return this.toWords(t, v)[0]!;
   }
 
-  /** vprintf(format, args): args packed as a C struct, floats promoted to double */
+  /** vprintf(format, args): args packed as a C struct, floats promoted to double, small ints and bools to 32 bits */
   private print(args: readonly Expr[]): void {
-    const fmt = args[0]!;
-    if (fmt.k !== "const") throw new Error("PTX target: print format must be a constant string index");
     this.usesPrint = true;
     let offset = 0;
     const slots = args.slice(1).map((e) => {
@@ -1249,11 +1329,26 @@ class KernelEmitter {
       }
       argPtr = this.out("b64", "cvta.local.u64", base);
     } else argPtr = this.out("b64", "mov.u64", imm(0));
-    const f = this.out("b64", "cvta.global.u64", this.out("b64", "mov.u64", sym(`__fmt${Number(fmt.value)}`)));
+    const f = this.stringAddress(args[0]!);
     this.cur.push({
       k: "raw", uses: [f, argPtr],
       text: `\t{\n\t.param .b64 fmt;\n\t.param .b64 args;\n\t.param .b32 rv;\n\tst.param.b64 [fmt], ${regName(f)};\n\tst.param.b64 [args], ${regName(argPtr)};\n\tcall.uni (rv), vprintf, (fmt, args);\n\t}`,
     });
+  }
+
+  /** the generic address of string `index` of the function's table (a `.global` byte array) */
+  private stringAddress(index: Expr): Reg {
+    if (index.k !== "const") throw new Error("PTX target: a string index must be a constant");
+    return this.out("b64", "cvta.global.u64", this.out("b64", "mov.u64", sym(`__str${Number(index.value)}`)));
+  }
+
+  /** a debug assertion: unless the condition holds, print the message and trap */
+  private assert(args: readonly Expr[]): void {
+    const holds = this.pred(args[0]!);
+    const end = this.newLabel();
+    this.bra(end, { reg: holds, neg: false });
+    this.pushScope(); this.print(args.slice(1)); this.ins("trap", [], 0); this.popScope();
+    this.place(end);
   }
 
   /** this_grid().sync(), as nvcc 13 emits it (ptx.md §2; needs a cooperative launch) */

@@ -49,7 +49,8 @@ function operandText(o: Operand): string {
     case "sym": return o.name;
     case "mem": {
       const base = o.base.k === "reg" ? regName(o.base) : o.base.name;
-      return o.offset === 0 ? `[${base}]` : `[${base}${o.offset > 0 ? "+" : ""}${o.offset}]`;
+      // ptxas parses `[%rd1+-4]` (as nvcc writes it) but not `[%rd1-4]`
+      return o.offset === 0 ? `[${base}]` : `[${base}+${o.offset}]`;
     }
     case "vec": return `{${o.items.map(regName).join(", ")}}`;
     case "pair": return `${regName(o.d)}|${regName(o.p)}`;

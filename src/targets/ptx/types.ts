@@ -10,6 +10,8 @@ export interface PtxScalar {
   readonly reg: RegClass;
   /** suffix for arithmetic, compares and conversions (`s32`, `f64`, …); narrow ints compute in 32 bits */
   readonly arith: string;
+  /** `arith` with unsigned ints as signed: `neg` exists only for signed types (same two's-complement bits) */
+  readonly signedArith: string;
   /** suffix for ld/st (bool is a byte) */
   readonly mem: string;
   /** type of a by-value kernel parameter slot */
@@ -23,6 +25,7 @@ export interface PtxScalar {
 
 const row = (reg: RegClass, arith: string, mem: string, param: PtxParam["ptxType"], width: number, signed: boolean): PtxScalar => ({
   reg, arith, mem, param, width, signed,
+  signedArith: arith.replace(/^u/, "s"),
   bits: reg === "pred" ? "pred" : reg === "b16" ? "b16" : reg === "b64" || reg === "f64" ? "b64" : "b32",
 });
 

@@ -26,6 +26,12 @@ export const maxVersion = (a: string, b: string) => (cmp(a, b) >= 0 ? a : b);
 
 export const targetName = (cc: readonly [number, number]) => `sm_${cc[0]}${cc[1]}`;
 
+/** what an instruction needs beyond the oldest targets: a PTX ISA version and, if not every target has it, a compute capability */
+export interface Requirement { readonly ptx: string; readonly cc?: readonly [number, number] }
+
+export const hasCapability = (cc: readonly [number, number], need: Requirement): boolean =>
+  need.cc === undefined || cc[0] * 10 + cc[1] >= need.cc[0] * 10 + need.cc[1];
+
 /**
  * The lowest `.version` covering the target and `featureMin` (the newest
  * instruction used); throws when that exceeds `maxPtx` (what the driver loads).
