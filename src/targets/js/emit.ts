@@ -207,10 +207,6 @@ class Emitter {
     const threadLocals = [...this.locals, ...temps];
 
     const out: string[] = [
-      `"use strict";`,
-      `// ${ir.name}: simulator code, ${this.gen ? "threads as generators (barriers / warp operations)" : "one loop over all threads"}`,
-      `const { ${Object.keys(rt).join(", ")} } = rt;`,
-      ...this.prelude,
       `return function kernel_${ir.name.replace(/[^A-Za-z0-9_]/g, "_")}(L, args) {`,
       ...launch.map((l) => `  ${l}`),
       `  const [gx, gy, gz] = L.grid, [nx, ny, nz] = L.block;`,
@@ -239,7 +235,15 @@ class Emitter {
       );
     }
     out.push(`};`);
-    return { code: out.join("\n") + "\n", generators: this.gen, staticSharedBytes };
+    const code = [...this.prelude, ...out].join("\n");
+    // only the runtime helpers the kernel names: a scope holding all of them makes the kernel measurably slower
+    const helpers = Object.keys(rt).filter((name) => new RegExp(`\\b${name}\\b`).test(code));
+    const head = [
+      `"use strict";`,
+      `// ${ir.name}: simulator code, ${this.gen ? "threads as generators (barriers / warp operations)" : "one loop over all threads"}`,
+      ...(helpers.length ? [`const { ${helpers.join(", ")} } = rt;`] : []),
+    ];
+    return { code: [...head, code].join("\n") + "\n", generators: this.gen, staticSharedBytes };
   }
 
   // ------------------------------------------------------------------ names
@@ -290,6 +294,12 @@ class Emitter {
     };
   }
 
+  private reassigned(name: string): boolean {
+    let found = false;
+    walkStmts(this.ir.body, (s) => { if (s.k === "assign" && s.name === name) found = true; });
+    return found;
+  }
+
   private constShapeArray(name: string, t: ArrayType, v: string, shape: readonly number[]): ArrayInfo {
     const strides = shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
     return {
@@ -303,13 +313,15 @@ class Emitter {
     const id = this.ident(name);
     if (!isArrayType(t)) return [`let ${id} = scalarArg(args[${i}], ${JSON.stringify(name)}, "${t}");`];
     const v = this.variableArray(name, t);
-    // a C-contiguous array's last stride is 1: leave the multiply out
-    const a = t.layout === "C" ? { ...v, s: v.s.map((s, k) => (k === t.ndim - 1 ? "1" : s)) } : v;
+    // a C-contiguous array's last stride is 1 and, its strides being positive, its view starts at
+    // element 0: leave the multiply and the offset out (unless the parameter is reassigned)
+    const fixed = t.layout === "C" && !this.reassigned(name);
+    const a = t.layout === "C" ? { ...v, o: fixed ? "0" : v.o, s: v.s.map((s, k) => (k === t.ndim - 1 ? "1" : s)) } : v;
     this.arrays.set(name, a);
     const dims = a.n.map((n, k) => `${n} = ${id}.shape[${k}]${a.s[k] === "1" ? "" : `, ${a.s[k]} = ${id}.strides[${k}]`}`);
     return [
       `const ${id} = bindArray(args[${i}], ${JSON.stringify(name)}, "${t.dtype}", ${t.ndim}, "${t.layout}");`,
-      `let ${a.v} = ${id}.v, ${a.o} = ${id}.o, ${[...dims, `${a.size} = ${id}.size`].join(", ")};`,
+      `let ${[`${a.v} = ${id}.v`, ...(fixed ? [] : [`${a.o} = ${id}.o`]), ...dims, `${a.size} = ${id}.size`].join(", ")};`,
     ];
   }
 
