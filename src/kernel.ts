@@ -307,11 +307,12 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     const compiled = this.compiledFor(spec, backend);
     validateLaunch(backend, compiled, dims);
     const temps = spec.slots.fill(backend, args);
+    let launched = false;
     try {
       compiled.launch(dims, spec.slots.args, streamHandle(stream) ?? backend.defaultStream(), spec.ir.features.gridSync);
-      if (temps) for (const t of temps) if (t.written) t.device.copyToHost(t.host);
+      launched = true;
     } finally {
-      if (temps) for (const t of temps) t.device.free();
+      if (temps) settle(temps, launched);
     }
   }
 }
@@ -319,7 +320,25 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
 // ---------------------------------------------------------------------------
 // argument marshalling: host arrays in and (when written) back out
 
-interface HostTemp { readonly device: DeviceArray; readonly host: TypedArray | NDArrayLike; readonly written: boolean }
+/**
+ * How a host array takes part in one launch: through a device copy (copied back if written and the
+ * launch succeeds), or, on the simulator, written in place with a backup restored if it fails.
+ */
+type HostTemp =
+  | { readonly kind: "copy"; readonly device: DeviceArray; readonly host: TypedArray | NDArrayLike; readonly written: boolean }
+  | { readonly kind: "inPlace"; readonly host: TypedArray; readonly backup: TypedArray };
+
+/** After a launch: results back into the host arrays if it succeeded, else the host arrays as they were. */
+function settle(temps: readonly HostTemp[], launched: boolean): void {
+  try {
+    for (const t of temps) {
+      if (t.kind === "copy" && launched && t.written) t.device.copyToHost(t.host);
+      if (t.kind === "inPlace" && !launched) t.host.set(t.backup as never);
+    }
+  } finally {
+    for (const t of temps) if (t.kind === "copy") t.device.free();
+  }
+}
 
 /**
  * A scalar launch argument converted to its parameter's dtype; the common number cases without BigInt.
@@ -362,7 +381,7 @@ class ArgumentSlots {
     try {
       this.fillEach(backend, values, temps);
     } catch (e) {
-      for (const t of temps) t.device.free(); // a bad later argument: nothing copied in stays allocated
+      for (const t of temps) if (t.kind === "copy") t.device.free(); // a bad later argument: nothing copied in stays allocated
       throw e;
     }
     return temps.length ? temps : undefined;
@@ -385,9 +404,20 @@ class ArgumentSlots {
       checkIndexable(v as DeviceArray | TypedArray | NDArrayLike, i, name);
       args[i] = v instanceof DeviceArray
         ? v.toKernelArg(name)
-        : hostArrayArg(backend, v as TypedArray | NDArrayLike, spec.signature.args[i] as ArrayType, name, spec.ir.writtenParams.has(name), temps);
+        : hostArrayArg(backend, v as TypedArray | NDArrayLike, spec.signature.args[i] as ArrayType, name, spec.ir.writtenParams.has(name), temps, values);
     }
   }
+}
+
+/** Whether another argument lives in `host`'s memory (the same array twice, or views of one buffer). */
+function sharesMemory(host: TypedArray, args: readonly unknown[]): boolean {
+  let count = 0;
+  for (const a of args) {
+    const bytes = isTypedArray(a) ? a.buffer : isNDArrayLike(a) ? (a.data as ArrayBufferView).buffer
+      : a instanceof DeviceArray && a.buffer.kind === "sim" ? a.buffer.bytes : undefined;
+    if (bytes === host.buffer) count++;
+  }
+  return count > 1;
 }
 
 /** Index arithmetic in kernels is int32 (as in most CUDA C++ code): sizes and strides must fit. */
@@ -410,19 +440,22 @@ function checkIndexable(v: DeviceArray | TypedArray | NDArrayLike, i: number, na
 }
 
 /**
- * A host array as a kernel argument. On the simulator an array the kernel
- * never writes is read in place (no copy); anything else goes through a
- * temporary device array, copied back after a successful launch only.
+ * A host array as a kernel argument. On the simulator a typed array is used in place: as it is when
+ * the kernel never writes it, else with a backup restored if the launch fails, unless it shares
+ * memory with another argument (on the GPU each host array is a copy of its own, and the simulator
+ * must agree). Anything else goes through a temporary device array, copied back after a successful
+ * launch only.
  */
 function hostArrayArg(
   backend: Backend, host: TypedArray | NDArrayLike, t: ArrayType, name: string, written: boolean,
-  temps: HostTemp[],
+  temps: HostTemp[], args: readonly unknown[],
 ): KernelArg {
-  if (backend.name === "sim" && !written && isTypedArray(host)) {
+  if (backend.name === "sim" && isTypedArray(host) && (!written || !sharesMemory(host, args))) {
+    if (written) temps.push({ kind: "inPlace", host, backup: host.slice() });
     return { kind: "array", buffer: wrapHostArray(host), byteOffset: 0, dtype: t.dtype, shape: [host.length], strides: [1], name };
   }
   const device = toDevice(host, undefined, backend);
-  temps.push({ device, host, written });
+  temps.push({ kind: "copy", device, host, written });
   // float16/bool data arrives in its storage type (Uint16Array/Uint8Array): the parameter's dtype names it
   return { ...device.toKernelArg(name), dtype: t.dtype };
 }
