@@ -140,6 +140,18 @@ test("a CompileError lists every unsupported construct with its line and a caret
   assert.match(err.message, /line \d+, column \d+/);
 });
 
+test("one compile reports unsupported syntax and unknown names together, in source order", () => {
+  const bad = (a: Float32Array) => {
+    const o = { x: 1 };
+    // @ts-expect-error: not defined anywhere
+    a[0] = missing;
+    a[1] = o.x;
+  };
+  const err = (() => { try { compile(bad, [f32]); } catch (e) { return e; } })();
+  assert.ok(err instanceof CompileError, String(err));
+  assert.deepEqual(err.problems.map((p) => p.message.replace(/:.*/s, "")), ["unsupported in kernels", "unknown name 'missing'"]);
+});
+
 test("an unknown name is a CompileError that names it and suggests env", () => {
   const scale = 3;
   const k = (a: Float32Array) => { a[0] = scale; };
@@ -154,6 +166,7 @@ test("a failed declaration is reported once, not again at every use; typing and 
     const s = cuda.shared.array(16.5, float32);
     s[0] = 1;
     o[0] = s[0];
+    // @ts-expect-error: not defined anywhere
     o[1] = nowhere;
   };
   const err = (() => { try { compile(k, [f32]); } catch (e) { return e; } })();

@@ -100,7 +100,10 @@ export function lowerFunction(
   env: Readonly<Record<string, unknown>>, kind: "kernel" | "device",
 ): FunctionIR {
   const syntax = checkSyntax(parsed.params, parsed.body);
-  if (syntax.length) throw new CompileError(parsed.name, parsed.source, syntax);
+  if (syntax.length) {
+    const problems = [...syntax, ...unknownNames(session, parsed, argTypes, env, kind, syntax)];
+    throw new CompileError(parsed.name, parsed.source, problems.sort((p, q) => p.line - q.line || p.column - q.column));
+  }
   if (argTypes.length !== parsed.params.length) {
     throw new TypingError(parsed.name, parsed.source, [{
       message: `'${parsed.name}' takes ${parsed.params.length} argument(s) but was given ${argTypes.length}`, line: 1, column: 0,
@@ -118,6 +121,26 @@ export function lowerFunction(
     }
   }
   throw new TypingError(parsed.name, parsed.source, [{ message: "local variable types did not settle", line: 1, column: 0 }]);
+}
+
+/**
+ * With syntax problems, the unknown names a lowering finds too (so one compile reports both); its
+ * other complaints are left out, as they may be about the unsupported constructs themselves.
+ */
+function unknownNames(
+  session: CompileSession, parsed: ParsedFunction, argTypes: readonly Type[],
+  env: Readonly<Record<string, unknown>>, kind: "kernel" | "device", syntax: readonly SourceProblem[],
+): SourceProblem[] {
+  if (argTypes.length !== parsed.params.length) return [];
+  const lowerer = new Lowerer(session, parsed, argTypes, env, kind, new Map());
+  try {
+    lowerer.run();
+  } catch {
+    return []; // lowering code that assumes well-formed syntax
+  }
+  const reported = new Set(syntax.map((p) => `${p.line}:${p.column}`));
+  return lowerer.problems.filter((p) => p.message.startsWith("unknown name") && !reported.has(`${p.line}:${p.column}`))
+    .map(({ message, line, column }) => ({ message, line, column }));
 }
 
 // ---------------------------------------------------------------------------
