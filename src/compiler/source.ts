@@ -100,8 +100,8 @@ function scanNumbers(text: string): NumericLiteral[] {
   return out;
 }
 
-/** A module's text and numeric tokens, read once per process (its functions' text cannot change either). */
-interface SourceFile { readonly text: string; readonly numbers: NumericLiteral[]; tokens?: Token[] }
+/** A module's text, read once per process (its functions' text cannot change either), and its tokens when needed. */
+interface SourceFile { readonly text: string; numbers?: NumericLiteral[]; tokens?: Token[] }
 const sourceFiles = new Map<string, SourceFile | null>();
 
 function sourceFile(path: string): SourceFile | null {
@@ -109,7 +109,7 @@ function sourceFile(path: string): SourceFile | null {
   if (file === undefined) {
     try {
       const text = readFileSync(path, "utf8");
-      file = { text, numbers: scanNumbers(text) };
+      file = { text };
     } catch {
       file = null;
     }
@@ -168,7 +168,7 @@ export function recoverLiteralSpelling(fn: Function, source: string, body: Node)
   if (file.text.includes(source)) return result; // the user's own spelling
   const offset = findSequence(file, source, lits, callOffset(file.text, origin));
   if (offset < 0) return result;
-  return new Set(lits.filter((_, i) => file.numbers[offset + i]!.float).map((l) => l.start));
+  return new Set(lits.filter((_, i) => file.numbers![offset + i]!.float).map((l) => l.start));
 }
 
 /**
@@ -176,7 +176,7 @@ export function recoverLiteralSpelling(fn: Function, source: string, body: Node)
  * character) whose surroundings hold the function's names in order, nearest the call site.
  */
 function findSequence(file: SourceFile, source: string, lits: readonly NumericLiteral[], call: number): number {
-  const tokens = file.numbers;
+  const tokens = (file.numbers ??= scanNumbers(file.text));
   const names = tokenize(source).filter((t) => t.kind === "name").map((t) => t.text);
   const runs = new Map<number, number>(); // start offset → token index
   for (let i = 0; i + lits.length <= tokens.length; i++) {
