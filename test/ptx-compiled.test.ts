@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileToIR } from "../src/compiler/index.js";
@@ -98,6 +98,39 @@ test("lineinfo: .file and .loc of a compiled kernel assemble, whatever its name,
   assert.ok(locs.length >= 4);
   for (const [line, col] of locs) assert.ok(line >= 1 && line <= source.length && col >= 1 && col <= source[line - 1]!.length, `.loc ${line} ${col}`);
   assemble(text);
+});
+
+const THIS_FILE = readFileSync(new URL(import.meta.url), "utf8").split("\n");
+const lineOf = (text: string) => THIS_FILE.findIndex((l) => l.includes(text)) + 1;
+
+const scaled = cuda.jit(function scaled(x: number) {
+  const doubled = x * 2; // scaled: first statement
+  return doubled + 1;
+}, { device: true });
+const pause = cuda.jit(function pause(x: number) {
+  cuda.nanosleep(100); // pause: needs sm_70
+  return x;
+}, { device: true });
+
+test("lineinfo of a jitted kernel: .loc lines in this file, an inlined device function's in its own lines", () => {
+  const k = cuda.jit((a: Float32Array) => {
+    const i = cuda.grid(1); // kernel: first statement
+    if (i < a.length) a[i] = scaled(a[i]);
+  }, { lineinfo: true });
+  k.compile("void(float32[::1])");
+  const text = k.inspectAsm();
+  assert.match(text, /^\.file 1 "test\/ptx-compiled\.test\.ts"$/m);
+  const lines = new Set([...text.matchAll(/\.loc 1 (\d+) \d+/g)].map((m) => Number(m[1])));
+  assert.ok(lines.has(lineOf("// kernel: first statement")), [...lines].join(" "));
+  assert.ok(lines.has(lineOf("// scaled: first statement")), [...lines].join(" "));
+  assemble(text);
+});
+
+test("a capability error inside an inlined device function quotes the device function's line", () => {
+  const k = cuda.jit((a: Float32Array) => { a[0] = pause(a[0]); });
+  const ir = compileToIR(k.fn, [F32], { name: "k", resolveDeviceFunction });
+  assert.throws(() => emitPtx(ir, { computeCapability: [6, 1] }), (e: unknown) =>
+    e instanceof CompileError && e.message.includes(`${lineOf("// pause: needs sm_70")} |   cuda.nanosleep(100); // pause: needs sm_70`));
 });
 
 test("debug: a compiled 2-d kernel traps on ptxsim for an index out of range in either dimension, not otherwise", async () => {

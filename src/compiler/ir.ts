@@ -14,6 +14,8 @@ import type { ArrayType, ScalarName, TupleType, Type } from "../dtypes.js";
 export interface Loc {
   readonly line: number;
   readonly column: number;
+  /** the text of the function the position is in, when not the kernel's own (an inlined device function) */
+  readonly source?: string;
 }
 
 // ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import {
   type FunctionIR, type Loc, type Stmt,
 } from "./ir.js";
 import { foldExpr } from "./passes/fold.js";
+import { mapBodyExprs } from "./passes/walk.js";
 import { locOf, parseFunction, type Node, type ParsedFunction } from "./parse.js";
 
 /** What `cuda.jit(fn, {device: true})` returns carries this, so kernels can call it. */
@@ -217,7 +218,7 @@ export class Lowerer {
       kind: this.kind,
       params,
       returnType,
-      body: this.out,
+      body: this.kind === "device" ? withSource(this.out, this.parsed.source) : this.out,
       constArrays: this.constArrays,
       strings: this.strings,
       features: this.features,
@@ -977,6 +978,12 @@ function floatOrIntLiteral(v: number, isFloat: boolean): Value {
   const t = integerLiteralType(v);
   if (t === "int64") return expr(constExpr("int64", BigInt(v)));
   return expr(constExpr(t, v), t === "int32" ? "int" : undefined);
+}
+
+/** A device function's body with each position marked as in its own text (it is inlined into kernels with other text). */
+function withSource(body: Stmt[], source: string): Stmt[] {
+  const mark = <N extends { readonly loc?: Loc }>(n: N): N => (n.loc && !n.loc.source ? { ...n, loc: { ...n.loc, source } } : n);
+  return mapBodyExprs(body, mark, mark);
 }
 
 function zeroOf(t: Type): Expr | undefined {

@@ -55,16 +55,19 @@ export function mapStmtExprs(s: Stmt, f: (e: Expr) => Expr): Stmt {
   }
 }
 
-/** Applies `f` bottom-up to every expression of a body, nested statements included. */
-export function mapBodyExprs(body: readonly Stmt[], f: (e: Expr) => Expr): Stmt[] {
+/**
+ * Applies `f` bottom-up to every expression of a body, nested statements included, and `g` (if given)
+ * to every statement after its expressions and nested statements.
+ */
+export function mapBodyExprs(body: readonly Stmt[], f: (e: Expr) => Expr, g: (s: Stmt) => Stmt = (s) => s): Stmt[] {
   const deep = (e: Expr): Expr => f(mapExprChildren(e, deep));
   return body.map((s) => {
     const m = mapStmtExprs(s, deep);
     switch (m.k) {
-      case "if": return { ...m, then: mapBodyExprs(m.then, f), else: mapBodyExprs(m.else, f) };
-      case "loop": return { ...m, body: mapBodyExprs(m.body, f), update: mapBodyExprs(m.update, f) };
-      case "block": return { ...m, body: mapBodyExprs(m.body, f) };
-      default: return m;
+      case "if": return g({ ...m, then: mapBodyExprs(m.then, f, g), else: mapBodyExprs(m.else, f, g) });
+      case "loop": return g({ ...m, body: mapBodyExprs(m.body, f, g), update: mapBodyExprs(m.update, f, g) });
+      case "block": return g({ ...m, body: mapBodyExprs(m.body, f, g) });
+      default: return g(m);
     }
   });
 }

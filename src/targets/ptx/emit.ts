@@ -14,7 +14,7 @@ import {
   exprChildren, stmtExprs, walkStmts, type AtomicExpr, type BinaryOp, type CompareOp, type Expr, type FunctionIR, type IntrinsicExpr,
   type IntrinsicName, type Loc, type LoopStmt, type Stmt, type UnaryOp,
 } from "../../compiler/ir.js";
-import { CompileError } from "../../errors.js";
+import { CompileError, locateSource } from "../../errors.js";
 import {
   imm, mem, printLine, regDecls, regName, sym,
   type Line, type Mem, type Operand, type Reg, type RegClass, type Scalar,
@@ -101,6 +101,8 @@ export function emitPtx(ir: FunctionIR, options: PtxTargetOptions = {}): PtxModu
 }
 
 const sanitize = (s: string) => s.replace(/[^A-Za-z0-9_]/g, "_");
+/** text inside a PTX string: ptxas rejects any non-ASCII byte in the module, even inside a string */
+const ptxString = (s: string) => s.replace(/[^ -~]|["\\]/g, "_");
 const scalarTypeOf = (e: Expr): ScalarName => e.type as ScalarName;
 
 class KernelEmitter {
@@ -129,6 +131,8 @@ class KernelEmitter {
   /** locals assigned after their declaration (array locals among them need registers of their own) */
   private readonly reassigned = new Set<string>();
   private featureVersion = "1.0";
+  /** `.file` numbers of the files `.loc` refers to */
+  private readonly lineFiles = new Map<string, number>();
   /** position of the statement being emitted, for errors */
   private loc: Loc | undefined;
   private staticShared = 0;
@@ -148,9 +152,8 @@ class KernelEmitter {
     this.checkParamSpace();
     for (const c of this.ir.constArrays) this.bindConstArray(c.name, c.type, c.shape, c.data);
     this.ir.strings.forEach((s, i) => this.moduleDecls.push(byteArrayDecl(".global .align 1", `__str${i}`, [...new TextEncoder().encode(s), 0])));
-    // ptxas rejects any non-ASCII byte in the module, even inside a string
-    if (this.ir.options.lineinfo) this.moduleDecls.unshift(`.file 1 "${this.ir.name.replace(/[^ -~]|["\\]/g, "_")}.ts"`);
     this.stmts(this.ir.body);
+    this.moduleDecls.unshift(...[...this.lineFiles].map(([file, n]) => `.file ${n} "${ptxString(file)}"`));
 
     const version = chooseVersion(this.cc, this.featureVersion, options.maxPtxVersion);
     if (this.usesPrint) this.moduleDecls.push(".extern .func (.param .b32 rv) vprintf(.param .b64 fmt, .param .b64 args);");
@@ -204,7 +207,7 @@ class KernelEmitter {
 
   /** an error at `loc` in the kernel's source (the signature when unknown) */
   private compileError(message: string, loc = this.loc): CompileError {
-    return new CompileError(this.ir.name, this.ir.source, [{ message, line: loc?.line ?? 1, column: loc?.column ?? 0 }]);
+    return new CompileError(this.ir.name, loc?.source ?? this.ir.source, [{ message, line: loc?.line ?? 1, column: loc?.column ?? 0 }]);
   }
 
   private bindParam(name: string, type: Type, arg: number): void {
@@ -400,8 +403,18 @@ class KernelEmitter {
     });
   }
 
+  /**
+   * `.loc` of a statement: its line in the file the user wrote (an inlined device function's in its
+   * own), else in the function's text under the pseudo-file `<kernel>.ts`.
+   */
   private lineInfo(s: Stmt): void {
-    if (this.ir.options.lineinfo && s.loc) this.cur.push({ k: "raw", text: `\t.loc 1 ${s.loc.line} ${s.loc.column + 1}`, uses: [] });
+    if (!this.ir.options.lineinfo || !s.loc) return;
+    const at = locateSource(s.loc.source ?? this.ir.source, s.loc.line, s.loc.column);
+    const file = at?.file ?? `${this.ir.name}.ts`;
+    let n = this.lineFiles.get(file);
+    if (n === undefined) this.lineFiles.set(file, (n = this.lineFiles.size + 1));
+    const [line, column] = at ? [at.line, at.column] : [s.loc.line, s.loc.column];
+    this.cur.push({ k: "raw", text: `\t.loc ${n} ${line} ${column + 1}`, uses: [] });
   }
 
   private stmt(s: Stmt): void {
