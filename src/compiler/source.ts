@@ -101,7 +101,7 @@ function scanNumbers(text: string): NumericLiteral[] {
 }
 
 /** A module's text, read once per process (its functions' text cannot change either), and its tokens when needed. */
-interface SourceFile { readonly text: string; numbers?: NumericLiteral[]; tokens?: Token[] }
+interface SourceFile { readonly text: string; numbers?: NumericLiteral[]; tokens?: Token[]; lineStarts?: number[] }
 const sourceFiles = new Map<string, SourceFile | null>();
 
 function sourceFile(path: string): SourceFile | null {
@@ -197,17 +197,15 @@ function namesInOrder(names: readonly string[], text: string): boolean {
   const there = tokenize(text).filter((t) => t.kind === "name").map((t) => t.text);
   let k = 0, found = 0;
   for (const name of names) {
-    const at = there.findIndex((w, i) => i >= k && sameName(name, w));
-    if (at >= 0) { found++; k = at + 1; }
+    let at = k;
+    while (at < there.length && !sameName(name, there[at]!)) at++;
+    if (at < there.length) { found++; k = at + 1; }
   }
   return found >= 0.9 * names.length;
 }
 
 // ---------------------------------------------------------------------------
 // error positions in the original file
-
-/** Per function text: the file offset of each of its tokens' starts (-1: not matched), with the tokens. */
-const alignments = new Map<string, { tokens: Token[]; at: Int32Array } | null>();
 
 /**
  * Aligns the function's tokens with the file's: the best-scoring way to read the function's tokens in
@@ -260,42 +258,65 @@ function align(source: string, file: SourceFile, call: number): { tokens: Token[
   return matched >= 0.6 * n ? { tokens: r, at } : null;
 }
 
-/** The file position of (line, column) of a function's text, when the function's file is known. */
-function locate(source: string, line: number, column: number): SourceLocation | undefined {
+/** Where a function's text is in its file: offset in the text → offset in the file (−1: unknown). */
+interface Placement { readonly path: string; readonly file: SourceFile; readonly at: (offset: number) => number }
+
+/** Per function text, worked out at its first error or `.loc` (null: not found in its file). */
+const placements = new Map<string, Placement | null>();
+
+function place(source: string): Placement | null {
   const origin = textOrigins.get(source);
   const file = origin && sourceFile(origin.file);
-  if (!origin || !file) return undefined;
+  if (!origin || !file) return null;
   const call = callOffset(file.text, origin);
-  const offset = offsetOf(source, line, column);
-  let at: number;
   const verbatim: number[] = [];
   for (let p = file.text.indexOf(source); p >= 0; p = file.text.indexOf(source, p + 1)) verbatim.push(p);
   if (verbatim.length) {
-    at = nearest(verbatim, call) + offset;
-  } else {
-    if (!alignments.has(source)) alignments.set(source, align(source, file, call));
-    const a = alignments.get(source);
-    if (!a) return undefined;
-    // the token at the position, else the nearest matched token after it, else before it
+    const base = nearest(verbatim, call);
+    return { path: origin.file, file, at: (offset) => base + offset };
+  }
+  const a = align(source, file, call);
+  if (!a) return null;
+  // the token at the offset, else the nearest matched token after it, else before it
+  const at = (offset: number): number => {
     let k = a.tokens.findIndex((t) => t.start >= offset);
     if (k < 0) k = a.tokens.length - 1;
-    let found = -1;
-    for (let d = 0; found < 0 && (k + d < a.tokens.length || k - d >= 0); d++) {
-      if (a.at[k + d] !== undefined && a.at[k + d]! >= 0) found = a.at[k + d]!;
-      else if (d > 0 && k - d >= 0 && a.at[k - d]! >= 0) found = a.at[k - d]!;
+    for (let d = 0; k + d < a.tokens.length || k - d >= 0; d++) {
+      if (k + d < a.tokens.length && a.at[k + d]! >= 0) return a.at[k + d]!;
+      if (d > 0 && k - d >= 0 && a.at[k - d]! >= 0) return a.at[k - d]!;
     }
-    if (found < 0) return undefined;
-    at = found;
-  }
-  const lineStart = file.text.lastIndexOf("\n", at - 1) + 1;
-  const lineEnd = file.text.indexOf("\n", at);
-  const cwdRelative = relative(process.cwd(), origin.file);
-  return {
-    file: cwdRelative.startsWith("..") || isAbsolute(cwdRelative) ? origin.file : cwdRelative,
-    line: file.text.slice(0, at).split("\n").length,
-    column: at - lineStart,
-    lineText: file.text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd),
+    return -1;
   };
+  return { path: origin.file, file, at };
+}
+
+/** The file position of (line, column) of a function's text, when the function's file is known. */
+function locate(source: string, line: number, column: number): SourceLocation | undefined {
+  let placement = placements.get(source);
+  if (placement === undefined) placements.set(source, (placement = place(source)));
+  const at = placement?.at(offsetOf(source, line, column)) ?? -1;
+  if (!placement || at < 0) return undefined;
+  const { text } = placement.file;
+  const starts = (placement.file.lineStarts ??= lineStarts(text));
+  let lo = 0, hi = starts.length - 1; // the last line starting at or before `at`
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= at) lo = mid; else hi = mid - 1;
+  }
+  const lineEnd = text.indexOf("\n", at);
+  const cwdRelative = relative(process.cwd(), placement.path);
+  return {
+    file: cwdRelative.startsWith("..") || isAbsolute(cwdRelative) ? placement.path : cwdRelative,
+    line: lo + 1,
+    column: at - starts[lo]!,
+    lineText: text.slice(starts[lo], lineEnd < 0 ? undefined : lineEnd),
+  };
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let p = text.indexOf("\n"); p >= 0; p = text.indexOf("\n", p + 1)) starts.push(p + 1);
+  return starts;
 }
 
 setSourceLocator(locate);

@@ -182,6 +182,8 @@ class Emitter {
   private readonly locals: string[] = [];
   private temps = 0;
   private activemaskSites = 0;
+  /** locals and parameters assigned after their declaration */
+  private readonly reassigned = new Set<string>();
   /** labels of loops whose `continue` must run an update: continue → break of the inner block */
   private readonly continueBlocks = new Set<string>();
   private lines: string[] = [];
@@ -189,6 +191,7 @@ class Emitter {
 
   constructor(private readonly ir: FunctionIR) {
     this.gen = needsGenerators(ir);
+    walkStmts(ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
   }
 
   emit(): EmittedKernel {
@@ -294,12 +297,6 @@ class Emitter {
     };
   }
 
-  private reassigned(name: string): boolean {
-    let found = false;
-    walkStmts(this.ir.body, (s) => { if (s.k === "assign" && s.name === name) found = true; });
-    return found;
-  }
-
   private constShapeArray(name: string, t: ArrayType, v: string, shape: readonly number[]): ArrayInfo {
     const strides = shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
     return {
@@ -315,7 +312,7 @@ class Emitter {
     const v = this.variableArray(name, t);
     // a C-contiguous array's last stride is 1 and, its strides being positive, its view starts at
     // element 0: leave the multiply and the offset out (unless the parameter is reassigned)
-    const fixed = t.layout === "C" && !this.reassigned(name);
+    const fixed = t.layout === "C" && !this.reassigned.has(name);
     const a = t.layout === "C" ? { ...v, o: fixed ? "0" : v.o, s: v.s.map((s, k) => (k === t.ndim - 1 ? "1" : s)) } : v;
     this.arrays.set(name, a);
     const dims = a.n.map((n, k) => `${n} = ${id}.shape[${k}]${a.s[k] === "1" ? "" : `, ${a.s[k]} = ${id}.strides[${k}]`}`);

@@ -125,10 +125,13 @@ function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
       if (t === "float32" && space === "global") return (o, v) => ftz32(Math.fround(ftz32(o) + ftz32(v))) as Num;
       return (o, v) => w((o + v) as Num);
     case "sub": return (o, v) => w((o - v) as Num);
-    case "max": return cls === "float" ? (o, v) => (isNaN(o) || isNaN(v) ? undefined : (Math.max(o, v) as Num)) : (o, v) => (v > o ? v : o);
-    case "min": return cls === "float" ? (o, v) => (isNaN(o) || isNaN(v) ? undefined : (Math.min(o, v) as Num)) : (o, v) => (v < o ? v : o);
-    case "nanmax": return cls === "float" ? (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.max(o, v) as Num)) : (o, v) => (v > o ? v : o);
-    case "nanmin": return cls === "float" ? (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.min(o, v) as Num)) : (o, v) => (v < o ? v : o);
+    // integers have no NaN: nanmax/nanmin are max/min
+    case "max": case "nanmax":
+      if (cls !== "float") return (o, v) => (v > o ? v : o);
+      return op === "max" ? (o, v) => (isNaN(o) || isNaN(v) ? undefined : (Math.max(o, v) as Num)) : (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.max(o, v) as Num));
+    case "min": case "nanmin":
+      if (cls !== "float") return (o, v) => (v < o ? v : o);
+      return op === "min" ? (o, v) => (isNaN(o) || isNaN(v) ? undefined : (Math.min(o, v) as Num)) : (o, v) => (isNaN(o) ? v : isNaN(v) ? o : (Math.min(o, v) as Num));
     case "and": return (o, v) => w((o & v) as Num);
     case "or": return (o, v) => w((o | v) as Num);
     case "xor": return (o, v) => w((o ^ v) as Num);
