@@ -2,6 +2,9 @@
 // type signature, compiles each signature once per back end, validates the
 // launch configuration, moves host arrays in and out, and launches.
 
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
   typedScalarDType, convertScalar, type ArrayType, type ScalarName, type Signature, type Type, type TypedArray,
@@ -9,9 +12,9 @@ import {
 import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
 import type { FunctionIR } from "./compiler/ir.js";
-import { DEVICE_FUNCTION, type DeviceFunctionLike } from "./compiler/lower.js";
+import { DEVICE_FUNCTION, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./compiler/lower.js";
 import { printFunction } from "./compiler/print.js";
-import { rememberOrigin } from "./compiler/source.js";
+import { originOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims } from "./runtime/backend.js";
 import { DeviceArray, toDevice } from "./runtime/devicearray.js";
 import { isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
@@ -34,6 +37,11 @@ export interface JitOptions {
   readonly maxRegisters?: number;
   /** accepted for Numba compatibility: compiled code is kept per process (see docs/decisions.md) */
   readonly cache?: boolean;
+  /**
+   * The name kernels call a device function by (an arrow function passed to cuda.jit has none), or a
+   * kernel's name in errors and in its PTX entry; default: the function's own name.
+   */
+  readonly name?: string;
 }
 
 export type Dim = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
@@ -41,24 +49,115 @@ export type Dim = number | readonly [number] | readonly [number, number] | reado
 // ---------------------------------------------------------------------------
 // device functions
 
-const deviceFunctions = new Map<string, DeviceFunctionLike>();
+/** A device function made by `cuda.jit(fn, { device: true })` and where that call was. */
+interface Registration {
+  readonly dev: DeviceFunctionLike;
+  readonly origin: SourceOrigin | undefined;
+}
 
-/** Device functions visible to kernels by their function's name (SPEC §2). */
-export const resolveDeviceFunction = (name: string) => deviceFunctions.get(name);
+/** Registered device functions by the name kernels call them by; those without a name apart. */
+const byName = new Map<string, Registration[]>();
+const nameless: Registration[] = [];
+
+/**
+ * A kernel's free name among the registered device functions (SPEC §2): those of its own module
+ * (the file that called cuda.jit for it) first; else the only one any module registered; several
+ * candidates are ambiguous.
+ */
+function lookupDeviceFunction(name: string, module: string | undefined): DeviceLookup | undefined {
+  const all = byName.get(name);
+  if (!all) return undefined;
+  const own = all.filter((r) => r.dev.module !== undefined && r.dev.module === module);
+  const candidates = own.length ? own : all;
+  if (candidates.length === 1) return { kind: "found", fn: candidates[0]!.dev };
+  return { kind: "ambiguous", places: candidates.map((r) => placeOf(r.origin)) };
+}
+
+/** Where nameless device functions that `name` likely means were made: those whose cuda.jit line mentions it. */
+function namelessMeaning(name: string, module: string | undefined): string[] {
+  const word = new RegExp(`(^|[^\\w$])${name.replace(/\$/g, "\\$")}([^\\w$]|$)`);
+  const mentions = nameless.filter((r) => r.origin && word.test(lineAt(r.origin) ?? ""));
+  const unreadable = nameless.filter((r) => module !== undefined && r.dev.module === module && lineAt(r.origin!) === undefined);
+  return [...mentions, ...unreadable].map((r) => placeOf(r.origin));
+}
+
+/** Device functions visible to kernels by name (SPEC §2), with hints for names that match none. */
+export const resolveDeviceFunction: DeviceResolver = Object.assign(lookupDeviceFunction, {
+  hint: (name: string, module: string | undefined) => ({ names: [...byName.keys()], nameless: namelessMeaning(name, module) }),
+});
 
 export function makeDeviceFunction<F extends Function>(fn: F, options: JitOptions): F {
-  const dev: DeviceFunctionLike = { fn, name: fn.name || "device_function", env: options.env };
-  if (fn.name) deviceFunctions.set(fn.name, dev);
+  const name = checkedName(options.name, "device function") ?? fn.name;
   rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
+  const origin = originOf(fn);
+  const dev: DeviceFunctionLike = { fn, name: name || "device_function", env: options.env, module: origin?.file };
+  register({ dev, origin }, name);
   // on the host a device function runs as plain JavaScript
   const wrapper = ((...args: unknown[]) => fn(...args)) as unknown as F;
   Object.defineProperty(wrapper, DEVICE_FUNCTION, { value: dev });
-  Object.defineProperty(wrapper, "name", { value: fn.name });
+  Object.defineProperty(wrapper, "name", { value: name });
   return wrapper;
 }
 
-const OWN_DIR = new URL(".", import.meta.url).pathname;
-const isOwnFile = (file: string) => file.startsWith(OWN_DIR);
+/** Adds a device function under `name`; the same function made again under that name replaces its earlier entry. */
+function register(r: Registration, name: string): void {
+  const list = name ? byName.get(name) ?? [] : nameless;
+  const earlier = list.findIndex((x) => x.dev.fn === r.dev.fn);
+  if (earlier >= 0) list.splice(earlier, 1);
+  list.push(r);
+  if (name) byName.set(name, list);
+}
+
+function checkedName(name: unknown, what: string): string | undefined {
+  if (name === undefined) return undefined;
+  if (typeof name !== "string" || !/^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u.test(name)) {
+    throw new TypeError(`options.name of a ${what} must be a JavaScript identifier; got ${JSON.stringify(name)}`);
+  }
+  return name;
+}
+
+/** `file:line` of a cuda.jit call, the file relative to the working directory when inside it. */
+function placeOf(origin: SourceOrigin | undefined): string {
+  if (!origin) return "an unknown place (no stack frame outside numbats)";
+  const rel = relative(process.cwd(), origin.file);
+  return `${rel.startsWith("..") || isAbsolute(rel) ? origin.file : rel}:${origin.line}`;
+}
+
+function lineAt(origin: SourceOrigin): string | undefined {
+  try {
+    return readFileSync(origin.file, "utf8").split("\n")[origin.line - 1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * numbats' own folders, whose stack frames are skipped to find the user's cuda.jit call: src/ and
+ * dist/ under the package root (source-mapped frames of dist/src name src/*.ts), and any installed
+ * copy under node_modules/numbats.
+ */
+const OWN_DIRS = ownDirs();
+function ownDirs(): string[] {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; dirname(dir) !== dir; dir = dirname(dir)) {
+    const pkg = join(dir, "package.json");
+    if (!existsSync(pkg)) continue;
+    try {
+      if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "numbats") return [join(dir, "src") + sep, join(dir, "dist") + sep];
+    } catch { /* an unreadable package.json is not ours */ }
+  }
+  return [here + sep]; // bundled into another package: only this file's folder is known to be ours
+}
+
+export function isOwnFile(file: string): boolean {
+  const path = file.startsWith("file://") ? fileURLToPath(file) : file;
+  return OWN_DIRS.some((d) => path.startsWith(d)) || path.includes(`${sep}node_modules${sep}numbats${sep}`);
+}
+
+/** Remembers the user's module for a function numbats compiles on its behalf (cuda.reduce, cuda.vectorize). */
+export function rememberCaller(fn: Function): void {
+  rememberOrigin(fn, new Error().stack, isOwnFile);
+}
 
 // ---------------------------------------------------------------------------
 // argument typing
@@ -166,6 +265,7 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
     this.fn = fn;
     this.options = options;
+    checkedName(options.name, "kernel");
     rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
     if (options.signature !== undefined) {
       this.eager = signatureFromOption(options.signature);
@@ -174,7 +274,7 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     }
   }
 
-  get name(): string { return this.fn.name || "kernel"; }
+  get name(): string { return this.options.name ?? (this.fn.name || "kernel"); }
 
   /** The compiled signatures, each accepted by inspectAsm / inspectTypes. */
   get signatures(): string[] {

@@ -10,7 +10,7 @@
 // associative and commutative.
 
 import { dtypes, isArrayType, type ScalarName, type TypedArray } from "./dtypes.js";
-import { Kernel, typeOfArgument } from "./kernel.js";
+import { Kernel, rememberCaller, typeOfArgument } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
 import { NDArray, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";
@@ -48,6 +48,7 @@ export interface Reducer {
 
 export function reduce(fn: (a: number, b: number) => number): Reducer {
   if (typeof fn !== "function") throw new TypeError(`cuda.reduce needs a binary function; got ${typeof fn}`);
+  rememberCaller(fn); // its free names see the device functions of the module that called cuda.reduce
   const kernels = new Map<ScalarName, Kernel>();
   const kernelFor = (dtype: ScalarName) => {
     let k = kernels.get(dtype);

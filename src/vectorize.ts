@@ -20,7 +20,7 @@ import {
 import { LaunchError, TypingError } from "./errors.js";
 import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
 import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
-import { Kernel, resolveDeviceFunction, typeOfArgument } from "./kernel.js";
+import { Kernel, rememberCaller, resolveDeviceFunction, typeOfArgument } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
 import { NDArray, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";
@@ -314,6 +314,7 @@ function checkOperand(v: unknown, position: number, what: string): ArrayOperand 
 
 export function vectorize(fn: Function, signatures?: readonly string[] | string): Ufunc {
   if (typeof fn !== "function") throw new TypeError(`cuda.vectorize needs a scalar function; got ${typeof fn}`);
+  rememberCaller(fn); // its free names see the device functions of the module that made the ufunc
   const what = `ufunc '${fn.name || "anonymous"}'`;
   const nin = arityOf(fn);
   if (nin < 1) throw new TypeError(`${what} needs at least one parameter`);
@@ -430,6 +431,7 @@ export function parseLayout(layout: string): GuLayout {
 
 export function guvectorize(fn: Function, signatures: readonly string[] | string, layout: string): Gufunc {
   if (typeof fn !== "function") throw new TypeError(`cuda.guvectorize needs a function; got ${typeof fn}`);
+  rememberCaller(fn); // its free names see the device functions of the module that made the ufunc
   const what = `gufunc '${fn.name || "anonymous"}'`;
   const parsed = parseLayout(layout);
   const nin = parsed.inputs.length;

@@ -3,7 +3,7 @@
 
 import type { Type } from "../dtypes.js";
 import { DEFAULT_COMPILE_OPTIONS, type CompileOptions, type FunctionIR } from "./ir.js";
-import { CompileSession, lowerFunction, type DeviceFunctionLike } from "./lower.js";
+import { CompileSession, lowerFunction, moduleOf, type DeviceResolver } from "./lower.js";
 import { contractFma } from "./passes/contract.js";
 import { inlineCalls } from "./passes/inline.js";
 
@@ -11,7 +11,9 @@ export interface FrontEndOptions extends Partial<CompileOptions> {
   /** values for free names (SPEC §2) */
   readonly env?: Readonly<Record<string, unknown>>;
   /** device functions visible by name */
-  readonly resolveDeviceFunction?: (name: string) => DeviceFunctionLike | undefined;
+  readonly resolveDeviceFunction?: DeviceResolver;
+  /** the file whose device functions the kernel's free names see first (default: where `fn` was jitted) */
+  readonly module?: string;
   /** the kernel's display name (default: the function's name) */
   readonly name?: string;
 }
@@ -24,10 +26,10 @@ export function compileToIR(fn: Function, argTypes: readonly Type[], options: Fr
     lineinfo: options.lineinfo ?? DEFAULT_COMPILE_OPTIONS.lineinfo,
     maxRegisters: options.maxRegisters,
   };
-  const session = new CompileSession(compile, options.resolveDeviceFunction ?? (() => undefined));
+  const session = new CompileSession(compile, options.resolveDeviceFunction);
   const parsed = session.parse(fn, options.name ?? (fn.name || "kernel"));
-  const ir = lowerFunction(session, parsed, argTypes, options.env ?? {}, "kernel");
+  const ir = lowerFunction(session, parsed, argTypes, options.env ?? {}, "kernel", options.module ?? moduleOf(fn));
   return contractFma(inlineCalls(ir));
 }
 
-export { DEVICE_FUNCTION, asDeviceFunction, type DeviceFunctionLike } from "./lower.js";
+export { DEVICE_FUNCTION, asDeviceFunction, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./lower.js";

@@ -3,7 +3,7 @@
 
 import { DTYPE_INFO, isFloat, isInteger, isSigned, type ScalarName } from "../dtypes.js";
 
-/** A literal whose type yields to the other operand's ('int': `1`, 'float': `1.0`). */
+/** A literal whose type yields to the other operand's, by its value ('int': `1`, also written `1.0`; 'float': `0.5`). */
 export type Weak = "int" | "float";
 
 /** The type a weak literal takes on its own. */
@@ -35,6 +35,21 @@ export function promote(a: ScalarName, b: ScalarName): ScalarName {
   if (RANK[u] >= RANK[s]) return u;
   // the signed type is wider: it holds every value of the unsigned one (int64 vs uint32)
   return s;
+}
+
+/**
+ * The type of a `let` that holds values of types `a` and `b`, as Numba unifies a variable's types
+ * (SPEC §3): integers join to the wider (mixed signedness as `promote`), floats to the wider float,
+ * and an integer (bool included) with any float to float64, as an untyped JS number is a double.
+ */
+export function join(a: ScalarName, b: ScalarName): ScalarName {
+  if (a === b) return a;
+  const af = isFloat(a), bf = isFloat(b);
+  if (af && bf) return RANK[a] >= RANK[b] ? a : b;
+  if (af || bf) return "float64";
+  if (a === "bool" || b === "bool") return a === "bool" ? b : a;
+  if (isSigned(a) === isSigned(b)) return RANK[a] >= RANK[b] ? a : b;
+  return promote(a, b);
 }
 
 /** The type a weak literal takes next to an operand of type `other`. */

@@ -2,8 +2,9 @@
 //
 // Typing happens while lowering (SPEC §3): every expression gets its dtype,
 // implicit conversions become `cast` nodes, locals get one type each. A
-// local whose later assignments mix int and float is widened to the float
-// type from the start: the lowering records the wider type and runs again.
+// `let`'s type is the join of every value assigned to it: when an assignment
+// needs a wider type than the local has, the lowering records the join and
+// runs again.
 
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, typedScalarDType, isArrayType, isBigInt, isFloat, isInteger, isScalarType, isTupleType, sameType,
@@ -12,7 +13,7 @@ import {
 import { CompileError, TypingError, type SourceProblem } from "../errors.js";
 import { BUILTINS, lowerMathCall, type Value, type Builtin } from "./builtins.js";
 import { checkSyntax } from "./check.js";
-import { adaptWeak, binaryType, floatTypeOf, integerLiteralType, promote, promoteOne, weakDefault, type Weak } from "./infer.js";
+import { binaryType, floatTypeOf, integerLiteralType, join, promote, promoteOne, weakDefault, type Weak } from "./infer.js";
 import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
   type FunctionIR, type Loc, type Stmt,
@@ -20,6 +21,8 @@ import {
 import { foldExpr } from "./passes/fold.js";
 import { mapBodyExprs } from "./passes/walk.js";
 import { locOf, parseFunction, type Node, type ParsedFunction } from "./parse.js";
+import { originOf } from "./source.js";
+import { didYouMean, unknownMemberMessage } from "./suggest.js";
 
 /** What `cuda.jit(fn, {device: true})` returns carries this, so kernels can call it. */
 export const DEVICE_FUNCTION = Symbol.for("numbats.deviceFunction");
@@ -28,7 +31,26 @@ export interface DeviceFunctionLike {
   readonly fn: Function;
   readonly name: string;
   readonly env?: Readonly<Record<string, unknown>>;
+  /** the file whose registered device functions its free names see (default: where `fn` was jitted) */
+  readonly module?: string;
 }
+
+/** A free name among the registered device functions: the one it means, or where each of its candidates was made. */
+export type DeviceLookup =
+  | { readonly kind: "found"; readonly fn: DeviceFunctionLike }
+  | { readonly kind: "ambiguous"; readonly places: readonly string[] };
+
+/** Resolves free names to device functions registered with `cuda.jit(fn, { device: true })` (SPEC §2, step 3). */
+export interface DeviceResolver {
+  (name: string, module: string | undefined): DeviceLookup | undefined;
+  /** for an unknown name's error: the registered names, and where nameless device functions that `name` may mean were made */
+  readonly hint?: (name: string, module: string | undefined) => { readonly names: readonly string[]; readonly nameless: readonly string[] };
+}
+
+const noDeviceFunctions: DeviceResolver = () => undefined;
+
+/** The module whose device functions a function's free names see. */
+export const moduleOf = (fn: Function): string | undefined => originOf(fn)?.file;
 
 export function asDeviceFunction(v: unknown): DeviceFunctionLike | undefined {
   if ((typeof v === "object" || typeof v === "function") && v !== null && DEVICE_FUNCTION in v) {
@@ -58,7 +80,7 @@ export class CompileSession {
   constructor(
     readonly options: CompileOptions,
     /** device functions visible by name (SPEC §2 resolution order, step 3) */
-    readonly resolveGlobal: (name: string) => DeviceFunctionLike | undefined,
+    readonly resolveDevice: DeviceResolver = noDeviceFunctions,
   ) {
     this.optionsKey = JSON.stringify(options);
   }
@@ -86,7 +108,7 @@ export class CompileSession {
     if (this.active.includes(dev.fn)) callLoc();
     this.active.push(dev.fn);
     try {
-      const ir = lowerFunction(this, this.parse(dev.fn, dev.name), argTypes, dev.env ?? {}, "device");
+      const ir = lowerFunction(this, this.parse(dev.fn, dev.name), argTypes, dev.env ?? {}, "device", dev.module ?? moduleOf(dev.fn));
       byFn.set(key, ir);
       return ir;
     } finally {
@@ -98,11 +120,11 @@ export class CompileSession {
 /** Parses, checks and lowers a function; throws CompileError / TypingError with every problem found. */
 export function lowerFunction(
   session: CompileSession, parsed: ParsedFunction, argTypes: readonly Type[],
-  env: Readonly<Record<string, unknown>>, kind: "kernel" | "device",
+  env: Readonly<Record<string, unknown>>, kind: "kernel" | "device", module: string | undefined,
 ): FunctionIR {
   const syntax = checkSyntax(parsed.params, parsed.body);
   if (syntax.length) {
-    const problems = [...syntax, ...unknownNames(session, parsed, argTypes, env, kind, syntax)];
+    const problems = [...syntax, ...unknownNames(session, parsed, argTypes, env, kind, module, syntax)];
     throw new CompileError(parsed.name, parsed.source, problems.sort((p, q) => p.line - q.line || p.column - q.column));
   }
   if (argTypes.length !== parsed.params.length) {
@@ -112,7 +134,7 @@ export function lowerFunction(
   }
   const widen = new Map<number, Type>();
   for (let round = 0; round < 16; round++) {
-    const lowerer = new Lowerer(session, parsed, argTypes, env, kind, widen);
+    const lowerer = new Lowerer(session, parsed, argTypes, env, kind, module, widen);
     const ir = lowerer.run();
     if (!lowerer.widened) {
       // every problem, in source order; the first one decides the error's class
@@ -130,10 +152,10 @@ export function lowerFunction(
  */
 function unknownNames(
   session: CompileSession, parsed: ParsedFunction, argTypes: readonly Type[],
-  env: Readonly<Record<string, unknown>>, kind: "kernel" | "device", syntax: readonly SourceProblem[],
+  env: Readonly<Record<string, unknown>>, kind: "kernel" | "device", module: string | undefined, syntax: readonly SourceProblem[],
 ): SourceProblem[] {
   if (argTypes.length !== parsed.params.length) return [];
-  const lowerer = new Lowerer(session, parsed, argTypes, env, kind, new Map());
+  const lowerer = new Lowerer(session, parsed, argTypes, env, kind, module, new Map());
   try {
     lowerer.run();
   } catch {
@@ -190,6 +212,8 @@ export class Lowerer {
     private readonly argTypes: readonly Type[],
     private readonly env: Readonly<Record<string, unknown>>,
     readonly kind: "kernel" | "device",
+    /** the file whose registered device functions this function's free names see */
+    private readonly module: string | undefined,
     private readonly widen: Map<number, Type>,
   ) {
     this.returnType = kind === "kernel" ? "void" : widen.get(-1);
@@ -198,14 +222,18 @@ export class Lowerer {
   get options(): CompileOptions { return this.session.options; }
 
   run(): FunctionIR {
+    this.scopes.push(new Map());
     const params = this.parsed.params.map((p, i) => {
       const type = this.argTypes[i]!;
       const name = this.freshName(p.name);
-      this.scopes.length === 0 && this.scopes.push(new Map());
-      this.scopes[0]!.set(p.name, { b: "var", name, type, declStart: -2 - i, isConst: false, param: isArrayType(type) ? name : undefined });
+      const declStart = -2 - i;
+      // a scalar parameter assigned a wider value is a local of the joined type, as a `let` is
+      const widened = this.widen.get(declStart);
+      const local = widened ? this.freshName(p.name) : name;
+      if (widened) this.emit({ k: "let", name: local, type: widened, init: this.convert({ e: { k: "var", type, name } }, widened, p), loc: locOf(p) });
+      this.scopes[0]!.set(p.name, { b: "var", name: local, type: widened ?? type, declStart, isConst: false, param: isArrayType(type) ? name : undefined });
       return { name, type };
     });
-    if (this.scopes.length === 0) this.scopes.push(new Map());
     const body = this.parsed.body;
     if (body.type === "BlockStatement") {
       this.lowerStatements(body.body);
@@ -327,12 +355,23 @@ export class Lowerer {
       return;
     }
     const value = this.lowerValue(init);
-    if (value.v !== "expr") { this.declare(name, { b: "value", value }, d); return; }
-    const t = value.weak ? weakDefault(value.weak) : value.e.type;
-    const type = override ?? t;
+    // a `const` bound to a constant is a named literal: it stays weak (`const k = 0.25`)
+    if (value.v !== "expr" || (isConst && value.e.k === "const")) { this.declare(name, { b: "value", value }, d); return; }
+    const type = override ? this.joinInto(d.start, override, valueType(value)) : valueType(value);
     const v: VarBinding = { b: "var", name: this.freshName(name), type, declStart: d.start, isConst };
     this.emit({ k: "let", name: v.name, type, init: this.convert(value, type, init), loc: locOf(d) });
     this.declare(name, v, d);
+  }
+
+  /**
+   * The join of a local's type `have` with a value's type `t` (SPEC §3); when it is wider than
+   * `have`, it is recorded for the declaration at `declStart` and the function is lowered again.
+   */
+  private joinInto(declStart: number, have: Type, t: Type): Type {
+    if (!isScalarType(have) || !isScalarType(t)) return have;
+    const joined = join(have, t);
+    if (joined !== have) { this.widen.set(declStart, joined); this.widened = true; }
+    return joined;
   }
 
   /** The names a failed declaration would have declared, so that their uses add no second error. */
@@ -505,20 +544,18 @@ export class Lowerer {
       if (!b || b.b !== "var") this.fail(target, `cannot assign to '${target.name}'`);
       if (b.isConst && b.declStart >= 0) this.fail(target, `'${target.name}' is const`);
       if (b.type === "void") {
-        const v = compute({ e: constExpr("int32", 0) });
-        this.widen.set(b.declStart, v.weak ? weakDefault(v.weak) : v.e.type);
+        // declared without a value: its type comes from the assignments; ask for another round once known
+        const t = valueType(compute({ e: constExpr("int32", 0) }));
+        const known = this.widen.get(b.declStart);
+        this.widen.set(b.declStart, known ? this.joinInto(b.declStart, known, t) : t);
         this.widened = true;
         return;
       }
       if (!isScalarType(b.type)) this.fail(target, `cannot assign to '${target.name}' of type ${typeToString(b.type)}`);
       const cur: Expr = { k: "var", type: b.type, name: b.name };
       const v = compute({ e: cur });
-      const vt = v.weak ? adaptWeak(v.weak, b.type) : (v.e.type as ScalarName);
-      if (isScalarType(vt) && isInteger(b.type) && isFloat(vt) && b.declStart >= 0) {
-        // int local meets a float value: widen the declaration (SPEC §3) and lower again
-        this.widen.set(b.declStart, vt);
-        this.widened = true;
-      }
+      // a `let` (or a parameter) holds the join of every value assigned to it
+      this.joinInto(b.declStart, b.type, valueType(v));
       this.emit({ k: "assign", name: b.name, value: this.convert(v, b.type, target), loc: locOf(target) });
       return;
     }
@@ -598,8 +635,7 @@ export class Lowerer {
     if (typeof v === "bigint") return expr(constExpr("int64", BigInt.asIntN(64, v)));
     if (typeof v === "string") return { v: "string", text: v };
     if (typeof v !== "number") return this.unsupported(n, "unsupported in kernels: this literal");
-    const isFloatLit = this.parsed.floatLiterals.has(n.start) || !Number.isInteger(v);
-    return floatOrIntLiteral(v, isFloatLit);
+    return numberLiteral(v);
   }
 
   private lowerIdentifier(n: Node): Value {
@@ -612,26 +648,43 @@ export class Lowerer {
     }
     if (name === this.parsed.selfName) return this.unsupported(n, `recursion is not supported: '${this.parsed.name}' calls itself`);
     if (Object.prototype.hasOwnProperty.call(this.env, name)) return this.envValue(name, this.env[name], n);
-    const dev = this.session.resolveGlobal(name);
-    if (dev) return { v: "device", fn: dev };
+    const dev = this.session.resolveDevice(name, this.module);
+    if (dev?.kind === "found") return { v: "device", fn: dev.fn };
+    if (dev?.kind === "ambiguous") {
+      return this.unsupported(n, `'${name}' names ${dev.places.length} device functions, made at ${dev.places.join(" and ")}: pass the one this kernel means with options.env (cuda.jit(fn, { env: { ${name} } })), or give them different names with cuda.jit(f, { device: true, name: "…" })`);
+    }
     const builtin = BUILTINS[name];
     if (builtin) return builtin;
-    return this.unsupported(n, `unknown name '${name}': kernels see their parameters, locals, the built-ins (cuda, Math, Number, console, dtype names) and device functions; pass other values with options.env, e.g. cuda.jit(fn, { env: { ${name} } })`);
+    return this.unsupported(n, this.unknownName(name));
+  }
+
+  /** The error for a free name nothing defines, with the likely fix. */
+  private unknownName(name: string): string {
+    const hint = this.session.resolveDevice.hint?.(name, this.module);
+    const known = [
+      ...this.scopes.flatMap((s) => [...s.keys()]), ...Object.keys(this.env), ...(hint?.names ?? []),
+      ...Object.keys(BUILTINS).filter((b) => !b.startsWith("__")),
+    ];
+    let message = `unknown name '${name}'${didYouMean(name, known)}: kernels see their parameters, locals, the built-ins (cuda, Math, Number, console, dtype names) and device functions; pass other values with options.env, e.g. cuda.jit(fn, { env: { ${name} } })`;
+    if (hint?.nameless.length) {
+      message += `. The device function made at ${hint.nameless.join(" and ")} has no name (an arrow function passed to cuda.jit has none), so kernels cannot find it by name: pass it with cuda.jit(kernel, { env: { ${name} } }), or name it: cuda.jit(fn, { device: true, name: "${name}" })`;
+    }
+    return message;
   }
 
   private isFreeName(name: string): boolean {
-    return !this.lookup(name) && !Object.prototype.hasOwnProperty.call(this.env, name) && !this.session.resolveGlobal(name) && !BUILTINS[name];
+    return !this.lookup(name) && !Object.prototype.hasOwnProperty.call(this.env, name) && !this.session.resolveDevice(name, this.module) && !BUILTINS[name];
   }
 
   /** A value from options.env: a compile-time constant, a device function, or a host array frozen into constant memory. */
   envValue(name: string, v: unknown, n: Node): Value {
-    if (typeof v === "number") return floatOrIntLiteral(v, !Number.isInteger(v));
+    if (typeof v === "number") return numberLiteral(v);
     if (typeof v === "boolean") return expr(constExpr("bool", v));
     if (typeof v === "bigint") return expr(constExpr("int64", BigInt.asIntN(64, v)));
     const dev = asDeviceFunction(v);
     if (dev) return { v: "device", fn: dev };
-    // a plain function from env is a device function that sees the same env
-    if (typeof v === "function") return { v: "device", fn: { fn: v, name: v.name || name, env: this.env } };
+    // a plain function from env is a device function that sees the same env (and, unless placed elsewhere, this module)
+    if (typeof v === "function") return { v: "device", fn: { fn: v, name: v.name || name, env: this.env, module: moduleOf(v) ?? this.module } };
     const typed = this.typedScalar(v);
     if (typed) return typed;
     const host = hostArrayOf(v);
@@ -666,14 +719,14 @@ export class Lowerer {
     const obj = this.lowerValue(n.object);
     if (obj.v === "ns") {
       const m = obj.members[prop];
-      if (m === undefined) return this.unsupported(n.property, `'${obj.name}.${prop}' is not supported in kernels`);
+      if (m === undefined) return this.unsupported(n.property, unknownMemberMessage(obj.name, prop, Object.keys(obj.members)));
       return typeof m === "function" ? m(this, n) : m;
     }
     if (obj.v === "gridGroup" && prop === "sync") return { v: "builtin", name: "grid.sync", call: (L, _args, node) => L.gridSync(node) };
     if (obj.v !== "expr") return this.unsupported(n.property, `'${prop}' of ${describeValue(obj)} is not supported`);
     const t = obj.e.type;
     if (isArrayType(t)) return this.arrayProperty(obj.e, t, prop, n);
-    if (isTupleType(t) && prop === "length") return floatOrIntLiteral(t.items.length, false);
+    if (isTupleType(t) && prop === "length") return numberLiteral(t.items.length);
     return this.fail(n.property, `'${prop}' is not a property of ${typeToString(t)}`);
   }
 
@@ -683,7 +736,7 @@ export class Lowerer {
     switch (prop) {
       case "length": return attr("shape", 0);
       case "size": return attr("size", 0);
-      case "ndim": return floatOrIntLiteral(t.ndim, false);
+      case "ndim": return numberLiteral(t.ndim);
       case "shape": return { v: "arrayDims", array, ndim: t.ndim, attr: "shape" };
       case "strides": return { v: "arrayDims", array, ndim: t.ndim, attr: "stride" };
       default: return this.fail(n.property, `arrays have length, size, ndim, shape and strides; not '${prop}'`);
@@ -732,18 +785,37 @@ export class Lowerer {
     return { array: arr.e, index: indexNodes.map((ix) => this.indexExpr(ix)) };
   }
 
-  /** Index values are int32 or int64 (narrow ints widen, uint32 goes to int64 to keep its range). */
+  /**
+   * Index values are int32 or int64 (narrow ints widen, uint32 goes to int64 to keep its range);
+   * `Math.floor(x)` (or ceil/trunc/round) of a float, written as the index itself, converts as `int32(…)`.
+   */
   indexExpr(n: Node): Expr {
-    const v = this.lowerExpr(n);
-    const t = v.weak ? weakDefault(v.weak) : v.e.type;
-    if (!isScalarType(t) || isFloat(t)) this.fail(n, `an index must be an integer; this is ${typeToString(t)} (use Math.floor or | 0)`);
+    const v = this.integerArgument(n);
+    const t = valueType(v);
+    if (!isScalarType(t) || isFloat(t)) {
+      this.fail(n, `an index must be an integer; this is ${typeToString(t)} (write int32(…), Math.floor(…) as the whole index, or … | 0)`);
+    }
     const want: ScalarName = t === "int64" || t === "uint64" || t === "uint32" ? "int64" : "int32";
     return this.convert(v, want, n);
   }
 
-  /** A compile-time integer (literal, env constant, simple arithmetic on them). */
-  constInt(n: Node, what: string): number {
+  /** A value where an integer is wanted: a float rounded by `Math.floor/ceil/trunc/round(…)` converts as `int32(…)`. */
+  private integerArgument(n: Node): Typed {
     const v = this.lowerExpr(n);
+    if (!isScalarType(v.e.type) || !isFloat(valueType(v) as ScalarName) || !this.isRounding(n)) return v;
+    return { e: this.convert(v, "int32", n) };
+  }
+
+  /** Whether `n` is a call of Math.floor, Math.ceil, Math.trunc or Math.round. */
+  private isRounding(n: Node): boolean {
+    if (n.type !== "CallExpression") return false;
+    const callee = this.lowerValueQuiet(n.callee);
+    return callee?.v === "builtin" && ROUNDING.has(callee.name);
+  }
+
+  /** A compile-time integer (literal, env constant, simple arithmetic on them, a rounded float constant). */
+  constInt(n: Node, what: string): number {
+    const v = this.integerArgument(n);
     if (v.e.k !== "const" || typeof v.e.value === "boolean" || !isInteger(v.e.type)) this.fail(n, `${what} must be a compile-time integer constant`);
     return Number(v.e.value);
   }
@@ -753,9 +825,7 @@ export class Lowerer {
     // `-2147483648` and `-3000000000` are the negative numbers they read as: the literal's type is
     // chosen for the negated value (int32, else int64), not for its magnitude (which would be uint32)
     const a = n.argument;
-    if (op === "-" && a.type === "Literal" && typeof a.value === "number" && !this.parsed.floatLiterals.has(a.start) && Number.isInteger(a.value)) {
-      return floatOrIntLiteral(0 - a.value, false);
-    }
+    if (op === "-" && a.type === "Literal" && typeof a.value === "number") return numberLiteral(-a.value);
     const v = this.lowerExpr(a);
     const t = v.e.type;
     if (!isScalarType(t)) this.fail(n, `'${op}' needs a number; got ${typeToString(t)}`);
@@ -967,14 +1037,22 @@ const COMPARE: Record<string, CompareOp> = {
 const ARITH: Record<string, BinaryOp> = { "+": "add", "-": "sub", "*": "mul" };
 const BITWISE: Record<string, BinaryOp> = { "&": "and", "|": "or", "^": "xor" };
 const SHIFTS: Record<string, BinaryOp> = { "<<": "shl", ">>": "shr", ">>>": "shr" };
+const ROUNDING = new Set(["Math.floor", "Math.ceil", "Math.trunc", "Math.round"]);
 
 function expr(e: Expr, weak?: Weak): Value {
   return { v: "expr", e, weak };
 }
 
-/** A number from source or env as a weak literal (int32 range ints weak; wider ints strong uint32/int64). */
-function floatOrIntLiteral(v: number, isFloat: boolean): Value {
-  if (isFloat) return expr(constExpr("float64", v), "float");
+/** The type a value has on its own: a weak literal's default, else its type. */
+const valueType = (v: Typed): Type => (v.weak ? weakDefault(v.weak) : v.e.type);
+
+/**
+ * A number from source or env, typed by its value, never its spelling (esbuild prints `1.0` as `1`):
+ * an integral value is an integer literal (weak in int32 range, else uint32 or int64), any other a
+ * weak float literal; `-0` and integral values beyond int64 only a float can hold.
+ */
+function numberLiteral(v: number): Value {
+  if (!Number.isInteger(v) || Object.is(v, -0) || v < -(2 ** 63) || v >= 2 ** 63) return expr(constExpr("float64", v), "float");
   const t = integerLiteralType(v);
   if (t === "int64") return expr(constExpr("int64", BigInt(v)));
   return expr(constExpr(t, v), t === "int32" ? "int" : undefined);

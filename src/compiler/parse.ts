@@ -4,7 +4,6 @@
 import * as acorn from "acorn";
 import type { SourceProblem } from "../errors.js";
 import { CompileError } from "../errors.js";
-import { recoverLiteralSpelling } from "./source.js";
 
 export type Node = acorn.Node & Record<string, any>;
 
@@ -17,8 +16,6 @@ export interface ParsedFunction {
   readonly body: Node;
   /** the function's text as given by Function.prototype.toString (or the caller) */
   readonly source: string;
-  /** numeric literals written with a '.' or an exponent in the original source */
-  readonly floatLiterals: ReadonlySet<number>;
 }
 
 /** Wrappers that make any function text an expression; `prefix` shifts columns on line 1. */
@@ -47,15 +44,7 @@ export function parseFunction(fn: Function, displayName?: string): ParsedFunctio
     if (fnNode.async || fnNode.generator) {
       fail(name, source, `${fnNode.async ? "an async" : "a generator"} function cannot be a kernel`, fnNode);
     }
-    const body = fnNode.body as Node;
-    return {
-      name,
-      selfName: fnNode.id?.name,
-      params: fnNode.params,
-      body,
-      source,
-      floatLiterals: recoverLiteralSpelling(fn, source, body),
-    };
+    return { name, selfName: fnNode.id?.name, params: fnNode.params, body: fnNode.body as Node, source };
   }
   return fail(name, source, "cannot parse the function's source text");
 }

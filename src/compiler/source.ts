@@ -320,3 +320,8 @@ function lineStarts(text: string): number[] {
 }
 
 setSourceLocator(locate);
+
+/** Where `cuda.jit(fn)` was called for `fn` (the file is the function's module), if known. */
+export function originOf(fn: Function): SourceOrigin | undefined {
+  return origins.get(fn);
+}

@@ -140,7 +140,9 @@ class KernelEmitter {
   private readonly entry: string;
 
   constructor(private readonly ir: FunctionIR, private readonly cc: readonly [number, number]) {
-    this.entry = /^[A-Za-z]/.test(ir.name) ? sanitize(ir.name) : `k_${sanitize(ir.name)}`;
+    // a PTX identifier: letters first, and not WARP_SZ, PTX's one predefined plain name
+    const entry = sanitize(ir.name);
+    this.entry = /^[A-Za-z]/.test(entry) && entry !== "WARP_SZ" ? entry : `k_${entry}`;
   }
 
   // -------------------------------------------------------------------------
