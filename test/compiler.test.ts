@@ -88,29 +88,30 @@ test("CUDA promotion: int32+int64→int64, int32+uint32→uint32, float32+float6
   assert.deepEqual(storedTypes(ir), ["int64", "uint32", "float64", "float32"]);
 });
 
-test("a local's type is fixed by its first assignment, but int meeting float widens it from the start", () => {
+test("a local's type is the join of every value assigned to it: an integer meeting a float is float64", () => {
   const ir = compile((x: Float32Array, o: Float32Array) => {
     let s = 0;
-    for (let i = 0; i < x.length; i++) s += x[i];
+    for (let i = 0; i < x.length; i++) s += x[i];   // int32 joined with float32: float64
+    let f = float32(0);
+    for (let i = 0; i < x.length; i++) f += x[i];   // float32 throughout
     let n = 0;
-    n = 2.7;           // int local assigned a float: widened to float64
+    n = 2.7;           // int local assigned a float: float64 from the start
     let k = 1;
     k = x.length;      // int stays int
-    o[0] = s + n + k;
+    o[0] = s + f + n + k;
   }, [f32, f32]);
-  assert.equal(letType(ir, "s"), "float32");
+  assert.equal(letType(ir, "s"), "float64");
+  assert.equal(letType(ir, "f"), "float32");
   assert.equal(letType(ir, "n"), "float64");
   assert.equal(letType(ir, "k"), "int32");
 });
 
-test("a float32 accumulator started from 0.0 stays float64 (the literal is float64 on its own)", () => {
+test("an accumulator started from 0.0 is the same as from 0: float64 (literals are typed by value)", () => {
   const k = (x: Float32Array, o: Float32Array) => {
     let s = 0.0;
     for (let i = 0; i < x.length; i++) s += x[i];
     o[0] = s;
   };
-  // tsx prints `0.0` as `0`: cuda.jit remembers where the kernel was written so the spelling is recovered
-  cuda.jit(k);
   const ir = compile(k, [f32, f32]);
   assert.equal(letType(ir, "s"), "float64");
 });
@@ -263,7 +264,7 @@ test("code transformed by tsc or esbuild (0, ns.fn)(…) calls and a 'use strict
 });
 
 // These kernels run through tsx, which prints each function on one line without its types (`o2=>{…}`):
-// errors must still quote this file's own lines, and literals keep the spelling written here.
+// errors must still quote this file's own lines.
 
 const THIS_FILE = readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n");
 const lineOf = (text: string) => THIS_FILE.findIndex((l) => l.includes(text)) + 1;
@@ -279,14 +280,10 @@ test("errors quote the line the user wrote, at its line in the file, not the tra
   assert.match(err.message, new RegExp(`at test/compiler\\.test\\.ts line ${line}, column 20\\)\\n${line} \\|     const record = \\{ value: n \\}; // not in the kernel language\\n {${String(line).length + 3 + 19}}\\^`));
 });
 
-test("literal spelling is recovered for kernels sharing a line, renamed parameters and env functions", () => {
+test("integral literals are integers whatever their spelling: 2147483647.0 + 1 wraps as 2147483647 + 1 does", () => {
   const o = new Float64Array(1);
-  const wraps = cuda.jit((o: Float64Array) => { o[0] = 2147483647 + 1; }); const widens = cuda.jit((o: Float64Array) => { o[0] = 2147483647.0 + 1; });
-  wraps.configure(1, 1)(o);
+  cuda.jit((o: Float64Array) => { o[0] = 2147483647.0 + 1; }).configure(1, 1)(o);
   assert.equal(o[0], -2147483648, "int32 + int32 wraps");
-  widens.configure(1, 1)(o); // tsx prints `(o2) => { o2[0] = 2147483647 + 1 }`: the parameter shadows `o`
-  assert.equal(o[0], 2147483648, "2147483647.0 is a float64 literal");
-  function plusBig(x: number) { return x + 2147483647.0; }
-  cuda.jit((o: Float64Array) => { o[0] = plusBig(1); }, { env: { plusBig } }).configure(1, 1)(o);
-  assert.equal(o[0], 2147483648);
+  cuda.jit((o: Float64Array) => { o[0] = 2147483647.5 + 1; }).configure(1, 1)(o);
+  assert.equal(o[0], 2147483648.5, "a non-integral value is a float64 literal");
 });
