@@ -661,15 +661,14 @@ export class Lowerer {
   /** The error for a free name nothing defines, with the likely fix. */
   private unknownName(name: string): string {
     const hint = this.session.resolveDevice.hint?.(name, this.module);
+    if (hint?.nameless.length) {
+      return `unknown name '${name}': the device function made at ${hint.nameless.join(" and ")} has no name (an arrow function passed to cuda.jit has none), so kernels cannot find it by name: pass it with cuda.jit(kernel, { env: { ${name} } }), or name it: cuda.jit(fn, { device: true, name: "${name}" })`;
+    }
     const known = [
       ...this.scopes.flatMap((s) => [...s.keys()]), ...Object.keys(this.env), ...(hint?.names ?? []),
       ...Object.keys(BUILTINS).filter((b) => !b.startsWith("__")),
     ];
-    let message = `unknown name '${name}'${didYouMean(name, known)}: kernels see their parameters, locals, the built-ins (cuda, Math, Number, console, dtype names) and device functions; pass other values with options.env, e.g. cuda.jit(fn, { env: { ${name} } })`;
-    if (hint?.nameless.length) {
-      message += `. The device function made at ${hint.nameless.join(" and ")} has no name (an arrow function passed to cuda.jit has none), so kernels cannot find it by name: pass it with cuda.jit(kernel, { env: { ${name} } }), or name it: cuda.jit(fn, { device: true, name: "${name}" })`;
-    }
-    return message;
+    return `unknown name '${name}'${didYouMean(name, known)}: kernels see their parameters, locals, the built-ins (cuda, Math, Number, console, dtype names) and device functions; pass other values with options.env, e.g. cuda.jit(fn, { env: { ${name} } })`;
   }
 
   private isFreeName(name: string): boolean {
