@@ -60,7 +60,7 @@ const byName = new Map<string, Registration[]>();
 const nameless: Registration[] = [];
 
 /**
- * A kernel's free name among the registered device functions (SPEC §2): those of its own module
+ * A kernel's free name among the registered device functions: those of its own module
  * (the file that called cuda.jit for it) first; else the only one any module registered; several
  * candidates are ambiguous.
  */
@@ -81,7 +81,7 @@ function namelessMeaning(name: string, module: string | undefined): string[] {
   return [...mentions, ...unreadable].map((r) => placeOf(r.origin));
 }
 
-/** Device functions visible to kernels by name (SPEC §2), with hints for names that match none. */
+/** Device functions visible to kernels by name, with hints for names that match none. */
 export const resolveDeviceFunction: DeviceResolver = Object.assign(lookupDeviceFunction, {
   hint: (name: string, module: string | undefined) => ({ names: [...byName.keys()], nameless: namelessMeaning(name, module) }),
 });

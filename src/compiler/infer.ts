@@ -39,7 +39,7 @@ export function promote(a: ScalarName, b: ScalarName): ScalarName {
 
 /**
  * The type of a `let` that holds values of types `a` and `b`, as Numba unifies a variable's types
- * (SPEC §3): integers join to the wider (mixed signedness as `promote`), floats to the wider float,
+ * (docs/decisions.md): integers join to the wider (mixed signedness as `promote`), floats to the wider float,
  * and an integer (bool included) with any float to float64, as an untyped JS number is a double.
  */
 export function join(a: ScalarName, b: ScalarName): ScalarName {

@@ -40,7 +40,7 @@ export type DeviceLookup =
   | { readonly kind: "found"; readonly fn: DeviceFunctionLike }
   | { readonly kind: "ambiguous"; readonly places: readonly string[] };
 
-/** Resolves free names to device functions registered with `cuda.jit(fn, { device: true })` (SPEC §2, step 3). */
+/** Resolves free names to device functions registered with `cuda.jit(fn, { device: true })`. */
 export interface DeviceResolver {
   (name: string, module: string | undefined): DeviceLookup | undefined;
   /** for an unknown name's error: the registered names, and where nameless device functions that `name` may mean were made */
@@ -364,7 +364,7 @@ export class Lowerer {
   }
 
   /**
-   * The join of a local's type `have` with a value's type `t` (SPEC §3); when it is wider than
+   * The join of a local's type `have` with a value's type `t`; when it is wider than
    * `have`, it is recorded for the declaration at `declStart` and the function is lowered again.
    */
   private joinInto(declStart: number, have: Type, t: Type): Type {
