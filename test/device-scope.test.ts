@@ -99,9 +99,16 @@ test("options.name names a kernel in its PTX entry and in errors; it must be an 
   assert.deepEqual(run(w), [1, ...INPUT.slice(1)]);
   assert.match(w.inspectAsm(), /\.visible \.entry k_WARP_SZ\(/);
   const bad = cuda.jit((a: Float64Array) => { a[0] = unknownThing; }, { name: "namedKernel" });
-  assert.match(compileError(bad).message, /in 'namedKernel' at line/);
+  assert.match(compileError(bad).message, /\(in 'namedKernel' at /);
   assert.throws(() => cuda.jit((a: Float64Array) => { a[0] = 1; }, { name: "two words" }), (e: unknown) =>
     e instanceof TypeError && e.message === `options.name of a kernel must be a JavaScript identifier; got "two words"`);
+});
+
+test("a ufunc's scalar function sees the device functions of the module that made the ufunc", () => {
+  const addHalf = cuda.vectorize((x: number) => square(x));
+  const out = addHalf(new Float64Array(INPUT)) as Float64Array;
+  assert.deepEqual([...out], INPUT.map((x) => x + 0.5));
+  if (hasPtxas()) for (const k of addHalf.kernels) ptxasCheck(k.inspectAsm(), "sm_90");
 });
 
 test("numbats' own stack frames are those under its package root's src/ and dist/ (paths or file URLs) and an installed copy", () => {
