@@ -69,11 +69,20 @@ function shownAt(source: string, p: SourceProblem): LocatedProblem {
   return location ? { ...p, location } : { ...p };
 }
 
+/**
+ * Where (line, column) of a function's text is, in words (`at FILE line L, column C`, or `at line L,
+ * column C` of the function when its file is not known), and that line quoted with a caret.
+ */
+export function sourcePosition(source: string, line: number, column: number, at = locateSource(source, line, column)): { where: string; quote: string } {
+  return at
+    ? { where: `at ${at.file} line ${at.line}, column ${at.column + 1}`, quote: caretLine(at.line, at.lineText, at.column) }
+    : { where: `at line ${line}, column ${column + 1}`, quote: excerpt(source, line, column) };
+}
+
 function formatProblem(fnName: string, source: string, p: LocatedProblem): string {
   if (!source || p.line < 1) return `${p.message} (in '${fnName}')`;
-  const at = p.location;
-  if (at) return `${p.message} (in '${fnName}' at ${at.file} line ${at.line}, column ${at.column + 1})\n${caretLine(at.line, at.lineText, at.column)}`;
-  return `${p.message} (in '${fnName}' at line ${p.line}, column ${p.column + 1})\n${excerpt(source, p.line, p.column)}`;
+  const { where, quote } = sourcePosition(source, p.line, p.column, p.location);
+  return `${p.message} (in '${fnName}' ${where})\n${quote}`;
 }
 
 function formatProblems(fnName: string, source: string, problems: readonly LocatedProblem[]): string {

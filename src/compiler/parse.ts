@@ -53,21 +53,10 @@ export function parseFunction(fn: Function, displayName?: string): ParsedFunctio
       params: fnNode.params,
       body,
       source,
-      floatLiterals: floatSpelled(body),
+      floatLiterals: new Set(), // literals are typed by value
     };
   }
   return fail(name, source, "cannot parse the function's source text");
-}
-
-/** Start offsets of numeric literals spelled as floats (`1.0`, `1e3`) in the function's text. */
-function floatSpelled(body: Node): Set<number> {
-  const out = new Set<number>();
-  const visit = (n: Node) => {
-    if (n.type === "Literal" && typeof n.value === "number" && !/^0[xXoObB]/.test(n.raw) && /[.eE]/.test(n.raw)) out.add(n.start);
-    for (const [, c] of childNodes(n)) visit(c);
-  };
-  visit(body);
-  return out;
 }
 
 /** The AST nodes directly under `n`, with the property that holds each. */
