@@ -41,7 +41,7 @@ function caretLine(lineNumber: number, text: string, column: number): string {
 }
 
 /** The source line of `problem` with a caret under its column. */
-export function excerpt(source: string, line: number, column: number): string {
+function excerpt(source: string, line: number, column: number): string {
   return caretLine(line, source.split("\n")[line - 1] ?? "", column);
 }
 
