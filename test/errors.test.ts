@@ -45,6 +45,16 @@ test("a TypingError's file, line, column and sourceLine are where its message po
   assert.deepEqual(p!.location, { file: e.file, line: e.line, column: e.column, lineText: e.sourceLine });
 });
 
+test("a quoted line over 120 characters shows the 120 around the caret, the caret still under the problem", () => {
+  const long = (a: Float32Array) => { a[0] = a[1]! + a[2]! + a[3]! + a[4]! + a[5]! + a[6]! + a[7]! + a[8]! + a[9]! + a[10]! + a[11]! + a[12]! + a.length.nope; };
+  const e = caught(() => cuda.jit(long, { signature: "void(float32[:])" })) as TypingError;
+  assert.ok(e.sourceLine.length > 120);
+  const [, quoted, caret] = e.message.split("\n");
+  assert.match(quoted!, /^\d+ \| …/); // the window ends with the line here: no "…" after it
+  assert.ok(quoted!.length < 140, quoted);
+  assert.ok(quoted!.slice(caret!.indexOf("^")).startsWith("nope"), `${quoted}\n${caret}`);
+});
+
 test("a CudaError's call, code and name are properties, printed only in its message", () => {
   const e = new CudaError("cuMemAlloc", 2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory");
   assert.deepEqual([e.call, e.code, e.errorName], ["cuMemAlloc", 2, "CUDA_ERROR_OUT_OF_MEMORY"]);

@@ -1,6 +1,6 @@
 // Error excerpts and PTX line info point at the file the user wrote, whatever ran it: tsx, an esbuild
-// bundle with its source map (node --enable-source-maps), plain node on hand-written JS. Where no map
-// is loaded, a bundle's own lines are quoted only when readable; otherwise the function's own text.
+// bundle with its source map (loaded by node --enable-source-maps or not), plain node on hand-written
+// JS. With no map at all, a bundle's own lines are quoted when readable, else the function's own text.
 // Each case is a real program run in a child process.
 
 import assert from "node:assert/strict";
@@ -76,16 +76,6 @@ function assertInFile(seen: Seen, path: string, badLine: number, scaleLine: numb
   for (const [, l] of seen.ptx.matchAll(/\.loc 1 (\d+) /g)) assert.ok(Math.abs(Number(l) - scaleLine) <= 2, `.loc line ${l} is not in 'scale'`);
 }
 
-/** Only the function's own text is known: positions count from its first line. */
-function assertOwnText(seen: Seen): void {
-  assert.equal(seen.file, undefined, seen.message);
-  assert.equal(seen.line, 3);
-  assert.ok(seen.sourceLine.slice(seen.column).startsWith("foo"), seen.message);
-  assert.ok(seen.message.includes(`(in 'bad' at line 3, column ${seen.column + 1})\n3 | `), seen.message);
-  assert.match(seen.ptx, /^\.file 1 "scale\.ts"$/m);
-  assert.match(seen.ptx, /^\s*\.loc 1 4 \d+$/m);
-}
-
 test("tsx: errors and .loc name the .ts file and its lines (the types tsx removed included)", () => {
   assertInFile(run(userTs, ["--import", "tsx"]), userTs, 5, 10);
 });
@@ -94,8 +84,21 @@ test("an esbuild bundle with --sourcemap under node --enable-source-maps: the or
   assertInFile(run(bundle(userTs, "mapped.mjs", ["--sourcemap"]), ["--enable-source-maps"]), userTs, 5, 10);
 });
 
-test("the same bundle without --enable-source-maps: the function's own text, never the bundle's lines", () => {
-  assertOwnText(run(bundle(userTs, "unmapped.mjs", ["--sourcemap"])));
+test("a bundle with --sourcemap run without --enable-source-maps: the map its comment names, beside it or inline", () => {
+  assertInFile(run(bundle(userTs, "unloaded.mjs", ["--sourcemap"])), userTs, 5, 10);
+  assertInFile(run(bundle(userTs, "inline.mjs", ["--sourcemap=inline"])), userTs, 5, 10);
+});
+
+test("a bundle whose map names sources that are gone: the map's sourcesContent is quoted", () => {
+  const out = bundle(userTs, "moved.mjs", ["--sourcemap", "--sources-content=true"]);
+  const map = JSON.parse(readFileSync(`${out}.map`, "utf8")) as { sources: string[] };
+  const i = map.sources.findIndex((s) => s.endsWith("user.ts"));
+  map.sources[i] = map.sources[i]!.replace(/user\.ts$/, "moved-away.ts");
+  writeFileSync(`${out}.map`, JSON.stringify(map));
+  const seen = run(out);
+  assert.equal(seen.file, shown(join(dir, "moved-away.ts")), seen.message);
+  assert.equal(seen.line, 5);
+  assert.equal(seen.sourceLine, readFileSync(userTs, "utf8").split("\n")[4]);
 });
 
 test("a readable bundle with no source map: its own file and lines, where Node's stack traces point", () => {
@@ -110,6 +113,10 @@ test("a minified bundle with no source map: the function's own text, not a line 
   assert.equal(seen.file, undefined, seen.message);
   assert.equal(seen.line, 1);
   assert.ok(seen.sourceLine.length < 100 && seen.sourceLine.slice(seen.column).startsWith("foo"), seen.message);
+  assert.ok(seen.message.includes(`(in 'bad' at line 1, column ${seen.column + 1})\n1 | ${seen.sourceLine}\n`), seen.message);
+  // .loc lines count from the function's first line, in a file named after the kernel
+  assert.match(seen.ptx, /^\.file 1 "scale\.ts"$/m);
+  assert.match(seen.ptx, /^\s*\.loc 1 1 \d+$/m);
 });
 
 test("plain node on hand-written JavaScript: the file's own lines", () => {

@@ -13,7 +13,7 @@
 
 import { Session } from "node:inspector";
 import { readFileSync } from "node:fs";
-import { findSourceMap, type SourceMap } from "node:module";
+import { findSourceMap, SourceMap, type SourceMapPayload } from "node:module";
 import { relative, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setSourceLocator, type SourceLocation } from "../errors.js";
@@ -93,7 +93,7 @@ class Text {
   }
 }
 
-let inspector: Session | undefined;
+let inspector: Session | null | undefined;
 
 /** An inspector command's result: the in-process session answers synchronously. */
 function post(method: string, params?: object): any {
@@ -103,39 +103,57 @@ function post(method: string, params?: object): any {
   return result;
 }
 
-/**
- * Where V8 defined `fn`: its script's URL and text, and where the function's text starts in it.
- * [[FunctionLocation]] points at the parameter list; the text starts at or before it.
- */
-function scriptPlace(fn: Function, text: string): ScriptPlace | undefined {
-  try {
-    if (!inspector) { inspector = new Session(); inspector.connect(); }
-  } catch {
-    return undefined; // a Node.js built without the inspector
-  }
-  const urls = new Map<string, string>();
-  const onScript = (m: { params: { scriptId: string; url: string } }) => urls.set(m.params.scriptId, m.params.url);
-  const key = "__numbatsPlace";
+/** V8's [[FunctionLocation]] of `fn`: its script and the 0-based position of its parameter list. */
+function functionLocation(fn: Function): { scriptId: string; lineNumber: number; columnNumber: number } | undefined {
+  const key = "__numbatsFunctionLocation";
   (globalThis as Record<string, unknown>)[key] = fn;
-  inspector.on("Debugger.scriptParsed", onScript);
+  try {
+    const { result } = post("Runtime.evaluate", { expression: `globalThis.${key}`, objectGroup: key });
+    const { internalProperties } = post("Runtime.getProperties", { objectId: result.objectId, ownProperties: true });
+    return internalProperties?.find((p: { name: string }) => p.name === "[[FunctionLocation]]")?.value?.value;
+  } finally {
+    post("Runtime.releaseObjectGroup", { objectGroup: key });
+    delete (globalThis as Record<string, unknown>)[key];
+  }
+}
+
+/** Scripts by id, read once: their URL and text (only the debugger domain tells them). */
+const scripts = new Map<string, { readonly url: string; readonly script: Text } | null>();
+
+function scriptById(scriptId: string): { readonly url: string; readonly script: Text } | null {
+  let known = scripts.get(scriptId);
+  if (known !== undefined) return known;
+  let url = "";
+  const onScript = (m: { params: { scriptId: string; url: string } }) => { if (m.params.scriptId === scriptId) url = m.params.url; };
+  inspector!.on("Debugger.scriptParsed", onScript);
   try {
     post("Debugger.enable"); // reports every script, with its URL
-    const { result } = post("Runtime.evaluate", { expression: `globalThis.${key}` });
-    const { internalProperties } = post("Runtime.getProperties", { objectId: result.objectId, ownProperties: true });
-    const loc = internalProperties?.find((p: { name: string }) => p.name === "[[FunctionLocation]]")?.value?.value;
-    const url = loc && urls.get(loc.scriptId);
-    if (!url) return undefined;
-    const script = new Text(post("Debugger.getScriptSource", { scriptId: loc.scriptId }).scriptSource);
-    post("Runtime.releaseObject", { objectId: result.objectId });
-    const params = script.offset(loc.lineNumber, loc.columnNumber);
-    const start = script.text.lastIndexOf(text, params);
-    return start >= 0 && start + text.length > params ? { url, script, start } : undefined;
+    known = url ? { url, script: new Text(post("Debugger.getScriptSource", { scriptId }).scriptSource) } : null; // no URL: eval
+  } finally {
+    post("Debugger.disable");
+    inspector!.off("Debugger.scriptParsed", onScript);
+  }
+  scripts.set(scriptId, known);
+  return known;
+}
+
+/** Where V8 defined `fn`: its script, and where the function's text starts in it (at or before its parameters). */
+function scriptPlace(fn: Function, text: string): ScriptPlace | undefined {
+  try {
+    if (inspector === undefined) { inspector = new Session(); inspector.connect(); }
+  } catch {
+    inspector = null; // a Node.js built without the inspector
+  }
+  if (!inspector) return undefined;
+  try {
+    const loc = functionLocation(fn);
+    const found = loc && scriptById(loc.scriptId);
+    if (!loc || !found) return undefined;
+    const params = found.script.offset(loc.lineNumber, loc.columnNumber);
+    const start = found.script.text.lastIndexOf(text, params);
+    return start >= 0 && start + text.length > params ? { ...found, start } : undefined;
   } catch {
     return undefined;
-  } finally {
-    try { post("Debugger.disable"); } catch { /* not enabled */ }
-    inspector.off("Debugger.scriptParsed", onScript);
-    delete (globalThis as Record<string, unknown>)[key];
   }
 }
 
@@ -166,13 +184,34 @@ function displayName(path: string): string {
   return rel.startsWith("..") || isAbsolute(rel) ? path : rel;
 }
 
-/** The source map the runtime holds for a script (ES modules are keyed by URL, CommonJS by path). */
-function sourceMapOf(url: string): SourceMap | undefined {
+/**
+ * The script's source map: the one Node.js holds (tsx, `--enable-source-maps`; ES modules are keyed
+ * by URL, CommonJS by path), else the one its `sourceMappingURL` comment names (tsc or a bundler's
+ * output run without `--enable-source-maps`).
+ */
+function sourceMapOf({ url, script }: ScriptPlace): SourceMap | undefined {
   try {
-    return findSourceMap(url) ?? (url.startsWith("file:") ? findSourceMap(pathOf(url)) : undefined);
+    return findSourceMap(url) ?? (url.startsWith("file:") ? findSourceMap(pathOf(url)) : undefined) ?? namedMap(url, script.text);
   } catch {
-    return undefined;
+    return undefined; // an unreadable or malformed map
   }
+}
+
+/** The comment by which a tool's output names its source map (a file beside it, or inline). */
+const NAMES_A_MAP = /^\/\/[#@] sourceMappingURL=(\S+)\s*$/gm;
+
+function namedMap(scriptUrl: string, script: string): SourceMap | undefined {
+  const named = [...script.matchAll(NAMES_A_MAP)].pop()?.[1];
+  const mapUrl = named && new URL(named, scriptUrl).href;
+  if (!mapUrl || !/^(file|data):/.test(mapUrl)) return undefined;
+  const json = mapUrl.startsWith("data:")
+    ? Buffer.from(mapUrl.slice(mapUrl.indexOf(",") + 1), /;base64,/.test(mapUrl) ? "base64" : "utf8").toString()
+    : readFileSync(fileURLToPath(mapUrl), "utf8");
+  const payload = JSON.parse(json) as SourceMapPayload;
+  // as Node.js does when it loads a map: sources are relative to the map's file (an inline map's: the script's)
+  const base = mapUrl.startsWith("data:") ? scriptUrl : mapUrl;
+  const sources = payload.sources.map((s) => new URL((payload.sourceRoot ?? "") + s, base).href);
+  return new SourceMap({ ...payload, sources });
 }
 
 /** An original source's text: its file, else the map's `sourcesContent`. */
@@ -203,16 +242,11 @@ function mapped(map: SourceMap, { script, start }: ScriptPlace): Placement {
   };
 }
 
-/** A script that names a source map is a tool's output, whatever its lines look like. */
-const NAMES_A_MAP = /^\/\/[#@] sourceMappingURL=/m;
 
-/**
- * The script's own file, when that is what ran (it reads the same), the user's to read (no source
- * map of its own) and the function's lines are readable (not minified).
- */
+/** The script's own file, when that is what ran (it reads the same) and the function's lines are readable (not minified). */
 function inScriptFile({ url, script, start }: ScriptPlace, length: number): Placement | undefined {
   const path = pathOf(url);
-  if (!isAbsolute(path) || readText(path)?.text !== script.text || NAMES_A_MAP.test(script.text)) return undefined;
+  if (!isAbsolute(path) || readText(path)?.text !== script.text) return undefined;
   const first = script.position(start).line0, last = script.position(start + length).line0;
   for (let l = first; l <= last; l++) if (script.line(l).length > MAX_READABLE_LINE) return undefined;
   const file = displayName(path);
@@ -229,7 +263,7 @@ function place(text: string): Placement | null {
   const fn = functionsByText.get(text);
   const at = fn && scriptPlace(fn, text);
   if (!at) return null;
-  const map = sourceMapOf(at.url);
+  const map = sourceMapOf(at);
   return (map ? mapped(map, at) : inScriptFile(at, text.length)) ?? null;
 }
 
