@@ -4,10 +4,11 @@
 // tool's rewrite: tsx prints a function on one line without its types, a bundler moves it into one
 // big file. V8 knows where each function starts in its script ([[FunctionLocation]], read through an
 // in-process inspector session), so every position in the text is a position in the script; then
-//  - a source map the runtime holds for the script (tsx, `node --enable-source-maps`) maps it to the
-//    user's original file, line and column;
-//  - without one, the script's own file is quoted when it is what ran and readable (hand-written JS,
-//    tsc output, an unminified bundle: where Node's own stack traces point);
+//  - the script's source map (the one Node.js holds under tsx or `--enable-source-maps`, else the
+//    one the script's `sourceMappingURL` comment names) maps it to the user's original file, line
+//    and column;
+//  - without a map, the script's own file is quoted when it is what ran and readable (hand-written
+//    JS, an unminified bundle: where Node's own stack traces point);
 //  - otherwise (minified code, a loader's rewrite without a map, code from `eval`) nothing is known,
 //    and errors quote the function's own text at its own line numbers.
 
@@ -87,9 +88,12 @@ class Text {
     }
     return { line0: lo, column0: offset - this.starts[lo]! };
   }
-  line(line0: number): string {
-    const end = this.text.indexOf("\n", this.starts[line0]);
-    return this.text.slice(this.starts[line0], end < 0 ? undefined : end).replace(/\r$/, "");
+  /** a line's text without its end of line (undefined: no such line) */
+  line(line0: number): string | undefined {
+    const start = this.starts[line0];
+    if (start === undefined) return undefined;
+    const end = this.text.indexOf("\n", start);
+    return this.text.slice(start, end < 0 ? undefined : end).replace(/\r$/, "");
   }
 }
 
@@ -214,18 +218,22 @@ function namedMap(scriptUrl: string, script: string): SourceMap | undefined {
   return new SourceMap({ ...payload, sources });
 }
 
-/** An original source's text: its file, else the map's `sourcesContent`. */
-function originalText(map: SourceMap, source: string): Text | null {
-  const onDisk = source.startsWith("file:") || isAbsolute(source) ? readText(pathOf(source)) : null;
-  if (onDisk) return onDisk;
-  const { sources = [], sourcesContent = [] } = map.payload;
-  const i = sources.findIndex((s) => s && source.endsWith(s.replace(/^(\.\.?\/)+/, "")));
-  const content = sourcesContent[i];
-  return typeof content === "string" ? new Text(content) : null;
-}
+/** Original sources' texts by URL, read once: the file, else the map's `sourcesContent`. */
+const originals = new Map<string, Text | null>();
 
-/** Lines longer than this are machine-written (minified): never quoted as the user's code. */
-const MAX_READABLE_LINE = 500;
+function originalText(map: SourceMap, source: string): Text | null {
+  let t = originals.get(source);
+  if (t === undefined) {
+    t = source.startsWith("file:") || isAbsolute(source) ? readText(pathOf(source)) : null;
+    if (!t) {
+      const { sources = [], sourcesContent = [] } = map.payload;
+      const content = sourcesContent[sources.findIndex((s) => s && source.endsWith(s.replace(/^(\.\.?\/)+/, "")))];
+      t = typeof content === "string" ? new Text(content) : null;
+    }
+    originals.set(source, t);
+  }
+  return t;
+}
 
 /** Maps an offset in the function's text to the user's file (undefined: not known there). */
 type Placement = (offset: number) => SourceLocation | undefined;
@@ -235,24 +243,25 @@ function mapped(map: SourceMap, { script, start }: ScriptPlace): Placement {
     const { line0, column0 } = script.position(start + offset);
     const entry = map.findEntry(line0, column0) as { originalSource?: string; originalLine?: number; originalColumn?: number };
     if (!entry.originalSource || entry.originalLine === undefined) return undefined;
-    const original = originalText(map, entry.originalSource);
-    const lineText = original?.line(entry.originalLine);
-    if (lineText === undefined || lineText.length > MAX_READABLE_LINE) return undefined;
+    const lineText = originalText(map, entry.originalSource)?.line(entry.originalLine);
+    if (lineText === undefined) return undefined;
     return { file: displayName(pathOf(entry.originalSource)), line: entry.originalLine + 1, column: entry.originalColumn ?? 0, lineText };
   };
 }
 
+/** Lines longer than this are machine-written (minified): never quoted as the user's code. */
+const MAX_READABLE_LINE = 500;
 
 /** The script's own file, when that is what ran (it reads the same) and the function's lines are readable (not minified). */
 function inScriptFile({ url, script, start }: ScriptPlace, length: number): Placement | undefined {
   const path = pathOf(url);
   if (!isAbsolute(path) || readText(path)?.text !== script.text) return undefined;
   const first = script.position(start).line0, last = script.position(start + length).line0;
-  for (let l = first; l <= last; l++) if (script.line(l).length > MAX_READABLE_LINE) return undefined;
+  for (let l = first; l <= last; l++) if (script.line(l)!.length > MAX_READABLE_LINE) return undefined;
   const file = displayName(path);
   return (offset) => {
     const { line0, column0 } = script.position(start + offset);
-    return { file, line: line0 + 1, column: column0, lineText: script.line(line0) };
+    return { file, line: line0 + 1, column: column0, lineText: script.line(line0)! };
   };
 }
 
