@@ -26,80 +26,126 @@ export function setSourceLocator(locator: SourceLocator): void {
 /** Where (line, column) of a kernel's text is in the user's file, when known. */
 export const locateSource: SourceLocator = (source, line, column) => locateInFile(source, line, column);
 
-/** A source line with a caret under `column`. */
+/** Quoted lines longer than this show a window around the caret. */
+const QUOTE_WIDTH = 120;
+
+/** A source line with a caret under `column` (a long line shows the part around the caret). */
 function caretLine(lineNumber: number, text: string, column: number): string {
+  let from = 0, shown = text;
+  if (text.length > QUOTE_WIDTH) {
+    from = Math.max(0, Math.min(column - QUOTE_WIDTH / 2, text.length - QUOTE_WIDTH));
+    shown = `${from > 0 ? "…" : ""}${text.slice(from, from + QUOTE_WIDTH)}${from + QUOTE_WIDTH < text.length ? "…" : ""}`;
+  }
   const gutter = `${lineNumber} | `;
-  return `${gutter}${text}\n${" ".repeat(gutter.length + column)}^`;
+  return `${gutter}${shown}\n${" ".repeat(gutter.length + column - from + (from > 0 ? 1 : 0))}^`;
 }
 
 /** The source line of `problem` with a caret under its column. */
-export function excerpt(source: string, line: number, column: number): string {
+function excerpt(source: string, line: number, column: number): string {
   return caretLine(line, source.split("\n")[line - 1] ?? "", column);
 }
 
 /**
- * One problem: its message, where it is, and the line with a caret. The line is quoted from the file
- * the user wrote when the front end knows it (the function's text itself may be a tool's rewrite:
- * tsx prints a function on one line without its types).
+ * Defines data an error carries as non-enumerable properties: Node.js prints an error's enumerable
+ * own properties after its stack, which would show every problem twice.
  */
-function formatProblem(fnName: string, source: string, p: SourceProblem): string {
-  if (!source || p.line < 1) return `${p.message} (in '${fnName}')`;
-  const at = locateSource(source, p.line, p.column);
-  if (at) return `${p.message} (in '${fnName}' at ${at.file} line ${at.line}, column ${at.column + 1})\n${caretLine(at.line, at.lineText, at.column)}`;
-  return `${p.message} (in '${fnName}' at line ${p.line}, column ${p.column + 1})\n${excerpt(source, p.line, p.column)}`;
+export function defineHidden(target: object, values: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(values)) Object.defineProperty(target, key, { value, enumerable: false, configurable: true });
 }
 
-function formatProblems(fnName: string, source: string, problems: readonly SourceProblem[]): string {
+/** Sets a class's `name` on its prototype (not an own, printed property; survives minified class names). */
+function named(cls: { prototype: Error }, name: string): void {
+  Object.defineProperty(cls.prototype, "name", { value: name, enumerable: false, configurable: true, writable: true });
+}
+
+/** A problem of a {@link SourceError}: its place in the function's text, and in the user's file when known. */
+export interface LocatedProblem extends SourceProblem {
+  readonly location?: SourceLocation;
+}
+
+/** Where a problem is shown: the user's file when known, else the function's own text. */
+function shownAt(source: string, p: SourceProblem): LocatedProblem {
+  const location = source && p.line >= 1 ? locateSource(source, p.line, p.column) : undefined;
+  return location ? { ...p, location } : { ...p };
+}
+
+/**
+ * Where (line, column) of a function's text is, in words (`at FILE line L, column C`, or `at line L,
+ * column C` of the function when its file is not known), and that line quoted with a caret.
+ */
+export function sourcePosition(source: string, line: number, column: number, at = locateSource(source, line, column)): { where: string; quote: string } {
+  return at
+    ? { where: `at ${at.file} line ${at.line}, column ${at.column + 1}`, quote: caretLine(at.line, at.lineText, at.column) }
+    : { where: `at line ${line}, column ${column + 1}`, quote: excerpt(source, line, column) };
+}
+
+function formatProblem(fnName: string, source: string, p: LocatedProblem): string {
+  if (!source || p.line < 1) return `${p.message} (in '${fnName}')`;
+  const { where, quote } = sourcePosition(source, p.line, p.column, p.location);
+  return `${p.message} (in '${fnName}' ${where})\n${quote}`;
+}
+
+function formatProblems(fnName: string, source: string, problems: readonly LocatedProblem[]): string {
   const head = problems.length === 1 ? "" : `${problems.length} problems in kernel '${fnName}':\n`;
   return head + problems.map((p) => formatProblem(fnName, source, p)).join("\n\n");
 }
 
-/** An error located in kernel source: every problem found, the first one's position. */
+/**
+ * An error located in kernel source: every problem found, and where the first one is.
+ *
+ * `file`, `line`, `column` and `sourceLine` are where the message points: the file the user wrote
+ * when it is known (`file` set; under tsx or with source maps, the original file), else the
+ * function's own text (`file` undefined, `line` counted from the function's first line). `line` is
+ * 1-based; `column` is 0-based, so `sourceLine.slice(column)` starts at the caret (the message prints
+ * it 1-based, as editors do). Each of `problems` keeps its place in the function's text (`line`,
+ * `column`) and, when known, in the file (`location`). None of these is enumerable, so Node.js prints
+ * the message once.
+ */
 abstract class SourceError extends Error {
-  readonly problems: readonly SourceProblem[];
-  readonly line: number;
-  readonly column: number;
-  readonly sourceLine: string;
+  declare readonly problems: readonly LocatedProblem[];
+  declare readonly file: string | undefined;
+  declare readonly line: number;
+  declare readonly column: number;
+  declare readonly sourceLine: string;
   constructor(fnName: string, source: string, problems: readonly SourceProblem[]) {
-    super(formatProblems(fnName, source, problems));
-    this.problems = problems;
-    this.line = problems[0]?.line ?? 0;
-    this.column = problems[0]?.column ?? 0;
-    this.sourceLine = source.split("\n")[this.line - 1] ?? "";
+    const located = problems.map((p) => shownAt(source, p));
+    super(formatProblems(fnName, source, located));
+    const first = located[0];
+    const at = first?.location;
+    defineHidden(this, {
+      problems: located,
+      file: at?.file,
+      line: at?.line ?? first?.line ?? 0,
+      column: at?.column ?? first?.column ?? 0,
+      sourceLine: at?.lineText ?? source.split("\n")[(first?.line ?? 0) - 1] ?? "",
+    });
   }
 }
 
 /** Unsupported syntax or an unknown name; lists every problem one compile found. */
-export class CompileError extends SourceError {
-  override readonly name = "CompileError";
-}
+export class CompileError extends SourceError {}
+named(CompileError, "CompileError");
 
 /** A well-formed kernel whose types do not fit (shows the expression and the types). */
-export class TypingError extends SourceError {
-  override readonly name = "TypingError";
-}
+export class TypingError extends SourceError {}
+named(TypingError, "TypingError");
 
 /** A bad launch: configuration, shared memory, arguments, or a fault inside the kernel on the simulator. */
-export class LaunchError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "LaunchError";
-  }
-}
+export class LaunchError extends Error {}
+named(LaunchError, "LaunchError");
 
 /**
- * A CUDA driver call failed: names the call, the error's name and text. `summary`, when given, is the
- * message instead (no usable driver for NUMBATS_TARGET=cuda, where the reason already names the call).
+ * A CUDA driver call failed: names the call, the error's name and text (`call`, `code` and
+ * `errorName` carry them, not enumerable). `summary`, when given, is the message instead (no usable
+ * driver for NUMBATS_TARGET=cuda, where the reason already names the call).
  */
 export class CudaError extends Error {
-  readonly call: string;
-  readonly code: number;
-  readonly errorName: string;
+  declare readonly call: string;
+  declare readonly code: number;
+  declare readonly errorName: string;
   constructor(call: string, code: number, errorName: string, errorText: string, detail = "", summary?: string) {
     super(summary ?? `${call} failed: ${errorName} (${code}): ${errorText}${detail ? `\n${detail}` : ""}`);
-    this.name = "CudaError";
-    this.call = call;
-    this.code = code;
-    this.errorName = errorName;
+    defineHidden(this, { call, code, errorName });
   }
 }
+named(CudaError, "CudaError");

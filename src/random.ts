@@ -11,8 +11,7 @@
 // (stores into it wrap to 64 bits; BigInt.asUintN wraps the sum).
 
 import { endianness } from "node:os";
-import { fileURLToPath } from "node:url";
-import { rememberSourceFile } from "./compiler/source.js";
+import { rememberFunctions } from "./compiler/source.js";
 import { float64 } from "./dtypes.js";
 import type { Backend } from "./runtime/backend.js";
 import { DeviceArray, deviceArray, type StreamLike } from "./runtime/devicearray.js";
@@ -207,5 +206,5 @@ export const RANDOM_DEVICE_FUNCTIONS = {
   xoroshiro128pNormalFloat64,
 } as const;
 
-// tools such as tsx reprint `-2.0` as `-2`; the compiler recovers the spelling from this file
-rememberSourceFile(Object.values(RANDOM_DEVICE_FUNCTIONS), fileURLToPath(import.meta.url));
+// errors and line info in these functions point at this file
+rememberFunctions(Object.values(RANDOM_DEVICE_FUNCTIONS));

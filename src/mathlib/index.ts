@@ -31,8 +31,7 @@ import * as misc32 from "./misc32.js";
 import * as pow from "./pow.js";
 import * as trig from "./trig.js";
 import * as trig32 from "./trig32.js";
-import { fileURLToPath } from "node:url";
-import { rememberSourceFile } from "../compiler/source.js";
+import { rememberFunctions } from "../compiler/source.js";
 
 export type MathEnv = Record<string, ArrayBufferView | number>;
 
@@ -42,12 +41,10 @@ export interface MathEntry {
   readonly env?: MathEnv;
 }
 
-// The library's float literals (`0.0`) must keep their spelling when a tool such as tsx reprints them.
+// Errors and line info in the library's functions point at the library's files.
 const MODULES = { atrig, atrig32, dd, exp, exp32, f32, hyper, log, log32, misc, misc32, pow, trig, trig32 };
-const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
-for (const [file, mod] of Object.entries(MODULES)) {
-  const fns = (Object.values(mod) as unknown[]).filter((v): v is Function => typeof v === "function");
-  rememberSourceFile(fns, fileURLToPath(new URL(`./${file}${EXT}`, import.meta.url)));
+for (const mod of Object.values(MODULES)) {
+  rememberFunctions((Object.values(mod) as unknown[]).filter((v): v is Function => typeof v === "function"));
 }
 
 const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI };

@@ -1,6 +1,6 @@
 // Typed IR → JavaScript source for the simulator.
 //
-// The source is the body of `new Function("rt", "consts", code)` and returns
+// The source is the body of `new Function("rt", "consts", "sites", code)` and returns
 // the launch function `(L, args) => void` (L: sim.ts LaunchCtx). Values keep
 // exact dtype semantics: ≤32-bit ints are canonical JS numbers (wrapped with
 // |0, >>>0, masks, Math.imul), 64-bit ints are BigInts, floats are rounded to
@@ -22,9 +22,9 @@ import {
 } from "../../dtypes.js";
 import {
   walkStmts, exprChildren, stmtExprs,
-  type BinaryExpr, type CastExpr, type Expr, type FunctionIR, type IntrinsicExpr, type Stmt, type UnaryExpr,
+  type BinaryExpr, type CastExpr, type Expr, type FunctionIR, type IntrinsicExpr, type Loc, type Stmt, type UnaryExpr,
 } from "../../compiler/ir.js";
-import { rt } from "./runtime.js";
+import { rt, type AccessSite } from "./runtime.js";
 import { BARRIER, WAIT, WARP } from "./sim.js";
 
 export interface EmittedKernel {
@@ -32,6 +32,8 @@ export interface EmittedKernel {
   /** threads run as generators (barriers / warp operations) */
   readonly generators: boolean;
   readonly staticSharedBytes: number;
+  /** the bounds-checked accesses, which the code names as `sites[k]` */
+  readonly sites: readonly AccessSite[];
 }
 
 interface ArrayInfo {
@@ -53,7 +55,7 @@ const YIELDING = new Set<string>([
 ]);
 
 const RESERVED = new Set([
-  ...Object.keys(rt), "rt", "consts", "L", "T", "args", "thread", "dyn",
+  ...Object.keys(rt), "rt", "consts", "sites", "L", "T", "args", "thread", "dyn",
   "tx", "ty", "tz", "bx", "by", "bz", "nx", "ny", "nz", "gx", "gy", "gz",
   "Math", "Number", "BigInt", "NaN", "Infinity", "undefined", "arguments", "eval",
   "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else",
@@ -188,6 +190,9 @@ class Emitter {
   private readonly continueBlocks = new Set<string>();
   private lines: string[] = [];
   private depth = 0;
+  /** the statement being emitted, for the positions of its array accesses */
+  private loc: Loc | undefined;
+  private readonly sites: AccessSite[] = [];
 
   constructor(private readonly ir: FunctionIR) {
     this.gen = needsGenerators(ir);
@@ -246,7 +251,7 @@ class Emitter {
       `// ${ir.name}: simulator code, ${this.gen ? "threads as generators (barriers / warp operations)" : "one loop over all threads"}`,
       ...(helpers.length ? [`const { ${helpers.join(", ")} } = rt;`] : []),
     ];
-    return { code: [...head, code].join("\n") + "\n", generators: this.gen, staticSharedBytes };
+    return { code: [...head, code].join("\n") + "\n", generators: this.gen, staticSharedBytes, sites: this.sites };
   }
 
   // ------------------------------------------------------------------ names
@@ -397,8 +402,14 @@ class Emitter {
     this.line(parts.map(([d, s]) => `${d} = ${s}`).join(", ") + ";");
   }
 
-  /** the flat element index of a[index…], bounds-checked */
-  private elementIndex(a: ArrayInfo, index: readonly Expr[]): string {
+  /** the index in `sites` of an access at `loc` (the kernel's first line when unknown) */
+  private site(loc: Loc | undefined): number {
+    const { name, source } = this.ir;
+    return this.sites.push({ kernel: name, source: loc?.source ?? source, line: loc?.line ?? 1, column: loc?.column ?? 0 }) - 1;
+  }
+
+  /** the flat element index of a[index…], bounds-checked; `loc` is where the access is */
+  private elementIndex(a: ArrayInfo, index: readonly Expr[], loc = this.loc): string {
     const ts = index.map(() => this.temp());
     const assigns = index.map((ix, k) => {
       const v = this.expr(ix);
@@ -408,7 +419,7 @@ class Emitter {
       ? `${ts[k]} >= 0 && ${ts[k]} < ${a.n[k]}`
       : `${ts[k]} >>> 0 < ${a.n[k]}`));
     const offset = [a.o === "0" ? "" : a.o, ...ts.map((t, k) => (a.s[k] === "1" ? t : `${t} * ${a.s[k]}`))].filter(Boolean).join(" + ");
-    const fail = `oob(${JSON.stringify(a.name)}, [${ts.join(", ")}], [${a.n.join(", ")}], tx, ty, tz, bx, by, bz)`;
+    const fail = `oob(${JSON.stringify(a.name)}, [${ts.join(", ")}], [${a.n.join(", ")}], sites[${this.site(loc)}], tx, ty, tz, bx, by, bz)`;
     const test = index.length === 1 && !isBigIndex(index[0]!)
       ? `(${assigns[0]}) >>> 0 < ${a.n[0]}`
       : `(${assigns.join(", ")}, ${checks.join(" && ")})`;
@@ -432,6 +443,7 @@ class Emitter {
   }
 
   private stmt(s: Stmt): void {
+    this.loc = s.loc ?? this.loc;
     switch (s.k) {
       case "let":
       case "assign": {
@@ -552,7 +564,7 @@ class Emitter {
       }
       case "load": {
         const a = this.arrayOf(e.array);
-        return this.fromMemory(a.dtype, `${a.v}[${this.elementIndex(a, e.index)}]`);
+        return this.fromMemory(a.dtype, `${a.v}[${this.elementIndex(a, e.index, e.loc ?? this.loc)}]`);
       }
       case "arrayAttr": {
         const a = this.arrayOf(e.array);

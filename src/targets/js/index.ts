@@ -17,9 +17,9 @@ type KernelFn = (L: LaunchCtx, args: readonly KernelArg[]) => void;
 /** Compiles a kernel for the simulator; launches run the whole grid synchronously. */
 export function compileSim(ir: FunctionIR): CompiledKernel {
   if (ir.kind !== "kernel") throw new Error(`compileSim: '${ir.name}' is a device function, not a kernel`);
-  const { code, staticSharedBytes } = emitKernel(ir);
-  const factory = new Function("rt", "consts", code) as (r: typeof rt, consts: readonly ArrayBufferView[]) => KernelFn;
-  const run = factory(rt, ir.constArrays.map((c) => c.data));
+  const { code, staticSharedBytes, sites } = emitKernel(ir);
+  const factory = new Function("rt", "consts", "sites", code) as (r: typeof rt, consts: readonly ArrayBufferView[], s: typeof sites) => KernelFn;
+  const run = factory(rt, ir.constArrays.map((c) => c.data), sites);
   return {
     ir,
     code,

@@ -5,7 +5,7 @@
 
 import type { ArrayArg, KernelArg } from "../../runtime/backend.js";
 import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../../dtypes.js";
-import { LaunchError } from "../../errors.js";
+import { LaunchError, sourcePosition } from "../../errors.js";
 import type { AtomicOp } from "../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "./fp.js";
 import { formatPrintf, type PrintArg } from "./printf.js";
@@ -213,10 +213,20 @@ export function scalarArg(arg: KernelArg | undefined, param: string, dtype: Scal
 const where = (tx: number, ty: number, tz: number, bx: number, by: number, bz: number) =>
   `thread (${tx}, ${ty}, ${tz}) of block (${bx}, ${by}, ${bz})`;
 
-/** throws the bounds error of an array access */
-export function oob(name: string, index: readonly (number | bigint)[], shape: readonly number[],
+/** Where an array access is in the kernel's source (its position worked out only if it faults). */
+export interface AccessSite {
+  readonly kernel: string;
+  /** the text of the function the access is in (an inlined device function's own) */
+  readonly source: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** throws the bounds error of an array access: the access, the thread, the kernel and the source line */
+export function oob(name: string, index: readonly (number | bigint)[], shape: readonly number[], site: AccessSite,
   tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never {
-  throw new LaunchError(`index out of bounds: ${name}[${index.join(", ")}] with shape [${shape.join(", ")}] in ${where(tx, ty, tz, bx, by, bz)}`);
+  const { where: at, quote } = sourcePosition(site.source, site.line, site.column);
+  throw new LaunchError(`index out of bounds: ${name}[${index.join(", ")}] with shape [${shape.join(", ")}] in ${where(tx, ty, tz, bx, by, bz)} of kernel '${site.kernel}' ${at}\n${quote}`);
 }
 
 /** throws a failed `debug` assertion: its message (the line the GPU prints) as a LaunchError */
