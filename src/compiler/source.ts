@@ -12,9 +12,9 @@
 //  - otherwise (minified code, a loader's rewrite without a map, code from `eval`) nothing is known,
 //    and errors quote the function's own text at its own line numbers.
 
-import { Session } from "node:inspector";
 import { readFileSync } from "node:fs";
-import { findSourceMap, SourceMap, type SourceMapPayload } from "node:module";
+import type { Session } from "node:inspector";
+import { createRequire, findSourceMap, SourceMap, type SourceMapPayload } from "node:module";
 import { relative, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setSourceLocator, type SourceLocation } from "../errors.js";
@@ -144,7 +144,12 @@ function scriptById(scriptId: string): { readonly url: string; readonly script: 
 /** Where V8 defined `fn`: its script, and where the function's text starts in it (at or before its parameters). */
 function scriptPlace(fn: Function, text: string): ScriptPlace | undefined {
   try {
-    if (inspector === undefined) { inspector = new Session(); inspector.connect(); }
+    if (inspector === undefined) {
+      // loaded on first use: a Node.js built without the inspector has no such module
+      const { Session } = createRequire(import.meta.url)("node:inspector") as typeof import("node:inspector");
+      inspector = new Session();
+      inspector.connect();
+    }
   } catch {
     inspector = null; // a Node.js built without the inspector
   }
