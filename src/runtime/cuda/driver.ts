@@ -6,7 +6,7 @@
 // functions, streams, events) are opaque `void *` values; device pointers are
 // uint64 (normalised to bigint by callers).
 
-import koffi from "koffi";
+import { loadKoffi, type Koffi } from "./ffi.js";
 import { CudaError } from "../../errors.js";
 
 /** C prototypes, keyed by the exported symbol (cuda.h 13.0 names; `_v2` where the header maps to it). */
@@ -122,7 +122,7 @@ export class CudaDriver {
   /** symbols this driver does not export */
   readonly missing: readonly string[];
 
-  constructor(path: string, lib: koffi.IKoffiLib) {
+  constructor(path: string, lib: ReturnType<Koffi["load"]>) {
     this.path = path;
     const missing: string[] = [];
     const api: Record<string, (...args: unknown[]) => number> = {};
@@ -177,10 +177,12 @@ export function libraryCandidates(env: NodeJS.ProcessEnv = process.env, platform
 
 /** Loads the first library of `candidates` that opens; uncached. */
 export function openDriver(candidates: readonly string[] = libraryCandidates()): DriverLoad {
+  const ffi = loadKoffi();
+  if (!ffi.ok) return ffi;
   const failures: string[] = [];
   for (const path of candidates) {
     try {
-      return { ok: true, driver: new CudaDriver(path, koffi.load(path)) };
+      return { ok: true, driver: new CudaDriver(path, ffi.koffi.load(path)) };
     } catch (e) {
       failures.push(`${path}: ${(e as Error).message.split("\n")[0]}`);
     }
