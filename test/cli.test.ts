@@ -118,6 +118,8 @@ test("where koffi cannot load: -s says why, and a program imports numbats and ru
   assert.ok(why.startsWith("not usable: koffi, the native library numbats calls the CUDA driver through, could not be loaded"), why);
   assert.ok(why.includes(KOFFI_ERROR), why);
   assert.equal(row(report.stdout, "Target"), "sim (the CPU simulator)");
+  const required = node([...NO_KOFFI, "--import", "tsx", "src/cli.ts", "-s"], { NUMBATS_TARGET: "cuda" });
+  assert.match(row(required.stdout, "Target"), /^none: a program would fail with: NUMBATS_TARGET=cuda but no usable GPU: koffi, .* could not be loaded/);
 
   const program = `
     import { cuda } from "./src/index.ts";
@@ -226,7 +228,7 @@ test("ptx failures name the problem and exit 1", () => {
     [["ptx", FIXTURE, "--kernel", "doubleAll", "--sig", "void(float99[::1])"], /unknown type "float99"/],
     [["ptx", FIXTURE, "--kernel", "doubleAll", "--sig", "void(int32)"], /TypingError: 'length' is not a property of int32/],
     [["ptx", FIXTURE, "--kernel", "axpy", "--sig", "int32(float32)"], /a kernel returns void/],
-    [["ptx", "test/helpers/ptxas.ts"], /exports no kernels/],
+    [["ptx", "test/package/inputs.ts"], /exports no kernels/],
     [["ptx", "test/fixtures/no-such-module.js"], /no such file/],
   ];
   for (const [args, why] of cases) {

@@ -165,7 +165,10 @@ export class CudaDriver {
   }
 }
 
-export type DriverLoad = { readonly ok: true; readonly driver: CudaDriver } | { readonly ok: false; readonly reason: string };
+/** A call that failed before the GPU could be used, with its CUDA error (or what stands for one). */
+export interface FailedCall { readonly call: string; readonly code: number; readonly errorName: string }
+
+export type DriverLoad = { readonly ok: true; readonly driver: CudaDriver } | { readonly ok: false; readonly reason: string; readonly failed: FailedCall };
 
 /** Where to look for the driver; NUMBATS_CUDA_LIBRARY overrides (a path or a name). */
 export function libraryCandidates(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
@@ -189,6 +192,7 @@ export function openDriver(candidates: readonly string[] = libraryCandidates()):
   }
   return {
     ok: false,
+    failed: { call: "dlopen(libcuda)", code: -1, errorName: "CUDA_DRIVER_NOT_FOUND" },
     reason: `the CUDA driver library was not found (tried ${candidates.join(", ")}); install the NVIDIA driver to use the GPU\n  ${failures.join("\n  ")}`,
   };
 }

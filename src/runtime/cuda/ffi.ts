@@ -6,10 +6,11 @@
 // can say why the GPU is not used.
 
 import { createRequire } from "node:module";
+import type { FailedCall } from "./driver.js";
 
 export type Koffi = typeof import("koffi");
 
-export type KoffiLoad = { readonly ok: true; readonly koffi: Koffi } | { readonly ok: false; readonly reason: string };
+export type KoffiLoad = { readonly ok: true; readonly koffi: Koffi } | { readonly ok: false; readonly reason: string; readonly failed: FailedCall };
 
 let cached: KoffiLoad | undefined;
 
@@ -22,6 +23,7 @@ export function loadKoffi(): KoffiLoad {
       const why = (e as Error).message.split("\n")[0];
       cached = {
         ok: false,
+        failed: { call: 'require("koffi")', code: -1, errorName: "KOFFI_NOT_LOADED" },
         reason: `koffi, the native library numbats calls the CUDA driver through, could not be loaded (${why}); reinstall it (npm rebuild koffi) to use the GPU`,
       };
     }
