@@ -135,6 +135,18 @@ test("where koffi cannot load: -s says why, and a program imports numbats and ru
   assert.match(lines[0]!, /^numbats: running kernels on the CPU simulator: koffi, .* could not be loaded \(Cannot find the native Koffi module/);
 });
 
+test("importing numbats and running on the simulator does not load koffi", () => {
+  const program = `
+    import { createRequire } from "node:module";
+    import { cuda } from "./src/index.ts";
+    const a = new Float32Array(4);
+    cuda.jit((a) => { a[cuda.grid(1)] = 1; }).configure(1, 4)(a);
+    console.log(a.join(" "), Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes("/koffi/")));`;
+  const r = node(["--import", "tsx", "--input-type=module", "--eval", program], { NUMBATS_TARGET: "sim" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, "1 1 1 1 false\n");
+});
+
 test("-v and --version print the package's version", () => {
   const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")) as { version: string };
   for (const flag of ["-v", "--version"]) {
