@@ -8,9 +8,14 @@
 import { afterEach, beforeEach, type TestContext } from "node:test";
 
 const running: TestContext[] = [];
-// beforeEach runs for tests only (its type also admits suites)
-beforeEach((t) => { running.push(t as TestContext); });
-afterEach(() => { running.pop(); });
+
+// Only in a test file's process: programs that tests spawn (the examples harness, run-case.ts)
+// import these helpers too, and a hook would start a test run reporting on their stdout.
+if (/\.test\.[cm]?[jt]s$/.test(process.argv[1] ?? "")) {
+  // beforeEach runs for tests only (its type also admits suites)
+  beforeEach((t) => { running.push(t as TestContext); });
+  afterEach(() => { running.pop(); });
+}
 
 const reported = new WeakMap<TestContext, Set<string>>();
 
