@@ -72,8 +72,8 @@ function expected(): unknown {
   const a = ramp();
   const reversed = Array.from({ length: BLOCKS * 1000 }, (_, i) => a[i - (i % 1000) + 999 - (i % 1000)]!);
   const t = table();
-  // the fraction of a float32 is exact; float32 × int32 is a float64 product
-  const found = Array.from(samples(), (x) => t[Math.floor((x - Math.floor(x)) * TABLE)]!);
+  // the fraction of a float32 is exact; float32 × int32 is a float32 product (C++ promotion)
+  const found = Array.from(samples(), (x) => t[Math.floor(f32((x - Math.floor(x)) * TABLE))]!);
   return { sum: ONES, ends, reversed, found };
 }
 
