@@ -1,24 +1,32 @@
 #!/usr/bin/env node
 // The `numbats` command (SPEC §7):
 //   numbats -s                                  system report, as Numba's `numba -s`
-//   numbats ptx FILE [--kernel NAME] [--sig SIG] PTX of the kernels a module exports
+//   numbats ptx FILE [--kernel NAME] [--sig SIG] [--arch sm_XX]
+//                                               PTX of the kernels a module exports
+//   numbats --version
 
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import { probeCuda } from "./runtime/cuda/detect.js";
 import { formatDriverVersion, ptxVersionForDriver } from "./runtime/cuda/ptxversion.js";
 import { createCudaBackend } from "./runtime/cuda/backend.js";
+import type { PtxTargetOptions } from "./targets/ptx/module.js";
 import { requestedTarget, selectTarget, type TargetInfo } from "./runtime/select.js";
 import { createSimBackend } from "./runtime/sim-backend.js";
 
+/** What `ptx` compiles for without --arch when no GPU is found. */
+const DEFAULT_ARCH = "sm_80";
+
 const USAGE = `usage: numbats -s | --sysinfo
-       numbats ptx FILE [--kernel NAME] [--sig SIG]
+       numbats ptx FILE [--kernel NAME] [--sig SIG] [--arch sm_XX]
+       numbats -v | --version
        numbats -h | --help
 
   -s, --sysinfo   system report: Node.js, platform, CUDA driver and devices,
@@ -29,6 +37,9 @@ const USAGE = `usage: numbats -s | --sysinfo
     --sig SIG       compile for this Numba signature, e.g. "void(float32[::1], int32)";
                     without it: the kernel's options.signature or the signatures
                     it has already been compiled for
+    --arch sm_XX    the GPU's compute capability to compile for, e.g. sm_90;
+                    default: device 0's when a GPU is found, else ${DEFAULT_ARCH}
+  -v, --version   the version of numbats
 
 environment: NUMBATS_TARGET=cuda|sim|auto, NUMBATS_ENABLE_CUDASIM=1, NUMBATS_CUDA_LIBRARY=path
 `;
@@ -40,7 +51,7 @@ class UsageError extends Error {}
 class CliError extends Error {}
 
 // ---------------------------------------------------------------------------
-// numbats -s
+// numbats -s, numbats --version
 
 function packageVersion(): string {
   // src/cli.ts and dist/src/cli.js sit at different depths below package.json
@@ -141,10 +152,58 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
   return (await import(`${url}?tsx`)) as Record<string, unknown>;
 }
 
-interface PtxOptions { readonly kernel?: string; readonly sig?: string }
+interface PtxOptions { readonly kernel?: string; readonly sig?: string; readonly arch?: string }
+
+/** `sm_90` → [9, 0], `sm_100` → [10, 0]. */
+function parseArch(arch: string): [number, number] {
+  const m = /^sm_(\d+)(\d)$/.exec(arch);
+  if (!m || Number(m[1]) < 5) throw new UsageError(`--arch ${arch} is not a compute capability: use sm_XX, e.g. sm_75, sm_80, sm_90 (sm_50 or newer)`);
+  return [Number(m[1]), Number(m[2])];
+}
+
+/** The target PTX is printed for: --arch, else device 0 (and the PTX ISA its driver accepts), else DEFAULT_ARCH. */
+function ptxTarget(arch: string | undefined): PtxTargetOptions {
+  if (arch !== undefined) return { computeCapability: parseArch(arch) };
+  const probe = probeCuda();
+  if (!probe.ok) return { computeCapability: parseArch(DEFAULT_ARCH) };
+  return { computeCapability: probe.devices[0]!.computeCapability, maxPtxVersion: ptxVersionForDriver(probe.driverVersion) };
+}
+
+/** Numba types for the TypeScript annotations a kernel's parameters are likely to have. */
+const ANNOTATION_TYPES: Readonly<Record<string, string>> = {
+  Float32Array: "float32[::1]", Float64Array: "float64[::1]",
+  Int8Array: "int8[::1]", Int16Array: "int16[::1]", Int32Array: "int32[::1]", BigInt64Array: "int64[::1]",
+  Uint8Array: "uint8[::1]", Uint16Array: "uint16[::1]", Uint32Array: "uint32[::1]", BigUint64Array: "uint64[::1]",
+  number: "float64", boolean: "bool", bigint: "int64",
+};
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A signature for `kernel` from the parameter annotations in FILE's text, found by its
+ * parameter names after the export's name; undefined when they are not all plain types.
+ */
+function suggestSignature(source: string, name: string, kernel: Kernel): string | undefined {
+  const params = parseFunction(kernel.fn).params;
+  if (!params.every((p) => p.type === "Identifier")) return undefined;
+  const list = params.map((p) => `${escapeRegExp(p.name as string)}\\s*:\\s*([\\w.]+)`).join("\\s*,\\s*");
+  const from = Math.max(0, source.search(new RegExp(`\\b${escapeRegExp(name)}\\b\\s*=`)));
+  const m = new RegExp(`\\(\\s*${list}\\s*,?\\s*\\)`).exec(source.slice(from));
+  const types = m?.slice(1).map((t) => ANNOTATION_TYPES[t!]);
+  return types?.every((t) => t !== undefined) ? `void(${types.join(", ")})` : undefined;
+}
+
+/** How to give `name` a signature: its own when its annotations say, else an example. */
+function signatureHint(file: string, name: string, kernel: Kernel): string {
+  const suggested = suggestSignature(readFileSync(file, "utf8"), name, kernel);
+  return suggested
+    ? `pass --kernel ${name} --sig "${suggested}" (from its parameter annotations), or give it options.signature`
+    : `pass --kernel ${name} --sig with its parameter types, e.g. --sig "void(float32[::1], int32)", or give it options.signature`;
+}
 
 /** Prints the PTX of FILE's kernels; returns the exit status. */
 async function printPtx(file: string, opts: PtxOptions): Promise<number> {
+  const target = ptxTarget(opts.arch);
   const exports = await importModule(file);
   const kernels = Object.entries(exports).filter((e): e is [string, Kernel] => isKernel(e[1]));
   if (kernels.length === 0) throw new CliError(`${file} exports no kernels (values made by cuda.jit(fn) without { device: true })`);
@@ -156,10 +215,10 @@ async function printPtx(file: string, opts: PtxOptions): Promise<number> {
   for (const [name, kernel] of chosen) {
     const sigs = opts.sig !== undefined ? [kernel.compile(opts.sig)] : kernel.signatures;
     if (sigs.length === 0) {
-      process.stderr.write(`numbats: kernel '${name}' has no signature to compile for: pass --sig "void(float32[::1], int32)" (its parameter types), or give it options.signature\n`);
+      process.stderr.write(`numbats: kernel '${name}' has no signature to compile for: ${signatureHint(file, name, kernel)}\n`);
       status = 1;
     }
-    for (const sig of sigs) process.stdout.write(`// kernel ${name}: ${sig}\n${kernel.inspectAsm(sig).trimEnd()}\n\n`);
+    for (const sig of sigs) process.stdout.write(`// kernel ${name}: ${sig}\n${kernel.inspectAsm(sig, target).trimEnd()}\n\n`);
   }
   return status;
 }
@@ -184,8 +243,10 @@ async function main(argv: readonly string[]): Promise<number> {
       options: {
         sysinfo: { type: "boolean", short: "s" },
         help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
         kernel: { type: "string" },
         sig: { type: "string" },
+        arch: { type: "string" },
       },
     });
   } catch (e) {
@@ -196,7 +257,11 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const ptxOnly = values.kernel !== undefined || values.sig !== undefined;
+  if (values.version) {
+    process.stdout.write(`numbats ${packageVersion()}\n`);
+    return 0;
+  }
+  const ptxOnly = values.kernel !== undefined || values.sig !== undefined || values.arch !== undefined;
   if (values.sysinfo) {
     if (positionals.length > 0 || ptxOnly) throw new UsageError("-s takes no other arguments");
     process.stdout.write(systemReport());
@@ -205,7 +270,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = positionals;
   if (command === "ptx") {
     if (rest.length !== 1) throw new UsageError(`ptx takes one FILE; got ${rest.length}`);
-    return printPtx(rest[0]!, { kernel: values.kernel, sig: values.sig });
+    return printPtx(rest[0]!, { kernel: values.kernel, sig: values.sig, arch: values.arch });
   }
   throw new UsageError(command === undefined ? "no command given" : `unknown command '${command}'`);
 }

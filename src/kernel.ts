@@ -22,6 +22,7 @@ import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
+import type { PtxTargetOptions } from "./targets/ptx/module.js";
 
 export interface JitOptions {
   /** a device function: callable from kernels, may return a value */
@@ -299,9 +300,13 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     };
   }
 
-  /** PTX of a compiled specialisation (the only one when `sig` is omitted). */
-  inspectAsm(sig?: string): string {
+  /**
+   * PTX of a compiled specialisation (the only one when `sig` is omitted): what the
+   * current target runs, or the PTX for `target` (e.g. `{ computeCapability: [8, 0] }`).
+   */
+  inspectAsm(sig?: string, target?: PtxTargetOptions): string {
     const spec = this.lookup(sig);
+    if (target) return emitPtx(spec.ir, target).text;
     const backend = getBackend();
     if (backend.name === "cuda") return this.compiledFor(spec, backend).code;
     return emitPtx(spec.ir).text;

@@ -3,14 +3,14 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { reportSkipped } from "./skip.js";
 
 let found: boolean | undefined;
 
+/** Whether ptxas is on PATH; when it is not, the running test reports its PTX assembly check as skipped. */
 export function hasPtxas(): boolean {
-  if (found === undefined) {
-    found = spawnSync("ptxas", ["--version"], { stdio: "ignore" }).status === 0;
-    if (!found) console.log("# ptxas not found on PATH: PTX assembly checks are skipped");
-  }
+  found ??= spawnSync("ptxas", ["--version"], { stdio: "ignore" }).status === 0;
+  if (!found) reportSkipped("ptxas", "ptxas not found on PATH: PTX not assembled");
   return found;
 }
 

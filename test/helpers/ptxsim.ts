@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { float16Bits } from "../../src/dtypes.js";
 import type { ArrayArg, KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend.js";
 import type { PtxModule } from "../../src/targets/ptx/module.js";
+import { reportSkipped } from "./skip.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const simPath = join(repoRoot, "..", "shared", "tools", "ptxsim", "ptxsim.mjs");
@@ -18,11 +19,12 @@ interface Ptxsim {
   launch(mod: unknown, name: string, opts: object): { output: string[]; stdout: string };
 }
 
-let sim: Ptxsim | null | undefined;
+let sim: Ptxsim | undefined;
 
+/** Whether the PTX interpreter is there; when it is not, the running test reports its ptxsim run as skipped. */
 export function hasPtxsim(): boolean {
   const ok = existsSync(simPath);
-  if (!ok && sim === undefined) { console.log(`# ${simPath} not found: ptxsim runs are skipped`); sim = null; }
+  if (!ok) reportSkipped("ptxsim", `${simPath} not found: PTX not run on the interpreter`);
   return ok;
 }
 

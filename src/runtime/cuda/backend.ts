@@ -15,6 +15,6 @@ export { CudaEvent, CudaStream } from "./stream.js";
  */
 export function createCudaBackend(deviceId = 0): CudaDevice {
   const load = cudaDriver();
-  if (!load.ok) throw new CudaError("dlopen", -1, "CUDA_DRIVER_NOT_FOUND", load.reason);
+  if (!load.ok) throw new CudaError(load.failed.call, load.failed.code, load.failed.errorName, load.reason);
   return new CudaDevice(load.driver, deviceId, emitPtx);
 }

@@ -3,14 +3,14 @@
 
 import { CudaError } from "../../errors.js";
 import type { DeviceInfo } from "../backend.js";
-import { CUDA_SUCCESS, type CudaDriver, cudaDriver, openDriver } from "./driver.js";
+import { CUDA_SUCCESS, type CudaDriver, cudaDriver, type FailedCall, openDriver } from "./driver.js";
 import { MIN_DRIVER_VERSION, formatDriverVersion } from "./ptxversion.js";
 
 export type CudaProbe =
   | { readonly ok: true; readonly driverVersion: number; readonly devices: DeviceInfo[]; /** the library loaded */ readonly library: string }
   | { readonly ok: false; readonly reason: string; /** the call that failed, with its CUDA error */ readonly failed?: FailedCall };
 
-export interface FailedCall { readonly call: string; readonly code: number; readonly errorName: string }
+export type { FailedCall } from "./driver.js";
 
 export type DriverInit =
   | { readonly ok: true; readonly driverVersion: number }

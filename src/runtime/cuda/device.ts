@@ -7,7 +7,7 @@
 // was made in and refuses use afterwards, instead of touching freed memory.
 // Kernels reload their module transparently.
 
-import koffi from "koffi";
+import { koffi } from "./ffi.js";
 import type {
   ArrayArg, Backend, BackendEvent, BackendStream, CompiledKernel, CudaBuffer, DeviceBuffer, DeviceInfo,
 } from "../backend.js";
@@ -116,13 +116,13 @@ export class CudaDevice implements Backend {
     if (rc !== CUDA_SUCCESS) throw this.driver.error("cuMemHostAlloc", rc, `allocating ${bytes} bytes of pinned host memory`);
     const hostPtr = out[0];
     // with unified addressing (every 64-bit platform CUDA 12 supports) pinned memory has the same address on the device
-    let ptr = koffi.address(hostPtr);
+    let ptr = koffi().address(hostPtr);
     if (mapped) {
       const dptr = [0];
       this.driver.check("cuMemHostGetDevicePointer_v2", this.driver.api.cuMemHostGetDevicePointer_v2(dptr, hostPtr, 0));
       ptr = BigInt(dptr[0]!);
     }
-    const host = koffi.view(hostPtr, bytes);
+    const host = koffi().view(hostPtr, bytes);
     this.allocations.register(host, { generation: this.generation, host: hostPtr });
     return { kind: "cuda", ptr, byteLength: bytes, generation: this.generation, host, freed: false };
   }

@@ -6,7 +6,7 @@
 // functions, streams, events) are opaque `void *` values; device pointers are
 // uint64 (normalised to bigint by callers).
 
-import koffi from "koffi";
+import { loadKoffi, type Koffi } from "./ffi.js";
 import { CudaError } from "../../errors.js";
 
 /** C prototypes, keyed by the exported symbol (cuda.h 13.0 names; `_v2` where the header maps to it). */
@@ -122,7 +122,7 @@ export class CudaDriver {
   /** symbols this driver does not export */
   readonly missing: readonly string[];
 
-  constructor(path: string, lib: koffi.IKoffiLib) {
+  constructor(path: string, lib: ReturnType<Koffi["load"]>) {
     this.path = path;
     const missing: string[] = [];
     const api: Record<string, (...args: unknown[]) => number> = {};
@@ -165,7 +165,10 @@ export class CudaDriver {
   }
 }
 
-export type DriverLoad = { readonly ok: true; readonly driver: CudaDriver } | { readonly ok: false; readonly reason: string };
+/** A call that failed before the GPU could be used, with its CUDA error (or what stands for one). */
+export interface FailedCall { readonly call: string; readonly code: number; readonly errorName: string }
+
+export type DriverLoad = { readonly ok: true; readonly driver: CudaDriver } | { readonly ok: false; readonly reason: string; readonly failed: FailedCall };
 
 /** Where to look for the driver; NUMBATS_CUDA_LIBRARY overrides (a path or a name). */
 export function libraryCandidates(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
@@ -177,16 +180,19 @@ export function libraryCandidates(env: NodeJS.ProcessEnv = process.env, platform
 
 /** Loads the first library of `candidates` that opens; uncached. */
 export function openDriver(candidates: readonly string[] = libraryCandidates()): DriverLoad {
+  const ffi = loadKoffi();
+  if (!ffi.ok) return ffi;
   const failures: string[] = [];
   for (const path of candidates) {
     try {
-      return { ok: true, driver: new CudaDriver(path, koffi.load(path)) };
+      return { ok: true, driver: new CudaDriver(path, ffi.koffi.load(path)) };
     } catch (e) {
       failures.push(`${path}: ${(e as Error).message.split("\n")[0]}`);
     }
   }
   return {
     ok: false,
+    failed: { call: "dlopen(libcuda)", code: -1, errorName: "CUDA_DRIVER_NOT_FOUND" },
     reason: `the CUDA driver library was not found (tried ${candidates.join(", ")}); install the NVIDIA driver to use the GPU\n  ${failures.join("\n  ")}`,
   };
 }

@@ -1,7 +1,7 @@
 // A kernel loaded into the driver: module JIT (with its logs), launch with
 // preallocated parameters, dynamic shared memory opt-in, occupancy.
 
-import koffi from "koffi";
+import { koffi } from "./ffi.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../backend.js";
 import type { FunctionIR } from "../../compiler/ir.js";
 import type { PtxModule } from "../../targets/ptx/module.js";
@@ -46,17 +46,18 @@ export class CudaKernel implements CompiledKernel {
   /** JIT-compiles the module into the current context (again after a context reset). */
   private load(): void {
     const { driver } = this.owner;
-    const errorLog = koffi.alloc("char", JIT_LOG_BYTES);
-    const infoLog = koffi.alloc("char", JIT_LOG_BYTES);
+    const ffi = koffi();
+    const errorLog = ffi.alloc("char", JIT_LOG_BYTES);
+    const infoLog = ffi.alloc("char", JIT_LOG_BYTES);
     try {
       const options: number[] = [JIT.errorLog, JIT.errorLogSize, JIT.infoLog, JIT.infoLogSize];
-      const values = [koffi.address(errorLog), BigInt(JIT_LOG_BYTES), koffi.address(infoLog), BigInt(JIT_LOG_BYTES)];
+      const values = [ffi.address(errorLog), BigInt(JIT_LOG_BYTES), ffi.address(infoLog), BigInt(JIT_LOG_BYTES)];
       const maxRegisters = this.ir.options.maxRegisters;
       if (maxRegisters !== undefined) options.push(JIT.maxRegisters), values.push(BigInt(maxRegisters));
       const module: unknown[] = [null];
       const rc = driver.api.cuModuleLoadDataEx(module, this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
-      this.infoLog = String(koffi.decode(infoLog, "char", -1));
-      if (rc !== CUDA_SUCCESS) throw driver.error("cuModuleLoadDataEx", rc, this.loadFailure(rc, String(koffi.decode(errorLog, "char", -1))));
+      this.infoLog = String(ffi.decode(infoLog, "char", -1));
+      if (rc !== CUDA_SUCCESS) throw driver.error("cuModuleLoadDataEx", rc, this.loadFailure(rc, String(ffi.decode(errorLog, "char", -1))));
       const fn: unknown[] = [null];
       driver.check("cuModuleGetFunction", driver.api.cuModuleGetFunction(fn, module[0], this.ptx.entry), `entry '${this.ptx.entry}'`);
       this.owner.trackModule(this, module[0]);
@@ -64,8 +65,8 @@ export class CudaKernel implements CompiledKernel {
       this.generation = this.owner.generation;
       this.dynamicSharedLimit = this.owner.device.limits.maxSharedPerBlock - this.staticSharedBytes;
     } finally {
-      koffi.free(errorLog);
-      koffi.free(infoLog);
+      ffi.free(errorLog);
+      ffi.free(infoLog);
     }
   }
 

@@ -5,7 +5,7 @@
 // its natural alignment in one native block, and the pointer array is filled
 // once. A launch only writes values into the slots.
 
-import koffi from "koffi";
+import { koffi } from "./ffi.js";
 import type { ArrayArg, KernelArg } from "../backend.js";
 import type { PtxParam } from "../../targets/ptx/module.js";
 import { float16Bits } from "../../dtypes.js";
@@ -46,7 +46,7 @@ export function paramLayout(params: readonly PtxParam[]): { offsets: number[]; b
 }
 
 // native memory of blocks that were garbage-collected
-const nativeBlocks = new FinalizationRegistry<unknown[]>((mem) => mem.forEach((m) => koffi.free(m)));
+const nativeBlocks = new FinalizationRegistry<unknown[]>((mem) => mem.forEach((m) => koffi().free(m)));
 
 export class ParamBlock {
   readonly params: readonly PtxParam[];
@@ -64,12 +64,13 @@ export class ParamBlock {
     const { offsets, byteLength } = paramLayout(params);
     this.offsets = offsets;
     this.byteLength = byteLength;
-    const slots = koffi.alloc("uint8_t", Math.max(8, byteLength));
-    const pointers = koffi.alloc("void *", Math.max(1, params.length));
+    const ffi = koffi();
+    const slots = ffi.alloc("uint8_t", Math.max(8, byteLength));
+    const pointers = ffi.alloc("void *", Math.max(1, params.length));
     nativeBlocks.register(this, [slots, pointers]);
-    this.values = new DataView(koffi.view(slots, byteLength));
-    this.valuesAddress = koffi.address(slots);
-    const table = new BigUint64Array(koffi.view(pointers, 8 * Math.max(1, params.length)));
+    this.values = new DataView(ffi.view(slots, byteLength));
+    this.valuesAddress = ffi.address(slots);
+    const table = new BigUint64Array(ffi.view(pointers, 8 * Math.max(1, params.length)));
     offsets.forEach((o, i) => (table[i] = this.valuesAddress + BigInt(o)));
     this.kernelParams = params.length ? pointers : null;
     this.writeAll = compileWriter(params, offsets, this.values.buffer as ArrayBuffer);
