@@ -14,6 +14,7 @@ import { CompileError } from "../src/errors.js";
 import { cuda } from "../src/index.js";
 import { isOwnFile, resolveDeviceFunction, type Kernel } from "../src/kernel.js";
 import { emitPtx } from "../src/targets/ptx/index.js";
+import * as moduleA from "./fixtures/devices/module-a.js";
 import { squareAll } from "./fixtures/devices/module-a.js";
 import { twice as twiceOfB } from "./fixtures/devices/module-b.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
@@ -65,6 +66,13 @@ test("a kernel calls the device function of its own module, though other modules
 test("a name that only one other module registered is found, by its function's name or by options.name", () => {
   const k = cuda.jit((a: Float64Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = decrement(onlyInA(a[i])); });
   assert.deepEqual(run(k), INPUT.map((x) => x + 100 - 1));
+});
+
+test("a device function called through its module's namespace, as tsc's CommonJS output and `import * as` write it", () => {
+  const viaNamespace = cuda.jit((a: Float64Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = moduleA.onlyInA(a[i]); });
+  assert.deepEqual(run(viaNamespace), INPUT.map((x) => x + 100));
+  const asTscWrites = cuda.jit((a: Float64Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = (0, moduleA.onlyInA)(a[i]); });
+  assert.deepEqual(run(asTscWrites), INPUT.map((x) => x + 100));
 });
 
 test("a name two other modules registered is a CompileError listing where each was made; env picks one", () => {

@@ -648,14 +648,21 @@ export class Lowerer {
     }
     if (name === this.parsed.selfName) return this.unsupported(n, `recursion is not supported: '${this.parsed.name}' calls itself`);
     if (Object.prototype.hasOwnProperty.call(this.env, name)) return this.envValue(name, this.env[name], n);
+    const dev = this.deviceFunctionNamed(name, n);
+    if (dev) return dev;
+    const builtin = BUILTINS[name];
+    if (builtin) return builtin;
+    return this.unsupported(n, this.unknownName(name));
+  }
+
+  /** The device function registered under `name` for this kernel's module, if any (two candidates: an error). */
+  private deviceFunctionNamed(name: string, n: Node): Value | undefined {
     const dev = this.session.resolveDevice(name, this.module);
     if (dev?.kind === "found") return { v: "device", fn: dev.fn };
     if (dev?.kind === "ambiguous") {
       return this.unsupported(n, `'${name}' names ${dev.places.length} device functions, made at ${dev.places.join(" and ")}: pass the one this kernel means with options.env (cuda.jit(fn, { env: { ${name} } })), or give them different names with cuda.jit(f, { device: true, name: "…" })`);
     }
-    const builtin = BUILTINS[name];
-    if (builtin) return builtin;
-    return this.unsupported(n, this.unknownName(name));
+    return undefined;
   }
 
   /** The error for a free name nothing defines, with the likely fix. */
@@ -711,9 +718,11 @@ export class Lowerer {
   private lowerMember(n: Node): Value {
     if (n.computed) return this.lowerIndexed(n);
     const prop: string = n.property.name;
-    if (n.object.type === "Identifier" && this.isFreeName(n.object.name) && BUILTINS[prop]) {
-      // `numbats_1.cuda`, `nb.float32`: a module namespace as tsc's CommonJS output or `import * as nb` writes it
-      return BUILTINS[prop]!;
+    if (n.object.type === "Identifier" && this.isFreeName(n.object.name)) {
+      // a module namespace as tsc's CommonJS output or `import * as nb` writes it: `numbats_1.cuda`,
+      // `nb.float32`, `device_js_1.fraction` (a device function imported from another module)
+      const named = BUILTINS[prop] ?? this.deviceFunctionNamed(prop, n.property);
+      if (named) return named;
     }
     const obj = this.lowerValue(n.object);
     if (obj.v === "ns") {
