@@ -66,12 +66,22 @@ const nameless: Registration[] = [];
  * candidates are ambiguous.
  */
 function lookupDeviceFunction(name: string, module: string | undefined): DeviceLookup | undefined {
-  const all = byName.get(name);
-  if (!all) return undefined;
+  const all = byName.get(name) ?? renamedByBundler(name);
+  if (!all.length) return undefined;
   const own = all.filter((r) => r.dev.module !== undefined && r.dev.module === module);
   const candidates = own.length ? own : all;
   if (candidates.length === 1) return { kind: "found", fn: candidates[0]!.dev };
   return { kind: "ambiguous", places: candidates.map((r) => placeOf(r.origin)) };
+}
+
+/**
+ * Device functions registered as `name` followed by digits: a bundler that puts modules into one
+ * scope renames a function to keep names apart (esbuild: `const f = cuda.jit(function f2(…) …)`),
+ * while kernels still call it by the name its module gave it.
+ */
+function renamedByBundler(name: string): Registration[] {
+  const renamed = new RegExp(`^${name.replace(/\$/g, "\\$")}\\d+$`);
+  return [...byName].filter(([n]) => renamed.test(n)).flatMap(([, list]) => list);
 }
 
 /** Where nameless device functions that `name` likely means were made: those whose cuda.jit line mentions it. */

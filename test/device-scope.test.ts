@@ -75,6 +75,17 @@ test("a device function called through its module's namespace, as tsc's CommonJS
   assert.deepEqual(run(asTscWrites), INPUT.map((x) => x + 100));
 });
 
+// as an esbuild bundle writes `const halve = cuda.jit(function halve(x) …)`: it renames the inner name
+const halve = cuda.jit(function halve2(x: number) {
+  return x / 2;
+}, { device: true });
+void halve;
+
+test("a device function a bundler renamed (halve -> halve2) is found by the name its module called it", () => {
+  const k = cuda.jit((a: Float64Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = halve(a[i]); });
+  assert.deepEqual(run(k), INPUT.map((x) => x / 2));
+});
+
 test("a name two other modules registered is a CompileError listing where each was made; env picks one", () => {
   const k = cuda.jit((a: Float64Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = twice(a[i]); });
   const err = compileError(k);

@@ -723,6 +723,7 @@ export class Lowerer {
       // `nb.float32`, `device_js_1.fraction` (a device function imported from another module)
       const named = BUILTINS[prop] ?? this.deviceFunctionNamed(prop, n.property);
       if (named) return named;
+      if (this.session.resolveDevice.hint?.(prop, this.module)?.nameless.length) return this.unsupported(n.property, this.unknownName(prop));
     }
     const obj = this.lowerValue(n.object);
     if (obj.v === "ns") {
