@@ -122,7 +122,7 @@ const docUnits = () => DOCS.flatMap((doc) => extractUnits(doc, readFileSync(join
 
 test("README.md and docs/*.md: every ts code block type-checks under tsc --strict", () => {
   const units = docUnits();
-  assert.ok(units.length >= 1, `found only ${units.length} ts blocks`);
+  assert.ok(units.length >= 20, `found only ${units.length} ts blocks`);
   const errors = typeCheck(units, tsc);
   assert.deepEqual(errors, [], `code blocks that do not type-check:\n${errors.join("\n")}`);
 });
@@ -144,10 +144,12 @@ test("the block checker reports a wrong block at its line in the markdown file, 
   ].join("\n");
   const units = extractUnits("t.md", markdown);
   assert.deepEqual(units.map((u) => u.map((s) => s.line)), [[4, 12], [20]]);
-  const errors = typeCheck(units, tsc);
-  assert.equal(errors.length, 2, errors.join("\n"));
-  assert.match(errors[0]!, /^t\.md:12: TS2322: Type 'number' is not assignable to type 'string'/);
-  assert.match(errors[1]!, /^t\.md:20: TS2322: Type 'number' is not assignable to type 'boolean'/);
+  for (const compiler of [tsc, findTsgo()].filter((c) => c !== undefined)) {
+    const errors = typeCheck(units, compiler);
+    assert.equal(errors.length, 2, `${compiler.name}: ${errors.join("\n")}`);
+    assert.match(errors[0]!, /^t\.md:12: TS2322: Type 'number' is not assignable to type 'string'/, compiler.name);
+    assert.match(errors[1]!, /^t\.md:20: TS2322: Type 'number' is not assignable to type 'boolean'/, compiler.name);
+  }
 });
 
 // ---------------------------------------------------------------------------
