@@ -167,8 +167,12 @@ function proseLines(markdown: string): string[] {
 test("README.md and docs/*.md point only to files users have", () => {
   const problems: string[] = [];
   for (const doc of DOCS) {
-    proseLines(readFileSync(join(root, doc), "utf8")).forEach((text, i) => {
+    const markdown = readFileSync(join(root, doc), "utf8");
+    markdown.split("\n").forEach((text, i) => {
       if (/\bSPEC\b/.test(text)) problems.push(`${doc}:${i + 1}: cites SPEC, which users do not have`);
+      if (/(^|[\s(`/])shared\/(notes|tools|gpu)\//.test(text)) problems.push(`${doc}:${i + 1}: points into shared/, outside the repository`);
+    });
+    proseLines(markdown).forEach((text, i) => {
       for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
         if (/^[a-z]+:/.test(target!)) continue; // https:, mailto:
         if (!existsSync(join(root, doc, "..", target!))) problems.push(`${doc}:${i + 1}: links to ${target}, which does not exist`);
