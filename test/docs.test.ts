@@ -1,7 +1,7 @@
 // The docs stand alone and stay true:
 // - every ```ts block of README.md and docs/*.md type-checks under `tsc --strict` as a user's
 //   program (test/docs/tsconfig.json: "numbats" resolves to src/index.ts), and under TypeScript 7
-//   (tsgo, @typescript/native-preview) when it is installed. A block right after a line
+//   (the native compiler, installed apart in test/ts7 by .ci/run) when it is installed. A block right after a line
 //   `<!-- continued -->` is checked together with the ts block before it in the same file;
 //   anything that is not TypeScript is fenced as ```sh or ```text;
 // - no doc points to a file users do not have;
@@ -58,7 +58,7 @@ function extractUnits(doc: string, markdown: string): Unit[] {
 // ---------------------------------------------------------------------------
 // checking them
 
-/** A compiler's command line: `node <script>` for tsc and tsgo alike. */
+/** A compiler's command line: `node <script>`, for TypeScript 5.9 and 7 alike. */
 interface Compiler { readonly name: string; readonly script: string }
 
 /** The script a package's `bin` entry names, or undefined when the package is not installed. */
@@ -74,10 +74,10 @@ function binScript(pkg: string, bin: string): string | undefined {
 
 const tsc: Compiler = { name: "tsc", script: binScript("typescript", "tsc")! };
 
-/** TypeScript 7's compiler, when @typescript/native-preview is installed. */
-function findTsgo(): Compiler | undefined {
-  const script = binScript("@typescript/native-preview", "tsgo");
-  return script ? { name: "tsgo", script } : undefined;
+/** TypeScript 7's compiler, installed apart in test/ts7 (both versions install a `tsc` command). */
+function findTs7(): Compiler | undefined {
+  const script = join(root, "test/ts7/node_modules/typescript/bin/tsc");
+  return existsSync(script) ? { name: "TypeScript 7", script } : undefined;
 }
 
 /**
@@ -127,14 +127,14 @@ test("README.md and docs/*.md: every ts code block type-checks under tsc --stric
   assert.deepEqual(errors, [], `code blocks that do not type-check:\n${errors.join("\n")}`);
 });
 
-test("README.md and docs/*.md: every ts code block type-checks under TypeScript 7 (tsgo)", (t) => {
-  const tsgo = findTsgo();
-  if (!tsgo) {
-    t.skip("@typescript/native-preview is not installed (npm i -D @typescript/native-preview)");
+test("README.md and docs/*.md: every ts code block type-checks under TypeScript 7", (t) => {
+  const ts7 = findTs7();
+  if (!ts7) {
+    t.skip("TypeScript 7 is not installed: npm ci --prefix test/ts7");
     return;
   }
-  const errors = typeCheck(docUnits(), tsgo);
-  assert.deepEqual(errors, [], `code blocks that do not type-check under tsgo:\n${errors.join("\n")}`);
+  const errors = typeCheck(docUnits(), ts7);
+  assert.deepEqual(errors, [], `code blocks that do not type-check under TypeScript 7:\n${errors.join("\n")}`);
 });
 
 test("the block checker reports a wrong block at its line in the markdown file, continued blocks included", () => {
@@ -144,7 +144,7 @@ test("the block checker reports a wrong block at its line in the markdown file, 
   ].join("\n");
   const units = extractUnits("t.md", markdown);
   assert.deepEqual(units.map((u) => u.map((s) => s.line)), [[4, 12], [20]]);
-  for (const compiler of [tsc, findTsgo()].filter((c) => c !== undefined)) {
+  for (const compiler of [tsc, findTs7()].filter((c) => c !== undefined)) {
     const errors = typeCheck(units, compiler);
     assert.equal(errors.length, 2, `${compiler.name}: ${errors.join("\n")}`);
     assert.match(errors[0]!, /^t\.md:12: TS2322: Type 'number' is not assignable to type 'string'/, compiler.name);
@@ -185,18 +185,14 @@ test("README.md and docs/*.md point only to files users have", () => {
 // ---------------------------------------------------------------------------
 // the API reference
 
-/**
- * Every file under `dir` with its contents, by relative path, syntax colouring left out: TypeDoc's
- * highlighter (shiki) splits code into tokens under a time limit, so under load the same code
- * may come out in other spans and colour classes; the text is what must be current.
- */
+/** Every file under `dir` with its contents, by relative path. */
 function readTree(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name !== "highlight.css") out.set(relative(dir, p), readFileSync(p, "utf8").replace(/<span class="hl-\d+">([^<]*)<\/span>/g, "$1"));
+      else out.set(relative(dir, p), readFileSync(p, "utf8"));
     }
   };
   walk(dir);
