@@ -2,12 +2,12 @@
 // the in-kernel names (SPEC §4). In-kernel names only have meaning inside a
 // kernel, where the compiler replaces them; on the host they say so.
 
-import type { DType, ScalarName, TypedArray } from "./dtypes.js";
-import { Kernel, makeDeviceFunction, type JitOptions } from "./kernel.js";
+import type { DType, DTypeLike, ScalarName, TypedArray } from "./dtypes.js";
+import { Kernel, makeDeviceFunction, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, pinnedArray, toDevice,
-  type HostArray, type StreamLike,
+  type HostArray, type Shape, type StreamLike,
 } from "./runtime/devicearray.js";
 import { currentTargetInfo, forgetBackend, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
@@ -79,6 +79,21 @@ interface GridFn {
 // ---------------------------------------------------------------------------
 // host API helpers
 
+/** `cuda.jit`'s overloads: a device function keeps its own type; a kernel becomes a Kernel typed by its parameters. */
+interface Jit {
+  /**
+   * A device function (Numba's `@cuda.jit(device=True)`): callable from kernels and other device
+   * functions, and on the host as plain JavaScript; may return a scalar or a tuple.
+   */
+  <F extends (...args: never[]) => unknown>(fn: F, options: JitOptions & { device: true }): F;
+  /**
+   * A kernel (Numba's `@cuda.jit`), compiled at its first launch for the argument types given (or
+   * eagerly, from `options.signature`); launch it with `kernel.configure(grid, block)(...args)`.
+   * Parameters typed in TypeScript type the launch's arguments; unannotated ones accept any argument.
+   */
+  <F extends AnyKernelFunction>(fn: F, options?: JitOptions): Kernel<F>;
+}
+
 /** Numba's `cuda.detect()`: prints the devices (or the simulator and why) and returns whether a GPU is usable. */
 function detect(): boolean {
   const info = currentTargetInfo();
@@ -94,7 +109,7 @@ function detect(): boolean {
   return false;
 }
 
-function createXoroshiro128pStates(n: number, seed: number | bigint, subsequenceStart: number | bigint = 0, stream?: StreamLike): DeviceArray {
+function createXoroshiro128pStates(n: number, seed: number | bigint, subsequenceStart: number | bigint = 0, stream?: StreamLike): DeviceArray<"uint64", 1> {
   const states = createStates(n, seed, getBackend(), subsequenceStart);
   if (stream) states.backend.synchronize();
   return states;
@@ -107,10 +122,7 @@ type StateArray = DeviceArray | BigUint64Array | KernelArray1<bigint>;
 export const cuda = {
   // kernels
   jit: (<F extends (...args: never[]) => unknown>(fn: F, options: JitOptions = {}) =>
-    (options.device ? makeDeviceFunction(fn, options) : new Kernel(fn as unknown as (...args: never[]) => void, options))) as {
-      <F extends (...args: never[]) => unknown>(fn: F, options: JitOptions & { device: true }): F;
-      <F extends (...args: never[]) => void>(fn: F, options?: JitOptions): Kernel<F>;
-    },
+    (options.device ? makeDeviceFunction(fn, options) : new Kernel(fn as unknown as AnyKernelFunction, options))) as Jit,
 
   // indexing
   threadIdx: dim3("threadIdx"),
@@ -173,11 +185,11 @@ export const cuda = {
   },
 
   // host memory API
-  toDevice: (hostArray: HostArray, stream?: StreamLike) => toDevice(hostArray, stream),
-  deviceArray: (shape: number | readonly number[], dtype: DType<unknown> | string) => deviceArray(shape, dtype),
-  deviceArrayLike: (array: HostArray | DeviceArray) => deviceArrayLike(array),
-  pinnedArray: (shape: number | readonly number[], dtype: DType<unknown> | string) => pinnedArray(shape, dtype),
-  mappedArray: (shape: number | readonly number[], dtype: DType<unknown> | string) => mappedArray(shape, dtype),
+  toDevice: <A extends HostArray>(hostArray: A, stream?: StreamLike) => toDevice(hostArray, stream),
+  deviceArray: <const S extends Shape, D extends DTypeLike>(shape: S, dtype: D) => deviceArray(shape, dtype),
+  deviceArrayLike: <A extends HostArray | DeviceArray>(array: A) => deviceArrayLike(array),
+  pinnedArray: <const S extends Shape, D extends DTypeLike>(shape: S, dtype: D) => pinnedArray(shape, dtype),
+  mappedArray: <const S extends Shape, D extends DTypeLike>(shape: S, dtype: D) => mappedArray(shape, dtype),
   deferCleanup,
 
   // streams and events

@@ -4,7 +4,8 @@
 
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
-  typedScalarDType, convertScalar, type ArrayType, type ScalarName, type Signature, type Type, type TypedArray,
+  typedScalarDType, convertScalar, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
+  type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
@@ -13,8 +14,8 @@ import { DEVICE_FUNCTION, type DeviceFunctionLike } from "./compiler/lower.js";
 import { printFunction } from "./compiler/print.js";
 import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims } from "./runtime/backend.js";
-import { DeviceArray, toDevice } from "./runtime/devicearray.js";
-import { isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
+import { NDArray, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
 import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
@@ -153,9 +154,56 @@ interface Specialisation {
   readonly slots: ArgumentSlots;
 }
 
-export type Launcher = (...args: unknown[]) => void;
+// ---------------------------------------------------------------------------
+// launch argument types: what a launch accepts for each of the kernel's own parameters
 
-export class Kernel<F extends (...args: never[]) => void = (...args: never[]) => void> {
+/** Any value a launch accepts: what a parameter without a TypeScript type (plain JavaScript) takes. */
+export type KernelArgument = number | bigint | boolean | TypedScalar | HostArray | DeviceArray;
+
+/** An array argument of dtype `D`: a DeviceArray of it, or a host array holding it (copied in and back). */
+export type ArrayArgument<D extends ScalarName> = DeviceArray<D> | HostArrayOf<D>;
+
+/** The element type at the bottom of a (nested) array type: `number` for `KernelArray2<number>`. */
+type InnermostElement<A> = A extends ArrayLike<infer E> ? (E extends ArrayLike<unknown> ? InnermostElement<E> : E) : never;
+
+/**
+ * What a launch accepts for a kernel parameter declared with TypeScript type `P`: for a TypedArray
+ * parameter (`Float32Array`), that TypedArray, a DeviceArray of its dtype or an ndarray-style array of it;
+ * for the kernel-side array types (`KernelArray2<number>`), any array whose elements have that type; for
+ * `number`, `bigint` and `boolean`, those. A parameter without a type (`any`, or `never` in an unannotated
+ * function) takes any KernelArgument. Ranks are not checked, dtypes are.
+ */
+export type LaunchArgument<P> =
+  0 extends 1 & P ? KernelArgument // any
+  : [P] extends [never] ? KernelArgument
+  : unknown extends P ? KernelArgument
+  : TypedLaunchArgument<P>;
+
+type TypedLaunchArgument<P> =
+  P extends number | bigint | boolean ? P
+  : P extends string | symbol ? never
+  : P extends TypedArray ? ArrayArgument<DTypesStoredIn<P>>
+  : P extends DeviceArray<infer D> ? ArrayArgument<D>
+  : P extends NDArray<TypedArray, infer D> ? ArrayArgument<D>
+  : P extends NDArrayLike<infer T> ? ArrayArgument<DTypesStoredIn<T>>
+  : P extends ArrayLike<unknown> ? ArrayArgument<DTypesWithElement<InnermostElement<P>>>
+  : P;
+
+/** The launch arguments for a kernel whose parameters are `P`, one LaunchArgument per parameter. */
+export type LaunchArguments<P extends readonly unknown[]> = { [K in keyof P]: LaunchArgument<P[K]> };
+
+/** Any kernel function: the type of a Kernel whose parameters are not known. */
+// `any[]` rather than `unknown[]`: every kernel's function type must be assignable to it
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyKernelFunction = (...args: any[]) => void;
+
+/**
+ * A configured launch (Numba's `kernel[grid, block]`): call it with the kernel's arguments to launch,
+ * typed by the kernel's own parameters.
+ */
+export type Launcher<F extends (...args: never[]) => void = AnyKernelFunction> = (...args: LaunchArguments<Parameters<F>>) => void;
+
+export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   readonly fn: F;
   readonly options: JitOptions;
   private readonly specialisations = new Map<string, Specialisation>();
@@ -182,15 +230,15 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
   }
 
   /** Numba's `kernel[grid, block, stream, sharedMem]`. */
-  configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher {
+  configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher<F> {
     const dims: LaunchDims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
-    return (...args: unknown[]) => this.launch(dims, args, stream);
+    return (...args: readonly unknown[]) => this.launch(dims, args, stream);
   }
 
   /** A 1-d launch covering `n` threads with an occupancy-chosen block size. */
-  forall(n: number, stream?: Stream): Launcher {
+  forall(n: number, stream?: Stream): Launcher<F> {
     if (!Number.isInteger(n) || n < 0) throw new LaunchError(`forall needs a non-negative integer thread count; got ${n}`);
-    return (...args: unknown[]) => {
+    return (...args: readonly unknown[]) => {
       if (n === 0) return;
       const backend = getBackend();
       const spec = this.specialisationFor(args);

@@ -9,8 +9,8 @@
 // value is left. As in Numba, the tree reorders operands, so `fn` must be
 // associative and commutative.
 
-import { dtypes, isArrayType, type ScalarName, type TypedArray } from "./dtypes.js";
-import { Kernel, typeOfArgument } from "./kernel.js";
+import { dtypes, isArrayType, type HostElementOf, type ScalarName, type TypedArray, type TypedScalar } from "./dtypes.js";
+import { Kernel, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
 import { NDArray, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";
@@ -27,26 +27,43 @@ const MAX_BLOCKS = 1024;
 /** elements each thread folds at least, so small inputs use few blocks */
 const MIN_PER_THREAD = 8;
 
-export interface ReduceOptions {
+/** Options of a reduction (Numba's `init`, `size`, `stream`, `res` arguments). */
+export interface ReduceOptions<T extends number | bigint = number | bigint> {
   /** combined into the result (`fn(result, init)`); the result of an empty reduction (default 0) */
-  readonly init?: number | bigint;
+  readonly init?: T;
   /** reduce only the first `size` elements */
   readonly size?: number;
+  /** the stream the reduction's kernels run on (default: the default stream) */
   readonly stream?: Stream;
   /** a device array whose element 0 receives the result; nothing is copied to the host */
   readonly res?: DeviceArray;
 }
 
-export type ReduceInput = TypedArray | DeviceArray | NDArrayLike;
+/** The 1-d arrays a reduction with elements of type `T` takes: host or device, of any dtype whose values are `T`s. */
+export type ReduceInput<T extends number | bigint = number | bigint> = ArrayArgument<DTypesWithHostElement<T>>;
 
-export interface Reducer {
-  (array: ReduceInput, options: ReduceOptions & { res: DeviceArray }): void;
-  (array: ReduceInput, options?: ReduceOptions): number | bigint;
+/** The dtypes whose values read on the host are `T`s (bigint: the 64-bit integers; number: every other dtype). */
+type DTypesWithHostElement<T> = { [D in ScalarName]: HostElementOf<D> extends T ? D : never }[ScalarName];
+
+/**
+ * A reduction made by `cuda.reduce(fn)` (Numba's `@cuda.reduce`): `r(array, options?)` folds a 1-d array
+ * with `fn` on the device and returns the result (a bigint for 64-bit integer arrays).
+ */
+export interface Reducer<T extends number | bigint = number | bigint> {
+  /** Reduces `array` into element 0 of `options.res` on the device; returns nothing. */
+  (array: ReduceInput<T>, options: ReduceOptions<T> & { res: DeviceArray }): void;
+  /** Reduces `array` and returns the result. */
+  (array: ReduceInput<T>, options?: ReduceOptions<T>): T;
   /** the generated kernels compiled so far, one per dtype (for inspectAsm / inspectTypes) */
   readonly kernels: readonly Kernel[];
 }
 
-export function reduce(fn: (a: number, b: number) => number): Reducer {
+/**
+ * A reduction over 1-d arrays with the binary function `fn`, which must be associative and commutative
+ * (the device combines elements in a tree). Numba's `@cuda.reduce`. Annotate `fn` with bigints to reduce
+ * int64/uint64 arrays.
+ */
+export function reduce<T extends number | bigint = number>(fn: (a: T, b: T) => T): Reducer<T> {
   if (typeof fn !== "function") throw new TypeError(`cuda.reduce needs a binary function; got ${typeof fn}`);
   const kernels = new Map<ScalarName, Kernel>();
   const kernelFor = (dtype: ScalarName) => {
@@ -55,11 +72,11 @@ export function reduce(fn: (a: number, b: number) => number): Reducer {
     return k;
   };
   const reducer = (array: ReduceInput, options: ReduceOptions = {}) => run(kernelFor, array, options);
-  return withInfo(reducer, {}, kernels) as unknown as Reducer;
+  return withInfo(reducer, {}, kernels) as unknown as Reducer<T>;
 }
 
 /** The kernel text for one dtype; `op` is the user's function (from env). */
-function reduceKernelSource(dtype: ScalarName): (...args: never[]) => void {
+function reduceKernelSource(dtype: ScalarName): AnyKernelFunction {
   const body = `
     const sm = cuda.shared.array(${BLOCK}, ${dtype});
     const t = cuda.threadIdx.x;
@@ -91,7 +108,7 @@ function reduceKernelSource(dtype: ScalarName): (...args: never[]) => void {
     }`;
   const f = new Function("src", "n", "partials", "init", "useInit", body);
   Object.defineProperty(f, "name", { value: `reduce_${dtype}` });
-  return f as (...args: never[]) => void;
+  return f as AnyKernelFunction;
 }
 
 function run(kernelFor: (d: ScalarName) => Kernel, input: ReduceInput, options: ReduceOptions): number | bigint | undefined {
@@ -106,7 +123,7 @@ function run(kernelFor: (d: ScalarName) => Kernel, input: ReduceInput, options: 
     throw new TypeError("cuda.reduce: res must be a DeviceArray with at least one element");
   }
   const n = lengthOf(array);
-  const init = dtypes[dtype](options.init ?? 0) as { valueOf(): number | bigint };
+  const init = dtypes[dtype](options.init ?? 0) as TypedScalar;
   const useInit = options.init !== undefined;
   if (n === 0) return finishEmpty(init.valueOf() as number | bigint, res, stream);
 

@@ -20,7 +20,7 @@ import {
 import { LaunchError, TypingError } from "./errors.js";
 import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
 import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
-import { Kernel, resolveDeviceFunction, typeOfArgument } from "./kernel.js";
+import { Kernel, resolveDeviceFunction, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
 import { NDArray, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";
@@ -214,7 +214,7 @@ function offsetsSource(loopNdim: number, bases: readonly number[]): string {
 function makeKernelFunction(name: string, params: readonly string[], body: string, op: Function): Kernel {
   const f = new Function(...params, body);
   Object.defineProperty(f, "name", { value: name });
-  return new Kernel(f as (...args: never[]) => void, { env: { op } });
+  return new Kernel(f as AnyKernelFunction, { env: { op } });
 }
 
 /** Attaches read-only facts and a live `kernels` list to a ufunc-like function. */
