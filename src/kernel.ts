@@ -21,22 +21,32 @@ import { wrapHostArray } from "./runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
 
+/** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {
-  /** a device function: callable from kernels, may return a value */
+  /** a device function: callable from kernels, may return a value (Numba's `device=True`) */
   readonly device?: boolean;
-  /** eager compilation for these types: a Numba signature string or a list of dtypes / array types */
+  /**
+   * eager compilation for these types: a Numba signature string (`"void(float32[:], int32)"`) or a list
+   * of dtypes / array types (`[float32.array(1), int32]`); the kernel then compiles once, at `cuda.jit`
+   */
   readonly signature?: string | readonly (Type | { readonly dtypeName: ScalarName })[];
   /** values for free names: constants, device functions, host arrays (frozen into constant memory) */
   readonly env?: Readonly<Record<string, unknown>>;
+  /** faster, approximate math: flush-to-zero, approximate division, square root and transcendentals (Numba's `fastmath`) */
   readonly fastmath?: boolean;
+  /** contract `a * b + c` into a fused multiply-add with one rounding (default true, as nvcc and Numba do) */
   readonly fma?: boolean;
+  /** bounds checks on array accesses and `console.assert` checks in kernels, reported with the thread (Numba's `debug`) */
   readonly debug?: boolean;
+  /** source line information in the PTX, for profilers and debuggers (Numba's `lineinfo`) */
   readonly lineinfo?: boolean;
+  /** the most registers a thread may use (Numba's `max_registers`) */
   readonly maxRegisters?: number;
   /** accepted for Numba compatibility: compiled code is kept per process (see docs/decisions.md) */
   readonly cache?: boolean;
 }
 
+/** A grid or block extent: a number for 1-d, or a tuple of 1 to 3 extents (x, y, z). */
 export type Dim = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
 
 // ---------------------------------------------------------------------------
@@ -203,39 +213,73 @@ export type AnyKernelFunction = (...args: any[]) => void;
  */
 export type Launcher<F extends (...args: never[]) => void = AnyKernelFunction> = (...args: LaunchArguments<Parameters<F>>) => void;
 
-export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
-  readonly fn: F;
-  readonly options: JitOptions;
-  private readonly specialisations = new Map<string, Specialisation>();
-  private readonly eager: Signature | undefined;
-  private last: Specialisation | undefined;
+/** The error for calling a kernel as a function: Numba's, in our launch syntax. */
+function notConfigured(name: string): LaunchError {
+  return new LaunchError(`Kernel launch configuration was not specified for '${name}'. Use the syntax: kernel.configure(blocksPerGrid, threadsPerBlock)(...args), or kernel.forall(n)(...args) to cover n threads`);
+}
 
+/**
+ * A function object with `proto` as its prototype that throws `notConfigured` when called. It has no
+ * own `name` or `length`, so the prototype's `name` getter answers.
+ */
+function uncallableKernel(proto: object): object {
+  const self: { readonly name: string } = Object.setPrototypeOf(() => { throw notConfigured(self.name); }, proto);
+  Reflect.deleteProperty(self, "name");
+  Reflect.deleteProperty(self, "length");
+  return self;
+}
+
+/**
+ * A kernel made by `cuda.jit(fn)` (Numba's `@cuda.jit` dispatcher): compiled once per signature of
+ * argument types, launched with `configure(grid, block)(...args)` or `forall(n)(...args)`. `F` is the
+ * kernel function's type, which types the launch's arguments.
+ *
+ * A Kernel is itself a function object so that calling it without a launch configuration, as `k(a)`,
+ * throws a LaunchError saying how to launch it; its type has no call signature, so TypeScript reports
+ * such a call before it runs.
+ */
+export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
+  /** the kernel function, as given to `cuda.jit` */
+  declare readonly fn: F;
+  /** the options given to `cuda.jit` */
+  declare readonly options: JitOptions;
+  declare private readonly specialisations: Map<string, Specialisation>;
+  declare private readonly eager: Signature | undefined;
+  declare private last: Specialisation | undefined;
+
+  /** A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one. */
   constructor(fn: F, options: JitOptions = {}) {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
-    this.fn = fn;
-    this.options = options;
     rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
-    if (options.signature !== undefined) {
-      this.eager = signatureFromOption(options.signature);
-      if (this.eager.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(this.eager)}`);
-      this.specialise(this.eager.args);
-    }
+    const eager = options.signature === undefined ? undefined : signatureFromOption(options.signature);
+    if (eager && eager.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(eager)}`);
+    // the object constructed is a function (see the class comment): its state is set on it, not on `this`
+    const self = uncallableKernel(new.target.prototype) as this;
+    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined });
+    if (eager) self.specialise(eager.args);
+    return self;
   }
 
+  /** the kernel's name: its function's name, or "kernel" */
   get name(): string { return this.fn.name || "kernel"; }
 
-  /** The compiled signatures, each accepted by inspectAsm / inspectTypes. */
+  /** The compiled signatures, each accepted by inspectAsm / inspectTypes (Numba's `signatures`). */
   get signatures(): string[] {
     return [...this.specialisations.keys()];
   }
 
-  /** Numba's `kernel[grid, block, stream, sharedMem]`. */
+  /**
+   * A launcher for `grid` blocks of `block` threads (Numba's `kernel[grid, block, stream, sharedMem]`),
+   * on `stream` (default: the default stream) with `sharedMemBytes` bytes of dynamic shared memory per
+   * block. Calling the launcher with the kernel's arguments launches it; host arrays are copied in, and
+   * back when the kernel may have written them.
+   */
   configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher<F> {
     const dims: LaunchDims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
     return (...args: readonly unknown[]) => this.launch(dims, args, stream);
   }
 
-  /** A 1-d launch covering `n` threads with an occupancy-chosen block size. */
+  /** A launcher for a 1-d launch covering `n` threads with an occupancy-chosen block size (Numba's `kernel.forall(n)`). */
   forall(n: number, stream?: Stream): Launcher<F> {
     if (!Number.isInteger(n) || n < 0) throw new LaunchError(`forall needs a non-negative integer thread count; got ${n}`);
     return (...args: readonly unknown[]) => {
@@ -247,7 +291,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     };
   }
 
-  /** PTX of a compiled specialisation (the only one when `sig` is omitted). */
+  /** PTX of a compiled specialisation (the only one when `sig` is omitted) (Numba's `inspect_asm`). */
   inspectAsm(sig?: string): string {
     const spec = this.lookup(sig);
     const backend = getBackend();
@@ -255,7 +299,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     return emitPtx(spec.ir).text;
   }
 
-  /** The typed IR of a compiled specialisation, each value with its type. */
+  /** The typed IR of a compiled specialisation, each value with its type (Numba's `inspect_types`). */
   inspectTypes(sig?: string): string {
     return printFunction(this.lookup(sig).ir);
   }
