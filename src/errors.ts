@@ -2,8 +2,11 @@
 
 /** One problem in kernel source, with its position. */
 export interface SourceProblem {
+  /** what is wrong */
   readonly message: string;
+  /** the line in the function's text (1-based) */
   readonly line: number;
+  /** the column in the function's text (0-based) */
   readonly column: number;
 }
 
@@ -56,9 +59,13 @@ function formatProblems(fnName: string, source: string, problems: readonly Sourc
 
 /** An error located in kernel source: every problem found, the first one's position. */
 abstract class SourceError extends Error {
+  /** every problem the compile found, in source order */
   readonly problems: readonly SourceProblem[];
+  /** the first problem's line in the function's text (1-based) */
   readonly line: number;
+  /** the first problem's column in the function's text (0-based) */
   readonly column: number;
+  /** the text of the first problem's line */
   readonly sourceLine: string;
   constructor(fnName: string, source: string, problems: readonly SourceProblem[]) {
     super(formatProblems(fnName, source, problems));
@@ -92,8 +99,11 @@ export class LaunchError extends Error {
  * message instead (no usable driver for NUMBATS_TARGET=cuda, where the reason already names the call).
  */
 export class CudaError extends Error {
+  /** the driver call that failed, e.g. "cuModuleLoadDataEx" */
   readonly call: string;
+  /** the CUresult error code */
   readonly code: number;
+  /** the error's name, e.g. "CUDA_ERROR_OUT_OF_MEMORY" */
   readonly errorName: string;
   constructor(call: string, code: number, errorName: string, errorText: string, detail = "", summary?: string) {
     super(summary ?? `${call} failed: ${errorName} (${code}): ${errorText}${detail ? `\n${detail}` : ""}`);
