@@ -70,12 +70,12 @@ const dim3 = (name: string): Dim3 => ({
 });
 
 /** An atomic read-modify-write of `array[index]` (an index, or a tuple for N-d arrays); returns the old value. */
-interface AtomicFn {
+export interface AtomicFn {
   (array: BigArray, index: Index, value: bigint | number): bigint;
   (array: AnyArray, index: Index, value: number): number;
 }
 /** Atomic compare-and-swap: stores `value` if `array[index]` equals `compare`; returns the old value. */
-interface AtomicCas {
+export interface AtomicCas {
   (array: BigArray, index: Index, compare: bigint | number, value: bigint | number): bigint;
   (array: AnyArray, index: Index, compare: number, value: number): number;
 }
@@ -111,31 +111,51 @@ const atomic = {
 };
 
 /** `cuda.grid(ndim)` / `cuda.gridsize(ndim)`: a number for 1-d, a tuple for 2-d and 3-d. */
-interface GridFn {
+export interface GridFn {
   (ndim: 1): number;
   (ndim: 2): [number, number];
   (ndim: 3): [number, number, number];
 }
 
+/** A device's memory, as `cuda.getMemoryInfo()` reports it. */
+export interface MemoryInfo {
+  /** free device memory, in bytes */
+  readonly free: number;
+  /** total device memory, in bytes */
+  readonly total: number;
+}
+
+/** The whole grid as a cooperative group (Numba's `cuda.cg.this_grid()`). */
+export interface GridGroup {
+  /** A barrier for every thread of the grid (Numba's `grid.sync()`). */
+  sync(): void;
+}
+
 /** `cuda.shared.array` / `cuda.local.array`: an array of `shape` (a number or up to 3 extents) and `dtype`. */
-type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName>(shape: S, dtype: D) => ArrayOfShape<S, Elem<D>>;
+export type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName>(shape: S, dtype: D) => ArrayOfShape<S, Elem<D>>;
 
 // ---------------------------------------------------------------------------
 // host API helpers
 
 /** `cuda.jit`'s overloads: a device function keeps its own type; a kernel becomes a Kernel typed by its parameters. */
-interface Jit {
+export interface Jit {
   /**
    * A device function (Numba's `@cuda.jit(device=True)`): callable from kernels and other device
    * functions, and on the host as plain JavaScript; may return a scalar or a tuple.
+   *
+   * @typeParam F the device function's type, which the result keeps
    */
   <F extends (...args: never[]) => unknown>(fn: F, options: JitOptions & { device: true }): F;
   /**
    * A kernel (Numba's `@cuda.jit`), compiled at its first launch for the argument types given (or
    * eagerly, from `options.signature`); launch it with `kernel.configure(grid, block)(...args)`.
    * Parameters typed in TypeScript type the launch's arguments; unannotated ones accept any argument.
+   *
+   * @typeParam F the kernel function's type
    */
   <F extends AnyKernelFunction>(fn: F, options?: JitOptions): Kernel<F>;
+  /** A kernel of a function whose type does not say its parameters: its launches take any kernel arguments. */
+  (fn: (...args: never[]) => void, options?: JitOptions): Kernel;
 }
 
 /** Numba's `cuda.detect()`: prints the devices (or the simulator and why) and returns whether a GPU is usable. */
@@ -165,9 +185,9 @@ function createXoroshiro128pStates(n: number, seed: number | bigint, subsequence
 }
 
 /** Generator states, as `createXoroshiro128pStates` makes them. */
-type StateArray = DeviceArray | BigUint64Array | KernelArray1<bigint>;
+export type StateArray = DeviceArray | BigUint64Array | KernelArray1<bigint>;
 /** A draw from generator `i` of `states`, advancing it. */
-type RandomDraw = (states: StateArray, i: number) => number;
+export type RandomDraw = (states: StateArray, i: number) => number;
 
 // ---------------------------------------------------------------------------
 
@@ -294,12 +314,16 @@ export const cuda = {
   /** In a kernel: cooperative groups (Numba's `cuda.cg`). */
   cg: {
     /** The whole grid as a group; its `sync()` is a grid-wide barrier, which makes the launch cooperative. */
-    thisGrid: inKernel<() => { sync(): void }>("cg.thisGrid"),
+    thisGrid: inKernel<() => GridGroup>("cg.thisGrid"),
   },
 
   // random numbers: host state creation and in-kernel draws
   /** Random numbers on the device, as Numba's `numba.cuda.random` (xoroshiro128+, one generator per thread). */
   random: {
+    /**
+     * `n` generator states on the device from `seed`, as Numba's `create_xoroshiro128p_states(n, seed)`:
+     * the same seed draws the same numbers.
+     */
     createXoroshiro128pStates,
     /** In a kernel: a float32 in [0, 1] from generator `i` (Numba's `xoroshiro128p_uniform_float32`). */
     xoroshiro128pUniformFloat32: RANDOM_DEVICE_FUNCTIONS.xoroshiro128pUniformFloat32 as RandomDraw,
@@ -360,7 +384,7 @@ export const cuda = {
   /** Waits for the device, then releases it and its context; a later call selects a device again (Numba's `cuda.close()`). */
   close: (): void => { getBackend().synchronize(); forgetBackend(); },
   /** The current device's free and total memory, in bytes (Numba's `cuda.current_context().get_memory_info()`). */
-  getMemoryInfo: (): { free: number; total: number } => getBackend().memoryInfo(),
+  getMemoryInfo: (): MemoryInfo => getBackend().memoryInfo(),
 
   // higher-level kernels
   /** A reduction over 1-d arrays with a binary function (Numba's `@cuda.reduce`). */

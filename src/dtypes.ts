@@ -16,9 +16,30 @@ export type ScalarClass = "bool" | "int" | "uint" | "float";
 
 /** The TypedArray that stores each dtype on the host (float16 as raw bits in a Uint16Array, bool as 0/1 in a Uint8Array). */
 export interface StorageArrays {
-  bool: Uint8Array; int8: Int8Array; int16: Int16Array; int32: Int32Array; int64: BigInt64Array;
-  uint8: Uint8Array; uint16: Uint16Array; uint32: Uint32Array; uint64: BigUint64Array;
-  float16: Uint16Array; float32: Float32Array; float64: Float64Array;
+  /** 0 or 1 per element */
+  bool: Uint8Array;
+  /** int8 storage */
+  int8: Int8Array;
+  /** int16 storage */
+  int16: Int16Array;
+  /** int32 storage */
+  int32: Int32Array;
+  /** int64 storage (bigint elements) */
+  int64: BigInt64Array;
+  /** uint8 storage */
+  uint8: Uint8Array;
+  /** uint16 storage */
+  uint16: Uint16Array;
+  /** uint32 storage */
+  uint32: Uint32Array;
+  /** uint64 storage (bigint elements) */
+  uint64: BigUint64Array;
+  /** float16 storage: each element's IEEE binary16 bits */
+  float16: Uint16Array;
+  /** float32 storage */
+  float32: Float32Array;
+  /** float64 storage */
+  float64: Float64Array;
 }
 
 /** The host TypedArray holding elements of dtype `D`. */
@@ -59,6 +80,7 @@ export interface ScalarInfo {
   readonly array: TypedArrayConstructor;
 }
 
+/** The JavaScript TypedArrays numbats reads and writes as arrays. */
 export type TypedArray =
   | Int8Array | Int16Array | Int32Array | BigInt64Array
   | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
@@ -110,6 +132,7 @@ export type Layout = "C" | "A";
 
 /** An array type in a kernel signature (Numba's `float32[:, ::1]`), as `float32.array(2, "C")` makes it. */
 export interface ArrayType {
+  /** tells array types from the others */
   readonly kind: "array";
   /** the element dtype */
   readonly dtype: ScalarName;
@@ -123,6 +146,7 @@ export interface ArrayType {
 
 /** A tuple type (Numba's `UniTuple`/`Tuple`): what a device function returning `[a, b]` returns. */
 export interface TupleType {
+  /** tells tuple types from the others */
   readonly kind: "tuple";
   /** the items' types, in order */
   readonly items: readonly Type[];
@@ -160,7 +184,9 @@ export function typeToString(t: Type): string {
 
 /** A host scalar pinned to a dtype by `float32(2)`; behaves as a Number (or BigInt) elsewhere. */
 export interface TypedScalar {
+  /** the dtype it is pinned to */
   readonly dtype: DType<unknown>;
+  /** the value as a plain number, bigint or boolean */
   valueOf(): number | bigint | boolean;
 }
 

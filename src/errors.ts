@@ -78,11 +78,13 @@ abstract class SourceError extends Error {
 
 /** Unsupported syntax or an unknown name; lists every problem one compile found. */
 export class CompileError extends SourceError {
+  /** "CompileError" */
   override readonly name = "CompileError";
 }
 
 /** A well-formed kernel whose types do not fit (shows the expression and the types). */
 export class TypingError extends SourceError {
+  /** "TypingError" */
   override readonly name = "TypingError";
 }
 

@@ -5,7 +5,7 @@
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
   typedScalarDType, convertScalar, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
-  type Type, type TypedArray, type TypedScalar,
+  type DType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
@@ -29,7 +29,7 @@ export interface JitOptions {
    * eager compilation for these types: a Numba signature string (`"void(float32[:], int32)"`) or a list
    * of dtypes / array types (`[float32.array(1), int32]`); the kernel then compiles once, at `cuda.jit`
    */
-  readonly signature?: string | readonly (Type | { readonly dtypeName: ScalarName })[];
+  readonly signature?: string | readonly (Type | DType<unknown>)[];
   /** values for free names: constants, device functions, host arrays (frozen into constant memory) */
   readonly env?: Readonly<Record<string, unknown>>;
   /** faster, approximate math: flush-to-zero, approximate division, square root and transcendentals (Numba's `fastmath`) */
@@ -210,6 +210,8 @@ export type AnyKernelFunction = (...args: any[]) => void;
 /**
  * A configured launch (Numba's `kernel[grid, block]`): call it with the kernel's arguments to launch,
  * typed by the kernel's own parameters.
+ *
+ * @typeParam F the kernel function's type
  */
 export type Launcher<F extends (...args: never[]) => void = AnyKernelFunction> = (...args: LaunchArguments<Parameters<F>>) => void;
 
@@ -237,6 +239,8 @@ function uncallableKernel(proto: object): object {
  * A Kernel is itself a function object so that calling it without a launch configuration, as `k(a)`,
  * throws a LaunchError saying how to launch it; its type has no call signature, so TypeScript reports
  * such a call before it runs.
+ *
+ * @typeParam F the kernel function's type, which types the launch arguments
  */
 export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   /** the kernel function, as given to `cuda.jit` */
@@ -247,7 +251,11 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   declare private readonly eager: Signature | undefined;
   declare private last: Specialisation | undefined;
 
-  /** A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one. */
+  /**
+   * A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one.
+   *
+   * @typeParam F the kernel function's type
+   */
   constructor(fn: F, options: JitOptions = {}) {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
     rememberOrigin(fn, new Error().stack, isOwnFile, options.env);

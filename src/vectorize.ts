@@ -15,7 +15,7 @@
 import {
   DTYPE_INFO, convertScalar, dtypeOfTypedArray, float16Bits, float16FromBits, isArrayType, isFloat, isInteger,
   isScalarType, parseSignature, signatureToString, typedScalarDType, type ScalarName, type Signature,
-  type TypedArray,
+  type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError, TypingError } from "./errors.js";
 import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
@@ -28,7 +28,7 @@ import type { Stream } from "./runtime/streams.js";
 /** An array operand of a ufunc: a host array (TypedArray or ndarray-style) or a DeviceArray, of any shape that broadcasts. */
 export type ArrayOperand = TypedArray | NDArrayLike | DeviceArray;
 /** a host scalar: a number, bigint, boolean, or a typed scalar such as `float32(2)` */
-export type ScalarOperand = number | bigint | boolean | { valueOf(): number | bigint | boolean };
+export type ScalarOperand = number | bigint | boolean | TypedScalar;
 /** A ufunc's output: a DeviceArray when an input was one, else a host TypedArray (1-d) or NDArray; or the `out` given. */
 export type UfuncResult = TypedArray | NDArray | DeviceArray;
 /** The options object a ufunc call may end with (Numba's `out=` and `stream=` keywords). */

@@ -137,9 +137,9 @@ function contiguousHost(a: HostArray): TypedArray {
  * not known from the types). Passed to a kernel it stays on the device: nothing is copied.
  */
 export class DeviceArray<out D extends ScalarName = ScalarName, out N extends number = number> {
-  /** the back end (GPU or simulator) whose memory holds the array */
+  /** the back end (GPU or simulator) whose memory holds the array @internal */
   readonly backend: Backend;
-  /** the device allocation the array views */
+  /** the device allocation the array views @internal */
   readonly buffer: DeviceBuffer;
   /** the element dtype, e.g. "float32" */
   readonly dtype: D;
@@ -164,7 +164,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     this.byteOffset = byteOffset;
   }
 
-  /** A new C-contiguous array owning fresh (uninitialised) device memory. */
+  /** A new C-contiguous array owning fresh (uninitialised) device memory; users call `cuda.deviceArray`. @internal */
   static allocate(backend: Backend, shape: Shape, dtype: unknown): DeviceArray {
     const dims = shapeList(shape);
     const d = resolveDType(dtype);
@@ -174,7 +174,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     return new DeviceArray(memory, true, d, dims, cStrides(dims), 0);
   }
 
-  /** A C-contiguous array over memory someone else owns (never freed by numbats). */
+  /** A C-contiguous array over memory someone else owns (never freed by numbats). @internal */
   static over(backend: Backend, buffer: DeviceBuffer, shape: Shape, dtype: unknown, byteOffset = 0): DeviceArray {
     const dims = shapeList(shape);
     return new DeviceArray({ backend, buffer, released: false }, false, resolveDType(dtype), dims, cStrides(dims), byteOffset);
@@ -224,7 +224,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     this.free();
   }
 
-  /** The array as a kernel argument. */
+  /** The array as a kernel argument. @internal */
   toKernelArg(name: string): ArrayArg {
     this.check();
     return { kind: "array", buffer: this.buffer, byteOffset: this.byteOffset, dtype: this.dtype, shape: this.shape, strides: this.elementStrides, name };

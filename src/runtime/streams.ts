@@ -8,9 +8,9 @@ import type { Backend, BackendEvent, BackendStream } from "./backend.js";
  * different streams may overlap. Pass it to launches and copies to queue them on it.
  */
 export class Stream {
-  /** Wraps a back end's stream; use `cuda.stream()` to make one. */
+  /** Wraps a back end's stream; use `cuda.stream()` to make one. @internal */
   constructor(
-    /** the back end's stream */
+    /** the back end's stream @internal */
     readonly handle: BackendStream,
   ) {}
 
@@ -30,9 +30,9 @@ export class Stream {
 
 /** A marker in a stream's work, for timing and waiting (Numba's `Event`), made by `cuda.event()`. */
 export class Event {
-  /** Wraps a back end's event; use `cuda.event()` to make one. */
+  /** Wraps a back end's event; use `cuda.event()` to make one. @internal */
   constructor(
-    /** the back end's event */
+    /** the back end's event @internal */
     readonly handle: BackendEvent,
     private readonly backend: Backend,
   ) {}
