@@ -15,7 +15,7 @@ import { printFunction } from "./compiler/print.js";
 import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
-import { NDArray, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
 import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
@@ -79,8 +79,7 @@ export function typeOfArgument(v: unknown, position: number): Type {
   if (v instanceof DeviceArray) return arrayType(v.dtype, v.ndim, v.isCContiguous() ? "C" : "A");
   if (isTypedArray(v)) return arrayType(dtypeOfTypedArray(v)!, 1, "C");
   if (isNDArrayLike(v)) {
-    const dtype = (v as { dtype?: ScalarName }).dtype ?? dtypeOfTypedArray(v.data)!;
-    return arrayType(dtype, v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
+    return arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
   }
   const pinned = typedScalarDType(v);
   if (pinned) return pinned;

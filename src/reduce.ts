@@ -12,7 +12,7 @@
 import { dtypes, isArrayType, type HostElementOf, type ScalarName, type TypedArray, type TypedScalar } from "./dtypes.js";
 import { Kernel, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
-import { NDArray, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";
 import { readScalar, scalarArray, withInfo } from "./vectorize.js";
 
@@ -162,7 +162,7 @@ function limit(array: ReduceInput, size: number | undefined): ReduceInput {
   if (!Number.isInteger(size) || size < 0 || size > n) throw new RangeError(`cuda.reduce: size must be an integer from 0 to ${n}; got ${size}`);
   if (array instanceof DeviceArray) return array.slice([0, size]);
   if (isTypedArray(array)) return array.subarray(0, size) as TypedArray;
-  return new NDArray(array.data, [size], array.stride, array.offset, (array as { dtype?: ScalarName }).dtype);
+  return new NDArray(array.data, [size], array.stride, array.offset, dtypeOfNDArrayLike(array));
 }
 
 function lengthOf(array: ReduceInput): number {

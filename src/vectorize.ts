@@ -22,7 +22,7 @@ import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
 import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
 import { Kernel, resolveDeviceFunction, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
-import { NDArray, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
+import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";
 
 /** An array operand of a ufunc: a host array (TypedArray or ndarray-style) or a DeviceArray, of any shape that broadcasts. */
@@ -106,7 +106,7 @@ const isArrayOperand = (v: unknown): v is ArrayOperand => v instanceof DeviceArr
 function dtypeOfOperand(v: ArrayOperand): ScalarName {
   if (v instanceof DeviceArray) return v.dtype;
   if (isTypedArray(v)) return dtypeOfTypedArray(v)!;
-  return (v as { dtype?: ScalarName }).dtype ?? dtypeOfTypedArray(v.data)!;
+  return dtypeOfNDArrayLike(v);
 }
 
 function operandOf(v: ArrayOperand): Operand {

@@ -164,6 +164,14 @@ export function ndarray<T extends TypedArray>(data: T, shape?: readonly number[]
   return new NDArray(data, shape, stride, offset);
 }
 
+/**
+ * The dtype of an ndarray-style array: an NDArray's own, else the one its TypedArray stores (the
+ * `ndarray` package's `dtype` field has names of its own, such as "bigint64", and is not read).
+ */
+export function dtypeOfNDArrayLike(a: NDArrayLike): ScalarName {
+  return a instanceof NDArray ? a.dtype : dtypeOfTypedArray(a.data)!;
+}
+
 /** An NDArray over the same data as any `ndarray`-convention object. */
 export function asNDArray<T extends TypedArray>(x: NDArrayLike<T>): NDArray<T> {
   return x instanceof NDArray ? x : new NDArray(x.data, x.shape, x.stride, x.offset);
