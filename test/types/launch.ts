@@ -173,6 +173,22 @@ untyped.configure(1, 1)(hostF32, "2");
 // a Kernel of unstated parameters (as reducers and ufuncs list theirs) launches with any arguments
 const anyKernel: Kernel = axpy;
 anyKernel.configure(1, 1)(hostF32, dF64, 2, true);
+// a function typed only as "some function" makes such a Kernel too
+declare const generated: (...args: never[]) => void;
+const fromGenerated = cuda.jit(generated, { signature: "void(float32[::1])" });
+expectType<typeof fromGenerated, Kernel>(true);
+fromGenerated.configure(1, 1)(hostF32);
+// @ts-expect-error but still only kernel arguments
+fromGenerated.configure(1, 1)("data");
+
+// a DeviceArray of unstated dtype is not known to hold float32
+declare const someDevice: DeviceArray;
+// @ts-expect-error write DeviceArray<"float32"> where the dtype is known
+launch(someDevice, hostF32, 2, 8);
+
+// device functions keep their own type
+const twice = cuda.jit((x: number): number => 2 * x, { device: true });
+expectType<typeof twice, (x: number) => number>(true);
 
 // --- reductions: the result is the element type -----------------------------------------
 
