@@ -28,8 +28,8 @@ export interface Dim3 {
   readonly z: number;
 }
 
-/** Element type of arrays made from a dtype or its name. */
-type Elem<D> = D extends DType<infer R> ? R : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
+/** The in-kernel element type of arrays made from a dtype or its name: number, bigint (64-bit integers) or boolean. */
+export type ElementOfDTypeLike<D> = D extends DType<infer R> ? R : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
 
 /** What every kernel-side array has: its extents and element count. */
 interface KernelArrayInfo {
@@ -52,12 +52,19 @@ export interface KernelArray2<T> extends KernelArrayInfo { [i: number]: KernelAr
 /** A 3-d array inside a kernel: `a[i][j][k]`. */
 export interface KernelArray3<T> extends KernelArrayInfo { [i: number]: KernelArray2<T> }
 
-type ArrayOfShape<S, T> = S extends readonly [number, number, number] ? KernelArray3<T>
+/** The kernel-side array type for a shape: KernelArray1/2/3 by the number of extents. */
+export type ArrayOfShape<S, T> = S extends readonly [number, number, number] ? KernelArray3<T>
   : S extends readonly [number, number] ? KernelArray2<T> : KernelArray1<T>;
 
-type AnyArray = ArrayLike<number> | ArrayLike<bigint> | KernelArray1<number> | KernelArray1<bigint> | KernelArray2<number> | DeviceArray | { data: TypedArray };
-type BigArray = BigInt64Array | BigUint64Array | KernelArray1<bigint> | KernelArray2<bigint>;
-type Index = number | readonly number[];
+/** An array an atomic operation takes (its element type decides the operation's). */
+export type AtomicArray = ArrayLike<number> | ArrayLike<bigint> | KernelArray1<number> | KernelArray1<bigint> | KernelArray2<number> | DeviceArray | {
+  /** the elements */
+  data: TypedArray;
+};
+/** An array of 64-bit integers, whose atomics return bigints. */
+export type AtomicBigIntArray = BigInt64Array | BigUint64Array | KernelArray1<bigint> | KernelArray2<bigint>;
+/** An element index: a number for 1-d arrays, a tuple of indices for N-d arrays (Numba's `a[i, j]`). */
+export type ArrayIndex = number | readonly number[];
 
 function kernelOnly(name: string): never {
   throw new Error(`cuda.${name} can only be used inside a kernel or device function compiled by cuda.jit`);
@@ -71,13 +78,13 @@ const dim3 = (name: string): Dim3 => ({
 
 /** An atomic read-modify-write of `array[index]` (an index, or a tuple for N-d arrays); returns the old value. */
 export interface AtomicFn {
-  (array: BigArray, index: Index, value: bigint | number): bigint;
-  (array: AnyArray, index: Index, value: number): number;
+  (array: AtomicBigIntArray, index: ArrayIndex, value: bigint | number): bigint;
+  (array: AtomicArray, index: ArrayIndex, value: number): number;
 }
 /** Atomic compare-and-swap: stores `value` if `array[index]` equals `compare`; returns the old value. */
 export interface AtomicCas {
-  (array: BigArray, index: Index, compare: bigint | number, value: bigint | number): bigint;
-  (array: AnyArray, index: Index, compare: number, value: number): number;
+  (array: AtomicBigIntArray, index: ArrayIndex, compare: bigint | number, value: bigint | number): bigint;
+  (array: AtomicArray, index: ArrayIndex, compare: number, value: number): number;
 }
 
 /** Atomic operations on global or shared memory (Numba's `cuda.atomic`); each returns the old value. Relaxed ordering. */
@@ -132,7 +139,7 @@ export interface GridGroup {
 }
 
 /** `cuda.shared.array` / `cuda.local.array`: an array of `shape` (a number or up to 3 extents) and `dtype`. */
-export type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName>(shape: S, dtype: D) => ArrayOfShape<S, Elem<D>>;
+export type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName>(shape: S, dtype: D) => ArrayOfShape<S, ElementOfDTypeLike<D>>;
 
 // ---------------------------------------------------------------------------
 // host API helpers

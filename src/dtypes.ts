@@ -66,6 +66,9 @@ export type HostElementOf<D extends ScalarName> = D extends "int64" | "uint64" ?
 /** A value of dtype `D` inside a kernel: a bigint for the 64-bit integers, a boolean for bool, else a number. */
 export type KernelElementOf<D extends ScalarName> = D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
 
+/** The dtypes whose values read on the host are `T`s (bigint: the 64-bit integers; number: every other dtype). */
+export type DTypesWithHostElement<T> = { [D in ScalarName]: HostElementOf<D> extends T ? D : never }[ScalarName];
+
 /** The dtypes whose in-kernel elements have the TypeScript type `T` (`number`: every dtype but bool and the 64-bit integers). */
 export type DTypesWithElement<T> = { [D in ScalarName]: KernelElementOf<D> extends T ? D : never }[ScalarName];
 

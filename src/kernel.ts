@@ -173,7 +173,7 @@ export type KernelArgument = number | bigint | boolean | TypedScalar | HostArray
 export type ArrayArgument<D extends ScalarName> = DeviceArray<D> | HostArrayOf<D>;
 
 /** The element type at the bottom of a (nested) array type: `number` for `KernelArray2<number>`. */
-type InnermostElement<A> = A extends ArrayLike<infer E> ? (E extends ArrayLike<unknown> ? InnermostElement<E> : E) : never;
+export type InnermostElement<A> = A extends ArrayLike<infer E> ? (E extends ArrayLike<unknown> ? InnermostElement<E> : E) : never;
 
 /**
  * What a launch accepts for a kernel parameter declared with TypeScript type `P`: for a TypedArray
@@ -188,7 +188,8 @@ export type LaunchArgument<P> =
   : unknown extends P ? KernelArgument
   : TypedLaunchArgument<P>;
 
-type TypedLaunchArgument<P> =
+/** What a launch accepts for a parameter with a TypeScript type (see LaunchArgument). */
+export type TypedLaunchArgument<P> =
   P extends number | bigint | boolean ? P
   : P extends string | symbol ? never
   : P extends TypedArray ? ArrayArgument<DTypesStoredIn<P>>

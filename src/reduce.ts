@@ -9,7 +9,7 @@
 // value is left. As in Numba, the tree reorders operands, so `fn` must be
 // associative and commutative.
 
-import { dtypes, isArrayType, type HostElementOf, type ScalarName, type TypedArray, type TypedScalar } from "./dtypes.js";
+import { dtypes, isArrayType, type DTypesWithHostElement, type ScalarName, type TypedArray, type TypedScalar } from "./dtypes.js";
 import { Kernel, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray } from "./runtime/ndarray.js";
@@ -42,8 +42,6 @@ export interface ReduceOptions<T extends number | bigint = number | bigint> {
 /** The 1-d arrays a reduction with elements of type `T` takes: host or device, of any dtype whose values are `T`s. */
 export type ReduceInput<T extends number | bigint = number | bigint> = ArrayArgument<DTypesWithHostElement<T>>;
 
-/** The dtypes whose values read on the host are `T`s (bigint: the 64-bit integers; number: every other dtype). */
-type DTypesWithHostElement<T> = { [D in ScalarName]: HostElementOf<D> extends T ? D : never }[ScalarName];
 
 /**
  * A reduction made by `cuda.reduce(fn)` (Numba's `@cuda.reduce`): `r(array, options?)` folds a 1-d array
