@@ -189,7 +189,7 @@ class Worst {
 
 const blocks = (n: number, per: number) => Math.ceil(n / per);
 /** A launch of a configured kernel (configured once, as Numba's `kernel[grid, block]`). */
-const bind = (launcher: (...args: unknown[]) => void, ...args: unknown[]) => () => launcher(...args);
+const bind = <A extends unknown[]>(launcher: (...args: A) => void, ...args: A) => () => launcher(...args);
 const f32 = (d: DeviceArray) => d.copyToHost() as Float32Array;
 const matrix = (d: DeviceArray) => (d.copyToHost() as unknown as { data: Float32Array }).data;
 

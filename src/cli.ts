@@ -126,7 +126,7 @@ function systemReport(): string {
 function isKernel(v: unknown): v is Kernel {
   if (v instanceof Kernel) return true;
   const k = v as Partial<Kernel> | null;
-  return typeof k === "object" && k !== null && k.constructor?.name === "Kernel"
+  return (typeof k === "object" || typeof k === "function") && k !== null && k.constructor?.name === "Kernel"
     && typeof k.inspectAsm === "function" && typeof k.compile === "function";
 }
 

@@ -5,6 +5,7 @@
 // buffers with them. The per-dtype facts live in one table (DTYPE_INFO) so no
 // stage keeps its own copy.
 
+/** The name of a scalar dtype, as Numba spells it (`"float32"`); APIs taking a dtype accept it as a string. */
 export type ScalarName =
   | "bool"
   | "int8" | "int16" | "int32" | "int64"
@@ -12,6 +13,64 @@ export type ScalarName =
   | "float16" | "float32" | "float64";
 
 export type ScalarClass = "bool" | "int" | "uint" | "float";
+
+/** The TypedArray that stores each dtype on the host (float16 as raw bits in a Uint16Array, bool as 0/1 in a Uint8Array). */
+export interface StorageArrays {
+  /** 0 or 1 per element */
+  bool: Uint8Array;
+  /** int8 storage */
+  int8: Int8Array;
+  /** int16 storage */
+  int16: Int16Array;
+  /** int32 storage */
+  int32: Int32Array;
+  /** int64 storage (bigint elements) */
+  int64: BigInt64Array;
+  /** uint8 storage */
+  uint8: Uint8Array;
+  /** uint16 storage */
+  uint16: Uint16Array;
+  /** uint32 storage */
+  uint32: Uint32Array;
+  /** uint64 storage (bigint elements) */
+  uint64: BigUint64Array;
+  /** float16 storage: each element's IEEE binary16 bits */
+  float16: Uint16Array;
+  /** float32 storage */
+  float32: Float32Array;
+  /** float64 storage */
+  float64: Float64Array;
+}
+
+/** The host TypedArray holding elements of dtype `D`. */
+export type StorageOf<D extends ScalarName> = StorageArrays[D];
+
+/** The TypedArrays accepted as host data for dtype `D`: its storage, and Uint8ClampedArray for the byte dtypes. */
+export type HostStorageOf<D extends ScalarName> = StorageArrays[D] | (D extends "uint8" | "bool" ? Uint8ClampedArray : never);
+
+/** The dtype a TypedArray is read as (a Uint16Array is uint16, a Uint8Array or Uint8ClampedArray uint8). */
+export type DTypeOfTypedArray<A> =
+  A extends Float32Array ? "float32" : A extends Float64Array ? "float64"
+  : A extends Int32Array ? "int32" : A extends Uint32Array ? "uint32"
+  : A extends Int16Array ? "int16" : A extends Uint16Array ? "uint16"
+  : A extends Int8Array ? "int8" : A extends Uint8Array | Uint8ClampedArray ? "uint8"
+  : A extends BigInt64Array ? "int64" : A extends BigUint64Array ? "uint64"
+  : never;
+
+/** The dtypes whose host data a TypedArray can be (a Uint16Array holds uint16 or float16 bits). */
+export type DTypesStoredIn<A> = { [D in ScalarName]: A extends HostStorageOf<D> ? D : never }[ScalarName];
+
+/** A value of dtype `D` read on the host: a bigint for the 64-bit integers, else a number (bool as 0/1). */
+export type HostElementOf<D extends ScalarName> = D extends "int64" | "uint64" ? bigint : number;
+
+/** A value of dtype `D` inside a kernel: a bigint for the 64-bit integers, a boolean for bool, else a number. */
+export type KernelElementOf<D extends ScalarName> = D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
+
+/** The dtypes whose values read on the host are `T`s (bigint: the 64-bit integers; number: every other dtype). */
+export type DTypesWithHostElement<T> = { [D in ScalarName]: HostElementOf<D> extends T ? D : never }[ScalarName];
+
+/** The dtypes whose in-kernel elements have the TypeScript type `T` (`number`: every dtype but bool and the 64-bit integers). */
+export type DTypesWithElement<T> = { [D in ScalarName]: KernelElementOf<D> extends T ? D : never }[ScalarName];
 
 export interface ScalarInfo {
   readonly name: ScalarName;
@@ -24,6 +83,7 @@ export interface ScalarInfo {
   readonly array: TypedArrayConstructor;
 }
 
+/** The JavaScript TypedArrays numbats reads and writes as arrays. */
 export type TypedArray =
   | Int8Array | Int16Array | Int32Array | BigInt64Array
   | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
@@ -73,19 +133,29 @@ export type MemorySpace = "global" | "shared" | "local" | "const";
 /** 'C': row-major contiguous (strides follow from the shape); 'A': any strides */
 export type Layout = "C" | "A";
 
+/** An array type in a kernel signature (Numba's `float32[:, ::1]`), as `float32.array(2, "C")` makes it. */
 export interface ArrayType {
+  /** tells array types from the others */
   readonly kind: "array";
+  /** the element dtype */
   readonly dtype: ScalarName;
+  /** the number of dimensions */
   readonly ndim: number;
+  /** "C" for row-major contiguous, "A" for any strides */
   readonly layout: Layout;
+  /** where the array lives: kernel parameters are always "global" */
   readonly space: MemorySpace;
 }
 
+/** A tuple type (Numba's `UniTuple`/`Tuple`): what a device function returning `[a, b]` returns. */
 export interface TupleType {
+  /** tells tuple types from the others */
   readonly kind: "tuple";
+  /** the items' types, in order */
   readonly items: readonly Type[];
 }
 
+/** A kernel-language type: a scalar dtype name, an array type, a tuple type, or "void" (no value). */
 export type Type = ScalarName | ArrayType | TupleType | "void";
 
 export const arrayType = (dtype: ScalarName, ndim: number, layout: Layout = "A", space: MemorySpace = "global"): ArrayType =>
@@ -117,18 +187,30 @@ export function typeToString(t: Type): string {
 
 /** A host scalar pinned to a dtype by `float32(2)`; behaves as a Number (or BigInt) elsewhere. */
 export interface TypedScalar {
-  readonly dtype: DType;
+  /** the dtype it is pinned to */
+  readonly dtype: DType<unknown>;
+  /** the value as a plain number, bigint or boolean */
   valueOf(): number | bigint | boolean;
 }
 
 const TYPED_SCALAR = Symbol.for("numbats.typedScalar");
 
-export interface DType<R = number> {
+/**
+ * A dtype object such as `float32` (Numba's `numba.float32`): names the type wherever an API takes a
+ * dtype, and casts a value with C/CUDA semantics when called, in kernels and on the host. On the host
+ * the result is pinned to the dtype when passed to a kernel (`float32(2)` is a float32 argument, not an
+ * int32 one); its TypeScript type is the plain `R`.
+ */
+export interface DType<R = number, N extends ScalarName = ScalarName> {
+  /** Converts `value` to this dtype (wrap-around for integers, rounding for floats). */
   (value: number | bigint | boolean): R;
-  readonly dtypeName: ScalarName;
+  /** the dtype's name, e.g. "float32" */
+  readonly dtypeName: N;
+  /** bytes per element (Numba's `itemsize`) */
   readonly itemsize: number;
   /** an array type for `signature` lists: `float32.array(2, "C")` is Numba's `float32[:, ::1]` */
   array(ndim?: number, layout?: Layout): ArrayType;
+  /** the dtype's name */
   toString(): string;
 }
 
@@ -148,13 +230,13 @@ export function convertScalar(t: ScalarName, v: number | bigint | boolean): numb
   return isBigInt(t) ? wrapped : Number(wrapped);
 }
 
-function makeDType<R>(name: ScalarName): DType<R> {
+function makeDType<R, N extends ScalarName>(name: N): DType<R, N> {
   const cast = ((value: number | bigint | boolean) => {
     const v = convertScalar(name, value);
     const boxed: object = typeof v === "bigint" ? Object(v) : typeof v === "boolean" ? new Boolean(v) : new Number(v);
     Object.defineProperty(boxed, TYPED_SCALAR, { value: dtypes[name] });
     return boxed;
-  }) as unknown as DType<R>;
+  }) as unknown as DType<R, N>;
   Object.defineProperties(cast, {
     dtypeName: { value: name },
     itemsize: { value: DTYPE_INFO[name].size },
@@ -165,18 +247,30 @@ function makeDType<R>(name: ScalarName): DType<R> {
   return cast;
 }
 
-export const bool = makeDType<boolean>("bool");
-export const int8 = makeDType<number>("int8");
-export const int16 = makeDType<number>("int16");
-export const int32 = makeDType<number>("int32");
-export const int64 = makeDType<bigint>("int64");
-export const uint8 = makeDType<number>("uint8");
-export const uint16 = makeDType<number>("uint16");
-export const uint32 = makeDType<number>("uint32");
-export const uint64 = makeDType<bigint>("uint64");
-export const float16 = makeDType<number>("float16");
-export const float32 = makeDType<number>("float32");
-export const float64 = makeDType<number>("float64");
+/** The dtype a boolean, stored as one byte (Numba's `boolean`); `bool(x)` casts `x` to it. */
+export const bool = makeDType<boolean, "bool">("bool");
+/** The dtype an 8-bit signed integer; `int8(x)` casts `x` to it. */
+export const int8 = makeDType<number, "int8">("int8");
+/** The dtype a 16-bit signed integer; `int16(x)` casts `x` to it. */
+export const int16 = makeDType<number, "int16">("int16");
+/** The dtype a 32-bit signed integer; `int32(x)` casts `x` to it. */
+export const int32 = makeDType<number, "int32">("int32");
+/** The dtype a 64-bit signed integer (a bigint in JavaScript); `int64(x)` casts `x` to it. */
+export const int64 = makeDType<bigint, "int64">("int64");
+/** The dtype an 8-bit unsigned integer; `uint8(x)` casts `x` to it. */
+export const uint8 = makeDType<number, "uint8">("uint8");
+/** The dtype a 16-bit unsigned integer; `uint16(x)` casts `x` to it. */
+export const uint16 = makeDType<number, "uint16">("uint16");
+/** The dtype a 32-bit unsigned integer; `uint32(x)` casts `x` to it. */
+export const uint32 = makeDType<number, "uint32">("uint32");
+/** The dtype a 64-bit unsigned integer (a bigint in JavaScript); `uint64(x)` casts `x` to it. */
+export const uint64 = makeDType<bigint, "uint64">("uint64");
+/** The dtype an IEEE half-precision float (arithmetic in float32; host data is its raw bits in a Uint16Array); `float16(x)` casts `x` to it. */
+export const float16 = makeDType<number, "float16">("float16");
+/** The dtype an IEEE single-precision float; `float32(x)` casts `x` to it. */
+export const float32 = makeDType<number, "float32">("float32");
+/** The dtype an IEEE double-precision float (a JavaScript number); `float64(x)` casts `x` to it. */
+export const float64 = makeDType<number, "float64">("float64");
 
 export const dtypes: Readonly<Record<ScalarName, DType<unknown>>> = {
   bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64,
@@ -194,18 +288,30 @@ export function typedScalarDType(v: unknown): ScalarName | undefined {
 export function resolveDType(d: unknown): ScalarName {
   if (typeof d === "function" && isScalarName((d as DType<unknown>).dtypeName)) return (d as DType<unknown>).dtypeName;
   if (typeof d === "string") {
-    const name = NUMBA_ALIASES[d] ?? d;
+    const name = (NUMBA_ALIASES as Record<string, ScalarName>)[d] ?? d;
     if (isScalarName(name)) return name;
   }
   throw new TypeError(`unknown dtype ${String(d)}; expected one of ${SCALAR_NAMES.join(", ")}`);
 }
 
-const NUMBA_ALIASES: Record<string, ScalarName> = {
+/** A dtype by name: ours, or a Numba/NumPy alias such as "f4" or "int" (see DTypeNameOf). */
+export type DTypeString = ScalarName | keyof typeof NUMBA_ALIASES;
+
+/** Anything an API accepts as a dtype: a dtype object (`float32`) or a name (`"float32"`, `"f4"`). */
+export type DTypeLike = DType<unknown> | DTypeString;
+
+/** The dtype name a dtype object or string stands for (`DTypeNameOf<"f4">` is "float32"). */
+export type DTypeNameOf<D> = D extends DType<unknown, infer N> ? N
+  : D extends ScalarName ? D
+  : D extends keyof typeof NUMBA_ALIASES ? (typeof NUMBA_ALIASES)[D]
+  : ScalarName;
+
+const NUMBA_ALIASES = {
   b1: "bool", boolean: "bool", bool_: "bool",
   i1: "int8", i2: "int16", i4: "int32", i8: "int64", int: "int64", intp: "int64",
   u1: "uint8", u2: "uint16", u4: "uint32", u8: "uint64", uintp: "uint64",
   f2: "float16", f4: "float32", f8: "float64", float: "float64", double: "float64", half: "float16",
-};
+} as const satisfies Record<string, ScalarName>;
 
 /** The dtype stored by a TypedArray. */
 export function dtypeOfTypedArray(a: ArrayBufferView): ScalarName | undefined {

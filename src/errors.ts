@@ -2,8 +2,11 @@
 
 /** One problem in kernel source, with its position. */
 export interface SourceProblem {
+  /** what is wrong */
   readonly message: string;
+  /** the line in the function's text (1-based) */
   readonly line: number;
+  /** the column in the function's text (0-based) */
   readonly column: number;
 }
 
@@ -102,10 +105,15 @@ function formatProblems(fnName: string, source: string, problems: readonly Locat
  * the message once.
  */
 abstract class SourceError extends Error {
+  /** every problem the compile found, in source order, each with its place in the file when known */
   declare readonly problems: readonly LocatedProblem[];
+  /** the file the message points into, when known (else the position is in the function's own text) */
   declare readonly file: string | undefined;
+  /** the line the message points at (1-based) */
   declare readonly line: number;
+  /** the column the message points at (0-based) */
   declare readonly column: number;
+  /** the text of that line */
   declare readonly sourceLine: string;
   constructor(fnName: string, source: string, problems: readonly SourceProblem[]) {
     const located = problems.map((p) => shownAt(source, p));
@@ -140,8 +148,11 @@ named(LaunchError, "LaunchError");
  * driver for NUMBATS_TARGET=cuda, where the reason already names the call).
  */
 export class CudaError extends Error {
+  /** the driver call that failed, e.g. "cuModuleLoadDataEx" */
   declare readonly call: string;
+  /** the CUresult error code */
   declare readonly code: number;
+  /** the error's name, e.g. "CUDA_ERROR_OUT_OF_MEMORY" */
   declare readonly errorName: string;
   constructor(call: string, code: number, errorName: string, errorText: string, detail = "", summary?: string) {
     super(summary ?? `${call} failed: ${errorName} (${code}): ${errorText}${detail ? `\n${detail}` : ""}`);

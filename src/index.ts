@@ -1,12 +1,27 @@
-// numbats' public exports (SPEC §1).
+// numbats' public exports.
 
-export { cuda, type Cuda, type Dim3, type KernelArray1, type KernelArray2, type KernelArray3 } from "./cuda.js";
-export { Kernel, type JitOptions, type Dim, type Launcher } from "./kernel.js";
-export { NDArray, ndarray } from "./runtime/ndarray.js";
-export { DeviceArray } from "./runtime/devicearray.js";
+export {
+  cuda, type Cuda, type Dim3, type KernelArray1, type KernelArray2, type KernelArray3, type Jit, type GridFn, type AtomicFn,
+  type AtomicCas, type ArrayMaker, type GridGroup, type StateArray, type RandomDraw, type MemoryInfo, type AtomicArray,
+  type AtomicBigIntArray, type ArrayIndex, type ArrayOfShape, type ElementOfDTypeLike,
+} from "./cuda.js";
+export {
+  Kernel, type JitOptions, type Dim, type Launcher, type LaunchArgument, type LaunchArguments, type KernelArgument,
+  type ArrayArgument, type AnyKernelFunction, type TypedLaunchArgument, type InnermostElement,
+} from "./kernel.js";
+export { NDArray, ndarray, type NDArrayLike, type ElementOf, type Nested } from "./runtime/ndarray.js";
+export {
+  DeviceArray, type HostArray, type HostArrayOf, type HostCopyOf, type DeviceArrayLike, type DTypeOfHost, type RankOf,
+  type RankOfHost, type Shape, type SliceSpec, type StreamLike,
+} from "./runtime/devicearray.js";
 export { Stream, Event } from "./runtime/streams.js";
+export type { DeviceInfo, DeviceLimits } from "./runtime/backend.js";
+export type { Reducer, ReduceInput, ReduceOptions } from "./reduce.js";
+export type { Ufunc, Gufunc, UfuncOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";
 export {
   bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64,
-  type DType, type ScalarName, type ArrayType, type Type,
+  type DType, type ScalarName, type ArrayType, type TupleType, type Type, type Layout, type MemorySpace, type TypedArray,
+  type DTypeLike, type DTypeString, type DTypeNameOf, type DTypeOfTypedArray, type DTypesStoredIn, type DTypesWithElement, type DTypesWithHostElement,
+  type TypedScalar, type StorageArrays, type StorageOf, type HostStorageOf, type HostElementOf, type KernelElementOf,
 } from "./dtypes.js";
-export { CompileError, TypingError, LaunchError, CudaError } from "./errors.js";
+export { CompileError, TypingError, LaunchError, CudaError, type SourceProblem } from "./errors.js";

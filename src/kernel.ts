@@ -7,7 +7,8 @@ import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
-  typedScalarDType, convertScalar, type ArrayType, type ScalarName, type Signature, type Type, type TypedArray,
+  typedScalarDType, convertScalar, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
+  type DType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
@@ -16,25 +17,34 @@ import { DEVICE_FUNCTION, type DeviceFunctionLike, type DeviceLookup, type Devic
 import { printFunction } from "./compiler/print.js";
 import { originOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims } from "./runtime/backend.js";
-import { DeviceArray, toDevice } from "./runtime/devicearray.js";
-import { isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
+import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
 import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
 
+/** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {
-  /** a device function: callable from kernels, may return a value */
+  /** a device function: callable from kernels, may return a value (Numba's `device=True`) */
   readonly device?: boolean;
-  /** eager compilation for these types: a Numba signature string or a list of dtypes / array types */
-  readonly signature?: string | readonly (Type | { readonly dtypeName: ScalarName })[];
+  /**
+   * eager compilation for these types: a Numba signature string (`"void(float32[:], int32)"`) or a list
+   * of dtypes / array types (`[float32.array(1), int32]`); the kernel then compiles once, at `cuda.jit`
+   */
+  readonly signature?: string | readonly (Type | DType<unknown>)[];
   /** values for free names: constants, device functions, host arrays (frozen into constant memory) */
   readonly env?: Readonly<Record<string, unknown>>;
+  /** faster, approximate math: flush-to-zero, approximate division, square root and transcendentals (Numba's `fastmath`) */
   readonly fastmath?: boolean;
+  /** contract `a * b + c` into a fused multiply-add with one rounding (default true, as nvcc and Numba do) */
   readonly fma?: boolean;
+  /** bounds checks on array accesses and `console.assert` checks in kernels, reported with the thread (Numba's `debug`) */
   readonly debug?: boolean;
+  /** source line information in the PTX, for profilers and debuggers (Numba's `lineinfo`) */
   readonly lineinfo?: boolean;
+  /** the most registers a thread may use (Numba's `max_registers`) */
   readonly maxRegisters?: number;
   /** accepted for Numba compatibility: compiled code is kept per process (see docs/decisions.md) */
   readonly cache?: boolean;
@@ -45,6 +55,7 @@ export interface JitOptions {
   readonly name?: string;
 }
 
+/** A grid or block extent: a number for 1-d, or a tuple of 1 to 3 extents (x, y, z). */
 export type Dim = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
 
 // ---------------------------------------------------------------------------
@@ -178,8 +189,7 @@ export function typeOfArgument(v: unknown, position: number): Type {
   if (v instanceof DeviceArray) return arrayType(v.dtype, v.ndim, v.isCContiguous() ? "C" : "A");
   if (isTypedArray(v)) return arrayType(dtypeOfTypedArray(v)!, 1, "C");
   if (isNDArrayLike(v)) {
-    const dtype = (v as { dtype?: ScalarName }).dtype ?? dtypeOfTypedArray(v.data)!;
-    return arrayType(dtype, v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
+    return arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
   }
   const pinned = typedScalarDType(v);
   if (pinned) return pinned;
@@ -263,45 +273,135 @@ interface Specialisation {
   readonly slots: ArgumentSlots;
 }
 
-export type Launcher = (...args: unknown[]) => void;
+// ---------------------------------------------------------------------------
+// launch argument types: what a launch accepts for each of the kernel's own parameters
 
-export class Kernel<F extends (...args: never[]) => void = (...args: never[]) => void> {
-  readonly fn: F;
-  readonly options: JitOptions;
-  private readonly specialisations = new Map<string, Specialisation>();
-  private readonly eager: Signature | undefined;
-  private last: Specialisation | undefined;
+/** Any value a launch accepts: what a parameter without a TypeScript type (plain JavaScript) takes. */
+export type KernelArgument = number | bigint | boolean | TypedScalar | HostArray | DeviceArray;
 
+/** An array argument of dtype `D`: a DeviceArray of it, or a host array holding it (copied in and back). */
+export type ArrayArgument<D extends ScalarName> = DeviceArray<D> | HostArrayOf<D>;
+
+/** The element type at the bottom of a (nested) array type: `number` for `KernelArray2<number>`. */
+export type InnermostElement<A> = A extends ArrayLike<infer E> ? (E extends ArrayLike<unknown> ? InnermostElement<E> : E) : never;
+
+/**
+ * What a launch accepts for a kernel parameter declared with TypeScript type `P`: for a TypedArray
+ * parameter (`Float32Array`), that TypedArray, a DeviceArray of its dtype or an ndarray-style array of it;
+ * for the kernel-side array types (`KernelArray2<number>`), any array whose elements have that type; for
+ * `number`, `bigint` and `boolean`, those. A parameter without a type (`any`, or `never` in an unannotated
+ * function) takes any KernelArgument. Ranks are not checked, dtypes are.
+ */
+export type LaunchArgument<P> =
+  0 extends 1 & P ? KernelArgument // any
+  : [P] extends [never] ? KernelArgument
+  : unknown extends P ? KernelArgument
+  : TypedLaunchArgument<P>;
+
+/** What a launch accepts for a parameter with a TypeScript type (see LaunchArgument). */
+export type TypedLaunchArgument<P> =
+  P extends number | bigint | boolean ? P
+  : P extends string | symbol ? never
+  : P extends TypedArray ? ArrayArgument<DTypesStoredIn<P>>
+  : P extends DeviceArray<infer D> ? ArrayArgument<D>
+  : P extends NDArray<TypedArray, infer D> ? ArrayArgument<D>
+  : P extends NDArrayLike<infer T> ? ArrayArgument<DTypesStoredIn<T>>
+  : P extends ArrayLike<unknown> ? ArrayArgument<DTypesWithElement<InnermostElement<P>>>
+  : P;
+
+/** The launch arguments for a kernel whose parameters are `P`, one LaunchArgument per parameter. */
+export type LaunchArguments<P extends readonly unknown[]> = { [K in keyof P]: LaunchArgument<P[K]> };
+
+/** Any kernel function: the type of a Kernel whose parameters are not known. */
+// `any[]` rather than `unknown[]`: every kernel's function type must be assignable to it
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyKernelFunction = (...args: any[]) => void;
+
+/**
+ * A configured launch (Numba's `kernel[grid, block]`): call it with the kernel's arguments to launch,
+ * typed by the kernel's own parameters.
+ *
+ * @typeParam F the kernel function's type
+ */
+export type Launcher<F extends (...args: never[]) => void = AnyKernelFunction> = (...args: LaunchArguments<Parameters<F>>) => void;
+
+/** The error for calling a kernel as a function: Numba's, in our launch syntax. */
+function notConfigured(name: string): LaunchError {
+  return new LaunchError(`Kernel launch configuration was not specified for '${name}'. Use the syntax: kernel.configure(blocksPerGrid, threadsPerBlock)(...args), or kernel.forall(n)(...args) to cover n threads`);
+}
+
+/**
+ * A function object with `proto` as its prototype that throws `notConfigured` when called. It has no
+ * own `name` or `length`, so the prototype's `name` getter answers.
+ */
+function uncallableKernel(proto: object): object {
+  const self: { readonly name: string } = Object.setPrototypeOf(() => { throw notConfigured(self.name); }, proto);
+  Reflect.deleteProperty(self, "name");
+  Reflect.deleteProperty(self, "length");
+  return self;
+}
+
+/**
+ * A kernel made by `cuda.jit(fn)` (Numba's `@cuda.jit` dispatcher): compiled once per signature of
+ * argument types, launched with `configure(grid, block)(...args)` or `forall(n)(...args)`. `F` is the
+ * kernel function's type, which types the launch's arguments.
+ *
+ * A Kernel is itself a function object so that calling it without a launch configuration, as `k(a)`,
+ * throws a LaunchError saying how to launch it; its type has no call signature, so TypeScript reports
+ * such a call before it runs.
+ *
+ * @typeParam F the kernel function's type, which types the launch arguments
+ */
+export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
+  /** the kernel function, as given to `cuda.jit` */
+  declare readonly fn: F;
+  /** the options given to `cuda.jit` */
+  declare readonly options: JitOptions;
+  declare private readonly specialisations: Map<string, Specialisation>;
+  declare private readonly eager: Signature | undefined;
+  declare private last: Specialisation | undefined;
+
+  /**
+   * A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one.
+   *
+   * @typeParam F the kernel function's type
+   */
   constructor(fn: F, options: JitOptions = {}) {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
-    this.fn = fn;
-    this.options = options;
     checkedName(options.name, "kernel");
     rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
-    if (options.signature !== undefined) {
-      this.eager = signatureFromOption(options.signature);
-      if (this.eager.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(this.eager)}`);
-      this.specialise(this.eager.args);
-    }
+    const eager = options.signature === undefined ? undefined : signatureFromOption(options.signature);
+    if (eager && eager.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(eager)}`);
+    // the object constructed is a function (see the class comment): its state is set on it, not on `this`
+    const self = uncallableKernel(new.target.prototype) as this;
+    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined });
+    if (eager) self.specialise(eager.args);
+    return self;
   }
 
+  /** the kernel's name: `options.name`, else its function's name, else "kernel" */
   get name(): string { return this.options.name ?? (this.fn.name || "kernel"); }
 
-  /** The compiled signatures, each accepted by inspectAsm / inspectTypes. */
+  /** The compiled signatures, each accepted by inspectAsm / inspectTypes (Numba's `signatures`). */
   get signatures(): string[] {
     return [...this.specialisations.keys()];
   }
 
-  /** Numba's `kernel[grid, block, stream, sharedMem]`. */
-  configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher {
+  /**
+   * A launcher for `grid` blocks of `block` threads (Numba's `kernel[grid, block, stream, sharedMem]`),
+   * on `stream` (default: the default stream) with `sharedMemBytes` bytes of dynamic shared memory per
+   * block. Calling the launcher with the kernel's arguments launches it; host arrays are copied in, and
+   * back when the kernel may have written them.
+   */
+  configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher<F> {
     const dims: LaunchDims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
-    return (...args: unknown[]) => this.launch(dims, args, stream);
+    return (...args: readonly unknown[]) => this.launch(dims, args, stream);
   }
 
-  /** A 1-d launch covering `n` threads with an occupancy-chosen block size. */
-  forall(n: number, stream?: Stream): Launcher {
+  /** A launcher for a 1-d launch covering `n` threads with an occupancy-chosen block size (Numba's `kernel.forall(n)`). */
+  forall(n: number, stream?: Stream): Launcher<F> {
     if (!Number.isInteger(n) || n < 0) throw new LaunchError(`forall needs a non-negative integer thread count; got ${n}`);
-    return (...args: unknown[]) => {
+    return (...args: readonly unknown[]) => {
       if (n === 0) return;
       const backend = getBackend();
       const spec = this.specialisationFor(args);
@@ -311,8 +411,8 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
   }
 
   /**
-   * PTX of a compiled specialisation (the only one when `sig` is omitted): what the
-   * current target runs, or the PTX for `target` (e.g. `{ computeCapability: [8, 0] }`).
+   * PTX of a compiled specialisation (the only one when `sig` is omitted) (Numba's `inspect_asm`): what
+   * the current target runs, or the PTX for `target` (e.g. `{ computeCapability: [8, 0] }`).
    */
   inspectAsm(sig?: string, target?: PtxTargetOptions): string {
     const spec = this.lookup(sig);
@@ -322,7 +422,7 @@ export class Kernel<F extends (...args: never[]) => void = (...args: never[]) =>
     return emitPtx(spec.ir).text;
   }
 
-  /** The typed IR of a compiled specialisation, each value with its type. */
+  /** The typed IR of a compiled specialisation, each value with its type (Numba's `inspect_types`). */
   inspectTypes(sig?: string): string {
     return printFunction(this.lookup(sig).ir);
   }

@@ -146,7 +146,7 @@ export function initXoroshiro128pStates(states: BigUint64Array, seed: number | b
 /** n generator states on the device (Numba's create_xoroshiro128p_states); a uint64 DeviceArray of 2n. */
 export function createXoroshiro128pStates(
   n: number, seed: number | bigint, backend: Backend = getBackend(), subsequenceStart: number | bigint = 0, stream?: StreamLike,
-): DeviceArray {
+): DeviceArray<"uint64", 1> {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`number of states must be a non-negative integer, got ${n}`);
   const host = new BigUint64Array(2 * n);
   initXoroshiro128pStates(host, seed, subsequenceStart);

@@ -9,10 +9,10 @@
 // value is left. As in Numba, the tree reorders operands, so `fn` must be
 // associative and commutative.
 
-import { dtypes, isArrayType, type ScalarName, type TypedArray } from "./dtypes.js";
-import { Kernel, rememberCaller, typeOfArgument } from "./kernel.js";
+import { dtypes, isArrayType, type DTypesWithHostElement, type ScalarName, type TypedArray, type TypedScalar } from "./dtypes.js";
+import { Kernel, rememberCaller, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
-import { NDArray, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";
 import { readScalar, scalarArray, withInfo } from "./vectorize.js";
 
@@ -27,26 +27,41 @@ const MAX_BLOCKS = 1024;
 /** elements each thread folds at least, so small inputs use few blocks */
 const MIN_PER_THREAD = 8;
 
-export interface ReduceOptions {
+/** Options of a reduction (Numba's `init`, `size`, `stream`, `res` arguments). */
+export interface ReduceOptions<T extends number | bigint = number | bigint> {
   /** combined into the result (`fn(result, init)`); the result of an empty reduction (default 0) */
-  readonly init?: number | bigint;
+  readonly init?: T;
   /** reduce only the first `size` elements */
   readonly size?: number;
+  /** the stream the reduction's kernels run on (default: the default stream) */
   readonly stream?: Stream;
   /** a device array whose element 0 receives the result; nothing is copied to the host */
   readonly res?: DeviceArray;
 }
 
-export type ReduceInput = TypedArray | DeviceArray | NDArrayLike;
+/** The 1-d arrays a reduction with elements of type `T` takes: host or device, of any dtype whose values are `T`s. */
+export type ReduceInput<T extends number | bigint = number | bigint> = ArrayArgument<DTypesWithHostElement<T>>;
 
-export interface Reducer {
-  (array: ReduceInput, options: ReduceOptions & { res: DeviceArray }): void;
-  (array: ReduceInput, options?: ReduceOptions): number | bigint;
+
+/**
+ * A reduction made by `cuda.reduce(fn)` (Numba's `@cuda.reduce`): `r(array, options?)` folds a 1-d array
+ * with `fn` on the device and returns the result (a bigint for 64-bit integer arrays).
+ */
+export interface Reducer<T extends number | bigint = number | bigint> {
+  /** Reduces `array` into element 0 of `options.res` on the device; returns nothing. */
+  (array: ReduceInput<T>, options: ReduceOptions<T> & { res: DeviceArray }): void;
+  /** Reduces `array` and returns the result. */
+  (array: ReduceInput<T>, options?: ReduceOptions<T>): T;
   /** the generated kernels compiled so far, one per dtype (for inspectAsm / inspectTypes) */
   readonly kernels: readonly Kernel[];
 }
 
-export function reduce(fn: (a: number, b: number) => number): Reducer {
+/**
+ * A reduction over 1-d arrays with the binary function `fn`, which must be associative and commutative
+ * (the device combines elements in a tree). Numba's `@cuda.reduce`. Annotate `fn` with bigints to reduce
+ * int64/uint64 arrays.
+ */
+export function reduce<T extends number | bigint = number>(fn: (a: T, b: T) => T): Reducer<T> {
   if (typeof fn !== "function") throw new TypeError(`cuda.reduce needs a binary function; got ${typeof fn}`);
   rememberCaller(fn); // its free names see the device functions of the module that called cuda.reduce
   const kernels = new Map<ScalarName, Kernel>();
@@ -56,11 +71,11 @@ export function reduce(fn: (a: number, b: number) => number): Reducer {
     return k;
   };
   const reducer = (array: ReduceInput, options: ReduceOptions = {}) => run(kernelFor, array, options);
-  return withInfo(reducer, {}, kernels) as unknown as Reducer;
+  return withInfo(reducer, {}, kernels) as unknown as Reducer<T>;
 }
 
 /** The kernel text for one dtype; `op` is the user's function (from env). */
-function reduceKernelSource(dtype: ScalarName): (...args: never[]) => void {
+function reduceKernelSource(dtype: ScalarName): AnyKernelFunction {
   const body = `
     const sm = cuda.shared.array(${BLOCK}, ${dtype});
     const t = cuda.threadIdx.x;
@@ -92,7 +107,7 @@ function reduceKernelSource(dtype: ScalarName): (...args: never[]) => void {
     }`;
   const f = new Function("src", "n", "partials", "init", "useInit", body);
   Object.defineProperty(f, "name", { value: `reduce_${dtype}` });
-  return f as (...args: never[]) => void;
+  return f as AnyKernelFunction;
 }
 
 function run(kernelFor: (d: ScalarName) => Kernel, input: ReduceInput, options: ReduceOptions): number | bigint | undefined {
@@ -107,7 +122,7 @@ function run(kernelFor: (d: ScalarName) => Kernel, input: ReduceInput, options: 
     throw new TypeError("cuda.reduce: res must be a DeviceArray with at least one element");
   }
   const n = lengthOf(array);
-  const init = dtypes[dtype](options.init ?? 0) as { valueOf(): number | bigint };
+  const init = dtypes[dtype](options.init ?? 0) as TypedScalar;
   const useInit = options.init !== undefined;
   if (n === 0) return finishEmpty(init.valueOf() as number | bigint, res, stream);
 
@@ -146,7 +161,7 @@ function limit(array: ReduceInput, size: number | undefined): ReduceInput {
   if (!Number.isInteger(size) || size < 0 || size > n) throw new RangeError(`cuda.reduce: size must be an integer from 0 to ${n}; got ${size}`);
   if (array instanceof DeviceArray) return array.slice([0, size]);
   if (isTypedArray(array)) return array.subarray(0, size) as TypedArray;
-  return new NDArray(array.data, [size], array.stride, array.offset, (array as { dtype?: ScalarName }).dtype);
+  return new NDArray(array.data, [size], array.stride, array.offset, dtypeOfNDArrayLike(array));
 }
 
 function lengthOf(array: ReduceInput): number {

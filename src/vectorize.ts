@@ -15,28 +15,35 @@
 import {
   DTYPE_INFO, convertScalar, dtypeOfTypedArray, float16Bits, float16FromBits, isArrayType, isFloat, isInteger,
   isScalarType, parseSignature, signatureToString, typedScalarDType, type ScalarName, type Signature,
-  type TypedArray,
+  type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError, TypingError } from "./errors.js";
 import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
 import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
-import { Kernel, rememberCaller, resolveDeviceFunction, typeOfArgument } from "./kernel.js";
+import { Kernel, rememberCaller, resolveDeviceFunction, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
-import { NDArray, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
+import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";
 
+/** An array operand of a ufunc: a host array (TypedArray or ndarray-style) or a DeviceArray, of any shape that broadcasts. */
 export type ArrayOperand = TypedArray | NDArrayLike | DeviceArray;
 /** a host scalar: a number, bigint, boolean, or a typed scalar such as `float32(2)` */
-export type ScalarOperand = number | bigint | boolean | { valueOf(): number | bigint | boolean };
+export type ScalarOperand = number | bigint | boolean | TypedScalar;
+/** A ufunc's output: a DeviceArray when an input was one, else a host TypedArray (1-d) or NDArray; or the `out` given. */
 export type UfuncResult = TypedArray | NDArray | DeviceArray;
+/** The options object a ufunc call may end with (Numba's `out=` and `stream=` keywords). */
 export interface UfuncOptions {
+  /** the array the results are written to (instead of a new one) */
   readonly out?: ArrayOperand;
+  /** the stream the ufunc's kernel runs on (default: the default stream) */
   readonly stream?: Stream;
 }
 
-/** `f(...inputs)`, `f(...inputs, out)` or `f(...inputs, { out, stream })` */
+/** A GPU ufunc made by `cuda.vectorize`: `f(...inputs)`, `f(...inputs, out)` or `f(...inputs, { out, stream })` */
 export interface Ufunc {
+  /** Applies the scalar function elementwise over the broadcast inputs. */
   (...args: (ArrayOperand | ScalarOperand | UfuncOptions)[]): UfuncResult;
+  /** the number of inputs */
   readonly nin: number;
   /** the eager signatures, as Numba prints them (empty: types are inferred per call) */
   readonly signatures: readonly string[];
@@ -44,12 +51,17 @@ export interface Ufunc {
   readonly kernels: readonly Kernel[];
 }
 
-/** `g(...inputs)` or `g(...inputs, ...outputs)`; one output is returned as is, several as a list */
+/** A generalized GPU ufunc made by `cuda.guvectorize`: `g(...inputs)` or `g(...inputs, ...outputs)`; one output is returned as is, several as a list */
 export interface Gufunc {
+  /** Applies the function to each set of core sub-arrays over the broadcast loop dimensions. */
   (...args: (ArrayOperand | ScalarOperand | UfuncOptions)[]): UfuncResult | UfuncResult[];
+  /** the number of inputs */
   readonly nin: number;
+  /** the number of outputs */
   readonly nout: number;
+  /** the layout, e.g. "(n),()->(n)" */
   readonly layout: string;
+  /** the signatures, as Numba prints them */
   readonly signatures: readonly string[];
   /** the generated kernels compiled so far (for inspectAsm / inspectTypes) */
   readonly kernels: readonly Kernel[];
@@ -94,7 +106,7 @@ const isArrayOperand = (v: unknown): v is ArrayOperand => v instanceof DeviceArr
 function dtypeOfOperand(v: ArrayOperand): ScalarName {
   if (v instanceof DeviceArray) return v.dtype;
   if (isTypedArray(v)) return dtypeOfTypedArray(v)!;
-  return (v as { dtype?: ScalarName }).dtype ?? dtypeOfTypedArray(v.data)!;
+  return dtypeOfNDArrayLike(v);
 }
 
 function operandOf(v: ArrayOperand): Operand {
@@ -214,7 +226,7 @@ function offsetsSource(loopNdim: number, bases: readonly number[]): string {
 function makeKernelFunction(name: string, params: readonly string[], body: string, op: Function): Kernel {
   const f = new Function(...params, body);
   Object.defineProperty(f, "name", { value: name });
-  return new Kernel(f as (...args: never[]) => void, { env: { op } });
+  return new Kernel(f as AnyKernelFunction, { env: { op } });
 }
 
 /** Attaches read-only facts and a live `kernels` list to a ufunc-like function. */
@@ -312,6 +324,11 @@ function checkOperand(v: unknown, position: number, what: string): ArrayOperand 
 // ---------------------------------------------------------------------------
 // vectorize
 
+/**
+ * A GPU ufunc from a scalar function (Numba's `@vectorize(signatures, target="cuda")`): applied to each
+ * element of the broadcast inputs, one thread per output element. With `signatures`
+ * (`"float32(float32, float32)"`) compiled eagerly for those types; without, per call from the inputs' types.
+ */
 export function vectorize(fn: Function, signatures?: readonly string[] | string): Ufunc {
   if (typeof fn !== "function") throw new TypeError(`cuda.vectorize needs a scalar function; got ${typeof fn}`);
   rememberCaller(fn); // its free names see the device functions of the module that made the ufunc
@@ -429,6 +446,11 @@ export function parseLayout(layout: string): GuLayout {
   return { inputs, outputs };
 }
 
+/**
+ * A generalized GPU ufunc (Numba's `@guvectorize(signatures, layout, target="cuda")`): `fn` receives
+ * core sub-arrays as `layout` describes them (`"(n),()->(n)"`) and writes its outputs into the last
+ * parameters; one thread per element of the broadcast loop dimensions.
+ */
 export function guvectorize(fn: Function, signatures: readonly string[] | string, layout: string): Gufunc {
   if (typeof fn !== "function") throw new TypeError(`cuda.guvectorize needs a function; got ${typeof fn}`);
   rememberCaller(fn); // its free names see the device functions of the module that made the ufunc

@@ -25,6 +25,7 @@ test("attributes follow Numba (strides in bytes)", () => {
   assert.equal(d.dtype, "float32");
   assert.equal(deviceArray(5, float32, sim).dtype, "float32");
   assert.equal(deviceArray(5, "f8", sim).dtype, "float64");
+  // @ts-expect-error an unknown dtype name, rejected at run time too
   assert.throws(() => deviceArray([2], "float128", sim), /unknown dtype/);
 });
 
@@ -93,6 +94,7 @@ test("copyToHost into a given target, including a strided one", () => {
   d.copyToHost(t);
   assert.deepEqual([...t.data], [0, 3, 1, 4, 2, 5]);
   assert.throws(() => d.copyToHost(new Float64Array(5)), /does not fit/);
+  // @ts-expect-error a target of another dtype, rejected at run time too
   assert.throws(() => d.copyToHost(new Float32Array(6)), /dtype mismatch/);
 });
 

@@ -34,8 +34,11 @@ test("host scalar typing: integers in int32 range are int32, other numbers float
   const o = new Float64Array(1);
   probe.configure(1, 1)(o, 7);
   probe.configure(1, 1)(o, 2 ** 40);
+  // @ts-expect-error at run time a bigint is an int64 argument, whatever the annotation says
   probe.configure(1, 1)(o, 12n);
+  // @ts-expect-error and a boolean a bool one
   probe.configure(1, 1)(o, true);
+  // @ts-expect-error int64(3) is typed bigint
   probe.configure(1, 1)(o, int64(3));
   assert.deepEqual(probe.signatures.map((s) => s.replace(/.*, /, "").replace(")", "")).sort(), ["bool", "float64", "int32", "int64"]);
 });
@@ -46,6 +49,7 @@ test("eager compilation from a Numba signature string; other argument types are 
   const a = new Float32Array(4);
   k.configure(1, 4)(a, 4.0);              // a float64 scalar converts to the signature's int32
   assert.deepEqual(Array.from(a), [0, 1, 2, 3]);
+  // @ts-expect-error the wrong array type, checked at run time too
   assert.throws(() => k.configure(1, 4)(new Float64Array(4), 4), (e: unknown) => e instanceof LaunchError && /compiled for void\(array\(float32, 1d, C\), int32\)/.test(e.message));
 });
 
@@ -67,6 +71,7 @@ test("a scalar an eager integer parameter cannot hold exactly is a LaunchError, 
   DeviceArray.prototype.free = function (this: DeviceArray) { frees++; free.call(this); };
   try {
     for (const [bad, shown] of [[2.5, "2.5"], [1e10, "10000000000"], [2n ** 40n, "1099511627776n"], [int64(2n ** 33n), "8589934592n"]] as const) {
+      // @ts-expect-error bigint values, checked at run time against the int32 parameter
       assert.throws(() => k.configure(1, 1)(a, bad), (e: unknown) =>
         e instanceof LaunchError && e.message.includes(`argument 2 ('n') is ${shown}, which its int32 parameter cannot hold exactly`), String(shown));
     }
@@ -75,6 +80,7 @@ test("a scalar an eager integer parameter cannot hold exactly is a LaunchError, 
   }
   assert.equal(frees, 4);
   assert.deepEqual(Array.from(a.data), [7]);
+  // @ts-expect-error a bigint for a number parameter, converted when exact
   k.configure(1, 1)(a, -5n);                // exact values of other kinds convert
   assert.equal(a.data[0], -5);
 });
@@ -139,8 +145,12 @@ test("an array too large for int32 indexing is a LaunchError, not a silently wra
 });
 
 test("wrong argument count or kind is a LaunchError", () => {
+  // each of these is also a type error, reported at run time to JavaScript callers
+  // @ts-expect-error too few arguments
   assert.throws(() => scale.configure(1, 32)(new Float32Array(2)), (e: unknown) => e instanceof LaunchError && /takes 2 argument\(s\); the launch passed 1/.test(e.message));
+  // @ts-expect-error a plain array
   assert.throws(() => scale.configure(1, 32)([1, 2, 3], 2), (e: unknown) => e instanceof LaunchError && /plain JS array/.test(e.message));
+  // @ts-expect-error a string
   assert.throws(() => scale.configure(1, 32)(new Float32Array(2), "2"), (e: unknown) => e instanceof LaunchError && /argument 2 is a string/.test(e.message));
 });
 

@@ -689,6 +689,10 @@ export class Lowerer {
     if (typeof v === "bigint") return expr(constExpr("int64", BigInt.asIntN(64, v)));
     const dev = asDeviceFunction(v);
     if (dev) return { v: "device", fn: dev };
+    // a kernel is a function object that is no Function (its prototype is Kernel's): not callable in kernels
+    if (typeof v === "function" && !(v instanceof Function)) {
+      return this.fail(n, `env value '${name}' is a kernel, which kernels cannot call; make it a device function with cuda.jit(fn, { device: true })`);
+    }
     // a plain function from env is a device function that sees the same env (and, unless placed elsewhere, this module)
     if (typeof v === "function") return { v: "device", fn: { fn: v, name: v.name || name, env: this.env, module: moduleOf(v) ?? this.module } };
     const typed = this.typedScalar(v);

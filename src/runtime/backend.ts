@@ -93,23 +93,35 @@ export interface CompiledKernel {
   readonly staticSharedBytes: number;
 }
 
+/** A device's launch limits (CUDA's device attributes). */
 export interface DeviceLimits {
+  /** the most threads a block may have */
   readonly maxThreadsPerBlock: number;
+  /** the largest block extent per axis (x, y, z) */
   readonly maxBlockDim: readonly [number, number, number];
+  /** the largest grid extent per axis, in blocks (x, y, z) */
   readonly maxGridDim: readonly [number, number, number];
   /** default per-block shared memory (48 KB) */
   readonly maxSharedPerBlock: number;
   /** with opt-in (dynamic shared memory above 48 KB) */
   readonly maxSharedPerBlockOptin: number;
+  /** threads per warp (32) */
   readonly warpSize: number;
 }
 
+/** A device kernels can run on: a GPU, or the simulator's one simulated device. */
 export interface DeviceInfo {
+  /** the device's ordinal, as `cuda.selectDevice(id)` takes it */
   readonly id: number;
+  /** the device's name, e.g. "NVIDIA H100 80GB HBM3" */
   readonly name: string;
+  /** the compute capability as [major, minor] (Numba's `compute_capability`) */
   readonly computeCapability: readonly [number, number];
+  /** the number of streaming multiprocessors */
   readonly multiprocessors: number;
+  /** the device memory, in bytes */
   readonly totalMemory: number;
+  /** the launch limits */
   readonly limits: DeviceLimits;
 }
 

@@ -6,7 +6,10 @@
 // on a view only retires that view (so `using v = a.slice(…)` is safe). When
 // the root and all views are garbage-collected the memory is released too.
 
-import { DTYPE_INFO, dtypeOfTypedArray, resolveDType, type ScalarName, type TypedArray } from "../dtypes.js";
+import {
+  DTYPE_INFO, dtypeOfTypedArray, resolveDType, type DTypeLike, type DTypeNameOf, type DTypeOfTypedArray, type HostStorageOf,
+  type ScalarName, type StorageOf, type TypedArray,
+} from "../dtypes.js";
 import type { ArrayArg, Backend, BackendStream, DeviceBuffer } from "./backend.js";
 import {
   NDArray, checkShape, cStrides, forEachStrided, isCContiguous, isNDArrayLike, isTypedArray, product,
@@ -15,11 +18,38 @@ import {
 import { getBackend } from "./select.js";
 import { Stream, streamHandle } from "./streams.js";
 
+/** A host array: a TypedArray or an ndarray-style `{data, shape, stride, offset}` view (an NDArray among them). */
 export type HostArray = TypedArray | NDArrayLike;
+/** A stream argument: a Stream from `cuda.stream()` (or a back end's own stream handle). */
 export type StreamLike = Stream | BackendStream;
 /** per dimension: an index (drops the dimension), `null` (all of it) or Python's `[start, stop, step]` */
 export type SliceSpec = number | null | readonly [start?: number | null, stop?: number | null, step?: number | null];
-type Shape = number | readonly number[];
+/** An array shape: a number for 1-d, or one extent per dimension. */
+export type Shape = number | readonly number[];
+
+/** The host arrays that hold dtype `D`: a TypedArray storing it, or an ndarray-style view of one. */
+export type HostArrayOf<D extends ScalarName = ScalarName> = HostStorageOf<D> | NDArrayLike<HostStorageOf<D>>;
+
+/** The number of dimensions of shape `S`: 1 for a number, the length of a tuple, else unknown (`number`). */
+export type RankOf<S> = S extends number ? 1
+  : S extends readonly unknown[] ? (number extends S["length"] ? number : S["length"]) : number;
+
+/**
+ * What a new host copy of a rank-`N` array of dtype `D` is: its storage TypedArray for 1-d, an NDArray
+ * otherwise, either one while the rank is unknown.
+ */
+export type HostCopyOf<D extends ScalarName, N extends number> = N extends 1 ? StorageOf<D>
+  : number extends N ? StorageOf<D> | NDArray<StorageOf<D>, D> : NDArray<StorageOf<D>, D>;
+
+/** The dtype of a host array (an NDArray's own; otherwise the one its TypedArray stores). */
+export type DTypeOfHost<A> = A extends NDArray<TypedArray, infer D> ? D
+  : A extends NDArrayLike<infer T> ? DTypeOfTypedArray<T> : DTypeOfTypedArray<A>;
+
+/** The number of dimensions of a host array: 1 for a TypedArray, otherwise unknown (`number`). */
+export type RankOfHost<A> = A extends TypedArray ? 1 : number;
+
+/** A device array with the dtype and rank of `A` (a host or device array). */
+export type DeviceArrayLike<A> = A extends DeviceArray<infer D, infer N> ? DeviceArray<D, N> : DeviceArray<DTypeOfHost<A>, RankOfHost<A>>;
 
 // ---------------------------------------------------------------------------
 // Releasing memory: deferred inside deferCleanup(), and on garbage collection.
@@ -102,10 +132,18 @@ function contiguousHost(a: HostArray): TypedArray {
   return out;
 }
 
-export class DeviceArray {
+/**
+ * An array in device memory (Numba's `DeviceNDArray`) of dtype `D` with `N` dimensions (`number` when
+ * not known from the types). Passed to a kernel it stays on the device: nothing is copied.
+ */
+export class DeviceArray<out D extends ScalarName = ScalarName, out N extends number = number> {
+  /** the back end (GPU or simulator) whose memory holds the array @internal */
   readonly backend: Backend;
+  /** the device allocation the array views @internal */
   readonly buffer: DeviceBuffer;
-  readonly dtype: ScalarName;
+  /** the element dtype, e.g. "float32" */
+  readonly dtype: D;
+  /** the extent of each dimension */
   readonly shape: readonly number[];
   /** strides in elements (the kernel ABI); `strides` gives them in bytes as Numba does */
   readonly elementStrides: readonly number[];
@@ -115,7 +153,7 @@ export class DeviceArray {
   private readonly isRoot: boolean;
   private retired = false;
 
-  private constructor(memory: Memory, isRoot: boolean, dtype: ScalarName, shape: readonly number[], elementStrides: readonly number[], byteOffset: number) {
+  private constructor(memory: Memory, isRoot: boolean, dtype: D, shape: readonly number[], elementStrides: readonly number[], byteOffset: number) {
     this.memory = memory;
     this.isRoot = isRoot;
     this.backend = memory.backend;
@@ -126,7 +164,7 @@ export class DeviceArray {
     this.byteOffset = byteOffset;
   }
 
-  /** A new C-contiguous array owning fresh (uninitialised) device memory. */
+  /** A new C-contiguous array owning fresh (uninitialised) device memory; users call `cuda.deviceArray`. @internal */
   static allocate(backend: Backend, shape: Shape, dtype: unknown): DeviceArray {
     const dims = shapeList(shape);
     const d = resolveDType(dtype);
@@ -136,19 +174,24 @@ export class DeviceArray {
     return new DeviceArray(memory, true, d, dims, cStrides(dims), 0);
   }
 
-  /** A C-contiguous array over memory someone else owns (never freed by numbats). */
+  /** A C-contiguous array over memory someone else owns (never freed by numbats). @internal */
   static over(backend: Backend, buffer: DeviceBuffer, shape: Shape, dtype: unknown, byteOffset = 0): DeviceArray {
     const dims = shapeList(shape);
     return new DeviceArray({ backend, buffer, released: false }, false, resolveDType(dtype), dims, cStrides(dims), byteOffset);
   }
 
+  /** bytes per element */
   get itemsize(): number { return DTYPE_INFO[this.dtype].size; }
-  get ndim(): number { return this.shape.length; }
+  /** the number of dimensions */
+  get ndim(): N { return this.shape.length as N; }
+  /** the number of elements */
   get size(): number { return product(this.shape); }
+  /** the bytes the elements take (size × itemsize) */
   get nbytes(): number { return this.size * this.itemsize; }
   /** strides in bytes, as Numba reports them */
   get strides(): number[] { return this.elementStrides.map((s) => s * this.itemsize); }
 
+  /** Whether the array is row-major contiguous (Numba's `is_c_contiguous()`). */
   isCContiguous(): boolean {
     return isCContiguous(this.shape, this.elementStrides);
   }
@@ -176,11 +219,12 @@ export class DeviceArray {
     release(this.backend, this.buffer);
   }
 
+  /** `free()`, for `using d = cuda.toDevice(…)`. */
   [Symbol.dispose](): void {
     this.free();
   }
 
-  /** The array as a kernel argument. */
+  /** The array as a kernel argument. @internal */
   toKernelArg(name: string): ArrayArg {
     this.check();
     return { kind: "array", buffer: this.buffer, byteOffset: this.byteOffset, dtype: this.dtype, shape: this.shape, strides: this.elementStrides, name };
@@ -194,8 +238,8 @@ export class DeviceArray {
    * TypedArray of `size` elements or an N-d array of this shape), else into a
    * new TypedArray (1-d) or C-ordered NDArray (N-d).
    */
-  copyToHost<T extends HostArray>(target: T, stream?: StreamLike): T;
-  copyToHost(target?: undefined, stream?: StreamLike): TypedArray | NDArray;
+  copyToHost<T extends HostArrayOf<D>>(target: T, stream?: StreamLike): T;
+  copyToHost<M extends number>(this: DeviceArray<D, M>, target?: undefined, stream?: StreamLike): HostCopyOf<D, M>;
   copyToHost(target?: HostArray, stream?: StreamLike): HostArray {
     this.check();
     if (target !== undefined) {
@@ -216,7 +260,7 @@ export class DeviceArray {
   }
 
   /** Copies a host array (same shape, or a flat TypedArray of `size` elements) or a device array into this one. */
-  copyToDevice(source: HostArray | DeviceArray, stream?: StreamLike): void {
+  copyToDevice(source: HostArrayOf<D> | DeviceArray<D>, stream?: StreamLike): void {
     this.check();
     const s = streamHandle(stream);
     if (source instanceof DeviceArray) {
@@ -240,8 +284,10 @@ export class DeviceArray {
   // -------------------------------------------------------------------------
   // views
 
-  /** A view with a new shape (C-contiguous arrays only; one extent may be -1). */
-  reshape(...shape: number[] | [readonly number[]]): DeviceArray {
+  /** A view with a new shape (C-contiguous arrays only; one extent may be -1), as extents or one list. */
+  reshape<const S extends readonly number[]>(shape: S): DeviceArray<D, RankOf<S>>;
+  reshape<S extends number[]>(...shape: S): DeviceArray<D, RankOf<S>>;
+  reshape(...shape: number[] | [readonly number[]]): DeviceArray<D> {
     const dims = [...(Array.isArray(shape[0]) ? shape[0] : (shape as number[]))];
     const unknown = dims.indexOf(-1);
     if (unknown >= 0) {
@@ -258,12 +304,12 @@ export class DeviceArray {
   }
 
   /** A 1-d view of a C-contiguous array. */
-  ravel(): DeviceArray {
+  ravel(): DeviceArray<D, 1> {
     return this.reshape(this.size);
   }
 
   /** Numba-like slicing: `a.slice([1, 5], 2)` is `a[1:5, 2]`; views share memory. */
-  slice(...specs: SliceSpec[]): DeviceArray {
+  slice(...specs: SliceSpec[]): DeviceArray<D> {
     if (specs.length > this.ndim) throw new RangeError(`${specs.length} indices for a ${this.ndim}-d array`);
     const shape: number[] = [];
     const strides: number[] = [];
@@ -283,7 +329,7 @@ export class DeviceArray {
     return this.view(shape, strides, offset);
   }
 
-  private view(shape: readonly number[], strides: readonly number[], byteOffset: number): DeviceArray {
+  private view(shape: readonly number[], strides: readonly number[], byteOffset: number): DeviceArray<D> {
     this.check();
     return new DeviceArray(this.memory, false, this.dtype, shape, strides, byteOffset);
   }
@@ -368,21 +414,21 @@ export function sliceIndices(spec: readonly [start?: number | null, stop?: numbe
 // constructors (Numba's cuda.to_device, device_array, device_array_like, pinned_array, mapped_array)
 
 /** Copies a host array to a new DeviceArray of the same shape and dtype. */
-export function toDevice(hostArray: HostArray, stream?: StreamLike, backend: Backend = getBackend()): DeviceArray {
+export function toDevice<A extends HostArray>(hostArray: A, stream?: StreamLike, backend: Backend = getBackend()): DeviceArrayLike<A> {
   const d = DeviceArray.allocate(backend, hostShape(hostArray), hostDType(hostArray));
   d.copyToDevice(hostArray, stream);
-  return d;
+  return d as DeviceArrayLike<A>;
 }
 
 /** An uninitialised DeviceArray; dtype is a dtype object or its name. */
-export function deviceArray(shape: Shape, dtype: unknown, backend: Backend = getBackend()): DeviceArray {
-  return DeviceArray.allocate(backend, shape, dtype);
+export function deviceArray<const S extends Shape, T extends DTypeLike>(shape: S, dtype: T, backend: Backend = getBackend()): DeviceArray<DTypeNameOf<T>, RankOf<S>> {
+  return DeviceArray.allocate(backend, shape, dtype) as DeviceArray<DTypeNameOf<T>, RankOf<S>>;
 }
 
 /** An uninitialised DeviceArray with the shape and dtype of `array` (host or device). */
-export function deviceArrayLike(array: HostArray | DeviceArray, backend: Backend = getBackend()): DeviceArray {
-  if (array instanceof DeviceArray) return DeviceArray.allocate(backend, array.shape, array.dtype);
-  return DeviceArray.allocate(backend, hostShape(array), hostDType(array));
+export function deviceArrayLike<A extends HostArray | DeviceArray>(array: A, backend: Backend = getBackend()): DeviceArrayLike<A> {
+  if (array instanceof DeviceArray) return DeviceArray.allocate(backend, array.shape, array.dtype) as DeviceArrayLike<A>;
+  return DeviceArray.allocate(backend, hostShape(array as HostArray), hostDType(array as HostArray)) as DeviceArrayLike<A>;
 }
 
 /** Page-locked host memory behind a host array made by pinnedArray/mappedArray. */
@@ -413,13 +459,13 @@ function hostArray(shape: Shape, dtype: unknown, backend: Backend, mapped: boole
 }
 
 /** Page-locked host memory (fast, asynchronous copies); plain memory on the simulator. */
-export function pinnedArray(shape: Shape, dtype: unknown, backend: Backend = getBackend()): TypedArray | NDArray {
-  return hostArray(shape, dtype, backend, false);
+export function pinnedArray<const S extends Shape, T extends DTypeLike>(shape: S, dtype: T, backend: Backend = getBackend()): HostCopyOf<DTypeNameOf<T>, RankOf<S>> {
+  return hostArray(shape, dtype, backend, false) as HostCopyOf<DTypeNameOf<T>, RankOf<S>>;
 }
 
 /** Page-locked host memory that kernels can also address directly; plain memory on the simulator. */
-export function mappedArray(shape: Shape, dtype: unknown, backend: Backend = getBackend()): TypedArray | NDArray {
-  return hostArray(shape, dtype, backend, true);
+export function mappedArray<const S extends Shape, T extends DTypeLike>(shape: S, dtype: T, backend: Backend = getBackend()): HostCopyOf<DTypeNameOf<T>, RankOf<S>> {
+  return hostArray(shape, dtype, backend, true) as HostCopyOf<DTypeNameOf<T>, RankOf<S>>;
 }
 
 /** Releases the page-locked memory of an array made by pinnedArray/mappedArray; the array must not be used afterwards. */

@@ -3,7 +3,7 @@
 // Any object of that shape (the package's own arrays included) is accepted
 // wherever numbats takes a host array.
 
-import { DTYPE_INFO, dtypeOfTypedArray, type ScalarName, type TypedArray } from "../dtypes.js";
+import { DTYPE_INFO, dtypeOfTypedArray, type DTypeOfTypedArray, type DTypesStoredIn, type ScalarName, type TypedArray } from "../dtypes.js";
 
 /** What a read of one element gives: BigInts for 64-bit integer arrays. */
 export type ElementOf<T extends TypedArray> = T extends BigInt64Array | BigUint64Array ? bigint : number;
@@ -11,11 +11,18 @@ export type ElementOf<T extends TypedArray> = T extends BigInt64Array | BigUint6
 /** Nested JS arrays, as `toArray()` returns them. */
 export type Nested<E> = E | Nested<E>[];
 
-/** The `ndarray` package's duck type. */
+/**
+ * The `ndarray` package's duck type: a strided view of a TypedArray. Any object of this shape (an
+ * NDArray, an `ndarray` package array, a literal) is accepted wherever numbats takes a host array.
+ */
 export interface NDArrayLike<T extends TypedArray = TypedArray> {
+  /** the elements' storage */
   readonly data: T;
+  /** the extent of each dimension */
   readonly shape: readonly number[];
+  /** per dimension, the step in `data` between neighbouring elements, in elements (not bytes) */
   readonly stride: readonly number[];
+  /** the position in `data` of element [0, 0, …], in elements */
   readonly offset: number;
 }
 
@@ -51,15 +58,28 @@ export function isNDArrayLike(x: unknown): x is NDArrayLike {
     o.shape.length === o.stride.length && typeof o.offset === "number";
 }
 
-export class NDArray<T extends TypedArray = TypedArray> implements NDArrayLike<T> {
+/**
+ * A host N-d array: a strided view of a TypedArray with a dtype (the `ndarray` package's convention, and
+ * what a Numba user knows as a NumPy array on the host). `D` is its dtype: a Uint16Array may hold
+ * float16 bits, a Uint8Array bools.
+ */
+export class NDArray<T extends TypedArray = TypedArray, D extends ScalarName = DTypesStoredIn<T>> implements NDArrayLike<T> {
+  /** the elements' storage */
   readonly data: T;
+  /** the extent of each dimension */
   readonly shape: readonly number[];
+  /** per dimension, the step in `data` between neighbouring elements, in elements (not bytes) */
   readonly stride: readonly number[];
+  /** the position in `data` of element [0, 0, …], in elements */
   readonly offset: number;
   /** the element type; differs from the TypedArray's own for float16 (Uint16Array) and bool (Uint8Array) */
-  readonly dtype: ScalarName;
+  readonly dtype: D;
 
-  constructor(data: T, shape: readonly number[] = [data.length], stride?: readonly number[], offset = 0, dtype?: ScalarName) {
+  /**
+   * A view of `data` with `shape` (default: all of it, 1-d), `stride` (default: row-major) and `offset`
+   * in elements; `dtype` names float16 or bool data (default: the TypedArray's own dtype).
+   */
+  constructor(data: T, shape: readonly number[] = [data.length], stride?: readonly number[], offset = 0, dtype?: D) {
     this.data = data;
     this.shape = checkShape(shape);
     this.stride = stride ? [...stride] : cStrides(shape);
@@ -69,14 +89,16 @@ export class NDArray<T extends TypedArray = TypedArray> implements NDArrayLike<T
     }
     const own = dtypeOfTypedArray(data);
     if (own === undefined) throw new TypeError("NDArray data must be a TypedArray");
-    this.dtype = dtype ?? own;
+    this.dtype = dtype ?? (own as D);
     if (DTYPE_INFO[this.dtype].array !== DTYPE_INFO[own].array) {
       throw new TypeError(`dtype ${this.dtype} is not stored in a ${data.constructor.name}`);
     }
     this.checkExtent();
   }
 
+  /** the number of dimensions */
   get ndim(): number { return this.shape.length; }
+  /** the number of elements */
   get size(): number { return product(this.shape); }
 
   /** position in `data` of the element at `idx` (bounds-checked) */
@@ -93,15 +115,18 @@ export class NDArray<T extends TypedArray = TypedArray> implements NDArrayLike<T
     return at;
   }
 
+  /** The element at `idx` (one index per dimension), bounds-checked. */
   get(...idx: number[]): ElementOf<T> {
     return this.data[this.index(...idx)] as ElementOf<T>;
   }
 
+  /** Stores `value` at the element `idx` (one index per dimension, then the value), bounds-checked. */
   set(...args: [...idx: number[], value: ElementOf<T>]): void {
     const value = args.pop() as number & bigint;
     (this.data as unknown as Record<number, unknown>)[this.index(...(args as number[]))] = value;
   }
 
+  /** Whether the view is row-major contiguous (Numba's `flags.c_contiguous`). */
   isCContiguous(): boolean {
     return isCContiguous(this.shape, this.stride);
   }
@@ -131,9 +156,20 @@ export class NDArray<T extends TypedArray = TypedArray> implements NDArrayLike<T
   }
 }
 
-/** `ndarray(data, shape, stride, offset)` as in the `ndarray` package. */
-export function ndarray<T extends TypedArray>(data: T, shape?: readonly number[], stride?: readonly number[], offset?: number): NDArray<T> {
+/**
+ * `ndarray(data, shape, stride, offset)` as in the `ndarray` package: an NDArray viewing `data`
+ * (strides and offset in elements; default row-major from element 0).
+ */
+export function ndarray<T extends TypedArray>(data: T, shape?: readonly number[], stride?: readonly number[], offset?: number): NDArray<T, DTypeOfTypedArray<T>> {
   return new NDArray(data, shape, stride, offset);
+}
+
+/**
+ * The dtype of an ndarray-style array: an NDArray's own, else the one its TypedArray stores (the
+ * `ndarray` package's `dtype` field has names of its own, such as "bigint64", and is not read).
+ */
+export function dtypeOfNDArrayLike(a: NDArrayLike): ScalarName {
+  return a instanceof NDArray ? a.dtype : dtypeOfTypedArray(a.data)!;
 }
 
 /** An NDArray over the same data as any `ndarray`-convention object. */

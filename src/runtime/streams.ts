@@ -3,9 +3,18 @@
 
 import type { Backend, BackendEvent, BackendStream } from "./backend.js";
 
+/**
+ * A queue of device work that runs in order (Numba's `Stream`), made by `cuda.stream()`; work on
+ * different streams may overlap. Pass it to launches and copies to queue them on it.
+ */
 export class Stream {
-  constructor(readonly handle: BackendStream) {}
+  /** Wraps a back end's stream; use `cuda.stream()` to make one. @internal */
+  constructor(
+    /** the back end's stream @internal */
+    readonly handle: BackendStream,
+  ) {}
 
+  /** whether this is the default stream */
   get isDefault(): boolean {
     return this.handle.isDefault;
   }
@@ -19,14 +28,21 @@ export class Stream {
   }
 }
 
+/** A marker in a stream's work, for timing and waiting (Numba's `Event`), made by `cuda.event()`. */
 export class Event {
-  constructor(readonly handle: BackendEvent, private readonly backend: Backend) {}
+  /** Wraps a back end's event; use `cuda.event()` to make one. @internal */
+  constructor(
+    /** the back end's event @internal */
+    readonly handle: BackendEvent,
+    private readonly backend: Backend,
+  ) {}
 
   /** records the event on `stream` (default: the default stream) */
   record(stream?: Stream | BackendStream): this {
     this.handle.record(streamHandle(stream) ?? this.backend.defaultStream());
     return this;
   }
+  /** blocks until the work recorded before this event has finished */
   synchronize(): void {
     this.handle.synchronize();
   }

@@ -20,7 +20,7 @@ import { isNDArrayLike } from "../../src/runtime/ndarray.js";
 import { getBackend } from "../../src/runtime/select.js";
 import { compileSim } from "../../src/targets/js/index.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";
-import { cuda } from "../../src/index.js";
+import { cuda, type KernelArgument } from "../../src/index.js";
 import { hasPtxas, ptxasCheck } from "./ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./ptxsim.js";
 
@@ -111,7 +111,7 @@ export async function runCase(c: KernelCase): Promise<void> {
   const args = c.args();
   const k = cuda.jit(c.kernel, c.options);
   let printed = capture(() => {
-    k.configure(c.grid, c.block, undefined, c.sharedMemBytes ?? 0)(...args);
+    k.configure(c.grid, c.block, undefined, c.sharedMemBytes ?? 0)(...(args as KernelArgument[]));
     cuda.synchronize();
   });
   if (getBackend().name === "cuda" && printed.length === 0 && /console\.log/.test(c.kernel.toString())) printed = printedByChild(c);
