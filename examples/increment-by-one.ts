@@ -17,10 +17,10 @@ const incrementByOne = cuda.jit((anArray: Float32Array) => {
   if (pos < anArray.length) anArray[pos] += 1;
 });
 
-// SPEC §1, verbatim
+// the README's first program, verbatim
 const a = new Float32Array([3, 5, 9, 13, 7, 2, 4, 1]);
 incrementByOne.configure(2, 4)(a);
-checkEqual("increment_by_one[2, 4] on the SPEC's 8 elements", a, [4, 6, 10, 14, 8, 3, 5, 2]);
+checkEqual("increment_by_one[2, 4] on the README's 8 elements", a, [4, 6, 10, 14, 8, 3, 5, 2]);
 
 // a larger array whose length is not a multiple of the block: the guard matters
 const n = sizeArg(100_003);

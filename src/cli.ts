@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `numbats` command (SPEC §7):
+// The `numbats` command:
 //   numbats -s                                  system report, as Numba's `numba -s`
 //   numbats ptx FILE [--kernel NAME] [--sig SIG] [--arch sm_XX]
 //                                               PTX of the kernels a module exports

@@ -1,4 +1,4 @@
-// The typed errors of SPEC §8. Every failure a user can cause is one of these.
+// The typed errors of numbats. Every failure a user can cause is one of these.
 
 /** One problem in kernel source, with its position. */
 export interface SourceProblem {

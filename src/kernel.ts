@@ -184,7 +184,7 @@ export function rememberCaller(fn: Function): void {
 // ---------------------------------------------------------------------------
 // argument typing
 
-/** The kernel-language type of a launch argument (SPEC §3 host-scalar rules). */
+/** The kernel-language type of a launch argument (the host-scalar rules of docs/language.md). */
 export function typeOfArgument(v: unknown, position: number): Type {
   if (v instanceof DeviceArray) return arrayType(v.dtype, v.ndim, v.isCContiguous() ? "C" : "A");
   if (isTypedArray(v)) return arrayType(dtypeOfTypedArray(v)!, 1, "C");

@@ -1,4 +1,4 @@
-// The `numbats` command (SPEC §7), spawned as a user runs it: `-s` against
+// The `numbats` command, spawned as a user runs it: `-s` against
 // this process's own view of the driver (and against the mock libcuda), `ptx`
 // on test/fixtures/cli-kernels.ts, and usage errors.
 

@@ -1,4 +1,4 @@
-// Front end: typing rules of SPEC §3, errors with source excerpts, device
+// Front end: typing rules of docs/language.md, errors with source excerpts, device
 // functions, env, and the IR printer. Results are checked on the typed IR.
 
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// The dispatcher (SPEC §2, §8): specialisation, eager signatures,
+// The dispatcher: specialisation, eager signatures,
 // configure/forall, launch validation, copy-in/copy-back, inspection, and
 // the typed errors with what a user needs to fix them.
 

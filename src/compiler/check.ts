@@ -1,4 +1,4 @@
-// The kernel-language syntax check: every construct outside SPEC §3 is
+// The kernel-language syntax check: every construct outside the kernel language (docs/language.md) is
 // reported, all at once, before any typing happens.
 
 import type { SourceProblem } from "../errors.js";

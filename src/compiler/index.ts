@@ -8,7 +8,7 @@ import { contractFma } from "./passes/contract.js";
 import { inlineCalls } from "./passes/inline.js";
 
 export interface FrontEndOptions extends Partial<CompileOptions> {
-  /** values for free names (SPEC §2) */
+  /** values for free names (docs/language.md, "Device functions and free names") */
   readonly env?: Readonly<Record<string, unknown>>;
   /** device functions visible by name */
   readonly resolveDeviceFunction?: DeviceResolver;

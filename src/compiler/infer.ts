@@ -1,4 +1,4 @@
-// The typing rules of SPEC §3: weak literals and CUDA C++ promotion.
+// The typing rules of docs/language.md: weak literals and CUDA C++ promotion.
 // Pure functions over dtypes; the lowering applies them and inserts casts.
 
 import { DTYPE_INFO, isFloat, isInteger, isSigned, type ScalarName } from "../dtypes.js";

@@ -1,6 +1,6 @@
 // AST → typed IR for one function specialised to argument types.
 //
-// Typing happens while lowering (SPEC §3): every expression gets its dtype,
+// Typing happens while lowering (docs/language.md): every expression gets its dtype,
 // implicit conversions become `cast` nodes, locals get one type each. A
 // `let`'s type is the join of every value assigned to it: when an assignment
 // needs a wider type than the local has, the lowering records the join and
@@ -79,7 +79,7 @@ export class CompileSession {
   private readonly optionsKey: string;
   constructor(
     readonly options: CompileOptions,
-    /** device functions visible by name (SPEC §2 resolution order, step 3) */
+    /** device functions visible by name (after locals and env, before built-ins: docs/language.md) */
     readonly resolveDevice: DeviceResolver = noDeviceFunctions,
   ) {
     this.optionsKey = JSON.stringify(options);

@@ -1,4 +1,4 @@
-// Which back end runs kernels (SPEC §6): NUMBATS_TARGET=cuda|sim|auto
+// Which back end runs kernels (docs/runtime.md): NUMBATS_TARGET=cuda|sim|auto
 // (default auto), NUMBATS_ENABLE_CUDASIM=1 as in Numba. auto takes the GPU
 // when the driver and a device are found, else the simulator, saying why in
 // one line on stderr.

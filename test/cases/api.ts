@@ -1,4 +1,4 @@
-// In-kernel API cases (SPEC §4): indexing, memory spaces, barriers, atomics,
+// In-kernel API cases (docs/language.md, "In-kernel API"): indexing, memory spaces, barriers, atomics,
 // warp intrinsics, bit intrinsics, cooperative grid sync, random numbers.
 
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Kernel-language cases (SPEC §3), each with a host-computed reference.
+// Kernel-language cases (docs/language.md), each with a host-computed reference.
 // Run by test/e2e.test.ts on the simulator + ptxas + ptxsim, and by
 // test/gpu/e2e.test.ts on a real GPU against the simulator.
 
@@ -19,7 +19,7 @@ const showExp = cuda.jit((v: number) => { console.log("device: %+.2e", v); }, { 
 
 export const LANGUAGE_CASES: KernelCase[] = [
   {
-    name: "increment by one (SPEC §1)",
+    name: "increment by one (the README's first program)",
     kernel: (anArray: Float32Array) => {
       const pos = cuda.grid(1);
       if (pos < anArray.length) anArray[pos] += 1;

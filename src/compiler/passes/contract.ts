@@ -1,4 +1,4 @@
-// FMA contraction (SPEC §2 `options.fma`): within one expression, a float
+// FMA contraction (`options.fma`): within one expression, a float
 // `a * b + c`, `c + a * b` or `a * b - c` becomes one fused multiply-add,
 // exactly as nvcc and NVVM contract. Every target runs this same pass, so
 // the simulator and the GPU round identically.
