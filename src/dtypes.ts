@@ -48,7 +48,7 @@ export type StorageOf<D extends ScalarName> = StorageArrays[D];
 /** The TypedArrays accepted as host data for dtype `D`: its storage, and Uint8ClampedArray for the byte dtypes. */
 export type HostStorageOf<D extends ScalarName> = StorageArrays[D] | (D extends "uint8" | "bool" ? Uint8ClampedArray : never);
 
-/** The dtype a TypedArray is read as (a Uint16Array is uint16, a Uint8Array or Uint8ClampedArray uint8). */
+/** The dtype of a TypedArray is read as (a Uint16Array is uint16, a Uint8Array or Uint8ClampedArray uint8). */
 export type DTypeOfTypedArray<A> =
   A extends Float32Array ? "float32" : A extends Float64Array ? "float64"
   : A extends Int32Array ? "int32" : A extends Uint32Array ? "uint32"
@@ -247,29 +247,29 @@ function makeDType<R, N extends ScalarName>(name: N): DType<R, N> {
   return cast;
 }
 
-/** The dtype a boolean, stored as one byte (Numba's `boolean`); `bool(x)` casts `x` to it. */
+/** The dtype of a boolean, stored as one byte (Numba's `boolean`); `bool(x)` casts `x` to it. */
 export const bool = makeDType<boolean, "bool">("bool");
-/** The dtype an 8-bit signed integer; `int8(x)` casts `x` to it. */
+/** The dtype of an 8-bit signed integer; `int8(x)` casts `x` to it. */
 export const int8 = makeDType<number, "int8">("int8");
-/** The dtype a 16-bit signed integer; `int16(x)` casts `x` to it. */
+/** The dtype of a 16-bit signed integer; `int16(x)` casts `x` to it. */
 export const int16 = makeDType<number, "int16">("int16");
-/** The dtype a 32-bit signed integer; `int32(x)` casts `x` to it. */
+/** The dtype of a 32-bit signed integer; `int32(x)` casts `x` to it. */
 export const int32 = makeDType<number, "int32">("int32");
-/** The dtype a 64-bit signed integer (a bigint in JavaScript); `int64(x)` casts `x` to it. */
+/** The dtype of a 64-bit signed integer (a bigint in JavaScript); `int64(x)` casts `x` to it. */
 export const int64 = makeDType<bigint, "int64">("int64");
-/** The dtype an 8-bit unsigned integer; `uint8(x)` casts `x` to it. */
+/** The dtype of an 8-bit unsigned integer; `uint8(x)` casts `x` to it. */
 export const uint8 = makeDType<number, "uint8">("uint8");
-/** The dtype a 16-bit unsigned integer; `uint16(x)` casts `x` to it. */
+/** The dtype of a 16-bit unsigned integer; `uint16(x)` casts `x` to it. */
 export const uint16 = makeDType<number, "uint16">("uint16");
-/** The dtype a 32-bit unsigned integer; `uint32(x)` casts `x` to it. */
+/** The dtype of a 32-bit unsigned integer; `uint32(x)` casts `x` to it. */
 export const uint32 = makeDType<number, "uint32">("uint32");
-/** The dtype a 64-bit unsigned integer (a bigint in JavaScript); `uint64(x)` casts `x` to it. */
+/** The dtype of a 64-bit unsigned integer (a bigint in JavaScript); `uint64(x)` casts `x` to it. */
 export const uint64 = makeDType<bigint, "uint64">("uint64");
-/** The dtype an IEEE half-precision float (arithmetic in float32; host data is its raw bits in a Uint16Array); `float16(x)` casts `x` to it. */
+/** The dtype of an IEEE half-precision float (arithmetic in float32; host data is its raw bits in a Uint16Array); `float16(x)` casts `x` to it. */
 export const float16 = makeDType<number, "float16">("float16");
-/** The dtype an IEEE single-precision float; `float32(x)` casts `x` to it. */
+/** The dtype of an IEEE single-precision float; `float32(x)` casts `x` to it. */
 export const float32 = makeDType<number, "float32">("float32");
-/** The dtype an IEEE double-precision float (a JavaScript number); `float64(x)` casts `x` to it. */
+/** The dtype of an IEEE double-precision float (a JavaScript number); `float64(x)` casts `x` to it. */
 export const float64 = makeDType<number, "float64">("float64");
 
 export const dtypes: Readonly<Record<ScalarName, DType<unknown>>> = {
