@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { cuda } from "../src/cuda.js";
 import { ndarray } from "../src/runtime/ndarray.js";
-import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
+import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
 
 /** deterministic uniform numbers in [lo, hi) (a 32-bit LCG) */
 function random(n: number, lo: number, hi: number, seed = 1): number[] {
@@ -127,6 +127,6 @@ describe("cuda.reduce", () => {
   test("the generated kernels assemble with ptxas", { skip: !hasPtxas() && "ptxas not found" }, () => {
     const kernels = [sum, max, product].flatMap((r) => r.kernels);
     assert.ok(kernels.length >= 6);
-    for (const k of kernels) for (const sig of k.signatures) for (const arch of ["sm_80", "sm_90"] as const) ptxasCheck(k.inspectAsm(sig), arch);
+    for (const k of kernels) for (const sig of k.signatures) for (const t of PTXAS_TARGETS) ptxasCheck(k.inspectAsm(sig, t), t.arch);
   });
 });

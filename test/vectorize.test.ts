@@ -7,7 +7,7 @@ import { LaunchError, TypingError } from "../src/errors.js";
 import { DeviceArray } from "../src/runtime/devicearray.js";
 import { NDArray, ndarray } from "../src/runtime/ndarray.js";
 import type { Kernel } from "../src/kernel.js";
-import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
+import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
 
 /** deterministic small integers in [lo, hi) (a 32-bit LCG): exact in every float type */
 function ints(n: number, lo: number, hi: number, seed = 1): number[] {
@@ -294,5 +294,5 @@ describe("cuda.guvectorize", () => {
 test("the generated ufunc kernels assemble with ptxas", { skip: !hasPtxas() && "ptxas not found" }, () => {
   const generated = ufuncs.flatMap((f) => f.kernels);
   assert.ok(generated.length >= 8);
-  for (const k of generated) for (const sig of k.signatures) for (const arch of ["sm_80", "sm_90"] as const) ptxasCheck(k.inspectAsm(sig), arch);
+  for (const k of generated) for (const sig of k.signatures) for (const t of PTXAS_TARGETS) ptxasCheck(k.inspectAsm(sig, t), t.arch);
 });

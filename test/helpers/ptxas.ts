@@ -14,6 +14,12 @@ export function hasPtxas(): boolean {
   return found;
 }
 
+/** The architectures tests assemble for, each with the compute capability to emit PTX for it (e.g. `inspectAsm(sig, { computeCapability })`). */
+export const PTXAS_TARGETS = [
+  { arch: "sm_80", computeCapability: [8, 0] },
+  { arch: "sm_90", computeCapability: [9, 0] },
+] as const;
+
 /** Assembles `ptx` for `arch`; throws with ptxas's log and the numbered PTX on failure. */
 export function ptxasCheck(ptx: string, arch: "sm_75" | "sm_80" | "sm_90"): void {
   const dir = mkdtempSync(join(tmpdir(), "numbats-ptxas-"));

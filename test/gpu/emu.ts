@@ -1,0 +1,73 @@
+// `npm run test:emu`: the cuda target end to end on an emulated GPU, for machines without one.
+// The emulator is the repository's shared tools when present (fakecuda, a stand-in libcuda.so.1
+// built with gcc whose kernels run on the ptxsim PTX interpreter, beside the repository): every
+// driver call, parameter block, transfer, stream, event, fault and printf goes through the same
+// code as on a GPU. Runs with NUMBATS_TARGET=cuda:
+//   1. the GPU suite (test/gpu/*.test.ts) and the cuda.reduce, vectorize and random tests;
+//   2. every example (examples/run-all.ts).
+// Exits 0 with a notice when the emulator or gcc (which builds its shim) is absent.
+
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const register = join(root, "..", "shared", "tools", "fakecuda", "register.mjs");
+
+/** Test files whose kernels run on the current target, beside the GPU suite. */
+const TARGET_TESTS = ["test/reduce.test.ts", "test/vectorize.test.ts", "test/random.test.ts"];
+
+function missing(): string | undefined {
+  if (!existsSync(register)) return "the emulated GPU (fakecuda in the repository's shared tools) is not present";
+  if (spawnSync("gcc", ["--version"], { stdio: "ignore" }).status !== 0) return "gcc, which builds the emulator's libcuda, is not on PATH";
+  return undefined;
+}
+
+const why = missing();
+if (why) {
+  console.log(`# test:emu skipped: ${why}`);
+  process.exit(0);
+}
+
+// The emulator's own settings: every module is first checked by ptxas as the real JIT would, and new
+// device, shared and local memory is poisoned so reads of memory never written show up.
+const env = {
+  ...process.env,
+  NUMBATS_TARGET: "cuda",
+  FAKECUDA_POISON: "1",
+  ...(spawnSync("ptxas", ["--version"], { stdio: "ignore" }).status === 0 ? { FAKECUDA_PTXAS: "1" } : {}),
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${pathToFileURL(register).href}`.trim(),
+};
+
+/** Fails the run when the emulated device is not what the cuda target finds (the suites would only skip). */
+function requireDevice(): void {
+  const probe = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e",
+    "const { probeCuda } = await import('./src/runtime/cuda/detect.ts'); const p = probeCuda(); console.log(p.ok ? 'ok' : p.reason);"],
+  { cwd: root, env, encoding: "utf8" });
+  const said = probe.stdout.trim();
+  if (probe.status !== 0 || said !== "ok") {
+    console.error(`test:emu: the cuda target does not find the emulated GPU: ${said || probe.stderr}`);
+    process.exit(1);
+  }
+}
+
+interface Step { readonly name: string; readonly args: readonly string[] }
+
+const gpuSuite = readdirSync(join(root, "test", "gpu")).filter((f) => f.endsWith(".test.ts")).sort().map((f) => `test/gpu/${f}`);
+const STEPS: readonly Step[] = [
+  { name: "GPU suite", args: ["--import", "tsx", "--test", "--test-concurrency=1", ...gpuSuite, ...TARGET_TESTS] },
+  { name: "examples", args: ["--import", "tsx", "examples/run-all.ts"] },
+];
+
+requireDevice();
+const results = STEPS.map((step) => {
+  console.log(`\n== ${step.name} on the emulated GPU`);
+  const start = performance.now();
+  const r = spawnSync(process.execPath, step.args, { cwd: root, env, stdio: "inherit" });
+  return { name: step.name, ok: r.status === 0, seconds: (performance.now() - start) / 1000 };
+});
+
+console.log("\ntest:emu summary");
+for (const r of results) console.log(`  ${r.ok ? "ok  " : "FAIL"}  ${r.name.padEnd(10)} ${r.seconds.toFixed(1)} s`);
+process.exitCode = results.every((r) => r.ok) ? 0 : 1;
