@@ -422,8 +422,6 @@ export const API_CASES: KernelCase[] = [
     grid: 4, block: 32,
     args: () => [new Int32Array(128), new Int32Array(128)],
     check: ([, o]) => (o as Int32Array).forEach((v, i) => assert.equal(v, ((i + 32) % 128) * 3)),
-    // ptxsim runs blocks one after another, so a grid-wide barrier cannot complete there
-    skipPtxsim: "blocks run sequentially on ptxsim",
   },
   {
     name: "random numbers: xoroshiro128+ uniform and normal draws reproduce Numba's sequences",

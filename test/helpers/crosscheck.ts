@@ -41,8 +41,6 @@ export interface KernelCase {
   readonly approximate?: boolean;
   /** argument positions whose contents depend on thread scheduling (checked by `check` only, not compared across targets) */
   readonly scheduleDependent?: readonly number[];
-  /** ptxsim lacks an instruction this case needs */
-  readonly skipPtxsim?: string;
 }
 
 const dims3 = (d: Dim): [number, number, number] => {
@@ -132,7 +130,7 @@ export async function runCase(c: KernelCase): Promise<void> {
     assert.deepEqual([...simPrinted].sort(), [...printed].sort(), `${c.name}: printed output differs between simulator and GPU`);
     return;
   }
-  if (c.skipPtxsim || c.approximate || !hasPtxsim()) return;
+  if (c.approximate || !hasPtxsim()) return;
   const ptxArgs = c.args();
   const res = await runOnPtxsim(mod, dims, kernelArgs(ptxArgs, ir));
   assert.deepEqual(arrayContents(ptxArgs, c), expected, `${c.name}: PTX (on ptxsim) and simulator differ`);

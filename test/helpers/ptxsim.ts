@@ -64,7 +64,8 @@ export async function runOnPtxsim(mod: PtxModule, dims: LaunchDims, args: readon
     const v = p.from.part === "shape" ? a.shape[p.from.dim!] : a.strides[p.from.dim!];
     return { type: "s32", value: v };
   });
-  const res = ps.launch(m, mod.entry, { grid: dims.grid, block: dims.block, sharedBytes: dims.sharedMemBytes, memory, params });
+  // a cooperative launch keeps every block resident, as a grid barrier needs
+  const res = ps.launch(m, mod.entry, { grid: dims.grid, block: dims.block, sharedBytes: dims.sharedMemBytes, memory, params, cooperative: mod.cooperative });
   for (const [buf, addr] of placed) new Uint8Array(buf.bytes, buf.byteOffset, buf.byteLength).set(memory.read(addr, buf.byteLength));
   return { output: res.output, stdout: res.stdout };
 }
