@@ -125,21 +125,13 @@ function tableKernel(rows: readonly (readonly [string, ...PrintfArg[]])[]): Func
   return B.kernel("table", [], body, { strings });
 }
 
-/**
- * ptxsim's printf is not C's for %a, drops the `#` of %#.0o and %#.0g, fails on a negative `*` precision and
- * counts characters, not bytes, in a non-ASCII %s
- */
-const ptxsimPrintsAsC = ([fmt, ...args]: readonly [string, ...PrintfArg[]]) =>
-  !/%[-+ #0-9.*]*[aA]|%#\.0[og]|%\.\*/.test(fmt) && args.every((a) => a.t !== "string" || /^[ -~]*$/.test(a.v));
-
 test("every row of the glibc table prints the same on the simulator and, through vprintf, on ptxsim", async () => {
   const ir = tableKernel(PRINTF_ROWS);
   assert.deepEqual(simPrinted(ir, B.dims(1, 1), []), GLIBC);
-  const rows = PRINTF_ROWS.map((r, i) => [r, GLIBC[i]!] as const).filter(([r]) => ptxsimPrintsAsC(r));
-  const mod = emitPtx(tableKernel(rows.map(([r]) => r)));
+  const mod = emitPtx(ir);
   assemble(mod.text);
   if (!hasPtxsim()) return;
-  assert.deepEqual((await runOnPtxsim(mod, B.dims(1, 1), [])).output, rows.map(([, out]) => out));
+  assert.deepEqual((await runOnPtxsim(mod, B.dims(1, 1), [])).output, GLIBC);
 });
 
 const shout = cuda.jit((v: number) => { console.log("device sees %d", v); }, { device: true });
