@@ -5,16 +5,18 @@ import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, hostAllocationOf, mappedArray, pinnedArray, sliceIndices, toDevice,
 } from "../src/runtime/devicearray.js";
 import { NDArray, ndarray } from "../src/runtime/ndarray.js";
-import { createSimBackend } from "../src/runtime/sim-backend.js";
+import { getBackend } from "../src/runtime/select.js";
 
-const sim = createSimBackend();
+// the current target's back end: the simulator under `npm test`, the (emulated) GPU under test:gpu and test:emu
+process.env.NUMBATS_TARGET ??= "sim";
+const backend = getBackend();
 const iota = (n: number) => Float64Array.from({ length: n }, (_, i) => i);
 
 /** host reference: the element at idx of a C-ordered [rows, cols] matrix of iota values */
 const at2 = (cols: number, r: number, c: number) => r * cols + c;
 
 test("attributes follow Numba (strides in bytes)", () => {
-  const d = deviceArray([3, 4], "float32", sim);
+  const d = deviceArray([3, 4], "float32", backend);
   assert.deepEqual(d.shape, [3, 4]);
   assert.deepEqual(d.strides, [16, 4]);
   assert.deepEqual(d.elementStrides, [4, 1]);
@@ -23,29 +25,29 @@ test("attributes follow Numba (strides in bytes)", () => {
   assert.equal(d.itemsize, 4);
   assert.equal(d.nbytes, 48);
   assert.equal(d.dtype, "float32");
-  assert.equal(deviceArray(5, float32, sim).dtype, "float32");
-  assert.equal(deviceArray(5, "f8", sim).dtype, "float64");
+  assert.equal(deviceArray(5, float32, backend).dtype, "float32");
+  assert.equal(deviceArray(5, "f8", backend).dtype, "float64");
   // @ts-expect-error an unknown dtype name, rejected at run time too
-  assert.throws(() => deviceArray([2], "float128", sim), /unknown dtype/);
+  assert.throws(() => deviceArray([2], "float128", backend), /unknown dtype/);
 });
 
 test("round trip: 1-d gives a TypedArray, N-d an NDArray", () => {
   const host = new Int32Array([5, -1, 7, 9]);
-  const d = toDevice(host, undefined, sim);
+  const d = toDevice(host, undefined, backend);
   const back = d.copyToHost();
   assert.ok(back instanceof Int32Array);
   assert.deepEqual([...back], [5, -1, 7, 9]);
-  const m = toDevice(ndarray(iota(6), [2, 3]), undefined, sim);
+  const m = toDevice(ndarray(iota(6), [2, 3]), undefined, backend);
   const mb = m.copyToHost();
   assert.ok(mb instanceof NDArray);
   assert.deepEqual(mb.toArray(), [[0, 1, 2], [3, 4, 5]]);
   // a transposed host view is copied element-wise in its logical order
-  const t = toDevice(new NDArray(iota(6), [3, 2], [1, 3]), undefined, sim);
+  const t = toDevice(new NDArray(iota(6), [3, 2], [1, 3]), undefined, backend);
   assert.deepEqual((t.copyToHost() as NDArray).toArray(), [[0, 3], [1, 4], [2, 5]]);
 });
 
 test("reshape and ravel are views sharing memory; -1 is inferred", () => {
-  const d = toDevice(iota(12), undefined, sim);
+  const d = toDevice(iota(12), undefined, backend);
   const m = d.reshape(3, -1);
   assert.deepEqual(m.shape, [3, 4]);
   assert.deepEqual(d.reshape([2, 6]).shape, [2, 6]);
@@ -58,7 +60,7 @@ test("reshape and ravel are views sharing memory; -1 is inferred", () => {
 
 test("slices follow Python semantics and share memory", () => {
   const rows = 4, cols = 5;
-  const d = toDevice(ndarray(iota(rows * cols), [rows, cols]), undefined, sim);
+  const d = toDevice(ndarray(iota(rows * cols), [rows, cols]), undefined, backend);
   const s = d.slice([1, 4, 2], [-1, 0, -2]); // rows 1, 3; cols 4, 2
   assert.deepEqual(s.shape, [2, 2]);
   assert.deepEqual(s.strides, [2 * cols * 8, -2 * 8]);
@@ -86,7 +88,7 @@ test("sliceIndices matches Python's slice.indices", () => {
 });
 
 test("copyToHost into a given target, including a strided one", () => {
-  const d = toDevice(ndarray(iota(6), [2, 3]), undefined, sim);
+  const d = toDevice(ndarray(iota(6), [2, 3]), undefined, backend);
   const flat = new Float64Array(6);
   assert.equal(d.copyToHost(flat), flat);
   assert.deepEqual([...flat], [0, 1, 2, 3, 4, 5]);
@@ -99,17 +101,17 @@ test("copyToHost into a given target, including a strided one", () => {
 });
 
 test("device-to-device copies, contiguous and strided", () => {
-  const a = toDevice(ndarray(iota(6), [2, 3]), undefined, sim);
-  const b = deviceArrayLike(a, sim);
+  const a = toDevice(ndarray(iota(6), [2, 3]), undefined, backend);
+  const b = deviceArrayLike(a, backend);
   b.copyToDevice(a);
   assert.deepEqual((b.copyToHost() as NDArray).toArray(), [[0, 1, 2], [3, 4, 5]]);
-  const col = deviceArray(2, "float64", sim);
+  const col = deviceArray(2, "float64", backend);
   col.copyToDevice(a.slice(null, 1));
   assert.deepEqual([...(col.copyToHost() as Float64Array)], [1, 4]);
 });
 
 test("free is idempotent, use after free is a clear error, views retire separately", () => {
-  const d = toDevice(new Float32Array([1, 2, 3, 4]), undefined, sim);
+  const d = toDevice(new Float32Array([1, 2, 3, 4]), undefined, backend);
   const v = d.reshape(2, 2);
   v.free();
   assert.throws(() => v.copyToHost(), /used after its device memory was released/);
@@ -126,7 +128,7 @@ test("free is idempotent, use after free is a clear error, views retire separate
 test("Symbol.dispose frees at scope exit", () => {
   let buf;
   {
-    using d = deviceArray(8, "int32", sim);
+    using d = deviceArray(8, "int32", backend);
     buf = d.buffer;
     assert.equal(buf.freed, false);
   }
@@ -134,14 +136,14 @@ test("Symbol.dispose frees at scope exit", () => {
 });
 
 test("deferCleanup postpones frees until fn returns (and until a promise settles)", async () => {
-  const d = deviceArray(4, "int32", sim);
+  const d = deviceArray(4, "int32", backend);
   deferCleanup(() => {
     d.free();
     assert.equal(d.buffer.freed, false);
     assert.equal(d.alive, false);
   });
   assert.equal(d.buffer.freed, true);
-  const e = deviceArray(4, "int32", sim);
+  const e = deviceArray(4, "int32", backend);
   const p = deferCleanup(async () => {
     e.free();
     await new Promise((r) => setTimeout(r, 1));
@@ -152,7 +154,7 @@ test("deferCleanup postpones frees until fn returns (and until a promise settles
 });
 
 test("toKernelArg describes the view in elements", () => {
-  const d = deviceArray([4, 6], "float32", sim);
+  const d = deviceArray([4, 6], "float32", backend);
   const v = d.slice([1, 3], [0, 6, 2]);
   assert.deepEqual(v.toKernelArg("a"), {
     kind: "array", buffer: d.buffer, byteOffset: 6 * 4, dtype: "float32", shape: [2, 3], strides: [6, 2], name: "a",
@@ -160,22 +162,22 @@ test("toKernelArg describes the view in elements", () => {
 });
 
 test("pinned and mapped arrays are host arrays backed by a back-end allocation", () => {
-  const p = pinnedArray(4, "float32", sim);
+  const p = pinnedArray(4, "float32", backend);
   assert.ok(p instanceof Float32Array && p.length === 4);
   assert.equal(hostAllocationOf(p)?.mapped, false);
-  const m = mappedArray([2, 3], "int16", sim);
+  const m = mappedArray([2, 3], "int16", backend);
   assert.ok(m instanceof NDArray);
   assert.deepEqual(m.shape, [2, 3]);
   assert.equal(hostAllocationOf(m)?.mapped, true);
   assert.equal(hostAllocationOf(new Float32Array(2)), undefined);
   p.set([1, 2, 3, 4]);
-  const d = toDevice(p, undefined, sim);
+  const d = toDevice(p, undefined, backend);
   assert.deepEqual([...(d.copyToHost() as Float32Array)], [1, 2, 3, 4]);
 });
 
 test("DeviceArray.over wraps foreign memory without owning it", () => {
-  const buffer = sim.alloc(16);
-  const d = DeviceArray.over(sim, buffer, 4, "int32");
+  const buffer = backend.alloc(16);
+  const d = DeviceArray.over(backend, buffer, 4, "int32");
   d.copyToDevice(new Int32Array([1, 2, 3, 4]));
   d.free();
   assert.equal(buffer.freed, false);
