@@ -221,6 +221,34 @@ export const API_CASES: KernelCase[] = [
     check: ([, o]) => assert.deepEqual(Array.from(o as Float32Array), [3, -2, 3, -2]),
   },
   {
+    // the starting values lie outside the operands' range, so a max or min that clamped to 0 or compared
+    // unsigned values as signed would show; float32 add flushes subnormals on global memory, not on shared
+    name: "32-bit atomic max/min on all-negative int32 and high uint32; float32 atomic add of subnormals, global vs shared",
+    kernel: (neg: Int32Array, high: Uint32Array, tiny: Float32Array, o: Int32Array, u: Uint32Array, f: Float32Array) => {
+      const sum = cuda.shared.array(1, float32);
+      const i = cuda.grid(1);
+      if (cuda.threadIdx.x === 0) sum[0] = 0;
+      cuda.syncthreads();
+      cuda.atomic.max(o, 0, neg[i]); cuda.atomic.min(o, 1, -neg[i]);
+      cuda.atomic.max(u, 0, high[i]); cuda.atomic.min(u, 1, high[i]);
+      cuda.atomic.add(f, 0, tiny[i]);
+      cuda.atomic.add(sum, 0, tiny[i]);
+      cuda.syncthreads();
+      if (cuda.threadIdx.x === 0) f[1] = sum[0];
+    },
+    grid: 1, block: 32,
+    args: () => [randomInts(Int32Array, 32, 41, -100000, -1), randomInts(Uint32Array, 32, 42, 2 ** 31, 2 ** 32),
+      new Float32Array(32).fill(1e-40), new Int32Array([-(2 ** 31), 2 ** 31 - 1]), new Uint32Array([0, 2 ** 32 - 1]), new Float32Array(2)],
+    check: ([neg, high, tiny, o, u, f]) => {
+      const N = Array.from(neg as Int32Array), H = Array.from(high as Uint32Array);
+      assert.deepEqual(Array.from(o as Int32Array), [Math.max(...N), Math.min(...N.map((v) => -v))]);
+      assert.deepEqual(Array.from(u as Uint32Array), [Math.max(...H), Math.min(...H)]);
+      let shared = 0;
+      for (const t of tiny as Float32Array) shared = f32(shared + t);
+      assert.deepEqual(Array.from(f as Float32Array), [0, shared]);
+    },
+  },
+  {
     name: "64-bit integer atomics: max, min, nanmax, nanmin (no NaN: plain max and min) on int64 and uint64",
     kernel: (x: BigInt64Array, o: BigInt64Array, u: BigUint64Array) => {
       const i = cuda.grid(1);
