@@ -3,7 +3,7 @@
 // built with gcc whose kernels run on the ptxsim PTX interpreter, beside the repository): every
 // driver call, parameter block, transfer, stream, event, fault and printf goes through the same
 // code as on a GPU. Runs with NUMBATS_TARGET=cuda:
-//   1. the GPU suite (test/gpu/*.test.ts) and the cuda.reduce, vectorize and random tests;
+//   1. the GPU suite (test/gpu/*.test.ts) and the test files that run on the current target (TARGET_TESTS);
 //   2. every example (examples/run-all.ts).
 // Exits 0 with a notice when the emulator or gcc (which builds its shim) is absent.
 
@@ -15,8 +15,11 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const register = join(root, "..", "shared", "tools", "fakecuda", "register.mjs");
 
-/** Test files whose kernels run on the current target, beside the GPU suite. */
-const TARGET_TESTS = ["test/reduce.test.ts", "test/vectorize.test.ts", "test/random.test.ts"];
+/** Test files that run on the current target, beside the GPU suite (the others are the simulator's own or compile only). */
+const TARGET_TESTS = [
+  "test/host-devicearray.test.ts", "test/reduce.test.ts", "test/vectorize.test.ts", "test/random.test.ts",
+  "test/typing-by-value.test.ts", "test/device-scope.test.ts",
+];
 
 function missing(): string | undefined {
   if (!existsSync(register)) return "the emulated GPU (fakecuda in the repository's shared tools) is not present";
