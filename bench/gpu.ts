@@ -23,7 +23,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cuda, float32, uint8, uint32, type DeviceArray, type Kernel, type KernelArray2, type JitOptions } from "../dist/src/index.js";
+import { cuda, float32, float64, uint8, uint32, type DeviceArray, type Kernel, type KernelArray2, type JitOptions } from "../dist/src/index.js";
 import { compileToIR } from "../dist/src/compiler/index.js";
 import { parseSignature } from "../dist/src/dtypes.js";
 import { resolveDeviceFunction } from "../dist/src/kernel.js";
@@ -132,6 +132,106 @@ const mathF32 = (x: Float32Array, out: Float32Array) => {
   }
 };
 
+// matrix transpose through a padded shared-memory tile (32×33: the column reads hit 32 banks);
+// blocks of 32×8 threads, each thread moving 4 elements
+const TILE = 32, TILE_ROWS = 8;
+const transpose = (a: KernelArray2<number>, out: KernelArray2<number>) => {
+  const tile = cuda.shared.array([TILE, TILE + 1], float32);
+  const tx = cuda.threadIdx.x, ty = cuda.threadIdx.y;
+  const x0 = cuda.blockIdx.x * TILE, y0 = cuda.blockIdx.y * TILE;
+  const ny = a.shape[0], nx = a.shape[1];
+  for (let j = 0; j < TILE; j += TILE_ROWS) {
+    if (y0 + ty + j < ny && x0 + tx < nx) tile[ty + j][tx] = a[y0 + ty + j][x0 + tx];
+  }
+  cuda.syncthreads();
+  for (let j = 0; j < TILE; j += TILE_ROWS) {
+    if (x0 + ty + j < nx && y0 + tx < ny) out[x0 + ty + j][y0 + tx] = tile[tx][ty + j];
+  }
+};
+
+// row softmax, one warp per row: max and sum by butterfly shuffles
+const softmax = (a: KernelArray2<number>, out: KernelArray2<number>) => {
+  const row = cuda.blockIdx.x * (BLOCK >> 5) + (cuda.threadIdx.x >> 5);
+  const lane = cuda.threadIdx.x & 31;
+  if (row < a.shape[0]) {
+    const n = a.shape[1];
+    let m = float32(-Infinity);
+    for (let j = lane; j < n; j += 32) m = Math.max(m, a[row][j]);
+    for (let o = 16; o > 0; o >>= 1) m = Math.max(m, cuda.shflXorSync(0xffffffff, m, o));
+    let sum = float32(0);
+    for (let j = lane; j < n; j += 32) sum += Math.exp(a[row][j] - m);
+    for (let o = 16; o > 0; o >>= 1) sum += cuda.shflXorSync(0xffffffff, sum, o);
+    for (let j = lane; j < n; j += 32) out[row][j] = Math.exp(a[row][j] - m) / sum;
+  }
+};
+
+// inclusive scan of each block's BLOCK elements (Hillis–Steele in shared memory)
+const scanBlock = (x: Float32Array, out: Float32Array) => {
+  const s = cuda.shared.array(BLOCK, float32);
+  const t = cuda.threadIdx.x;
+  const i = cuda.blockIdx.x * BLOCK + t;
+  s[t] = i < x.length ? x[i] : float32(0);
+  cuda.syncthreads();
+  for (let d = 1; d < BLOCK; d <<= 1) {
+    const v = t >= d ? s[t - d] : float32(0);
+    cuda.syncthreads();
+    s[t] += v;
+    cuda.syncthreads();
+  }
+  if (i < x.length) out[i] = s[t];
+};
+
+// Black–Scholes call and put (CUDA samples' BlackScholes): float32 exp, log, sqrt and the
+// Abramowitz–Stegun polynomial for the normal CDF
+const RISKFREE = 0.02, VOLATILITY = 0.3;
+const cnd = cuda.jit((d: number) => {
+  const k = 1 / (1 + 0.2316419 * Math.abs(d));
+  const c = 0.3989422804014327 * Math.exp(-0.5 * d * d) *
+    (k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429)))));
+  return d > 0 ? 1 - c : c;
+}, { device: true });
+const blackScholes = (price: Float32Array, strike: Float32Array, years: Float32Array, call: Float32Array, put: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < call.length) {
+    const s = price[i], x = strike[i], t = years[i];
+    const sqrtT = Math.sqrt(t);
+    const d1 = (Math.log(s / x) + (RISKFREE + 0.5 * VOLATILITY * VOLATILITY) * t) / (VOLATILITY * sqrtT);
+    const d2 = d1 - VOLATILITY * sqrtT;
+    const cnd1 = cnd(d1), cnd2 = cnd(d2);
+    const expRT = Math.exp(-RISKFREE * t);
+    call[i] = s * cnd1 - x * expRT * cnd2;
+    put[i] = x * expRT * (1 - cnd2) - s * (1 - cnd1);
+  }
+};
+
+// one n-body step, all pairs: each body's acceleration (softened, 1/sqrt) updates its velocity;
+// pos holds x, y, z, mass per body, vel x, y, z
+const SOFTENING2 = 0.01, DT = 0.001;
+const nbody = (pos: Float32Array, vel: Float32Array) => {
+  const i = cuda.grid(1);
+  const n = pos.length >> 2;
+  if (i < n) {
+    const xi = pos[4 * i], yi = pos[4 * i + 1], zi = pos[4 * i + 2];
+    let ax = float32(0), ay = float32(0), az = float32(0);
+    for (let j = 0; j < n; j++) {
+      const dx = pos[4 * j] - xi, dy = pos[4 * j + 1] - yi, dz = pos[4 * j + 2] - zi;
+      const inv = 1 / Math.sqrt(dx * dx + dy * dy + dz * dz + SOFTENING2);
+      const f = pos[4 * j + 3] * inv * inv * inv;
+      ax += dx * f;
+      ay += dy * f;
+      az += dz * f;
+    }
+    vel[3 * i] += DT * ax;
+    vel[3 * i + 1] += DT * ay;
+    vel[3 * i + 2] += DT * az;
+  }
+};
+
+const saxpyF64 = (alpha: number, x: Float64Array, y: Float64Array, out: Float64Array) => {
+  const i = cuda.grid(1);
+  if (i < out.length) out[i] = alpha * x[i] + y[i];
+};
+
 // ---------------------------------------------------------------------------
 // input data: identical formulas in gpu_kernels.cu and numba_gpu.py
 
@@ -194,7 +294,7 @@ const f32 = (d: DeviceArray) => d.copyToHost() as Float32Array;
 const matrix = (d: DeviceArray) => (d.copyToHost() as unknown as { data: Float32Array }).data;
 
 /** A benchmark kernel: how to jit it and how to set up, launch and check it at given sizes. */
-interface KernelBench {
+export interface KernelBench {
   /** key shared with the peers' JSON */
   readonly name: string;
   readonly size: (s: Sizes) => string;
@@ -203,13 +303,17 @@ interface KernelBench {
   /** for compile-time measurement: the signature a launch specialises to */
   readonly signature: string;
   setup(k: Kernel, s: Sizes): { launch(): void; check(us: number): Measured };
+  /** the CUDA C++ twin in peers/gpu_kernels.cu (bench/static.ts compares their SASS) */
+  readonly peer?: string;
+  /** the hot source loop for bench/static.ts: the memory its loads read and the elements loaded per iteration */
+  readonly hotLoop?: { space: "global" | "shared"; loads: number };
 }
 
-const F1 = "float32[::1]", F2 = "float32[:, ::1]";
+const F1 = "float32[::1]", F2 = "float32[:, ::1]", D1 = "float64[::1]";
 
-const KERNELS: readonly KernelBench[] = [
+export const KERNELS: readonly KernelBench[] = [
   {
-    name: "vadd", size: (s) => `${s.n} f32`, fn: vadd, signature: `void(${F1}, ${F1}, ${F1})`,
+    name: "vadd", peer: "vadd", size: (s) => `${s.n} f32`, fn: vadd, signature: `void(${F1}, ${F1}, ${F1})`,
     setup(k, s) {
       const a = units(s.n, 1), b = units(s.n, 2);
       const da = cuda.toDevice(a), db = cuda.toDevice(b), dc = cuda.deviceArray(s.n, float32);
@@ -224,7 +328,7 @@ const KERNELS: readonly KernelBench[] = [
     },
   },
   {
-    name: "saxpy", size: (s) => `${s.n} f32`, fn: saxpy, signature: `void(float32, ${F1}, ${F1}, ${F1})`,
+    name: "saxpy", peer: "saxpy", size: (s) => `${s.n} f32`, fn: saxpy, signature: `void(float32, ${F1}, ${F1}, ${F1})`,
     setup(k, s) {
       const x = units(s.n, 3), y = units(s.n, 4);
       const dx = cuda.toDevice(x), dy = cuda.toDevice(y), dout = cuda.deviceArray(s.n, float32);
@@ -239,10 +343,10 @@ const KERNELS: readonly KernelBench[] = [
       };
     },
   },
-  matmulBench("matmul_naive", matmulNaive),
-  matmulBench("matmul_tiled", matmulTiled, { env: { TPB } }),
+  matmulBench("matmul_naive", matmulNaive, { space: "global", loads: 2 }),
+  matmulBench("matmul_tiled", matmulTiled, { space: "shared", loads: 2 }, { env: { TPB } }),
   {
-    name: "reduce", size: (s) => `${s.n} f32`, fn: reduceSum, options: { env: { BLOCK } }, signature: `void(${F1}, ${F1})`,
+    name: "reduce", peer: "reduce_sum", hotLoop: { space: "global", loads: 1 }, size: (s) => `${s.n} f32`, fn: reduceSum, options: { env: { BLOCK } }, signature: `void(${F1}, ${F1})`,
     setup(k, s) {
       const x = units(s.n, 8);
       const dx = cuda.toDevice(x), dsum = cuda.deviceArray(1, float32);
@@ -268,7 +372,7 @@ const KERNELS: readonly KernelBench[] = [
     },
   },
   {
-    name: "stencil", size: (s) => `${s.st}×${s.st} f32`, fn: stencil, signature: `void(${F2}, ${F2})`,
+    name: "stencil", peer: "stencil5", size: (s) => `${s.st}×${s.st} f32`, fn: stencil, signature: `void(${F2}, ${F2})`,
     setup(k, s) {
       const n = s.st, a = units(n * n, 7);
       const da = cuda.toDevice({ data: a, shape: [n, n], stride: [n, 1], offset: 0 }), dout = cuda.deviceArray([n, n], float32);
@@ -288,7 +392,7 @@ const KERNELS: readonly KernelBench[] = [
     },
   },
   {
-    name: "math_f32", size: (s) => `${s.n} f32, exp+log·sin+cos·tanh`, fn: mathF32, signature: `void(${F1}, ${F1})`,
+    name: "math_f32", peer: "math_f32", size: (s) => `${s.n} f32, exp+log·sin+cos·tanh`, fn: mathF32, signature: `void(${F1}, ${F1})`,
     setup(k, s) {
       const x = units(s.n, 10);
       const dx = cuda.toDevice(x), dout = cuda.deviceArray(s.n, float32);
@@ -306,7 +410,7 @@ const KERNELS: readonly KernelBench[] = [
     },
   },
   {
-    name: "histogram", size: (s) => `${s.n} u8 → 256 bins`, fn: histogram, options: { env: { BLOCK } }, signature: "void(uint8[::1], uint32[::1])",
+    name: "histogram", peer: "histogram", hotLoop: { space: "global", loads: 1 }, size: (s) => `${s.n} u8 → 256 bins`, fn: histogram, options: { env: { BLOCK } }, signature: "void(uint8[::1], uint32[::1])",
     setup(k, s) {
       const data = new Uint8Array(s.n);
       for (let i = 0; i < s.n; i++) data[i] = hash32(i, 9) >>> 24;
@@ -325,11 +429,126 @@ const KERNELS: readonly KernelBench[] = [
       };
     },
   },
+  {
+    name: "transpose", peer: "transpose", size: (s) => `${s.st}×${s.st} f32, 32×33 tile`, fn: transpose, options: { env: { TILE, TILE_ROWS } }, signature: `void(${F2}, ${F2})`,
+    setup(k, s) {
+      const n = s.st, a = units(n * n, 13);
+      const da = cuda.toDevice({ data: a, shape: [n, n], stride: [n, 1], offset: 0 }), dout = cuda.deviceArray([n, n], float32);
+      return {
+        launch: bind(k.configure([blocks(n, TILE), blocks(n, TILE)], [TILE, TILE_ROWS]), da, dout),
+        check(us) {
+          const out = matrix(dout), w = new Worst();
+          for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) w.see(out[x * n + y]!, a[y * n + x]!, 1, x * n + y);
+          return w.result(us, 0);
+        },
+      };
+    },
+  },
+  {
+    name: "softmax", peer: "softmax", hotLoop: { space: "global", loads: 1 }, size: (s) => `${s.st}×${s.st} f32, a warp per row`, fn: softmax, options: { env: { BLOCK } },
+    signature: `void(${F2}, ${F2})`,
+    setup(k, s) {
+      const n = s.st, a = units(n * n, 14, 0.5).map((v) => 8 * v);
+      const da = cuda.toDevice({ data: a, shape: [n, n], stride: [n, 1], offset: 0 }), dout = cuda.deviceArray([n, n], float32);
+      return {
+        launch: bind(k.configure(blocks(n, BLOCK >> 5), BLOCK), da, dout),
+        check(us) {
+          const out = matrix(dout), w = new Worst();
+          for (let y = 0; y < n; y++) {
+            const row = a.subarray(y * n, (y + 1) * n);
+            const m = Math.max(...row);
+            let sum = 0;
+            for (const v of row) sum += Math.exp(v - m);
+            for (let x = 0; x < n; x++) { const want = Math.exp(row[x]! - m) / sum; w.see(out[y * n + x]!, want, want, y * n + x); }
+          }
+          return w.result(us, 1e-5);
+        },
+      };
+    },
+  },
+  {
+    name: "scan", peer: "scan_block", size: (s) => `${s.n} f32, per block of ${BLOCK}`, fn: scanBlock, options: { env: { BLOCK } }, signature: `void(${F1}, ${F1})`,
+    setup(k, s) {
+      const x = units(s.n, 15);
+      const dx = cuda.toDevice(x), dout = cuda.deviceArray(s.n, float32);
+      return {
+        launch: bind(k.configure(blocks(s.n, BLOCK), BLOCK), dx, dout),
+        check(us) {
+          const out = f32(dout), w = new Worst();
+          let acc = 0;
+          for (let i = 0; i < s.n; i++) { acc = (i % BLOCK === 0 ? 0 : acc) + x[i]!; w.see(out[i]!, acc, acc, i); }
+          return w.result(us, 1e-5);
+        },
+      };
+    },
+  },
+  {
+    name: "black_scholes", peer: "black_scholes", size: (s) => `${s.n} options, f32`, fn: blackScholes, options: { env: { cnd, RISKFREE, VOLATILITY } },
+    signature: `void(${F1}, ${F1}, ${F1}, ${F1}, ${F1})`,
+    setup(k, s) {
+      // the CUDA samples' ranges: price 5–30, strike 1–100, 0.25–10 years
+      const price = units(s.n, 16).map((u) => 5 + 25 * u), strike = units(s.n, 17).map((u) => 1 + 99 * u), years = units(s.n, 18).map((u) => 0.25 + 9.75 * u);
+      const dp = cuda.toDevice(price), ds = cuda.toDevice(strike), dy = cuda.toDevice(years);
+      const dcall = cuda.deviceArray(s.n, float32), dput = cuda.deviceArray(s.n, float32);
+      return {
+        launch: bind(k.configure(blocks(s.n, BLOCK), BLOCK), dp, ds, dy, dcall, dput),
+        check(us) {
+          const call = f32(dcall), put = f32(dput), w = new Worst();
+          for (let i = 0; i < s.n; i++) {
+            const want = blackScholesRef(price[i]!, strike[i]!, years[i]!);
+            // absolute error on the price scale: deep out-of-the-money options are worth ~0
+            w.see(call[i]!, want.call, price[i]!, i);
+            w.see(put[i]!, want.put, price[i]!, i);
+          }
+          return w.result(us, 1e-5);
+        },
+      };
+    },
+  },
+  {
+    name: "nbody", peer: "nbody", hotLoop: { space: "global", loads: 4 }, size: (s) => `${4 * s.mm} bodies, f32`, fn: nbody, options: { env: { SOFTENING2, DT } },
+    signature: `void(${F1}, ${F1})`,
+    setup(k, s) {
+      const n = 4 * s.mm, pos = units(4 * n, 19, 0.5), vel = units(3 * n, 20, 0.5);
+      for (let i = 0; i < n; i++) pos[4 * i + 3] = 1 + pos[4 * i + 3]!;
+      const dpos = cuda.toDevice(pos), dvel = cuda.toDevice(vel);
+      const launch = bind(k.configure(blocks(n, BLOCK), BLOCK), dpos, dvel);
+      return {
+        launch,
+        check(us) {
+          // velocities after one step from the initial ones (the timed launches each added a step)
+          dvel.copyToDevice(vel);
+          launch();
+          const got = f32(dvel), w = new Worst();
+          for (let i = 0; i < n; i++) {
+            const { a, mag } = nbodyRef(pos, i, n);
+            for (let c = 0; c < 3; c++) w.see(got[3 * i + c]!, vel[3 * i + c]! + DT * a[c]!, Math.abs(vel[3 * i + c]!) + DT * mag, 3 * i + c);
+          }
+          return w.result(us, 1e-5);
+        },
+      };
+    },
+  },
+  {
+    name: "saxpy_f64", peer: "saxpy_f64", size: (s) => `${s.n} f64`, fn: saxpyF64, signature: `void(float64, ${D1}, ${D1}, ${D1})`,
+    setup(k, s) {
+      const x = Float64Array.from(units(s.n, 21)), y = Float64Array.from(units(s.n, 22));
+      const dx = cuda.toDevice(x), dy = cuda.toDevice(y), dout = cuda.deviceArray(s.n, float64);
+      return {
+        launch: bind(k.configure(blocks(s.n, BLOCK), BLOCK), ALPHA, dx, dy, dout),
+        check(us) {
+          const out = dout.copyToHost() as Float64Array, w = new Worst();
+          for (let i = 0; i < s.n; i++) { const want = ALPHA * x[i]! + y[i]!; w.see(out[i]!, want, want, i); }
+          return w.result(us, 1e-15);
+        },
+      };
+    },
+  },
 ];
 
-function matmulBench(name: string, fn: KernelBench["fn"], options?: JitOptions): KernelBench {
+function matmulBench(name: string, fn: KernelBench["fn"], hotLoop: KernelBench["hotLoop"], options?: JitOptions): KernelBench {
   return {
-    name, size: (s) => `${s.mm}×${s.mm} f32`, fn, options, signature: `void(${F2}, ${F2}, ${F2})`,
+    name, peer: name, hotLoop, size: (s) => `${s.mm}×${s.mm} f32`, fn, options, signature: `void(${F2}, ${F2}, ${F2})`,
     setup(k, s) {
       const n = s.mm, A = units(n * n, 5, 0.5), B = units(n * n, 6, 0.5);
       const mat = (data: Float32Array) => cuda.toDevice({ data, shape: [n, n], stride: [n, 1], offset: 0 });
@@ -349,6 +568,37 @@ function matmulBench(name: string, fn: KernelBench["fn"], options?: JitOptions):
       };
     },
   };
+}
+
+/** the normal CDF by Abramowitz–Stegun 26.2.17 (absolute error < 7.5e-8), in float64 */
+function normalCdf(d: number): number {
+  const k = 1 / (1 + 0.2316419 * Math.abs(d));
+  const poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))));
+  const tail = Math.exp(-0.5 * d * d) * poly / Math.sqrt(2 * Math.PI);
+  return d > 0 ? 1 - tail : tail;
+}
+
+/** Black–Scholes call and put in float64 */
+function blackScholesRef(s: number, x: number, t: number): { call: number; put: number } {
+  const sqrtT = Math.sqrt(t);
+  const d1 = (Math.log(s / x) + (RISKFREE + 0.5 * VOLATILITY * VOLATILITY) * t) / (VOLATILITY * sqrtT);
+  const d2 = d1 - VOLATILITY * sqrtT;
+  const expRT = Math.exp(-RISKFREE * t);
+  const n1 = normalCdf(d1), n2 = normalCdf(d2);
+  return { call: s * n1 - x * expRT * n2, put: x * expRT * (1 - n2) - s * (1 - n1) };
+}
+
+/** body i's acceleration in float64, and the sum of its terms' magnitudes (the scale of rounding errors) */
+function nbodyRef(pos: Float32Array, i: number, n: number): { a: number[]; mag: number } {
+  const a = [0, 0, 0];
+  let mag = 0;
+  for (let j = 0; j < n; j++) {
+    const d = [0, 1, 2].map((c) => pos[4 * j + c]! - pos[4 * i + c]!);
+    const r = Math.sqrt(d[0]! ** 2 + d[1]! ** 2 + d[2]! ** 2 + SOFTENING2);
+    const f = pos[4 * j + 3]! / (r * r * r);
+    for (let c = 0; c < 3; c++) { a[c]! += d[c]! * f; mag += Math.abs(d[c]! * f); }
+  }
+  return { a, mag };
 }
 
 function checkSum(us: number, got: number, x: Float32Array): Measured {
@@ -771,4 +1021,5 @@ function main(): void {
   }
 }
 
-main();
+// bench/static.ts imports the kernel table; run only as a script
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -280,6 +280,29 @@ test("a negative constant index is a [%rd+-offset] operand ptxas parses; with de
   await assert.rejects(run(debug, 101), /trap/);
 });
 
+test("neighbours a[y][x ± c] share a[y][x]'s address register, the constant in the operand; with debug each index is checked", async () => {
+  const M = arrayType("float32", 2, "C");
+  const ir = compile((a: KernelArray2<number>, out: KernelArray2<number>) => {
+    const [x, y] = cuda.grid(2);
+    if (x > 1 && x < a.shape[1] - 1 && y < a.shape[0]) out[y][x] = a[y][x - 2] + 10 * a[y][x] + 100 * a[y][1 + x];
+  }, [M, M]);
+  const loads = [...emitPtx(ir).text.matchAll(/ld\.global\.nc\.f32 %f\d+, \[(%rd\d+)(\+-?\d+)?\];/g)];
+  assert.deepEqual(loads.map((m) => m[2] ?? "").sort(), ["", "+-8", "+4"]);
+  assert.equal(new Set(loads.map((m) => m[1])).size, 1);
+  assemble(emitPtx(ir).text);
+  const debug = emitPtx(compile((m: Int32Array, r: number, c: number) => { if (cuda.grid(1) === 0) m[r][c - 1] = 7; }, [arrayType("int32", 2, "C"), "int32", "int32"], { debug: true }));
+  assemble(debug.text);
+  if (!hasPtxsim()) return;
+  const [ny, nx] = [3, 6];
+  const a = Float32Array.from({ length: ny * nx }, (_, i) => i), out = new Float32Array(ny * nx);
+  await runOnPtxsim(emitPtx(ir), { grid: [1, 1, 1], block: [8, 4, 1], sharedMemBytes: 0 }, [B.arrayArg("a", a, "float32", [ny, nx]), B.arrayArg("out", out, "float32", [ny, nx])]);
+  const want = Float32Array.from({ length: ny * nx }, (_, i) => (i % nx > 1 && i % nx < nx - 1 ? a[i - 2]! + 10 * a[i]! + 100 * a[i + 1]! : 0));
+  assert.deepEqual([...out], [...want]);
+  const run = (c: number) => runOnPtxsim(debug, B.dims(1, 32), [B.arrayArg("m", new Int32Array(12), "int32", [3, 4]), B.scalarArg("int32", 1), B.scalarArg("int32", c)]);
+  await run(1);
+  await assert.rejects(run(0), /trap/);
+});
+
 test("targets below sm_75: .version covers every warp instruction; sm_70-only intrinsics are a CompileError; fastmath tanh avoids tanh.approx", async () => {
   const version = (text: string) => text.match(/^\.version (.*)$/m)![1];
   const warp = compile((o: Int32Array) => {

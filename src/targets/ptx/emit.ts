@@ -100,6 +100,16 @@ export function emitPtx(ir: FunctionIR, options: PtxTargetOptions = {}): PtxModu
   return new KernelEmitter(ir, options.computeCapability ?? [7, 5]).finish(options);
 }
 
+/** `x + c`, `c + x` or `x - c` on int32 with a constant c: x and ±c */
+function constantAddend(e: Expr): { rest: Expr; value: number } | undefined {
+  if (e.k !== "binary" || e.type !== "int32" || (e.op !== "add" && e.op !== "sub")) return undefined;
+  const num = (x: Expr) => (x.k === "const" && typeof x.value === "number" ? x.value : undefined);
+  const b = num(e.b), a = num(e.a);
+  if (b !== undefined) return { rest: e.a, value: e.op === "add" ? b : -b };
+  if (a !== undefined && e.op === "add") return { rest: e.b, value: a };
+  return undefined;
+}
+
 const sanitize = (s: string) => s.replace(/[^A-Za-z0-9_]/g, "_");
 /** text inside a PTX string: ptxas rejects any non-ASCII byte in the module, even inside a string */
 const ptxString = (s: string) => s.replace(/[^ -~]|["\\]/g, "_");
@@ -1072,6 +1082,10 @@ class KernelEmitter {
   private address(a: ArrayVal, index: readonly Expr[]): Mem {
     if (index.length !== a.shape.length) throw new Error(`PTX target: ${index.length} indices for a ${a.shape.length}-d array`);
     if (this.ir.options.debug) this.boundsCheck(a, index);
+    else {
+      const near = this.neighbour(a, index);
+      if (near) return near;
+    }
     const keys = index.map((e) => this.key(e));
     const key = keys.some((k) => k === null) ? null : `addr:${a.key}[${keys.join(",")}]`;
     return this.memoized(key, () => this.deps(index).add(a.key), () => {
@@ -1095,6 +1109,27 @@ class KernelEmitter {
       }
       return mem(acc, offset);
     });
+  }
+
+  /**
+   * `a[…][i ± c]` (int32 i, constant c, an immediate stride) as `a[…][i]`'s address plus c·stride bytes in
+   * the memory operand: neighbours share one address register, as in nvcc's `[r+4]`. With 64-bit addresses
+   * the sum is not wrapped to int32 first; the two differ only where `i ± c` wraps, for an `i` within c of
+   * ±2^31 (negative, or past every int32 shape). Not under debug: the bounds check is on `i ± c`. Not for
+   * 32-bit (shared, local) addresses: `a[i]`'s own address may wrap there (i = -1 at base 0) and the
+   * offset would not bring it back.
+   */
+  private neighbour(a: ArrayVal, index: readonly Expr[]): Mem | undefined {
+    if (SPACES_32BIT.has(a.type.space)) return undefined;
+    for (const [d, e] of index.entries()) {
+      const c = constantAddend(e), stride = a.strides[d]!;
+      if (!c || stride.k !== "imm") continue;
+      const at = this.address(a, index.map((x, j) => (j === d ? c.rest : x)));
+      const offset = at.offset + c.value * Number(stride.text) * DTYPE_INFO[a.type.dtype].size;
+      // the operand's offset is a signed 32-bit immediate
+      if (Math.abs(offset) < 2 ** 31) return mem(at.base, offset);
+    }
+    return undefined;
   }
 
   private termBytes64(t: { idx: Scalar; big: boolean; signed: boolean; stride: Scalar }, size: number): Scalar {
