@@ -160,9 +160,12 @@ export class CudaDevice implements Backend {
     return buf;
   }
 
-  /** Device address of an array argument (what a kernel parameter receives). */
-  devicePointer(arg: ArrayArg): bigint {
-    return this.useBuffer(arg.buffer, `argument '${arg.name}'`).ptr + BigInt(arg.byteOffset);
+  /** Device address of an array argument (what a kernel parameter receives), as a Number (exact below 2^53). */
+  devicePointer(arg: ArrayArg): number {
+    const buf = arg.buffer;
+    // the check of useBuffer, without making its message on every launch
+    const usable = buf.kind === "cuda" && buf.generation === this.generation && !buf.freed;
+    return Number((usable ? buf : this.useBuffer(buf, `argument '${arg.name}'`)).ptr) + arg.byteOffset;
   }
 
   // ------------------------------------------------------------------ copies
