@@ -10,7 +10,7 @@ import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 process.env.NUMBATS_TARGET ??= "sim";
 
 function ptxChecked<K extends Kernel>(k: K): K {
-  if (hasPtxas()) for (const sig of k.signatures) ptxasCheck(k.inspectAsm(sig), "sm_80");
+  if (hasPtxas()) for (const sig of k.signatures) ptxasCheck(k.inspectAsm(sig, { computeCapability: [8, 0] }), "sm_80");
   return k;
 }
 
