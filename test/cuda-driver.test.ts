@@ -70,7 +70,7 @@ test("parameter layout: natural alignment, in order", () => {
   assert.deepEqual(paramLayout([]), { offsets: [], byteLength: 0 });
 });
 
-const cudaBuffer = (ptr: bigint, byteLength: number): CudaBuffer => ({ kind: "cuda", ptr, byteLength, generation: 0, freed: false });
+const cudaBuffer = (ptr: bigint, byteLength: number): CudaBuffer => ({ kind: "cuda", ptr, address: Number(ptr), byteLength, generation: 0, freed: false });
 const arrayArg = (buffer: CudaBuffer, byteOffset: number, shape: number[], strides: number[]): ArrayArg =>
   ({ kind: "array", buffer, byteOffset, dtype: "float32", shape, strides, name: "a" });
 
