@@ -4,6 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import koffi from "koffi";
 import { buildMockCuda } from "./cuda-mock.js";
 import { probeCuda } from "../src/runtime/cuda/detect.js";
 import { openDriver, type CudaDriver } from "../src/runtime/cuda/driver.js";
@@ -209,6 +210,31 @@ test("launch: packed parameters reach the driver; shared-memory opt-in; occupanc
   assert.equal(k.suggestedBlockSize(4096), 512);
   assert.equal(k.staticSharedBytes, 1024);
   assert.equal(k.code, VADD_PTX.text);
+});
+
+test("launch: cuLaunchKernelEx's config block follows each launch's shape and stream", { skip }, () => {
+  const { dev } = device();
+  const k = dev.compile(fakeIR());
+  const buf = dev.alloc(64);
+  const args = [
+    { kind: "array", buffer: buf, byteOffset: 0, dtype: "float32", shape: [16], strides: [1], name: "a" },
+    { kind: "scalar", dtype: "float64", value: 1 },
+    { kind: "scalar", dtype: "bool", value: false },
+    { kind: "scalar", dtype: "int32", value: 3 },
+  ] as const;
+  const small: LaunchDims = { grid: [3, 1, 1], block: [32, 2, 1], sharedMemBytes: 0 };
+  const wide: LaunchDims = { grid: [7, 5, 2], block: [64, 1, 1], sharedMemBytes: 512 };
+  const stream = dev.createStream();
+  const launches: [LaunchDims, typeof stream | ReturnType<typeof dev.defaultStream>][] = [
+    [small, dev.defaultStream()], [small, dev.defaultStream()], [wide, dev.defaultStream()], [wide, stream], [small, stream], [small, dev.defaultStream()],
+  ];
+  for (const [d, s] of launches) {
+    k.launch(d, args, s, false);
+    assert.equal(mock!.stats().lastLaunchEx, true);
+    assert.deepEqual(mock!.lastLaunch(0).dims, [...d.grid, ...d.block, d.sharedMemBytes]);
+    assert.equal(mock!.lastLaunchStream(), s.isDefault ? 0n : BigInt(koffi.address((s as unknown as { handle: unknown }).handle)));
+  }
+  assert.notEqual(mock!.lastLaunchStream(), 1n, "the mock saw a launch");
 });
 
 test("a sticky fault surfaces on the next sync; reset makes old buffers refuse use", { skip }, () => {

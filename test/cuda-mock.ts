@@ -17,15 +17,16 @@ const SOURCE = String.raw`
 typedef int CUresult;
 static int init_rc = 0, version = 13000, sync_rc = 0, pending = 0, resets = 0, loads = 0, frees = 0, host_frees = 0;
 static int ctx_token = 1, record_clock = 0, max_regs = -1, dyn_smem_attr = -1, host_flags = -1, last_async = 0;
-static unsigned launch_dims[7]; static void *launch_stream = (void*)1; static int launch_coop = -1;
+static unsigned launch_dims[7]; static void *launch_stream = (void*)1; static int launch_coop = -1, launch_ex = 0;
 static int nsizes = 0, sizes[64]; static unsigned char record[512];
 
 void mock_set(int init, int ver, int sync, int pend) { init_rc = init; version = ver; sync_rc = sync; pending = pend; }
-/* stats: resets loads frees host_frees max_regs dyn_smem_attr host_flags last_async launch_coop */
-void mock_stats(int *out) { int s[] = {resets, loads, frees, host_frees, max_regs, dyn_smem_attr, host_flags, last_async, launch_coop};
+/* stats: resets loads frees host_frees max_regs dyn_smem_attr host_flags last_async launch_coop launch_ex */
+void mock_stats(int *out) { int s[] = {resets, loads, frees, host_frees, max_regs, dyn_smem_attr, host_flags, last_async, launch_coop, launch_ex};
   memcpy(out, s, sizeof s); }
 void mock_expect_params(int n, const int *s) { nsizes = n; memcpy(sizes, s, n * sizeof(int)); }
 void mock_launch(unsigned *dims, unsigned char *bytes, int cap) { memcpy(dims, launch_dims, sizeof launch_dims); memcpy(bytes, record, cap); }
+uint64_t mock_launch_stream(void) { return (uint64_t)(uintptr_t)launch_stream; }
 
 CUresult cuInit(unsigned int f) { return f ? 1 : init_rc; }
 CUresult cuDriverGetVersion(int *v) { *v = version; return 0; }
@@ -62,11 +63,17 @@ CUresult cuFuncGetAttribute(int *v, int a, void *f) { *v = 0; return 0; }
 CUresult cuFuncSetAttribute(void *f, int a, int v) { if (a == 8) dyn_smem_attr = v; return 0; }
 CUresult cuOccupancyMaxPotentialBlockSize(int *g, int *b, void *f, void *cb, size_t dyn, int lim) { *g = 264; *b = dyn ? 512 : 768; return 0; }
 static CUresult launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **kp, int coop) {
-  unsigned d[7] = {gx, gy, gz, bx, by, bz, smem}; memcpy(launch_dims, d, sizeof d); launch_stream = s; launch_coop = coop;
+  unsigned d[7] = {gx, gy, gz, bx, by, bz, smem}; memcpy(launch_dims, d, sizeof d); launch_stream = s; launch_coop = coop; launch_ex = 0;
   int at = 0; for (int i = 0; i < nsizes; i++) { memcpy(record + at, kp[i], sizes[i]); at += sizes[i]; }
   return 0; }
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **kp, void **extra) {
   return extra ? 1 : launch(gx, gy, gz, bx, by, bz, smem, s, kp, 0); }
+/* CUlaunchConfig (cuda.h 12+) */
+typedef struct { unsigned dims[7]; void *stream; void *attrs; unsigned num_attrs; } launch_config;
+CUresult cuLaunchKernelEx(const launch_config *c, void *f, void **kp, void **extra) {
+  if (extra || c->num_attrs) return 1;
+  CUresult rc = launch(c->dims[0], c->dims[1], c->dims[2], c->dims[3], c->dims[4], c->dims[5], c->dims[6], c->stream, kp, 0);
+  launch_ex = 1; return rc; }
 CUresult cuLaunchCooperativeKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **kp) {
   return launch(gx, gy, gz, bx, by, bz, smem, s, kp, 1); }
 CUresult cuMemAlloc_v2(uint64_t *p, size_t n) { if (n > (1ull << 40)) return 2; *p = (uint64_t)(uintptr_t)malloc(n); return 0; }
@@ -99,6 +106,8 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = 1.5f * (*(int*)
 export interface MockStats {
   resets: number; loads: number; frees: number; hostFrees: number; maxRegisters: number;
   dynamicSharedAttr: number; hostFlags: number; lastCopyAsync: boolean; lastLaunchCooperative: number;
+  /** whether the last launch went through cuLaunchKernelEx */
+  lastLaunchEx: boolean;
 }
 
 export interface MockCuda {
@@ -107,6 +116,8 @@ export interface MockCuda {
   stats(): MockStats;
   expectParams(sizes: readonly number[]): void;
   lastLaunch(bytes: number): { dims: number[]; params: Uint8Array };
+  /** the CUstream of the last launch (0n: the default stream) */
+  lastLaunchStream(): bigint;
 }
 
 function hasGcc(): boolean {
@@ -130,6 +141,7 @@ export function buildMockCuda(): MockCuda | undefined {
   const mockStats = lib.func("void mock_stats(int *out)");
   const expect = lib.func("void mock_expect_params(int n, const int *sizes)");
   const launch = lib.func("void mock_launch(uint32_t *dims, uint8_t *bytes, int cap)");
+  const launchStream = lib.func("uint64_t mock_launch_stream()");
   const state = { initRc: 0, version: 13000, syncRc: 0, pendingPolls: 0 };
   return {
     path,
@@ -138,11 +150,12 @@ export function buildMockCuda(): MockCuda | undefined {
       mockSet(state.initRc, state.version, state.syncRc, state.pendingPolls);
     },
     stats() {
-      const s = new Int32Array(9);
+      const s = new Int32Array(10);
       mockStats(s);
       return {
         resets: s[0]!, loads: s[1]!, frees: s[2]!, hostFrees: s[3]!, maxRegisters: s[4]!,
         dynamicSharedAttr: s[5]!, hostFlags: s[6]!, lastCopyAsync: s[7] === 1, lastLaunchCooperative: s[8]!,
+        lastLaunchEx: s[9] === 1,
       };
     },
     expectParams(sizes) {
@@ -152,6 +165,9 @@ export function buildMockCuda(): MockCuda | undefined {
       const dims = new Uint32Array(7), params = new Uint8Array(bytes);
       launch(dims, params, bytes);
       return { dims: [...dims], params };
+    },
+    lastLaunchStream() {
+      return BigInt(launchStream());
     },
   };
 }

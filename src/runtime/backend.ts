@@ -26,6 +26,8 @@ export interface SimBuffer {
 export interface CudaBuffer {
   readonly kind: "cuda";
   readonly ptr: bigint;
+  /** `ptr` as a Number (exact: addresses are below 2^53), for launches: converting a BigInt costs more than a launch's driver call */
+  readonly address: number;
   readonly byteLength: number;
   /** the context generation it was allocated in; a context reset invalidates it */
   readonly generation: number;

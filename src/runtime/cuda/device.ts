@@ -95,11 +95,11 @@ export class CudaDevice implements Backend {
 
   alloc(bytes: number): CudaBuffer {
     this.activate();
-    if (bytes === 0) return { kind: "cuda", ptr: 0n, byteLength: 0, generation: this.generation, freed: false };
+    if (bytes === 0) return { kind: "cuda", ptr: 0n, address: 0, byteLength: 0, generation: this.generation, freed: false };
     const out = [0];
     const rc = this.driver.api.cuMemAlloc_v2(out, bytes);
     if (rc !== CUDA_SUCCESS) throw this.driver.error("cuMemAlloc_v2", rc, `allocating ${bytes} bytes on ${this.device.name}`);
-    const buf: CudaBuffer = { kind: "cuda", ptr: BigInt(out[0]!), byteLength: bytes, generation: this.generation, freed: false };
+    const buf: CudaBuffer = { kind: "cuda", ptr: BigInt(out[0]!), address: Number(out[0]!), byteLength: bytes, generation: this.generation, freed: false };
     this.allocations.register(buf, { generation: buf.generation, device: buf.ptr }, buf);
     return buf;
   }
@@ -124,7 +124,7 @@ export class CudaDevice implements Backend {
     }
     const host = koffi().view(hostPtr, bytes);
     this.allocations.register(host, { generation: this.generation, host: hostPtr });
-    return { kind: "cuda", ptr, byteLength: bytes, generation: this.generation, host, freed: false };
+    return { kind: "cuda", ptr, address: Number(ptr), byteLength: bytes, generation: this.generation, host, freed: false };
   }
 
   /** Idempotent; a buffer from a reset context is only marked (its memory went with the context). */
@@ -160,9 +160,12 @@ export class CudaDevice implements Backend {
     return buf;
   }
 
-  /** Device address of an array argument (what a kernel parameter receives). */
-  devicePointer(arg: ArrayArg): bigint {
-    return this.useBuffer(arg.buffer, `argument '${arg.name}'`).ptr + BigInt(arg.byteOffset);
+  /** Device address of an array argument (what a kernel parameter receives), as a Number (exact below 2^53). */
+  devicePointer(arg: ArrayArg): number {
+    const buf = arg.buffer;
+    // the check of useBuffer, without making its message on every launch
+    const usable = buf.kind === "cuda" && buf.generation === this.generation && !buf.freed;
+    return (usable ? buf : this.useBuffer(buf, `argument '${arg.name}'`)).address + arg.byteOffset;
   }
 
   // ------------------------------------------------------------------ copies

@@ -37,6 +37,9 @@ const PROTOTYPES = {
     "int cuOccupancyMaxPotentialBlockSize(_Out_ int *minGrid, _Out_ int *block, void *fn, void *smemCallback, size_t dynamicSmem, int blockLimit)",
   cuLaunchKernel:
     "int cuLaunchKernel(void *fn, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz, uint32_t smem, void *stream, void *params, void *extra)",
+  // addresses as Numbers (uintptr_t): koffi's cheapest marshalling, 0.09 µs a call against 0.40 µs
+  // with `void *` parameters (measured 2026-11-25); the config block is reused from launch to launch
+  cuLaunchKernelEx: "int cuLaunchKernelEx(uintptr_t config, uintptr_t fn, uintptr_t params, uintptr_t extra)",
   cuLaunchCooperativeKernel:
     "int cuLaunchCooperativeKernel(void *fn, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz, uint32_t smem, void *stream, void *params)",
 

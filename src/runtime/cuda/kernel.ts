@@ -8,13 +8,53 @@ import type { PtxModule } from "../../targets/ptx/module.js";
 import { LaunchError } from "../../errors.js";
 import { CUDA_SUCCESS } from "./driver.js";
 import type { CudaDevice } from "./device.js";
-import { ParamBlock, type PointerOf } from "./params.js";
+import { nativeMemory, ParamBlock, type PointerOf } from "./params.js";
+import type { CudaStream } from "./stream.js";
 
 /** CUjit_option values */
 const JIT = { maxRegisters: 0, infoLog: 3, infoLogSize: 4, errorLog: 5, errorLogSize: 6 } as const;
 const JIT_LOG_BYTES = 16384;
 const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 const CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
+
+/**
+ * A CUlaunchConfig (cuda.h) in native memory for cuLaunchKernelEx, reused by every launch of a
+ * kernel: its words are rewritten only when the launch's shape or stream changes (a configured
+ * launcher passes the same dims object each time).
+ */
+class LaunchConfig {
+  /** sizeof(CUlaunchConfig): seven uint32 dims, CUstream at byte 32, attrs at 40, numAttrs at 48 */
+  private static readonly BYTES = 56;
+  readonly address: number;
+  private readonly words: Uint32Array;
+  private readonly stream: BigUint64Array;
+  private lastDims: LaunchDims | undefined;
+  private lastStream: CudaStream | undefined;
+
+  constructor() {
+    const mem = nativeMemory(this, LaunchConfig.BYTES);
+    const bytes = koffi().view(mem, LaunchConfig.BYTES);
+    this.address = Number(koffi().address(mem));
+    this.words = new Uint32Array(bytes, 0, 7);
+    this.stream = new BigUint64Array(bytes, 32, 1);
+  }
+
+  /** The config's address, set for `dims` on stream `s`. */
+  set(dims: LaunchDims, s: CudaStream): number {
+    if (dims !== this.lastDims) {
+      const w = this.words;
+      w[0] = dims.grid[0], w[1] = dims.grid[1], w[2] = dims.grid[2];
+      w[3] = dims.block[0], w[4] = dims.block[1], w[5] = dims.block[2];
+      w[6] = dims.sharedMemBytes;
+      this.lastDims = dims;
+    }
+    if (s !== this.lastStream) {
+      this.stream[0] = s.handle === null ? 0n : BigInt(koffi().address(s.handle));
+      this.lastStream = s;
+    }
+    return this.address;
+  }
+}
 
 export class CudaKernel implements CompiledKernel {
   readonly ir: FunctionIR;
@@ -28,6 +68,10 @@ export class CudaKernel implements CompiledKernel {
   private readonly params: ParamBlock;
   private readonly pointerOf: PointerOf;
   private fn: unknown;
+  /** the function handle's address, for cuLaunchKernelEx */
+  private fnAddress = 0;
+  /** undefined where the driver predates cuLaunchKernelEx (CUDA 12.0): launches then use cuLaunchKernel */
+  private readonly config: LaunchConfig | undefined;
   private generation = -1;
   /** dynamic shared memory a launch may use without raising the function attribute */
   private dynamicSharedLimit = 0;
@@ -40,6 +84,7 @@ export class CudaKernel implements CompiledKernel {
     this.staticSharedBytes = ptx.staticSharedBytes;
     this.params = new ParamBlock(ptx.params);
     this.pointerOf = (arg) => owner.devicePointer(arg);
+    this.config = owner.driver.missing.includes("cuLaunchKernelEx") ? undefined : new LaunchConfig();
     this.load();
   }
 
@@ -62,6 +107,7 @@ export class CudaKernel implements CompiledKernel {
       driver.check("cuModuleGetFunction", driver.api.cuModuleGetFunction(fn, module[0], this.ptx.entry), `entry '${this.ptx.entry}'`);
       this.owner.trackModule(this, module[0]);
       this.fn = fn[0];
+      this.fnAddress = Number(ffi.address(fn[0]));
       this.generation = this.owner.generation;
       this.dynamicSharedLimit = this.owner.device.limits.maxSharedPerBlock - this.staticSharedBytes;
     } finally {
@@ -97,6 +143,9 @@ export class CudaKernel implements CompiledKernel {
     if (cooperative || this.ptx.cooperative) {
       const rc = driver.api.cuLaunchCooperativeKernel(fn, gx, gy, gz, bx, by, bz, smem, s.handle, this.params.kernelParams);
       if (rc !== CUDA_SUCCESS) throw driver.error("cuLaunchCooperativeKernel", rc, this.describeLaunch(dims));
+    } else if (this.config) {
+      const rc = driver.api.cuLaunchKernelEx(this.config.set(dims, s), this.fnAddress, this.params.kernelParamsAddress, 0);
+      if (rc !== CUDA_SUCCESS) throw driver.error("cuLaunchKernelEx", rc, this.describeLaunch(dims));
     } else {
       const rc = driver.api.cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, s.handle, this.params.kernelParams, null);
       if (rc !== CUDA_SUCCESS) throw driver.error("cuLaunchKernel", rc, this.describeLaunch(dims));

@@ -13,8 +13,11 @@ import { LaunchError } from "../../errors.js";
 
 type Value = number | bigint | boolean;
 
-/** The device address of an array argument; the device validates the buffer. */
-export type PointerOf = (arg: ArrayArg) => bigint;
+/**
+ * The device address of an array argument, as a Number (exact: device and host addresses are below
+ * 2^53); the device validates the buffer.
+ */
+export type PointerOf = (arg: ArrayArg) => number;
 
 type Read = (arg: KernelArg, dim: number, pointerOf: PointerOf) => Value;
 
@@ -48,6 +51,14 @@ export function paramLayout(params: readonly PtxParam[]): { offsets: number[]; b
 // native memory of blocks that were garbage-collected
 const nativeBlocks = new FinalizationRegistry<unknown[]>((mem) => mem.forEach((m) => koffi().free(m)));
 
+/** `bytes` of zeroed native memory, freed once `owner` is garbage-collected. */
+export function nativeMemory(owner: object, bytes: number): unknown {
+  const mem = koffi().alloc("uint8_t", bytes);
+  new Uint8Array(koffi().view(mem, bytes)).fill(0);
+  nativeBlocks.register(owner, [mem]);
+  return mem;
+}
+
 export class ParamBlock {
   readonly params: readonly PtxParam[];
   readonly offsets: readonly number[];
@@ -58,6 +69,8 @@ export class ParamBlock {
   readonly valuesAddress: bigint;
   /** `void *kernelParams[n]` for cuLaunchKernel (null when the kernel has no parameters) */
   readonly kernelParams: unknown;
+  /** the address of kernelParams as a Number (0 when null), for cuLaunchKernelEx */
+  readonly kernelParamsAddress: number;
 
   constructor(params: readonly PtxParam[]) {
     this.params = params;
@@ -73,6 +86,7 @@ export class ParamBlock {
     const table = new BigUint64Array(ffi.view(pointers, 8 * Math.max(1, params.length)));
     offsets.forEach((o, i) => (table[i] = this.valuesAddress + BigInt(o)));
     this.kernelParams = params.length ? pointers : null;
+    this.kernelParamsAddress = params.length ? Number(ffi.address(pointers)) : 0;
     this.writeAll = compileWriter(params, offsets, this.values.buffer as ArrayBuffer);
   }
 
@@ -132,16 +146,18 @@ type Writer = (args: readonly KernelArg[], pointerOf: PointerOf) => void;
 function compileWriter(params: readonly PtxParam[], offsets: readonly number[], buffer: ArrayBuffer): Writer {
   const lines = params.map((p, i) => {
     const a = `args[${p.from.arg}]`;
-    const x = p.from.part === "ptr" ? `pointerOf(${a})`
-      : p.from.part === "shape" ? `${a}.shape[${p.from.dim ?? 0}]`
+    // an address is stored as two 32-bit words: no BigInt made per launch
+    if (p.from.part === "ptr") return `    p = pointerOf(${a}); u32[${offsets[i]! / 4}] = p; u32[${offsets[i]! / 4 + 1}] = p / 4294967296;`;
+    const x = p.from.part === "shape" ? `${a}.shape[${p.from.dim ?? 0}]`
       : p.from.part === "stride" ? `${a}.strides[${p.from.dim ?? 0}]`
       : `${a}.value`;
     return `    ${STORE[p.ptxType](offsets[i]!, x)};`;
   });
   const make = new Function("f16", "b", `
-  const u8 = new Uint8Array(b), u16 = new Uint16Array(b, 0, b.byteLength >> 1), i32 = new Int32Array(b, 0, b.byteLength >> 2);
+  const u8 = new Uint8Array(b), u16 = new Uint16Array(b, 0, b.byteLength >> 1), i32 = new Int32Array(b, 0, b.byteLength >> 2), u32 = new Uint32Array(b, 0, b.byteLength >> 2);
   const f32 = new Float32Array(b, 0, b.byteLength >> 2), f64 = new Float64Array(b, 0, b.byteLength >> 3), i64 = new BigInt64Array(b, 0, b.byteLength >> 3);
   return function writeParams(args, pointerOf) {
+    let p;
 ${lines.join("\n")}
   };`);
   return make(float16Bits, buffer) as Writer;

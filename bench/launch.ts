@@ -1,0 +1,93 @@
+// `npm run bench:launch`: the host's cost per launch on the cuda target, without a GPU.
+//
+// numbats launches through a stand-in libcuda (bench/launch-standin.c, built here with gcc into
+// bench/out/) whose launches return at once, so the time per launch is the host's alone: argument
+// checks and conversion, the parameter block, the driver call through koffi. Beside it, in the same
+// run and against the same library, a bare koffi call of cuLaunchKernel (declared as numbats declared
+// it before cuLaunchKernelEx, with `void *` parameters) with a prepared parameter array: the floor
+// a launch from JavaScript is measured against. Rows: numba-cuda-mlir's launch benchmark (eager
+// signatures, grid 1, block 1). Each round times `LAUNCHES` launches of ours and as many bare calls;
+// the figures are the medians of `ROUNDS` rounds, after a warm-up.
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import koffi from "koffi";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const OUT = process.env.BENCH_OUT ?? join(HERE, "out");
+const LAUNCHES = 20000, ROUNDS = 9, WARMUP = 5000;
+
+interface Row { label: string; params: number; type: "float32" | "float32[::1]" | ""; goal: number }
+
+const ROWS: readonly Row[] = [
+  { label: "empty kernel", params: 0, type: "", goal: 1 },
+  { label: "1 array", params: 1, type: "float32[::1]", goal: 1 },
+  { label: "16 scalars", params: 16, type: "float32", goal: 1 },
+  { label: "16 arrays", params: 16, type: "float32[::1]", goal: 1 },
+  { label: "256 scalars", params: 256, type: "float32", goal: 3 },
+];
+
+/** Builds the stand-in driver; its path, or why it could not be built. */
+function buildStandIn(): string {
+  mkdirSync(OUT, { recursive: true });
+  const lib = join(OUT, "libcuda-standin.so");
+  try {
+    execFileSync("gcc", ["-O2", "-shared", "-fPIC", "-o", lib, join(HERE, "launch-standin.c")], { stdio: ["ignore", "ignore", "pipe"] });
+  } catch (e) {
+    console.error(`bench:launch needs gcc to build its stand-in libcuda (${(e as Error).message.split("\n")[0]})`);
+    process.exit(1);
+  }
+  return lib;
+}
+
+const lib = buildStandIn();
+process.env.NUMBATS_CUDA_LIBRARY = lib;
+process.env.NUMBATS_TARGET = "cuda";
+const { cuda, float32 } = await import("../dist/src/index.js");
+
+const bare = koffi.load(lib).func(
+  "int cuLaunchKernel(void *fn, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz, uint32_t smem, void *stream, void *params, void *extra)",
+);
+
+/** µs per call of `f`, over `LAUNCHES` calls */
+function micros(f: () => void): number {
+  const t0 = performance.now();
+  for (let i = 0; i < LAUNCHES; i++) f();
+  return ((performance.now() - t0) * 1000) / LAUNCHES;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+function measure(row: Row): { ours: number; bare: number } {
+  const names = Array.from({ length: row.params }, (_, i) => `a${i}`);
+  const kernel = cuda.jit(new Function(...names, "") as (...a: never[]) => void, { signature: `void(${names.map(() => row.type).join(", ")})` });
+  const args = names.map((_, i) => (row.type === "float32" ? i + 0.5 : cuda.deviceArray(1, float32)));
+  const launch = kernel.configure(1, 1);
+  const ours = () => launch(...args);
+  const fn = koffi.alloc("uint8_t", 8), params = koffi.alloc("void *", Math.max(1, row.params));
+  const floor = () => bare(fn, 1, 1, 1, 1, 1, 1, 0, null, row.params ? params : null, null);
+  for (let i = 0; i < WARMUP; i++) ours(), floor();
+  const times = { ours: [] as number[], bare: [] as number[] };
+  // alternating rounds: a slow patch of a shared machine hits both sides
+  for (let r = 0; r < ROUNDS; r++) {
+    times.bare.push(micros(floor));
+    times.ours.push(micros(ours));
+  }
+  cuda.synchronize();
+  koffi.free(fn), koffi.free(params);
+  return { ours: median(times.ours), bare: median(times.bare) };
+}
+
+const f2 = (x: number) => x.toFixed(2);
+console.log(`host cost per launch, µs (median of ${ROUNDS} rounds of ${LAUNCHES} launches; stand-in libcuda, launches return at once)\n`);
+console.log("| row | numbats | bare cuLaunchKernel | ratio | goal |");
+console.log("|---|---:|---:|---:|---:|");
+let missed = 0;
+for (const row of ROWS) {
+  const m = measure(row);
+  const ratio = m.ours / m.bare;
+  if (ratio > row.goal) missed++;
+  console.log(`| ${row.label} | ${f2(m.ours)} | ${f2(m.bare)} | ${f2(ratio)}× | ≤ ${row.goal}× |`);
+}
+console.log(missed ? `\n${missed} row(s) above the goal` : "\nevery row within its goal");
