@@ -15,7 +15,7 @@ import { cuda, float32, int32, type Kernel, type KernelArray2 } from "../dist/sr
 import { compileToIR } from "../dist/src/compiler/index.js";
 import type { FunctionIR } from "../dist/src/compiler/ir.js";
 import { parseSignature } from "../dist/src/dtypes.js";
-import { resolveDeviceFunction } from "../dist/src/kernel.js";
+import { resolveDeviceFunction } from "../dist/src/device-functions.js";
 import { compileSim } from "../dist/src/targets/js/index.js";
 import { emitPtx } from "../dist/src/targets/ptx/index.js";
 

@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { cuda, float32, float64, uint8, uint32, type DeviceArray, type Kernel, type KernelArray2, type JitOptions } from "../dist/src/index.js";
 import { compileToIR } from "../dist/src/compiler/index.js";
 import { parseSignature } from "../dist/src/dtypes.js";
-import { resolveDeviceFunction } from "../dist/src/kernel.js";
+import { resolveDeviceFunction } from "../dist/src/device-functions.js";
 import { currentTargetInfo } from "../dist/src/runtime/select.js";
 import { cudaDriver } from "../dist/src/runtime/cuda/driver.js";
 import { emitPtx } from "../dist/src/targets/ptx/emit.js";

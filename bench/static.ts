@@ -21,7 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compileToIR } from "../dist/src/compiler/index.js";
 import { parseSignature } from "../dist/src/dtypes.js";
-import { resolveDeviceFunction } from "../dist/src/kernel.js";
+import { resolveDeviceFunction } from "../dist/src/device-functions.js";
 import { emitPtx } from "../dist/src/targets/ptx/emit.js";
 import { KERNELS, type KernelBench } from "./gpu.js";
 

@@ -3,7 +3,8 @@
 // replaces them; on the host they say so.
 
 import type { DType, DTypeLike, ScalarName, TypedArray } from "./dtypes.js";
-import { Kernel, makeDeviceFunction, type AnyKernelFunction, type JitOptions } from "./kernel.js";
+import { makeDeviceFunction } from "./device-functions.js";
+import { Kernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, pinnedArray, toDevice,

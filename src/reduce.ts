@@ -10,7 +10,8 @@
 // associative and commutative.
 
 import { dtypes, isArrayType, type DTypesWithHostElement, type ScalarName, type TypedArray, type TypedScalar } from "./dtypes.js";
-import { Kernel, rememberCaller, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
+import { rememberCaller } from "./device-functions.js";
+import { Kernel, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";

@@ -20,7 +20,8 @@ import {
 import { LaunchError, TypingError } from "./errors.js";
 import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
 import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
-import { Kernel, rememberCaller, resolveDeviceFunction, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
+import { rememberCaller, resolveDeviceFunction } from "./device-functions.js";
+import { Kernel, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";

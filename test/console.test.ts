@@ -11,7 +11,7 @@ import { exprChildren, stmtExprs, walkStmts, type Expr, type FunctionIR, type In
 import { arrayType, type Type } from "../src/dtypes.js";
 import { LaunchError, TypingError } from "../src/errors.js";
 import { cuda } from "../src/index.js";
-import { resolveDeviceFunction } from "../src/kernel.js";
+import { resolveDeviceFunction } from "../src/device-functions.js";
 import type { KernelArg, LaunchDims } from "../src/runtime/backend.js";
 import { compileSim } from "../src/targets/js/index.js";
 import { emitPtx } from "../src/targets/ptx/index.js";

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileToIR } from "../src/compiler/index.js";
-import { resolveDeviceFunction } from "../src/kernel.js";
+import { resolveDeviceFunction } from "../src/device-functions.js";
 import { CompileError, cuda, float32, type KernelArray2 } from "../src/index.js";
 import { arrayType, type Type } from "../src/dtypes.js";
 import { emitPtx } from "../src/targets/ptx/index.js";

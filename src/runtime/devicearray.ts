@@ -12,7 +12,7 @@ import {
 } from "../dtypes.js";
 import type { ArrayArg, Backend, BackendStream, DeviceBuffer } from "./backend.js";
 import {
-  NDArray, checkShape, cStrides, forEachStrided, isCContiguous, isNDArrayLike, isTypedArray, product,
+  NDArray, checkShape, cStrides, forEachStrided, isCContiguous, isTypedArray, product,
   type NDArrayLike,
 } from "./ndarray.js";
 import { getBackend } from "./select.js";

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compileToIR } from "../../src/compiler/index.js";
-import { resolveDeviceFunction, typeOfArgument } from "../../src/kernel.js";
+import { resolveDeviceFunction } from "../../src/device-functions.js";
+import { typeOfArgument } from "../../src/kernel.js";
 import { MATH_LIBRARY } from "../../src/mathlib/index.js";
 import type { KernelArg } from "../../src/runtime/backend.js";
 import { probeCuda } from "../../src/runtime/cuda/detect.js";

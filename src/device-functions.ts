@@ -1,0 +1,136 @@
+// Device functions (`cuda.jit(fn, { device: true })`): the registry kernels find them in by name, and
+// the module each was made in. A kernel's free name resolves to the device function of its own module
+// (the file that called cuda.jit), else to the only one any module registered under that name.
+
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEVICE_FUNCTION, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./compiler/lower.js";
+import { originOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
+
+/** The options of `cuda.jit` a device function uses. */
+export interface DeviceFunctionOptions {
+  readonly name?: string;
+  readonly env?: Readonly<Record<string, unknown>>;
+}
+
+
+/** A device function made by `cuda.jit(fn, { device: true })` and where that call was. */
+interface Registration {
+  readonly dev: DeviceFunctionLike;
+  readonly origin: SourceOrigin | undefined;
+}
+
+/** Registered device functions by the name kernels call them by; those without a name apart. */
+const byName = new Map<string, Registration[]>();
+const nameless: Registration[] = [];
+
+/**
+ * A kernel's free name among the registered device functions: those of its own module
+ * (the file that called cuda.jit for it) first; else the only one any module registered; several
+ * candidates are ambiguous.
+ */
+function lookupDeviceFunction(name: string, module: string | undefined): DeviceLookup | undefined {
+  const all = byName.get(name) ?? renamedByBundler(name);
+  if (!all.length) return undefined;
+  const own = all.filter((r) => r.dev.module !== undefined && r.dev.module === module);
+  const candidates = own.length ? own : all;
+  if (candidates.length === 1) return { kind: "found", fn: candidates[0]!.dev };
+  return { kind: "ambiguous", places: candidates.map((r) => placeOf(r.origin)) };
+}
+
+/**
+ * Device functions registered as `name` followed by digits: a bundler that puts modules into one
+ * scope renames a function to keep names apart (esbuild: `const f = cuda.jit(function f2(…) …)`),
+ * while kernels still call it by the name its module gave it.
+ */
+function renamedByBundler(name: string): Registration[] {
+  const renamed = new RegExp(`^${name.replace(/\$/g, "\\$")}\\d+$`);
+  return [...byName].filter(([n]) => renamed.test(n)).flatMap(([, list]) => list);
+}
+
+/** Where nameless device functions that `name` likely means were made: those whose cuda.jit line mentions it. */
+function namelessMeaning(name: string, module: string | undefined): string[] {
+  const word = new RegExp(`(^|[^\\w$])${name.replace(/\$/g, "\\$")}([^\\w$]|$)`);
+  const mentions = nameless.filter((r) => r.origin && word.test(lineAt(r.origin) ?? ""));
+  const unreadable = nameless.filter((r) => module !== undefined && r.dev.module === module && lineAt(r.origin!) === undefined);
+  return [...mentions, ...unreadable].map((r) => placeOf(r.origin));
+}
+
+/** Device functions visible to kernels by name, with hints for names that match none. */
+export const resolveDeviceFunction: DeviceResolver = Object.assign(lookupDeviceFunction, {
+  hint: (name: string, module: string | undefined) => ({ names: [...byName.keys()], nameless: namelessMeaning(name, module) }),
+});
+
+export function makeDeviceFunction<F extends Function>(fn: F, options: DeviceFunctionOptions): F {
+  const name = checkedName(options.name, "device function") ?? fn.name;
+  rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
+  const origin = originOf(fn);
+  const dev: DeviceFunctionLike = { fn, name: name || "device_function", env: options.env, module: origin?.file };
+  register({ dev, origin }, name);
+  // on the host a device function runs as plain JavaScript
+  const wrapper = ((...args: unknown[]) => fn(...args)) as unknown as F;
+  Object.defineProperty(wrapper, DEVICE_FUNCTION, { value: dev });
+  Object.defineProperty(wrapper, "name", { value: name });
+  return wrapper;
+}
+
+/** Adds a device function under `name`; the same function made again under that name replaces its earlier entry. */
+function register(r: Registration, name: string): void {
+  const list = name ? byName.get(name) ?? [] : nameless;
+  const earlier = list.findIndex((x) => x.dev.fn === r.dev.fn);
+  if (earlier >= 0) list.splice(earlier, 1);
+  list.push(r);
+  if (name) byName.set(name, list);
+}
+
+export function checkedName(name: unknown, what: string): string | undefined {
+  if (name === undefined) return undefined;
+  if (typeof name !== "string" || !/^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u.test(name)) {
+    throw new TypeError(`options.name of a ${what} must be a JavaScript identifier; got ${JSON.stringify(name)}`);
+  }
+  return name;
+}
+
+/** `file:line` of a cuda.jit call, the file relative to the working directory when inside it. */
+function placeOf(origin: SourceOrigin | undefined): string {
+  if (!origin) return "an unknown place (no stack frame outside numbats)";
+  const rel = relative(process.cwd(), origin.file);
+  return `${rel.startsWith("..") || isAbsolute(rel) ? origin.file : rel}:${origin.line}`;
+}
+
+function lineAt(origin: SourceOrigin): string | undefined {
+  try {
+    return readFileSync(origin.file, "utf8").split("\n")[origin.line - 1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * numbats' own folders, whose stack frames are skipped to find the user's cuda.jit call: src/ and
+ * dist/ under the package root (source-mapped frames of dist/src name src/*.ts), and any installed
+ * copy under node_modules/numbats.
+ */
+const OWN_DIRS = ownDirs();
+function ownDirs(): string[] {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; dirname(dir) !== dir; dir = dirname(dir)) {
+    const pkg = join(dir, "package.json");
+    if (!existsSync(pkg)) continue;
+    try {
+      if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "numbats") return [join(dir, "src") + sep, join(dir, "dist") + sep];
+    } catch { /* an unreadable package.json is not ours */ }
+  }
+  return [here + sep]; // bundled into another package: only this file's folder is known to be ours
+}
+
+export function isOwnFile(file: string): boolean {
+  const path = file.startsWith("file://") ? fileURLToPath(file) : file;
+  return OWN_DIRS.some((d) => path.startsWith(d)) || path.includes(`${sep}node_modules${sep}numbats${sep}`);
+}
+
+/** Remembers the user's module for a function numbats compiles on its behalf (cuda.reduce, cuda.vectorize). */
+export function rememberCaller(fn: Function): void {
+  rememberOrigin(fn, new Error().stack, isOwnFile);
+}
