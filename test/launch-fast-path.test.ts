@@ -78,3 +78,22 @@ test("a bad argument after fast launches gets the general path's error", () => {
   launch(a, 9);
   assert.deepEqual(Array.from(a.copyToHost()), [9]);
 });
+
+test("scalars of each fast kind keep their values across fast, general and refused launches", () => {
+  const k = ptxChecked(cuda.jit((o: Float64Array, a: number, b: number, c: number, d: number) => { o[0] = a; o[1] = b; o[2] = c; o[3] = d; }, { signature: "void(float64[::1], float32, float64, int32, float32)" }));
+  const o = cuda.deviceArray(4, "float64");
+  const launch = k.configure(1, 1);
+  const expect = (a: number, b: number, c: number, d: number) => assert.deepEqual(Array.from(o.copyToHost()), [Math.fround(a), b, c, Math.fround(d)]);
+  launch(o, 0.1, 0.2, 3, 0.4); // general: the first launch
+  expect(0.1, 0.2, 3, 0.4);
+  launch(o, 1.1, 1.2, -4, 1.4); // fast
+  expect(1.1, 1.2, -4, 1.4);
+  launch(o, 2.1, 2.2, 5, float32(2.5)); // a typed scalar: general
+  expect(2.1, 2.2, 5, 2.5);
+  assert.throws(() => launch(o, 9.1, 9.2, 9.5, 9.4), /'c'\) is 9.5/); // refused: nothing launched
+  expect(2.1, 2.2, 5, 2.5);
+  launch(o, 3.1, 3.2, 2 ** 31 - 1, 3.4); // fast again, every value its own
+  expect(3.1, 3.2, 2 ** 31 - 1, 3.4);
+  launch(o, 4.1, 4.2, -7, 4.4);
+  expect(4.1, 4.2, -7, 4.4);
+});

@@ -83,10 +83,27 @@ export interface BackendEvent {
   elapsedSince(start: BackendEvent): number;
 }
 
+/**
+ * Where a back end keeps scalar arguments in native memory between launches (the cuda parameter
+ * block): the dispatcher's fast path stores numbers there directly instead of into argument records.
+ */
+export interface ScalarSlots {
+  /** the parameter memory */
+  readonly buffer: ArrayBuffer;
+  /** per launch argument: the byte offset of its scalar's slot (undefined for arrays) */
+  readonly offsets: readonly (number | undefined)[];
+}
+
 /** A kernel compiled for one back end, ready to launch. */
 export interface CompiledKernel {
   readonly ir: FunctionIR;
-  launch(dims: LaunchDims, args: readonly KernelArg[], stream: BackendStream, cooperative: boolean): void;
+  /**
+   * `scalarsStored`: the scalar arguments are already in `scalarSlots` (their records in `args` may be
+   * stale); only a kernel with scalarSlots is ever told so.
+   */
+  launch(dims: LaunchDims, args: readonly KernelArg[], stream: BackendStream, cooperative: boolean, scalarsStored?: boolean): void;
+  /** present where scalar arguments may be stored straight into the launch's native parameters */
+  readonly scalarSlots?: ScalarSlots;
   /** PTX text (cuda) or the generated JS source (sim) */
   readonly code: string;
   /** block size that maximises occupancy (sim: a fixed sensible value) */

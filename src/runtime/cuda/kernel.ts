@@ -2,7 +2,7 @@
 // preallocated parameters, dynamic shared memory opt-in, occupancy.
 
 import { koffi } from "./ffi.js";
-import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../backend.js";
+import type { BackendStream, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "../backend.js";
 import type { FunctionIR } from "../../compiler/ir.js";
 import type { PtxModule } from "../../targets/ptx/module.js";
 import { LaunchError } from "../../errors.js";
@@ -61,6 +61,7 @@ export class CudaKernel implements CompiledKernel {
   readonly ptx: PtxModule;
   readonly code: string;
   readonly staticSharedBytes: number;
+  readonly scalarSlots: ScalarSlots;
   /** the JIT's info log of the last load (register and spill counts when verbose) */
   infoLog = "";
 
@@ -83,6 +84,7 @@ export class CudaKernel implements CompiledKernel {
     this.code = ptx.text;
     this.staticSharedBytes = ptx.staticSharedBytes;
     this.params = new ParamBlock(ptx.params);
+    this.scalarSlots = this.params.scalarSlots;
     this.pointerOf = (arg) => owner.devicePointer(arg);
     this.config = owner.driver.missing.includes("cuLaunchKernelEx") ? undefined : new LaunchConfig();
     this.load();
@@ -131,11 +133,11 @@ export class CudaKernel implements CompiledKernel {
     return this.fn;
   }
 
-  launch(dims: LaunchDims, args: readonly KernelArg[], stream: BackendStream, cooperative: boolean): void {
+  launch(dims: LaunchDims, args: readonly KernelArg[], stream: BackendStream, cooperative: boolean, scalarsStored = false): void {
     const { driver } = this.owner;
     const fn = this.current();
     const s = this.owner.useStream(stream, "cuLaunchKernel");
-    this.params.write(args, this.pointerOf);
+    this.params.write(args, this.pointerOf, scalarsStored);
     const smem = dims.sharedMemBytes;
     if (smem > this.dynamicSharedLimit) this.raiseDynamicShared(fn, smem);
     const [gx, gy, gz] = dims.grid;

@@ -6,7 +6,7 @@
 // once. A launch only writes values into the slots.
 
 import { koffi } from "./ffi.js";
-import type { ArrayArg, KernelArg } from "../backend.js";
+import type { ArrayArg, KernelArg, ScalarSlots } from "../backend.js";
 import type { PtxParam } from "../../targets/ptx/module.js";
 import { float16Bits } from "../../dtypes.js";
 import { LaunchError } from "../../errors.js";
@@ -87,15 +87,21 @@ export class ParamBlock {
     offsets.forEach((o, i) => (table[i] = this.valuesAddress + BigInt(o)));
     this.kernelParams = params.length ? pointers : null;
     this.kernelParamsAddress = params.length ? Number(ffi.address(pointers)) : 0;
-    this.writeAll = compileWriter(params, offsets, this.values.buffer as ArrayBuffer);
+    const buffer = this.values.buffer as ArrayBuffer;
+    this.writeAll = compileWriter(params, offsets, buffer);
+    this.writeArrays = compileWriter(params.map((p) => (p.from.part === "value" ? undefined : p)), offsets, buffer);
+    this.scalarSlots = { buffer, offsets: scalarOffsets(params, offsets) };
   }
 
-  /** Writes every slot from the launch arguments. */
-  write(args: readonly KernelArg[], pointerOf: PointerOf): void {
+  /** The scalar slots, for launches that store their numbers directly. */
+  readonly scalarSlots: ScalarSlots;
+
+  /** Writes the slots from the launch arguments: all of them, or, once the scalars are stored, the arrays'. */
+  write(args: readonly KernelArg[], pointerOf: PointerOf, scalarsStored = false): void {
     // the dispatcher passes the same argument list on every launch of a specialisation, with
     // the same kinds in each position: check it once
     if (args !== this.checked) this.check(args, pointerOf);
-    this.writeAll(args, pointerOf);
+    (scalarsStored ? this.writeArrays : this.writeAll)(args, pointerOf);
   }
 
   private checked: readonly KernelArg[] | undefined;
@@ -119,6 +125,15 @@ export class ParamBlock {
    * a launch with 256 scalars then costs 256 DataView stores, no table lookups.
    */
   private readonly writeAll: Writer;
+  /** the same, for the arrays' slots only */
+  private readonly writeArrays: Writer;
+}
+
+/** Per launch argument, the offset of its scalar's slot. */
+function scalarOffsets(params: readonly PtxParam[], offsets: readonly number[]): (number | undefined)[] {
+  const byArg: (number | undefined)[] = [];
+  params.forEach((p, i) => { if (p.from.part === "value") byArg[p.from.arg] = offsets[i]; });
+  return byArg;
 }
 
 /**
@@ -142,9 +157,10 @@ const STORE: Readonly<Record<PtxParam["ptxType"], (o: number, x: string) => stri
 
 type Writer = (args: readonly KernelArg[], pointerOf: PointerOf) => void;
 
-/** The slot writes as straight-line code over views of `buffer`, made once. */
-function compileWriter(params: readonly PtxParam[], offsets: readonly number[], buffer: ArrayBuffer): Writer {
+/** The slot writes as straight-line code over views of `buffer`, made once; undefined params are skipped. */
+function compileWriter(params: readonly (PtxParam | undefined)[], offsets: readonly number[], buffer: ArrayBuffer): Writer {
   const lines = params.map((p, i) => {
+    if (!p) return "";
     const a = `args[${p.from.arg}]`;
     // an address is stored as two 32-bit words: no BigInt made per launch
     if (p.from.part === "ptr") return `    p = pointerOf(${a}); u32[${offsets[i]! / 4}] = p; u32[${offsets[i]! / 4 + 1}] = p / 4294967296;`;
