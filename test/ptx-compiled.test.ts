@@ -303,6 +303,42 @@ test("neighbours a[y][x ± c] share a[y][x]'s address register, the constant in 
   await assert.rejects(run(0), /trap/);
 });
 
+test("a C-contiguous 2-d or 3-d access is one int32 linear index (mad.lo.s32) and one mul.wide; strided \"A\" arrays keep per-dimension terms", async () => {
+  const kernel = (a: KernelArray2<number>, out: KernelArray2<number>) => {
+    const [x, y] = cuda.grid(2);
+    if (x < out.shape[1] && y < out.shape[0]) out[y][x] = a[y][x] * 3 + y;
+  };
+  const C2 = arrayType("float32", 2, "C"), A2 = arrayType("float32", 2, "A");
+  const contiguous = emitPtx(compile(kernel, [C2, C2])), strided = emitPtx(compile(kernel, [A2, C2]));
+  const count = (text: string, op: RegExp) => text.match(op)?.length ?? 0;
+  assert.equal(count(contiguous.text, /mad\.lo\.s32/g), 2);
+  assert.equal(count(contiguous.text, /mul\.wide\.s32/g), 2);
+  // a's two terms stay 64-bit (its strides are arbitrary); out's are one linear index
+  assert.equal(count(strided.text, /mad\.lo\.s32/g), 1);
+  assert.equal(count(strided.text, /mul\.wide\.s32/g), 3);
+  const cube = emitPtx(compile((v: Int32Array) => {
+    const [x, y, z] = cuda.grid(3);
+    if (x < v.shape[2] && y < v.shape[1] && z < v.shape[0]) v[z][y][x] = x + 10 * y + 100 * z;
+  }, [arrayType("int32", 3, "C")]));
+  assert.equal(count(cube.text, /mad\.lo\.s32/g), 2);
+  assert.equal(count(cube.text, /mul\.wide\.s32/g), 1);
+  for (const mod of [contiguous, strided, cube]) assemble(mod.text);
+  if (!hasPtxsim()) return;
+  const [ny, nx] = [5, 7];
+  const block = { grid: [1, 1, 1] as [number, number, number], block: [8, 8, 1] as [number, number, number], sharedMemBytes: 0 };
+  const a = Float32Array.from({ length: ny * nx }, (_, i) => i - 11), out = new Float32Array(ny * nx);
+  await runOnPtxsim(contiguous, block, [B.arrayArg("a", a, "float32", [ny, nx]), B.arrayArg("out", out, "float32", [ny, nx])]);
+  assert.deepEqual([...out], [...a].map((v, i) => v * 3 + Math.floor(i / nx)));
+  // a as every other column of rows 1.. of a 6×14 buffer: strides (14, 2) elements, offset one row
+  const whole = Float32Array.from({ length: 6 * 14 }, (_, i) => i * 0.5), view = { ...B.arrayArg("a", whole, "float32"), shape: [ny, nx], strides: [14, 2], byteOffset: 14 * 4 };
+  const sout = new Float32Array(ny * nx);
+  await runOnPtxsim(strided, block, [view, B.arrayArg("out", sout, "float32", [ny, nx])]);
+  assert.deepEqual([...sout], Array.from({ length: ny * nx }, (_, i) => whole[14 + Math.floor(i / nx) * 14 + (i % nx) * 2]! * 3 + Math.floor(i / nx)));
+  const v = new Int32Array(2 * 3 * 4);
+  await runOnPtxsim(cube, { ...block, block: [4, 3, 2] }, [B.arrayArg("v", v, "int32", [2, 3, 4])]);
+  assert.deepEqual([...v], Array.from({ length: 24 }, (_, i) => (i % 4) + 10 * (Math.floor(i / 4) % 3) + 100 * Math.floor(i / 12)));
+});
+
 test("targets below sm_75: .version covers every warp instruction; sm_70-only intrinsics are a CompileError; fastmath tanh avoids tanh.approx", async () => {
   const version = (text: string) => text.match(/^\.version (.*)$/m)![1];
   const warp = compile((o: Int32Array) => {

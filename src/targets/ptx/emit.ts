@@ -45,6 +45,8 @@ interface ArrayVal {
   readonly readonly: boolean;
   readonly origin: "entry" | "value" | "home";
 }
+/** one non-constant `index_d · stride_d` of an element address */
+interface AddressTerm { readonly idx: Scalar; readonly big: boolean; readonly signed: boolean; readonly stride: Scalar; readonly rank: number; readonly dim: number }
 interface TupleVal { readonly k: "tuple"; readonly items: readonly Value[] }
 type Value = Scalar | ArrayVal | TupleVal | null;
 
@@ -1092,23 +1094,62 @@ class KernelEmitter {
       const size = DTYPE_INFO[a.type.dtype].size;
       const narrow = SPACES_32BIT.has(a.type.space);
       let offset = 0;
-      const terms: { idx: Scalar; big: boolean; signed: boolean; stride: Scalar; rank: number }[] = [];
+      let terms: AddressTerm[] = [];
       index.forEach((e, d) => {
         const idx = this.scalar(e), stride = a.strides[d]!;
         if (idx.k === "imm" && stride.k === "imm") offset += Number(idx.text) * Number(stride.text) * size;
-        else terms.push({ idx, big: isBigInt(scalarTypeOf(e)), signed: PTX_SCALAR[scalarTypeOf(e)].signed, stride, rank: this.rank([e]) });
+        else terms.push({ idx, big: isBigInt(scalarTypeOf(e)), signed: PTX_SCALAR[scalarTypeOf(e)].signed, stride, rank: this.rank([e]), dim: d });
       });
       terms.sort((x, y) => x.rank - y.rank);
+      // int64 indices keep 64-bit terms
+      if (a.type.layout === "C" && a.type.space === "global" && terms.every((t) => !t.big)) terms = this.linearTerms(terms);
       let acc: Reg = a.base;
       for (const term of terms) {
         const bytes = narrow ? this.termBytes32(term, size) : this.termBytes64(term, size);
         const sum = this.out(acc.cls, narrow ? "add.s32" : "add.s64", acc, bytes);
-        const iv = narrow || term.big || !term.signed ? undefined : this.inductionVars.find((v) => v.reg === term.idx);
+        const iv = narrow ? undefined : this.inductionVar(term);
         if (iv) this.inductionAddresses.push({ loop: iv.loop, iv: iv.reg, step: iv.step, inv: acc, stride: term.stride, size, sum });
         acc = sum;
       }
       return mem(acc, offset);
     });
+  }
+
+  private inductionVar(term: AddressTerm): { loop: number; reg: Reg; step: number } | undefined {
+    return term.big || !term.signed ? undefined : this.inductionVars.find((v) => v.reg === term.idx);
+  }
+
+  /**
+   * A C-contiguous global array's terms as one int32 linear index `Σ index_d · stride_d` (`mad.lo.s32`, as
+   * nvcc does): one 64-bit multiply and add per address instead of one per dimension (and a shift per
+   * register stride). Launches refuse arrays of 2^31 or more elements, so the index cannot overflow for an
+   * in-bounds access. Kept apart, as 64-bit terms: induction variables (for loop strength reduction), and
+   * terms with an immediate stride more loop-variant than the least variant term, whose two instructions
+   * after the hoisted sum of the others (as `a[row][j]` in a loop over j) beat a linear index's three.
+   */
+  private linearTerms(terms: readonly AddressTerm[]): AddressTerm[] {
+    const lowest = Math.min(...terms.map((t) => t.rank));
+    const apart = (t: AddressTerm) => this.inductionVar(t) !== undefined || (t.stride.k === "imm" && t.rank > lowest);
+    const linear = terms.filter((t) => !apart(t));
+    if (linear.length < 2) return [...terms];
+    const rank = Math.max(...linear.map((t) => t.rank));
+    const index: AddressTerm = { idx: this.linearIndex(linear), big: false, signed: true, stride: imm(1), rank, dim: linear[0]!.dim };
+    return [index, ...terms.filter(apart)].sort((x, y) => x.rank - y.rank);
+  }
+
+  /**
+   * `Σ index_d · stride_d` in int32, the least loop-variant first (its partial sums are hoisted), then the
+   * innermost dimension first: `mad.lo.s32 idx, row, ncols, col`
+   */
+  private linearIndex(terms: readonly AddressTerm[]): Scalar {
+    const [first, ...others] = [...terms].sort((x, y) => x.rank - y.rank || y.dim - x.dim);
+    let idx = this.mulS32(first!.stride, first!.idx);
+    for (const t of others) {
+      // the register first: PTX takes an immediate only as the multiplier
+      const [x, y] = t.idx.k === "imm" ? [t.stride, t.idx] : [t.idx, t.stride];
+      idx = y.k === "imm" && y.text === "1" ? this.out("b32", "add.s32", idx, x) : this.out("b32", "mad.lo.s32", x, y, idx);
+    }
+    return idx;
   }
 
   /**
