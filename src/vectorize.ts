@@ -55,7 +55,7 @@ export interface Ufunc {
 /** A generalized GPU ufunc made by `cuda.guvectorize`: `g(...inputs)` or `g(...inputs, ...outputs)`; one output is returned as is, several as a list */
 export interface Gufunc {
   /** Applies the function to each set of core sub-arrays over the broadcast loop dimensions. */
-  (...args: (ArrayOperand | ScalarOperand | UfuncOptions)[]): UfuncResult | UfuncResult[];
+  (...args: (ArrayOperand | ScalarOperand | GufuncOptions)[]): UfuncResult | UfuncResult[];
   /** the number of inputs */
   readonly nin: number;
   /** the number of outputs */
@@ -263,19 +263,55 @@ function canCast(from: ScalarName, to: ScalarName): boolean {
   return a.cls === "uint" && b.bits >= a.bits;
 }
 
+/** An input as signature selection sees it: an array's dtype, or a host scalar's value. */
+type SelectInput = { readonly dtype: ScalarName } | { readonly scalar: ScalarOperand };
+
+const selectInput = (v: ArrayOperand | ScalarOperand): SelectInput =>
+  (isArrayOperand(v) ? { dtype: dtypeOfOperand(v) } : { scalar: v });
+
+/** Whether an integral number or bigint is in the range of the integer type `t`. */
+function inIntRange(t: ScalarName, v: number | bigint): boolean {
+  const { cls, bits } = DTYPE_INFO[t];
+  const lo = cls === "uint" ? 0n : -(1n << BigInt(bits - 1));
+  const hi = (1n << BigInt(cls === "uint" ? bits : bits - 1)) - 1n;
+  return BigInt(v) >= lo && BigInt(v) <= hi;
+}
+
 /**
- * The first signature whose inputs take these dtypes exactly, else the first
- * they cast to safely (NumPy's rule). `undefined` marks a host scalar, which
- * fits any numeric type.
+ * Whether a plain host scalar binds to a signature argument of dtype `want`, by its value as NumPy
+ * treats Python scalars: exactly, an integral number or bigint to an integer type that holds it, any
+ * other number to a float type that holds it exactly, a boolean to bool; with `cast` also integers
+ * and other numbers to any float type, and booleans to any type.
  */
-function selectSignature(sigs: readonly Signature[], inputs: readonly (ScalarName | undefined)[], what: string): Signature {
-  const match = (cast: boolean) => sigs.find((s) => inputs.every((d, j) => {
-    const want = elementType(s.args[j]!);
-    return d === undefined || d === want || (cast && canCast(d, want));
-  }));
+function scalarBinds(v: number | bigint | boolean, want: ScalarName, cast: boolean): boolean {
+  const cls = DTYPE_INFO[want].cls;
+  if (typeof v === "boolean") return cls === "bool" || cast;
+  if (cls === "bool") return false;
+  const integral = typeof v === "bigint" || Number.isInteger(v);
+  if (cls === "float") return cast || (!integral && Object.is(convertScalar(want, v), v));
+  return integral && inIntRange(want, v);
+}
+
+/**
+ * Whether an input binds to a signature argument of dtype `want`: arrays and typed scalars
+ * (`float32(2)`) by their dtype, exactly or (with `cast`) by NumPy's safe casting; plain scalars by value.
+ */
+function binds(input: SelectInput, want: ScalarName, cast: boolean): boolean {
+  if ("dtype" in input) return input.dtype === want || (cast && canCast(input.dtype, want));
+  const typed = typedScalarDType(input.scalar);
+  if (typed !== undefined) return typed === want || (cast && canCast(typed, want));
+  return scalarBinds(input.scalar as number | bigint | boolean, want, cast);
+}
+
+/**
+ * The first signature all inputs bind to exactly, else the first they bind to with safe casts (NumPy's
+ * rule for ufunc loops): so `(1.5, 2)` picks a float64 signature over an int32 one listed first.
+ */
+function selectSignature(sigs: readonly Signature[], inputs: readonly SelectInput[], what: string): Signature {
+  const match = (cast: boolean) => sigs.find((s) => inputs.every((input, j) => binds(input, elementType(s.args[j]!), cast)));
   const sig = match(false) ?? match(true);
   if (!sig) {
-    const have = inputs.map((d) => d ?? "scalar").join(", ");
+    const have = inputs.map((input) => ("dtype" in input ? input.dtype : `scalar ${String(input.scalar.valueOf())}`)).join(", ");
     throw new TypingError(what, "", [{ message: `no signature of ${what} accepts (${have}); it has ${sigs.map(signatureToString).join("; ")}`, line: 0, column: 0 }]);
   }
   return sig;
@@ -358,7 +394,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
     let argTypes: ScalarName[];
     let ret: ScalarName;
     if (sigs.length > 0) {
-      const sig = selectSignature(sigs, inputs.map((v) => (isArrayOperand(v) ? dtypeOfOperand(v) : undefined)), what);
+      const sig = selectSignature(sigs, inputs.map(selectInput), what);
       argTypes = sig.args as ScalarName[];
       ret = sig.ret as ScalarName;
     } else {
@@ -469,16 +505,16 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
   const kernels = new Map<string, Kernel>();
 
   const gufunc = (...args: unknown[]): UfuncResult | UfuncResult[] => {
-    const { operands: raw, options } = splitOptions(args);
+    const { operands: raw, options } = splitOptions(args) as { operands: unknown[]; options: GufuncOptions };
     if (raw.length !== nin && raw.length !== nin + nout) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally ${nout} output array(s); got ${raw.length} argument(s)`);
     }
     const inputs = raw.slice(0, nin).map((v, j) => checkOperand(v, j, what));
-    const given = raw.slice(nin).map((v, k) => {
+    const given = outputsGiven(raw.slice(nin), options.out, nout, what).map((v, k) => {
       if (!isArrayOperand(v)) throw new LaunchError(`${what}: output ${k + 1} must be a typed array, ndarray or DeviceArray`);
       return v;
     });
-    const sig = selectSignature(sigs, inputs.map((v) => (isArrayOperand(v) ? dtypeOfOperand(v) : undefined)), what);
+    const sig = selectSignature(sigs, inputs.map(selectInput), what);
     const ops = inputs.map((v, j) => (isArrayOperand(v) ? operandOf(v) : scalarOperand(elementType(sig.args[j]!), v)));
 
     // bind core dimension sizes, split loop dimensions off the inputs
@@ -494,7 +530,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
       coreShapes.push(core);
       return o.shape.slice(0, o.shape.length - dims.length);
     });
-    const loopShape = broadcastShapes(loopShapes, what);
+    const loopShape = gufuncLoopShape(loopShapes, what);
 
     // outputs: given (shape checked) or allocated
     const onDevice = inputs.some((v) => v instanceof DeviceArray);
@@ -520,9 +556,10 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
       if (coreShapes.some((c) => c.includes(0))) throw new LaunchError(`${what}: core dimensions must be non-empty; got ${coreShapes.map(showShape).join(" ")}`);
       const { loopNdim, meta } = buildMeta(loopShape, ops.map((o, j) => {
         const loopDims = o.shape.length - coreShapes[j]!.length;
+        const single = loopDims > loopShape.length; // one set of core arrays with leading extents of 1: every thread reads it
         return {
           offset: o.offset,
-          loop: broadcastStrides(o.shape.slice(0, loopDims), o.strides.slice(0, loopDims), loopShape),
+          loop: single ? loopShape.map(() => 0) : broadcastStrides(o.shape.slice(0, loopDims), o.strides.slice(0, loopDims), loopShape),
           core: o.strides.slice(loopDims),
         };
       }));
@@ -537,6 +574,32 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
     return nout === 1 ? results[0]! : results;
   };
   return withInfo(gufunc, { nin, nout, layout, signatures: sigs.map(signatureToString) }, kernels) as Gufunc;
+}
+
+/** The options object a gufunc call may end with: `out` is the output array, or the list of them when there are several. */
+export interface GufuncOptions {
+  readonly out?: ArrayOperand | readonly ArrayOperand[];
+  readonly stream?: Stream;
+}
+
+/** The output arrays given positionally or as `{ out }` (not both). */
+function outputsGiven(positional: readonly unknown[], out: GufuncOptions["out"], nout: number, what: string): unknown[] {
+  if (out === undefined) return [...positional];
+  if (positional.length > 0) throw new LaunchError(`${what}: the outputs are given both as arguments and as { out }; give them one way`);
+  const list: unknown[] = Array.isArray(out) ? [...out] : [out];
+  if (list.length !== nout) throw new LaunchError(`${what} has ${nout} output(s); { out } gives ${list.length}`);
+  return list;
+}
+
+/**
+ * The loop shape of a gufunc call: the inputs' loop shapes broadcast, where (as in Numba) an input
+ * whose loop dimensions all have extent 1, such as a `()` operand given as a 1-element array, is one
+ * set of core arrays that every loop index reads, and adds no dimensions; when every input is such,
+ * the first input's loop shape.
+ */
+function gufuncLoopShape(loopShapes: readonly (readonly number[])[], what: string): number[] {
+  const looping = loopShapes.filter((s) => product(s) !== 1);
+  return looping.length > 0 ? broadcastShapes(looping, what) : [...(loopShapes[0] ?? [])];
 }
 
 function checkGuSignature(s: Signature, cores: readonly (readonly CoreDim[])[], nin: number, what: string): void {

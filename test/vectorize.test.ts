@@ -88,6 +88,15 @@ describe("cuda.vectorize", () => {
     const i32 = mad(new Int32Array([5]), new Int32Array([4]));
     assert.ok(i32 instanceof Float64Array, "int32 needs float64");
 
+    const add2 = track(cuda.vectorize((a: number, b: number) => a + b, ["int32(int32, int32)", "float64(float64, float64)"]));
+    const value = (r: unknown) => (r as NDArray).data[0];
+    assert.equal(value(add2(1.2, 2.3)), 3.5, "fractional scalars select the float64 signature (Numba: 3.5), not int32 truncation");
+    assert.ok((add2(1.2, 2.3) as NDArray).data instanceof Float64Array);
+    assert.ok((add2(1, 2) as NDArray).data instanceof Int32Array, "integral scalars bind to int32");
+    assert.ok((add2(2 ** 40, 1) as NDArray).data instanceof Float64Array, "an integer int32 cannot hold casts to float64");
+    assert.ok((add2(new Int32Array([1]), 0.5) as Float64Array) instanceof Float64Array, "int32 array + fractional scalar: float64");
+    assert.deepEqual(Array.from(add2(new Int32Array([1, 2]), 3) as Int32Array), [4, 5]);
+
     const narrow = track(cuda.vectorize((a: number) => a / 3, "float32(float32)"));
     assert.throws(() => narrow(new Float64Array([1])), (e: unknown) => e instanceof TypingError && /no signature/.test(e.message));
     assert.deepEqual(Array.from(narrow(new Float32Array([1])) as Float32Array), [Math.fround(1 / 3)]);
@@ -230,6 +239,42 @@ describe("cuda.guvectorize", () => {
     assert.ok(c instanceof DeviceArray);
     assert.deepEqual(c.shape, [2, 2]);
     assert.deepEqual(Array.from((c.copyToHost() as NDArray<Float64Array>).data), hostMatmul(a, b, 1));
+  });
+
+  test("old-style () core input as a 1-element array: read by every loop index, adds no loop dimension (as Numba)", () => {
+    const scale = track(cuda.guvectorize((x: Float32Array, k: Float32Array, y: Float32Array) => {
+      for (let i = 0; i < x.length; i++) y[i] = x[i]! * k[0]!;
+    }, "void(float32[:], float32[:], float32[:])", "(n),()->(n)"));
+    const x = new Float32Array([1, 2, 3]);
+    const y = scale(x, new Float32Array([2]));
+    assert.ok(y instanceof Float32Array, "a 1-d result, as for a plain scalar");
+    assert.deepEqual(Array.from(y), [2, 4, 6]);
+    const out = new Float32Array(3);
+    assert.equal(scale(x, new Float32Array([3]), out), out);
+    assert.deepEqual(Array.from(out), [3, 6, 9]);
+    const rows = scale(ndarray(new Float32Array([1, 2, 3, 4, 5, 6]), [2, 3]), ndarray(new Float32Array([10]), [1, 1])) as NDArray<Float32Array>;
+    assert.deepEqual(rows.shape, [2, 3]);
+    assert.deepEqual(Array.from(rows.data), [10, 20, 30, 40, 50, 60]);
+  });
+
+  test("{ out } gives the output array, or the list of them", () => {
+    const scale = track(cuda.guvectorize((x: Float32Array, k: number, y: Float32Array) => {
+      for (let i = 0; i < x.length; i++) y[i] = x[i]! * k;
+    }, "void(float32[:], float32, float32[:])", "(n),()->(n)"));
+    const x = ndarray(new Float32Array([1, 2, 3, 4]), [2, 2]);
+    const out = ndarray(new Float32Array(4), [2, 2]);
+    assert.equal(scale(x, 2, { out }), out);
+    assert.deepEqual(Array.from(out.data), [2, 4, 6, 8]);
+    const sumDiff = track(cuda.guvectorize((a: Int32Array, b: Int32Array, s: Int32Array, d: Int32Array) => {
+      s[0] = a[0]! + b[0]!;
+      d[0] = a[0]! - b[0]!;
+    }, "void(int32[:], int32[:], int32[:], int32[:])", "(),()->(),()"));
+    const s = new Int32Array(3), d = new Int32Array(3);
+    const both = sumDiff(new Int32Array([5, 6, 7]), new Int32Array([1, 2, 3]), { out: [s, d] });
+    assert.deepEqual(both, [s, d]);
+    assert.deepEqual([Array.from(s), Array.from(d)], [[6, 8, 10], [4, 4, 4]]);
+    assert.throws(() => sumDiff(new Int32Array(3), new Int32Array(3), { out: [s] }), (e: unknown) => e instanceof LaunchError && /2 output\(s\); \{ out \} gives 1/.test(e.message));
+    assert.throws(() => scale(x, 2, out, { out }), (e: unknown) => e instanceof LaunchError && /both as arguments and as \{ out \}/.test(e.message));
   });
 
   test("scalar core inputs and several outputs", () => {
