@@ -287,3 +287,32 @@ test("integral literals are integers whatever their spelling: 2147483647.0 + 1 w
   cuda.jit((o: Float64Array) => { o[0] = 2147483647.5 + 1; }).configure(1, 1)(o);
   assert.equal(o[0], 2147483648.5, "a non-integral value is a float64 literal");
 });
+
+test("warp masks and shuffle lanes must be integers: a float is a TypingError, not a silent truncation", () => {
+  const vote = (mask: Float32Array, out: Int32Array) => { out[0] = cuda.allSync(mask[0]!, out[1]! > 0) ? 1 : 0; };
+  assert.throws(() => compile(vote, [f32, i32]), (e: unknown) => e instanceof TypingError && /the mask of cuda\.allSync must be an integer; got float32/.test(e.message));
+  const lane = (out: Float32Array) => { out[0] = cuda.shflSync(0xffffffff, out[0]!, 1.5); };
+  assert.throws(() => compile(lane, [f32]), (e: unknown) => e instanceof TypingError && /lane argument of cuda\.shflSync must be an integer; got float64/.test(e.message));
+  const sync = (out: Float32Array) => { cuda.syncwarp(out[0]!); };
+  assert.throws(() => compile(sync, [f32]), (e: unknown) => e instanceof TypingError && /mask of cuda\.syncwarp must be an integer/.test(e.message));
+  const fine = (out: Int32Array) => { cuda.syncwarp(); out[0] = cuda.ballotSync(0xffffffff, out[1]! > 0) + cuda.shflSync(-1, out[2]!, 3.0); };
+  assert.deepEqual(storedTypes(compile(fine, [i32])), ["uint32"], "integral literals (also spelt 3.0) and the default syncwarp mask are accepted");
+});
+
+test("~ of a literal is an integer literal: x * ~1.5 is int32 arithmetic (~1.5 is -2)", () => {
+  const k = (a: Int32Array, x: number) => { a[0] = x * ~1.5; };
+  const ir = compile(k, [i32, "int32"]);
+  assert.deepEqual(storedTypes(ir), ["int32"]);
+  assert.ok(allExprs(ir).every((e) => e.type !== "float64"), printFunction(ir));
+});
+
+test("a bigint outside int64 is a TypingError naming it, not wrapped; -2^63 n is int64's least value", () => {
+  const k = (a: BigInt64Array, x: bigint) => { a[0] = x + 9223372036854775808n; };
+  assert.throws(() => compile(k, [i64, "int64"]), (e: unknown) => e instanceof TypingError && /9223372036854775808n is outside int64/.test(e.message));
+  const env = (a: BigInt64Array) => { a[0] = HUGE; };
+  assert.throws(() => compile(env, [i64], { env: { HUGE: 2n ** 64n } }), (e: unknown) => e instanceof TypingError && /env value 'HUGE' \(18446744073709551616n\) is outside int64/.test(e.message));
+  const least = (a: BigInt64Array) => { a[0] = -9223372036854775808n; a[1] = 9223372036854775807n; };
+  const values = allExprs(compile(least, [i64])).filter((e) => e.k === "const").map((e) => (e as { value: unknown }).value);
+  assert.ok(values.includes(-(2n ** 63n)) && values.includes(2n ** 63n - 1n), String(values));
+});
+declare const HUGE: bigint;

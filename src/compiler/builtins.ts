@@ -59,6 +59,14 @@ function scalarArg(L: Lowerer, a: Node, what: string): Expr {
 
 const asType = (L: Lowerer, a: Node, t: ScalarName): Expr => L.convert(L.lowerExpr(a), t, a);
 
+/** A warp mask or lane argument as `t`: an integer or bool, never a float (it would be truncated silently). */
+function integerArg(L: Lowerer, a: Node, t: ScalarName, what: string): Expr {
+  const v = L.lowerExpr(a);
+  if (!isScalarType(v.e.type) || isFloat(v.e.type)) return L.fail(a, `${what} must be an integer; got ${typeToString(v.e.type)}`);
+  return L.convert(v, t, a);
+}
+const maskArg = (L: Lowerer, a: Node, name: string): Expr => integerArg(L, a, "uint32", `the mask of cuda.${name}`);
+
 // ---------------------------------------------------------------------------
 // cuda.*
 
@@ -94,12 +102,22 @@ function intrinsic(L: Lowerer, n: Node, name: IntrinsicName, type: Expr["type"],
 }
 
 /** `cuda.syncthreads()` and friends with a fixed signature: argument types → result type. */
-function simple(name: IntrinsicName, params: readonly ScalarName[], result: Expr["type"], defaults: readonly (Expr | undefined)[] = []): Builtin {
+function simple(name: IntrinsicName, params: readonly ScalarName[], result: Expr["type"]): Builtin {
   return fn(`cuda.${name}`, (L, args, n) => {
-    const required = params.length - defaults.filter(Boolean).length;
-    arity(L, n, args, `cuda.${name}`, required, params.length);
-    const lowered = params.map((t, i) => (args[i] ? asType(L, args[i]!, t) : defaults[i]!));
-    return intrinsic(L, n, name, result, lowered);
+    arity(L, n, args, `cuda.${name}`, params.length);
+    return intrinsic(L, n, name, result, params.map((t, i) => asType(L, args[i]!, t)));
+  });
+}
+
+/**
+ * A warp vote or `syncwarp`: an integer mask (syncwarp's defaults to the full warp), then `params`.
+ */
+function warpOp(name: IntrinsicName, params: readonly ScalarName[], result: Expr["type"]): Builtin {
+  return fn(`cuda.${name}`, (L, args, n) => {
+    const optionalMask = params.length === 0;
+    arity(L, n, args, `cuda.${name}`, optionalMask ? 0 : params.length + 1, params.length + 1);
+    const mask = args[0] ? maskArg(L, args[0], name) : constExpr("uint32", 0xffffffff);
+    return intrinsic(L, n, name, result, [mask, ...params.map((t, i) => asType(L, args[i + 1]!, t))]);
   });
 }
 
@@ -108,7 +126,7 @@ function shuffle(name: IntrinsicName): Builtin {
   return fn(`cuda.${name}`, (L, args, n) => {
     arity(L, n, args, `cuda.${name}`, 3);
     const v = scalarArg(L, args[1]!, "the shuffled value");
-    return intrinsic(L, n, name, v.type, [asType(L, args[0]!, "uint32"), v, asType(L, args[2]!, "int32")]);
+    return intrinsic(L, n, name, v.type, [maskArg(L, args[0]!, name), v, integerArg(L, args[2]!, "int32", `the lane argument of cuda.${name}`)]);
   });
 }
 
@@ -117,7 +135,7 @@ function match(name: "matchAnySync" | "matchAllSync"): Builtin {
     arity(L, n, args, `cuda.${name}`, 2);
     const v = scalarArg(L, args[1]!, "the matched value");
     const type = name === "matchAnySync" ? "uint32" : tupleType(["uint32", "bool"]);
-    return intrinsic(L, n, name, type, [asType(L, args[0]!, "uint32"), v]);
+    return intrinsic(L, n, name, type, [maskArg(L, args[0]!, name), v]);
   });
 }
 
@@ -240,7 +258,7 @@ const CUDA = ns("cuda", {
   syncthreadsCount: simple("syncthreadsCount", ["bool"], "int32"),
   syncthreadsAnd: simple("syncthreadsAnd", ["bool"], "int32"),
   syncthreadsOr: simple("syncthreadsOr", ["bool"], "int32"),
-  syncwarp: simple("syncwarp", ["uint32"], "void", [constExpr("uint32", 0xffffffff)]),
+  syncwarp: warpOp("syncwarp", [], "void"),
   threadfence: simple("threadfence", [], "void"),
   threadfenceBlock: simple("threadfenceBlock", [], "void"),
   threadfenceSystem: simple("threadfenceSystem", [], "void"),
@@ -251,10 +269,10 @@ const CUDA = ns("cuda", {
   shflUpSync: shuffle("shflUpSync"),
   shflDownSync: shuffle("shflDownSync"),
   shflXorSync: shuffle("shflXorSync"),
-  allSync: simple("allSync", ["uint32", "bool"], "bool"),
-  anySync: simple("anySync", ["uint32", "bool"], "bool"),
-  eqSync: simple("eqSync", ["uint32", "bool"], "bool"),
-  ballotSync: simple("ballotSync", ["uint32", "bool"], "uint32"),
+  allSync: warpOp("allSync", ["bool"], "bool"),
+  anySync: warpOp("anySync", ["bool"], "bool"),
+  eqSync: warpOp("eqSync", ["bool"], "bool"),
+  ballotSync: warpOp("ballotSync", ["bool"], "uint32"),
   matchAnySync: match("matchAnySync"),
   matchAllSync: match("matchAllSync"),
   activemask: simple("activemask", [], "uint32"),

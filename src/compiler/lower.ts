@@ -629,10 +629,16 @@ export class Lowerer {
     }
   }
 
+  /** A bigint is an int64; one outside int64's range is an error, not silently wrapped. */
+  private bigintLiteral(v: bigint, n: Node, what: string): Value {
+    if (v === BigInt.asIntN(64, v)) return expr(constExpr("int64", v));
+    return this.fail(n, `${what} is outside int64, the type of bigint values (-2^63 to 2^63 - 1); for a uint64, write the int64 with the same bits and convert it, e.g. uint64(-1n) for 2^64 - 1`);
+  }
+
   private lowerLiteral(n: Node): Value {
     const v = n.value;
     if (typeof v === "boolean") return expr(constExpr("bool", v));
-    if (typeof v === "bigint") return expr(constExpr("int64", BigInt.asIntN(64, v)));
+    if (typeof v === "bigint") return this.bigintLiteral(v, n, `${v}n`);
     if (typeof v === "string") return { v: "string", text: v };
     if (typeof v !== "number") return this.unsupported(n, "unsupported in kernels: this literal");
     return numberLiteral(v);
@@ -686,7 +692,7 @@ export class Lowerer {
   envValue(name: string, v: unknown, n: Node): Value {
     if (typeof v === "number") return numberLiteral(v);
     if (typeof v === "boolean") return expr(constExpr("bool", v));
-    if (typeof v === "bigint") return expr(constExpr("int64", BigInt.asIntN(64, v)));
+    if (typeof v === "bigint") return this.bigintLiteral(v, n, `env value '${name}' (${v}n)`);
     const dev = asDeviceFunction(v);
     if (dev) return { v: "device", fn: dev };
     // a kernel is a function object that is no Function (its prototype is Kernel's): not callable in kernels
@@ -836,9 +842,11 @@ export class Lowerer {
   private lowerUnary(n: Node): Value {
     const op: string = n.operator;
     // `-2147483648` and `-3000000000` are the negative numbers they read as: the literal's type is
-    // chosen for the negated value (int32, else int64), not for its magnitude (which would be uint32)
+    // chosen for the negated value (int32, else int64), not for its magnitude (which would be uint32);
+    // so is `-9223372036854775808n`, int64's least value
     const a = n.argument;
     if (op === "-" && a.type === "Literal" && typeof a.value === "number") return numberLiteral(-a.value);
+    if (op === "-" && a.type === "Literal" && typeof a.value === "bigint") return this.bigintLiteral(-(a.value as bigint), n, `-${a.value}n`);
     const v = this.lowerExpr(a);
     const t = v.e.type;
     if (!isScalarType(t)) this.fail(n, `'${op}' needs a number; got ${typeToString(t)}`);
@@ -855,7 +863,8 @@ export class Lowerer {
       }
       case "~": {
         const rt = isFloat(t) ? "int32" : promoteOne(t);
-        return { v: "expr", e: foldExpr({ k: "unary", op: "bitnot", type: rt, x: this.convert(v, rt, n), loc }), weak: v.weak };
+        // the complement of a literal is an integer literal, whatever the operand's spelling (~1.5 is -2)
+        return { v: "expr", e: foldExpr({ k: "unary", op: "bitnot", type: rt, x: this.convert(v, rt, n), loc }), weak: v.weak && "int" };
       }
       default: return this.unsupported(n, `unsupported in kernels: the '${op}' operator`);
     }
