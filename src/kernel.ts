@@ -446,11 +446,18 @@ function settle(temps: readonly HostTemp[], launched: boolean): void {
  * A value an integer parameter cannot hold exactly (2.5, 1e10 or 2n ** 40n for int32, possible only
  * with an eager signature) is a LaunchError rather than a silently truncated or wrapped value.
  */
+/** Whether an integer parameter's `converted` value is the number or bigint `given` (an int64's 10n is the number 10). */
+function holdsExactly(given: number | bigint, converted: number | bigint | boolean): boolean {
+  if (typeof given === "bigint") return BigInt(converted) === given;
+  if (typeof converted === "bigint") return Number.isInteger(given) && converted === BigInt(given);
+  return converted === given;
+}
+
 function scalarConverter(dtype: ScalarName, index: number, name: string): (v: unknown) => number | bigint | boolean {
   const slow = (v: unknown) => {
     const given = (v as { valueOf(): number | bigint | boolean }).valueOf();
     const converted = convertScalar(dtype, given);
-    if (isInteger(dtype) && typeof given !== "boolean" && (typeof given === "bigint" ? BigInt(converted) !== given : converted !== given)) {
+    if (isInteger(dtype) && typeof given !== "boolean" && !holdsExactly(given, converted)) {
       throw new LaunchError(`argument ${index + 1} ('${name}') is ${typeof given === "bigint" ? `${given}n` : given}, which its ${dtype} parameter cannot hold exactly`);
     }
     return converted;

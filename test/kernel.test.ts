@@ -85,6 +85,19 @@ test("a scalar an eager integer parameter cannot hold exactly is a LaunchError, 
   assert.equal(a.data[0], -5);
 });
 
+test("an eager int64/uint64 parameter takes any integral JS number it can hold (10 is 10n), and refuses the rest", () => {
+  const k = cuda.jit((n: bigint, m: bigint, a: BigUint64Array) => { a[0] = n; a[1] = BigInt.asUintN(64, m); }, { signature: "void(uint64, int64, uint64[::1])" });
+  const a = new BigUint64Array(2);
+  const launch = k.configure(1, 1) as unknown as (n: unknown, m: unknown, a: BigUint64Array) => void;
+  launch(10, -(2 ** 53), a);
+  assert.deepEqual(Array.from(a), [10n, 2n ** 64n - 2n ** 53n]);
+  launch(2 ** 63, 0n, a);
+  assert.deepEqual(Array.from(a), [2n ** 63n, 0n]);
+  for (const [n, m, shown] of [[-1, 0, "argument 1 ('n') is -1, which its uint64"], [2 ** 64, 0, "argument 1 ('n') is 18446744073709552000, which its uint64"], [0, 2 ** 63, "argument 2 ('m') is 9223372036854776000, which its int64"], [0, 0.5, "argument 2 ('m') is 0.5, which its int64"]] as const) {
+    assert.throws(() => launch(n, m, a), (e: unknown) => e instanceof LaunchError && e.message.includes(shown), shown);
+  }
+});
+
 test("signature lists of dtype objects work too", () => {
   const k = cuda.jit((a: Float64Array, x: number) => { a[0] = x; }, { signature: [float64.array(1, "C"), float32] });
   const a = new Float64Array(1);
