@@ -315,6 +315,30 @@ export const API_CASES: KernelCase[] = [
     },
   },
   {
+    name: "warp shuffle lanes and deltas are taken modulo 32, as PTX uses their low 5 bits (a delta of 33 shifts by 1)",
+    kernel: (d: Int32Array, up: Int32Array, down: Int32Array, x: Int32Array, idx: Int32Array) => {
+      const i = cuda.grid(1);
+      const k = d[i % 4];
+      up[i] = cuda.shflUpSync(0xffffffff, i, k);
+      down[i] = cuda.shflDownSync(0xffffffff, i, k);
+      x[i] = cuda.shflXorSync(0xffffffff, i, k);
+      idx[i] = cuda.shflSync(0xffffffff, i, k + cuda.laneid);
+    },
+    grid: 1, block: 64,
+    args: () => [new Int32Array([33, 34, -31, 64]), new Int32Array(64), new Int32Array(64), new Int32Array(64), new Int32Array(64)],
+    check: ([, up, down, x, idx]) => {
+      const deltas = [33, 34, -31, 64];
+      for (let i = 0; i < 64; i++) {
+        const lane = i % 32, base = i - lane, b = deltas[i % 4]! & 31;
+        // every lane of a warp shuffles with its own delta: each reads the source lane's value
+        assert.equal((up as Int32Array)[i], lane - b >= 0 ? base + lane - b : i, `up ${i}`);
+        assert.equal((down as Int32Array)[i], lane + b <= 31 ? base + lane + b : i, `down ${i}`);
+        assert.equal((x as Int32Array)[i], base + (lane ^ b), `xor ${i}`);
+        assert.equal((idx as Int32Array)[i], base + ((deltas[i % 4]! + lane) & 31), `idx ${i}`);
+      }
+    },
+  },
+  {
     name: "warp shuffles: a warp-sum reduction, shflUp scan, shflXor, broadcast by shflSync",
     kernel: (a: Float32Array, sums: Float32Array, scan: Int32Array, b: Int32Array) => {
       const i = cuda.grid(1);

@@ -162,14 +162,17 @@ function resolveBlock(b: Block, runnable: ThreadRec[]): { live: number; atGrid: 
   return { live, atGrid };
 }
 
-/** shuffle source lane as PTX shfl.sync computes it (width 32), or -1 for "keep own value" */
+/**
+ * Shuffle source lane as PTX shfl.sync computes it (width 32), or -1 for "keep own value". The lane,
+ * delta or lane mask is taken modulo 32 (PTX uses its low 5 bits), so a delta of 33 shifts by 1.
+ */
 function shflSource(op: number, lane: number, arg: number): number {
-  const b = arg >>> 0;
+  const b = arg & 31;
   switch (op) {
-    case WARP.shfl: return b & 31;
+    case WARP.shfl: return b;
     case WARP.shflUp: return lane - b >= 0 ? lane - b : -1;
     case WARP.shflDown: return lane + b <= 31 ? lane + b : -1;
-    default: { const j = (lane ^ b) >>> 0; return j <= 31 ? j : -1; }
+    default: return lane ^ b;
   }
 }
 
