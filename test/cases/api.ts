@@ -129,6 +129,29 @@ export const API_CASES: KernelCase[] = [
     },
   },
   {
+    name: "local int64 and uint64 arrays in a barrier-free kernel: 64-bit prefix products per thread",
+    kernel: (a: BigInt64Array, u: BigUint64Array) => {
+      const i = cuda.grid(1);
+      const l = cuda.local.array(4, int64);
+      const m = cuda.local.array(4, uint64);
+      if (i >= a.length) return;
+      l[0] = a[i];
+      m[0] = u[i];
+      for (let k = 1; k < 4; k++) { l[k] = l[k - 1] * a[i]; m[k] = m[k - 1] * u[i]; }
+      a[i] = l[3] + l[1];
+      u[i] = m[3] ^ m[2];
+    },
+    grid: 1, block: 32,
+    args: () => [BigInt64Array.from({ length: 20 }, (_, i) => BigInt(i * 40503 - 400000)), BigUint64Array.from({ length: 20 }, (_, i) => BigInt(i) * 0x9e3779b97f4a7c15n % 2n ** 64n)],
+    check: ([a, u]) => {
+      for (let i = 0; i < 20; i++) {
+        const x = BigInt(i * 40503 - 400000), y = BigInt(i) * 0x9e3779b97f4a7c15n % 2n ** 64n;
+        assert.equal((a as BigInt64Array)[i], BigInt.asIntN(64, x ** 4n + x ** 2n), `a[${i}]`);
+        assert.equal((u as BigUint64Array)[i], BigInt.asUintN(64, y ** 4n) ^ BigInt.asUintN(64, y ** 3n), `u[${i}]`);
+      }
+    },
+  },
+  {
     name: "syncthreadsCount / syncthreadsAnd / syncthreadsOr",
     kernel: (a: Int32Array, o: Int32Array) => {
       const t = cuda.threadIdx.x, b = cuda.blockIdx.x;

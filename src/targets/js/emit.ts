@@ -515,7 +515,7 @@ class Emitter {
         const a = this.arrays.get(s.name)!;
         if (s.type.space === "local") {
           const ctor = DTYPE_INFO[s.type.dtype].array.name;
-          this.line(this.gen ? `${a.v} = new ${ctor}(${a.size});` : `${a.v}.fill(0);`);
+          this.line(this.gen ? `${a.v} = new ${ctor}(${a.size});` : `${a.v}.fill(${isBigInt(s.type.dtype) ? "0n" : "0"});`);
         }
         return;
       }
