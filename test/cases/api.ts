@@ -174,6 +174,44 @@ export const API_CASES: KernelCase[] = [
     },
   },
   {
+    name: "float atomics: cas compares bits (NaN payloads, -0 vs +0); float32 sub flushes subnormals on global memory, keeps them on shared",
+    kernel: (f: Float32Array, d: Float64Array, c: Float32Array, cd: Float64Array, o: Float32Array) => {
+      if (cuda.grid(1) !== 0) return;
+      const s = cuda.shared.array(1, float32);
+      cuda.atomic.cas(f, 0, c[0], 7);   // -0 against +0: different bits, no swap
+      cuda.atomic.cas(f, 1, c[1], 7);   // NaN against a NaN with other bits: no swap
+      cuda.atomic.cas(f, 2, c[1], 8);   // the same NaN bits: swaps
+      cuda.atomic.cas(d, 0, cd[0], 9);  // float64 NaNs with other bits: no swap
+      cuda.atomic.cas(d, 1, cd[0], 10); // the same bits: swaps
+      cuda.atomic.sub(f, 3, c[2]);      // 1.5·2^-126 − 2^-126: a subnormal result, flushed to zero
+      s[0] = f[4];
+      cuda.atomic.sub(s, 0, c[2]);      // the same on shared memory: kept
+      o[0] = s[0];
+    },
+    grid: 1, block: 1,
+    args: () => {
+      const nan32 = (payload: number) => new Float32Array(new Uint32Array([0x7fc00000 | payload]).buffer)[0]!;
+      const nan64 = (payload: bigint) => new Float64Array(new BigUint64Array([0x7ff8000000000000n | payload]).buffer)[0]!;
+      return [
+        new Float32Array([-0, nan32(1), nan32(2), 1.5 * 2 ** -126, 1.5 * 2 ** -126]),
+        new Float64Array([nan64(1n), nan64(2n)]),
+        new Float32Array([0, nan32(2), 2 ** -126]),
+        new Float64Array([nan64(2n)]),
+        new Float32Array(1),
+      ];
+    },
+    check: ([f, d, , , o]) => {
+      const bits32 = new Uint32Array((f as Float32Array).buffer);
+      assert.equal(bits32[0], 0x80000000, "-0 kept");
+      assert.equal(bits32[1], 0x7fc00001, "NaN with other bits kept");
+      assert.equal((f as Float32Array)[2], 8, "same NaN bits swapped");
+      assert.equal(bits32[3], 0, "global float32 sub flushes a subnormal result to +0");
+      assert.equal(new BigUint64Array((d as Float64Array).buffer)[0], 0x7ff8000000000001n);
+      assert.equal((d as Float64Array)[1], 10);
+      assert.equal((o as Float32Array)[0], 0.5 * 2 ** -126, "shared float32 sub keeps the subnormal");
+    },
+  },
+  {
     name: "atomics on global memory: add sub max min and or xor exch inc dec cas (int32, int64, float)",
     kernel: (h: Int32Array, f: Float32Array, d: Float64Array, u: Uint32Array, big: BigInt64Array, old: Int32Array, vals: Int32Array) => {
       const i = cuda.grid(1);

@@ -121,10 +121,13 @@ function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
   const one = (big ? 1n : 1) as Num, zero = (big ? 0n : 0) as Num;
   const isNaN = (x: Num) => x !== x;
   switch (op) {
-    case "add":
-      if (t === "float32" && space === "global") return (o, v) => ftz32(Math.fround(ftz32(o) + ftz32(v))) as Num;
-      return (o, v) => w((o + v) as Num);
-    case "sub": return (o, v) => w((o - v) as Num);
+    // float32 atomic add (and sub, which the GPU does as the add of -v) on global memory flushes
+    // subnormal inputs and results to zero; on shared memory it keeps them
+    case "add": case "sub": {
+      const sign = (op === "add" ? 1 : -1) as Num;
+      if (t === "float32" && space === "global") return (o, v) => ftz32(Math.fround(ftz32(o) + sign * ftz32(v))) as Num;
+      return op === "add" ? (o, v) => w((o + v) as Num) : (o, v) => w((o - v) as Num);
+    }
     // integers have no NaN: nanmax/nanmin are max/min
     case "max": case "nanmax":
       if (cls !== "float") return (o, v) => (v > o ? v : o);
@@ -138,15 +141,32 @@ function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
     case "exch": return (_o, v) => v;
     case "inc": return (o, v) => (o >= v ? zero : ((o + one) as Num));
     case "dec": return (o, v) => (o === zero || o > v ? v : ((o - one) as Num));
-    // bitwise compare for floats (NaN payloads aside: Object.is tells ±0 apart and matches NaN)
-    case "cas": return (o, v, c) => (Object.is(o, c) ? v : undefined);
+    // floats compare bits (cas is implemented by the caller, below)
+    case "cas": return (o, v, c) => (o === c ? v : undefined);
   }
+}
+
+/** Compare-and-swap on float32/float64 elements, comparing bit patterns as PTX's atom.cas.b32/.b64 does (-0 ≠ +0; NaNs equal only bit for bit). */
+function floatCas(t: ScalarName): AtomicFn {
+  const bitsOf = bitcast(t, t === "float32" ? "uint32" : "uint64") as (x: number) => number | bigint;
+  return ((view: Float32Array | Float64Array, i: number, v: number, cmp: number) => {
+    const old = view[i]!;
+    if (elementBits(view, i) === bitsOf(cmp)) view[i] = v;
+    return old;
+  }) as unknown as AtomicFn;
+}
+
+/** The stored bits of element `i` of a Float32Array or Float64Array (not a JS number's: NaN payloads stay as they are in memory). */
+function elementBits(view: Float32Array | Float64Array, i: number): number | bigint {
+  const bytes = new DataView(view.buffer, view.byteOffset, view.byteLength);
+  return view.BYTES_PER_ELEMENT === 4 ? bytes.getUint32(4 * i, true) : bytes.getBigUint64(8 * i, true);
 }
 
 export type AtomicFn = (view: TypedArray, i: number, v: number | bigint, cmp?: number | bigint) => number | bigint;
 
 /** the atomic `op` on elements of dtype `t` in memory `space`; returns the old value */
 export function atomic(op: AtomicOp, t: ScalarName, space: string): AtomicFn {
+  if (op === "cas" && DTYPE_INFO[t].cls === "float") return floatCas(t);
   const combine = combiner(op, t, space);
   const load = t === "float16" ? (x: number) => h2f(x) : (x: Num) => x;
   const store = t === "float16" ? (x: number) => f2h(x) : (x: Num) => x;
