@@ -916,15 +916,16 @@ export class Lowerer {
     if (arithOp) return this.binary(arithOp, binaryType(at, a.weak, bt, b.weak), a, b, n, weak);
     const bitOp = BITWISE[op];
     if (bitOp) {
-      // JS converts float operands of bitwise operators to integers; bools combine as bools
-      const toInt = (t: ScalarName): ScalarName => (isFloat(t) ? "int32" : t);
+      // bools combine as bools
       if (at === "bool" && bt === "bool") return this.binary(bitOp, "bool", a, b, n, undefined);
-      const t = binaryType(toInt(at), a.weak === "float" ? "int" : a.weak, toInt(bt), b.weak === "float" ? "int" : b.weak);
-      return this.binary(bitOp, t, a, b, n, weak ? "int" : undefined);
+      const x = this.int32IfFloat(a, n.left ?? n), y = this.int32IfFloat(b, n.right ?? n);
+      const t = binaryType(x.e.type as ScalarName, x.weak, y.e.type as ScalarName, y.weak);
+      return this.binary(bitOp, t, x, y, n, weak ? "int" : undefined);
     }
     const shift = SHIFTS[op];
     if (shift) {
-      let t = promoteOne(isFloat(at) ? "int32" : at);
+      a = this.int32IfFloat(a, n.left ?? n);
+      let t = promoteOne(a.e.type as ScalarName);
       if (op === ">>>") t = DTYPE_INFO[t].bits === 64 ? "uint64" : "uint32";
       else if (op === ">>" && isBigInt(t) === false && t === "uint32" && a.weak) t = "int32";
       // the amount is int32 for every width (ir.ts); only its low bits matter
@@ -933,6 +934,15 @@ export class Lowerer {
       return { e, weak: weak ? "int" : undefined };
     }
     return this.unsupported(n, `unsupported in kernels: the '${op}' operator`);
+  }
+
+  /**
+   * A float operand of a bitwise operator or shift is converted to int32 first (truncating and
+   * saturating), whatever the other operand's type; `-1.5 & u` with a uint32 `u` is then `-1`'s bits.
+   */
+  private int32IfFloat(v: Typed, n: Node): Typed {
+    if (!isFloat(v.e.type as ScalarName)) return v;
+    return { e: this.convert(v, "int32", n), weak: v.weak && "int" };
   }
 
   private binary(op: BinaryOp, t: ScalarName, a: Typed, b: Typed, n: Node, weak: Weak | undefined): Typed {

@@ -19,6 +19,30 @@ const showExp = cuda.jit((v: number) => { console.log("device: %+.2e", v); }, { 
 
 export const LANGUAGE_CASES: KernelCase[] = [
   {
+    name: "a float operand of a bitwise operator or shift is int32 first (truncated, saturated), whatever the other operand's type",
+    kernel: (f: Float64Array, u: Uint32Array, b: BigInt64Array, o: Uint32Array, o64: BigInt64Array) => {
+      const i = cuda.grid(1);
+      if (i >= f.length) return;
+      const x = f[i], m = u[0], k = b[0];
+      o[5 * i] = x & m;
+      o[5 * i + 1] = x >>> 0;
+      o[5 * i + 2] = (x >> 1) >>> 0;
+      o[5 * i + 3] = (x << 1) >>> 0;
+      o[5 * i + 4] = m ^ x;
+      o64[i] = x | k;
+    },
+    grid: 1, block: 32,
+    args: () => [new Float64Array([-1.5, 2.7, 3e9, -3e9, NaN, 1e20, -0.5, 2147483647.9]), new Uint32Array([0xffffffff]), new BigInt64Array([0n]), new Uint32Array(40), new BigInt64Array(8)],
+    check: ([f, , , o, o64]) => {
+      const sat = (x: number) => (x !== x ? 0 : Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, Math.trunc(x))));
+      (f as Float64Array).forEach((x, i) => {
+        const v = sat(x);
+        assert.deepEqual(Array.from((o as Uint32Array).subarray(5 * i, 5 * i + 5)), [v >>> 0, v >>> 0, (v >> 1) >>> 0, (v << 1) >>> 0, ~v >>> 0], `x = ${x}`);
+        assert.equal((o64 as BigInt64Array)[i], BigInt(v), `x = ${x}`);
+      });
+    },
+  },
+  {
     name: "increment by one (the README's first program)",
     kernel: (anArray: Float32Array) => {
       const pos = cuda.grid(1);
