@@ -18,7 +18,11 @@ export interface SourceLocation {
   readonly lineText: string;
 }
 
-type SourceLocator = (source: string, line: number, column: number) => SourceLocation | undefined;
+/**
+ * `origin`: the function whose text `source` is, when known: two functions with the same text (two
+ * `cuda.jit((x) => { x[0] = 1; })` on different lines) are told apart by it.
+ */
+type SourceLocator = (source: string, line: number, column: number, origin?: Function) => SourceLocation | undefined;
 let locateInFile: SourceLocator = () => undefined;
 
 /** Installed by the front end, which knows where each kernel was written. */
@@ -27,7 +31,7 @@ export function setSourceLocator(locator: SourceLocator): void {
 }
 
 /** Where (line, column) of a kernel's text is in the user's file, when known. */
-export const locateSource: SourceLocator = (source, line, column) => locateInFile(source, line, column);
+export const locateSource: SourceLocator = (source, line, column, origin) => locateInFile(source, line, column, origin);
 
 /** Quoted lines longer than this show a window around the caret. */
 const QUOTE_WIDTH = 120;
@@ -67,8 +71,8 @@ export interface LocatedProblem extends SourceProblem {
 }
 
 /** Where a problem is shown: the user's file when known, else the function's own text. */
-function shownAt(source: string, p: SourceProblem): LocatedProblem {
-  const location = source && p.line >= 1 ? locateSource(source, p.line, p.column) : undefined;
+function shownAt(source: string, p: SourceProblem, origin: Function | undefined): LocatedProblem {
+  const location = source && p.line >= 1 ? locateSource(source, p.line, p.column, origin) : undefined;
   return location ? { ...p, location } : { ...p };
 }
 
@@ -115,8 +119,9 @@ abstract class SourceError extends Error {
   declare readonly column: number;
   /** the text of that line */
   declare readonly sourceLine: string;
-  constructor(fnName: string, source: string, problems: readonly SourceProblem[]) {
-    const located = problems.map((p) => shownAt(source, p));
+  /** `origin`: the function whose text `source` is, when known (it places the problems in its file) */
+  constructor(fnName: string, source: string, problems: readonly SourceProblem[], origin?: Function) {
+    const located = problems.map((p) => shownAt(source, p, origin));
     super(formatProblems(fnName, source, located));
     const first = located[0];
     const at = first?.location;

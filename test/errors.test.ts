@@ -62,6 +62,26 @@ test("a CudaError's call, code and name are properties, printed only in its mess
   assert.match(inspect(e), /^CudaError: cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY \(2\): out of memory\n    at /);
 });
 
+test("two kernels with the same text on different lines: each error and .loc names its own line", () => {
+  const line = (e: Error) => Number(/ line (\d+), column/.exec(e.message)![1]);
+  // the same text twice, one line apart (tsx prints both as the same one-line text)
+  const first = (x: Float32Array) => { x[0] = x.nope; };
+  const second = (x: Float32Array) => { x[0] = x.nope; };
+  assert.equal(first.toString(), second.toString());
+  const e1 = caught(() => cuda.jit(first, { signature: "void(float32[:])" })) as TypingError;
+  const e2 = caught(() => cuda.jit(second, { signature: "void(float32[:])" })) as TypingError;
+  assert.equal(e2.line, e1.line + 1, `${e1.message}\n${e2.message}`);
+  assert.equal(line(e2), line(e1) + 1);
+
+  const oob1 = (x: Float32Array) => { x[x.length] = 1; };
+  const oob2 = (x: Float32Array) => { x[x.length] = 1; };
+  const at = (k: (x: Float32Array) => void) => line(caught(() => cuda.jit(k).configure(1, 1)(new Float32Array(2))));
+  assert.equal(at(oob2), at(oob1) + 1, "simulator bounds errors");
+
+  const loc = (k: (x: Float32Array) => void) => Number(/\.loc\s+\d+\s+(\d+)/.exec(cuda.jit(k, { signature: "void(float32[:])", lineinfo: true }).inspectAsm("void(float32[:])"))![1]);
+  assert.equal(loc(oob2), loc(oob1) + 1, ".loc lines in the PTX");
+});
+
 test("a simulator out-of-bounds access names the access, thread, block, kernel and the quoted line", () => {
   const shift = (out: Float32Array, a: Float32Array) => {
     const i = cuda.grid(1);

@@ -213,7 +213,7 @@ export function lowerAssert(L: Lowerer, args: readonly Node[], n: Node): Value {
   // a constant is no code: an expression statement drops it
   if (!L.options.debug) return expr(constExpr("bool", true));
   const { line, column } = locOf(n);
-  const file = locateSource(L.parsed.source, line, column);
+  const file = locateSource(L.parsed.source, line, column, L.parsed.origin);
   const where = `${L.kind === "kernel" ? "kernel" : "device function"} ${L.parsed.name}, ${file ? `${file.file}:${file.line}` : `line ${line}`}`;
   const format = `assertion failed: ${escapePercent(message)} (${where}) in thread (%d, %d, %d) of block (%d, %d, %d)\n`;
   const ids: Expr[] = THREAD_AND_BLOCK.map((reg) => ({ k: "special", type: "int32", reg }));

@@ -440,6 +440,8 @@ export interface FunctionIR {
   readonly features: Features;
   /** the function's source text, for errors and line info */
   readonly source: string;
+  /** the function the text is from, which places it in the user's file (positions of `loc`s without their own `source`) */
+  readonly origin?: Function;
   /** names of array params the function may write (stores or atomics), for copy-back */
   readonly writtenParams: ReadonlySet<string>;
   readonly options: CompileOptions;

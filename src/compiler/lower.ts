@@ -125,12 +125,12 @@ export function lowerFunction(
   const syntax = checkSyntax(parsed.params, parsed.body);
   if (syntax.length) {
     const problems = [...syntax, ...unknownNames(session, parsed, argTypes, env, kind, module, syntax)];
-    throw new CompileError(parsed.name, parsed.source, problems.sort((p, q) => p.line - q.line || p.column - q.column));
+    throw new CompileError(parsed.name, parsed.source, problems.sort((p, q) => p.line - q.line || p.column - q.column), parsed.origin);
   }
   if (argTypes.length !== parsed.params.length) {
     throw new TypingError(parsed.name, parsed.source, [{
       message: `'${parsed.name}' takes ${parsed.params.length} argument(s) but was given ${argTypes.length}`, line: 1, column: 0,
-    }]);
+    }], parsed.origin);
   }
   const widen = new Map<number, Type>();
   for (let round = 0; round < 16; round++) {
@@ -139,11 +139,11 @@ export function lowerFunction(
     if (!lowerer.widened) {
       // every problem, in source order; the first one decides the error's class
       const problems = [...lowerer.problems].sort((p, q) => p.line - q.line || p.column - q.column);
-      if (problems[0]) throw new (problems[0].kind === "compile" ? CompileError : TypingError)(parsed.name, parsed.source, problems);
+      if (problems[0]) throw new (problems[0].kind === "compile" ? CompileError : TypingError)(parsed.name, parsed.source, problems, parsed.origin);
       return ir;
     }
   }
-  throw new TypingError(parsed.name, parsed.source, [{ message: "local variable types did not settle", line: 1, column: 0 }]);
+  throw new TypingError(parsed.name, parsed.source, [{ message: "local variable types did not settle", line: 1, column: 0 }], parsed.origin);
 }
 
 /**
@@ -251,6 +251,7 @@ export class Lowerer {
       strings: this.strings,
       features: this.features,
       source: this.parsed.source,
+      origin: this.parsed.origin,
       writtenParams: this.written,
       options: this.options,
     };

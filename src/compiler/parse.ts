@@ -16,6 +16,8 @@ export interface ParsedFunction {
   readonly body: Node;
   /** the function's text as given by Function.prototype.toString (or the caller) */
   readonly source: string;
+  /** the function itself, which says where its text is in the user's file */
+  readonly origin: Function;
 }
 
 /** Wrappers that make any function text an expression; `prefix` shifts columns on line 1. */
@@ -28,8 +30,8 @@ const WRAPPERS: readonly { prefix: string; suffix: string; pick: (e: Node) => No
 export function parseFunction(fn: Function, displayName?: string): ParsedFunction {
   const source = fn.toString();
   const name = displayName ?? (fn.name || "kernel");
-  if (/^class\b/.test(source)) fail(name, source, "a class is not a kernel; pass a function");
-  if (source.endsWith("{ [native code] }")) fail(name, source, "a native or bound function has no source to compile; pass the function itself");
+  if (/^class\b/.test(source)) fail(name, fn, source, "a class is not a kernel; pass a function");
+  if (source.endsWith("{ [native code] }")) fail(name, fn, source, "a native or bound function has no source to compile; pass the function itself");
   for (const w of WRAPPERS) {
     let program: Node;
     try {
@@ -42,11 +44,11 @@ export function parseFunction(fn: Function, displayName?: string): ParsedFunctio
     if (!fnNode || !/^(Arrow)?Function(Expression|Declaration)$/.test(fnNode.type)) continue;
     shiftPositions(program, w.prefix.length);
     if (fnNode.async || fnNode.generator) {
-      fail(name, source, `${fnNode.async ? "an async" : "a generator"} function cannot be a kernel`, fnNode);
+      fail(name, fn, source, `${fnNode.async ? "an async" : "a generator"} function cannot be a kernel`, fnNode);
     }
-    return { name, selfName: fnNode.id?.name, params: fnNode.params, body: fnNode.body as Node, source };
+    return { name, selfName: fnNode.id?.name, params: fnNode.params, body: fnNode.body as Node, source, origin: fn };
   }
-  return fail(name, source, "cannot parse the function's source text");
+  return fail(name, fn, source, "cannot parse the function's source text");
 }
 
 /** The AST nodes directly under `n`, with the property that holds each. */
@@ -75,11 +77,11 @@ function shiftPositions(n: Node, by: number, shifted = new Set<object>()): void 
   for (const [, c] of childNodes(n)) shiftPositions(c, by, shifted);
 }
 
-function fail(name: string, source: string, message: string, node?: Node): never {
+function fail(name: string, fn: Function, source: string, message: string, node?: Node): never {
   const problem: SourceProblem = node
     ? { message, line: node.loc!.start.line, column: Math.max(0, node.loc!.start.column) }
     : { message, line: 1, column: 0 };
-  throw new CompileError(name, source, [problem]);
+  throw new CompileError(name, source, [problem], fn);
 }
 
 /** Loc of a node for IR nodes and errors */

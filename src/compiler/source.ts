@@ -270,21 +270,35 @@ function inScriptFile({ url, script, start }: ScriptPlace, length: number): Plac
   };
 }
 
-/** Per function text, worked out at its first error or `.loc` (at null: only its own text is known). */
-const placements = new Map<string, { readonly own: Text; readonly at: Placement | null }>();
+/** Where a function's text is, worked out at its first error or `.loc` (at null: only its own text is known). */
+interface TextPlacement { readonly own: Text; readonly at: Placement | null }
 
-function place(text: string): Placement | null {
-  const fn = functionsByText.get(text);
+/** per function text, for texts known only as text (the first function with that text decides) */
+const placementsByText = new Map<string, TextPlacement>();
+/** per function, for texts whose function is known: functions with the same text on different lines each have their own */
+const placementsByFunction = new WeakMap<Function, TextPlacement>();
+
+function place(fn: Function | undefined, text: string): TextPlacement {
   const at = fn && scriptPlace(fn, text);
-  if (!at) return null;
-  const map = sourceMapOf(at);
-  return (map ? mapped(map, at) : inScriptFile(at, text.length)) ?? null;
+  const map = at && sourceMapOf(at);
+  return { own: new Text(text), at: (at && (map ? mapped(map, at) : inScriptFile(at, text.length))) ?? null };
+}
+
+/** The placement of `text`: `origin`'s own when `text` is its text, else that of the first function seen with the text. */
+function placementOf(text: string, origin: Function | undefined): TextPlacement {
+  if (origin && origin.toString() === text) {
+    let placement = placementsByFunction.get(origin);
+    if (!placement) placementsByFunction.set(origin, (placement = place(origin, text)));
+    return placement;
+  }
+  let placement = placementsByText.get(text);
+  if (!placement) placementsByText.set(text, (placement = place(functionsByText.get(text), text)));
+  return placement;
 }
 
 /** The file position of (line, column) of a function's text, when the function's file is known. */
-function locate(text: string, line: number, column: number): SourceLocation | undefined {
-  let placement = placements.get(text);
-  if (!placement) placements.set(text, (placement = { own: new Text(text), at: place(text) }));
+function locate(text: string, line: number, column: number, origin?: Function): SourceLocation | undefined {
+  const placement = placementOf(text, origin);
   return placement.at?.(placement.own.offset(line - 1, column));
 }
 

@@ -404,8 +404,9 @@ class Emitter {
 
   /** the index in `sites` of an access at `loc` (the kernel's first line when unknown) */
   private site(loc: Loc | undefined): number {
-    const { name, source } = this.ir;
-    return this.sites.push({ kernel: name, source: loc?.source ?? source, line: loc?.line ?? 1, column: loc?.column ?? 0 }) - 1;
+    const { name, source, origin } = this.ir;
+    const own = loc?.source ? { source: loc.source } : { source, origin };
+    return this.sites.push({ kernel: name, ...own, line: loc?.line ?? 1, column: loc?.column ?? 0 }) - 1;
   }
 
   /** the flat element index of a[index…], bounds-checked; `loc` is where the access is */

@@ -5,7 +5,7 @@
 
 import type { ArrayArg, KernelArg } from "../../runtime/backend.js";
 import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../../dtypes.js";
-import { LaunchError, sourcePosition } from "../../errors.js";
+import { LaunchError, locateSource, sourcePosition } from "../../errors.js";
 import type { AtomicOp } from "../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "./fp.js";
 import { formatPrintf, type PrintArg } from "./printf.js";
@@ -238,6 +238,8 @@ export interface AccessSite {
   readonly kernel: string;
   /** the text of the function the access is in (an inlined device function's own) */
   readonly source: string;
+  /** the kernel function, when `source` is its text (it places the text in the user's file) */
+  readonly origin?: Function;
   readonly line: number;
   readonly column: number;
 }
@@ -245,7 +247,7 @@ export interface AccessSite {
 /** throws the bounds error of an array access: the access, the thread, the kernel and the source line */
 export function oob(name: string, index: readonly (number | bigint)[], shape: readonly number[], site: AccessSite,
   tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never {
-  const { where: at, quote } = sourcePosition(site.source, site.line, site.column);
+  const { where: at, quote } = sourcePosition(site.source, site.line, site.column, locateSource(site.source, site.line, site.column, site.origin));
   throw new LaunchError(`index out of bounds: ${name}[${index.join(", ")}] with shape [${shape.join(", ")}] in ${where(tx, ty, tz, bx, by, bz)} of kernel '${site.kernel}' ${at}\n${quote}`);
 }
 

@@ -221,7 +221,7 @@ class KernelEmitter {
 
   /** an error at `loc` in the kernel's source (the signature when unknown) */
   private compileError(message: string, loc = this.loc): CompileError {
-    return new CompileError(this.ir.name, loc?.source ?? this.ir.source, [{ message, line: loc?.line ?? 1, column: loc?.column ?? 0 }]);
+    return new CompileError(this.ir.name, loc?.source ?? this.ir.source, [{ message, line: loc?.line ?? 1, column: loc?.column ?? 0 }], loc?.source ? undefined : this.ir.origin);
   }
 
   private bindParam(name: string, type: Type, arg: number): void {
@@ -423,7 +423,7 @@ class KernelEmitter {
    */
   private lineInfo(s: Stmt): void {
     if (!this.ir.options.lineinfo || !s.loc) return;
-    const at = locateSource(s.loc.source ?? this.ir.source, s.loc.line, s.loc.column);
+    const at = locateSource(s.loc.source ?? this.ir.source, s.loc.line, s.loc.column, s.loc.source ? undefined : this.ir.origin);
     const file = at?.file ?? `${this.ir.name}.ts`;
     let n = this.lineFiles.get(file);
     if (n === undefined) this.lineFiles.set(file, (n = this.lineFiles.size + 1));
