@@ -409,3 +409,15 @@ test("targets below sm_75: .version covers every warp instruction; sm_70-only in
     });
   }
 });
+
+test("cuda.selp evaluates both sides and selects: no branch, even around loads, divisions and bools", async () => {
+  const kernel = (a: Float32Array, b: Float32Array, o: Float32Array, flags: Int32Array) => {
+    const i = cuda.threadIdx.x;
+    o[i] = cuda.selp(a[i] > 0, a[i] / b[i], b[i + 1]);
+    flags[i] = cuda.selp(i % 2 === 0, a[i] > b[i], b[i] > 0.5) ? 1 : 0;
+  };
+  const text = emitPtx(compile(kernel, [F32, F32, F32, I32])).text;
+  assert.doesNotMatch(text, /\bbra\b/);
+  assert.match(text, /selp\.f32/);
+  assemble(text);
+});

@@ -293,7 +293,7 @@ const CUDA = ns("cuda", {
     const cond = L.condition(args[0]!);
     const a = L.lowerExpr(args[1]!), b = L.lowerExpr(args[2]!);
     const t = binaryType(a.e.type as ScalarName, a.weak, b.e.type as ScalarName, b.weak);
-    return expr({ k: "select", type: t, cond, a: L.convert(a, t, args[1]!), b: L.convert(b, t, args[2]!), loc: locOf(n) });
+    return expr({ k: "select", type: t, cond, a: L.convert(a, t, args[1]!), b: L.convert(b, t, args[2]!), eager: true, loc: locOf(n) });
   }),
   cg: ns("cuda.cg", {
     thisGrid: fn("cuda.cg.thisGrid", (L, args, n) => { arity(L, n, args, "cuda.cg.thisGrid", 0); return { v: "gridGroup" }; }),

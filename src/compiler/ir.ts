@@ -139,13 +139,15 @@ export interface LogicalExpr extends Node {
   readonly b: Expr;
 }
 
-/** cond ? a : b — only the chosen side is evaluated. */
+/** cond ? a : b — only the chosen side is evaluated, unless `eager`. */
 export interface SelectExpr extends Node {
   readonly k: "select";
   readonly type: Type;
   readonly cond: Expr;
   readonly a: Expr;
   readonly b: Expr;
+  /** both sides are evaluated, then one is picked, never a branch (`cuda.selp`, PTX's `selp`) */
+  readonly eager?: boolean;
 }
 
 /**

@@ -152,6 +152,24 @@ export const API_CASES: KernelCase[] = [
     },
   },
   {
+    name: "cuda.selp evaluates both sides (loads, a division, bools) and picks one",
+    kernel: (a: Float32Array, b: Float32Array, o: Float32Array, flags: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i >= o.length) return;
+      o[i] = cuda.selp(a[i] > 0, a[i] / b[i], b[i + 1]);
+      flags[i] = cuda.selp(i % 2 === 0, a[i] > b[i], b[i] > 0.5) ? 1 : 0;
+    },
+    grid: 1, block: 64,
+    args: () => [randomFloats(Float32Array, 40, 61), randomFloats(Float32Array, 41, 62), new Float32Array(40), new Int32Array(40)],
+    check: ([a, b, o, flags]) => {
+      const A = a as Float32Array, B = b as Float32Array;
+      for (let i = 0; i < 40; i++) {
+        assert.equal((o as Float32Array)[i], A[i]! > 0 ? Math.fround(A[i]! / B[i]!) : B[i + 1]!, `o[${i}]`);
+        assert.equal((flags as Int32Array)[i], (i % 2 === 0 ? A[i]! > B[i]! : B[i]! > 0.5) ? 1 : 0, `flags[${i}]`);
+      }
+    },
+  },
+  {
     name: "syncthreadsCount / syncthreadsAnd / syncthreadsOr",
     kernel: (a: Int32Array, o: Int32Array) => {
       const t = cuda.threadIdx.x, b = cuda.blockIdx.x;

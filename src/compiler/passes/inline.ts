@@ -68,7 +68,7 @@ class Inliner {
       out.push({ k: "if", cond: test, then: rhs, else: [] });
       return t;
     }
-    if (e.k === "select" && (hasCall(e.a) || hasCall(e.b))) {
+    if (e.k === "select" && !e.eager && (hasCall(e.a) || hasCall(e.b))) {
       const cond = this.hoist(e.cond, out);
       const t = this.temp(e.type, undefined, out);
       const arm = (x: Expr): Stmt[] => { const s: Stmt[] = []; s.push({ k: "assign", name: t.name, value: this.hoist(x, s) }); return s; };

@@ -553,7 +553,7 @@ class Emitter {
       }
       case "compare": return `(${this.expr(e.a)} ${COMPARE[e.op]} ${this.expr(e.b)})`;
       case "logical": return `(${this.expr(e.a)} ${e.op === "and" ? "&&" : "||"} ${this.expr(e.b)})`;
-      case "select": return `(${this.expr(e.cond)} ? ${this.expr(e.a)} : ${this.expr(e.b)})`;
+      case "select": return e.eager ? `selp(${this.expr(e.cond)}, ${this.expr(e.a)}, ${this.expr(e.b)})` : `(${this.expr(e.cond)} ? ${this.expr(e.a)} : ${this.expr(e.b)})`;
       case "cast": return this.cast(e);
       case "bitcast": {
         const from = e.x.type as ScalarName;

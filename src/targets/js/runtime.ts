@@ -260,11 +260,14 @@ export function printf(out: string[], fmt: string, args: PrintArg[]): void {
   out.push(formatPrintf(fmt, args));
 }
 
+/** `cuda.selp`: both sides are evaluated (as arguments), then one is picked */
+export const selp = <T>(c: boolean, a: T, b: T): T => (c ? a : b);
+
 export const rt = {
   h2f, f2h, f16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
   atomic, bindArray, scalarArg, oob, assertFailed, printf, runThreads,
-  fma16, fma32, fma64, copysign, rint,
+  fma16, fma32, fma64, copysign, rint, selp,
 };
 export type Runtime = typeof rt;

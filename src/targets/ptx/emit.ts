@@ -643,7 +643,7 @@ class KernelEmitter {
       }
       case "tuple": return { k: "tuple", items: e.items.map((x) => this.value(x)) };
       case "tupleGet": return (this.value(e.tuple) as TupleVal).items[e.index]!;
-      case "select": return this.select(e.cond, e.a, e.b, e.type);
+      case "select": return this.select(e.cond, e.a, e.b, e.type, e.eager ?? false);
       case "intrinsic": return this.intrinsic(e);
       case "call": throw new Error(`PTX target: call of '${e.fn.name}' was not inlined`);
       default: return this.scalar(e);
@@ -1030,9 +1030,14 @@ class KernelEmitter {
     return d;
   }
 
-  private select(ce: Expr, ae: Expr, be: Expr, t: Type): Value {
+  /** `c ? a : b`: a `selp` when both sides may be evaluated (`eager`: they must be), else a branch */
+  private select(ce: Expr, ae: Expr, be: Expr, t: Type, eager: boolean): Value {
     const c = this.pred(ce);
-    const speculate = isSpeculatable(ae) && isSpeculatable(be);
+    if (eager && t === "bool") {
+      const a = this.pred(ae), b = this.pred(be);
+      return this.out("pred", "or.pred", this.out("pred", "and.pred", c, a), this.out("pred", "and.pred", this.out("pred", "not.pred", c), b));
+    }
+    const speculate = eager || (isSpeculatable(ae) && isSpeculatable(be));
     if (typeof t === "string" && t !== "bool" && t !== "void" && speculate) {
       const P = PTX_SCALAR[t];
       return this.out(P.reg, `selp.${P.reg === "b16" ? "b16" : P.arith}`, this.scalar(ae), this.scalar(be), c);
