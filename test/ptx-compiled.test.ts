@@ -421,3 +421,18 @@ test("cuda.selp evaluates both sides and selects: no branch, even around loads, 
   assert.match(text, /selp\.f32/);
   assemble(text);
 });
+
+test("fastmath float32 division and tan use div.approx.ftz.f32, as Numba's fastmath does; float64 and non-fastmath stay div.rn", () => {
+  const kernel = (a: Float32Array, b: Float32Array, d: Float64Array) => {
+    const i = cuda.threadIdx.x;
+    a[i] = a[i] / b[i] + Math.tan(b[i]);
+    d[i] = d[i] / 3.5;
+  };
+  const fast = emitPtx(compile(kernel, [F32, F32, F64], { fastmath: true })).text;
+  assert.equal(fast.match(/div\.approx\.ftz\.f32/g)?.length, 2, fast);
+  assert.doesNotMatch(fast, /div\.(rn|full)\.f32/);
+  assert.match(fast, /div\.rn\.f64/);
+  assemble(fast);
+  const exact = emitPtx(compile(kernel, [F32, F32, F64])).text;
+  assert.doesNotMatch(exact, /div\.approx/);
+});

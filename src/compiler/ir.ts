@@ -293,7 +293,7 @@ export type Expr =
  * | cstring | (index into FunctionIR.strings as int32 const) | uint64 — the address of that NUL-terminated string; only a `print`/`assert` value |
  * | assert | (cond: bool, format: index into FunctionIR.strings as int32 const, ...values) | void — a `debug` assertion: unless cond, prints like `print` and stops the kernel (PTX `trap`); the simulator throws a LaunchError with the printed text instead |
  * | fastExp2 / fastLog2 / fastSin / fastCos / fastRcp / fastTanh | (float32) | float32 — PTX .approx (fastmath only) |
- * | fastDiv | (float32, float32) | float32 — div.full.f32 (fastmath only) |
+ * | fastDiv | (float32, float32) | float32 — div.approx.ftz.f32 (fastmath only: `/` and `tan`) |
  */
 export type IntrinsicName =
   | "syncthreads" | "syncthreadsCount" | "syncthreadsAnd" | "syncthreadsOr" | "syncwarp"

@@ -910,6 +910,11 @@ export class Lowerer {
       let t = binaryType(at, a.weak, bt, b.weak);
       // JS `/` is true division; 64-bit ints divide like BigInts (truncating)
       if (!isFloat(t) && !isBigInt(t)) t = "float64";
+      if (t === "float32" && this.options.fastmath && !weak) {
+        // fastmath float32 division is the GPU's approximate one (div.approx.ftz.f32), as in Numba
+        const args = [this.convert(a, t, n.left ?? n), this.convert(b, t, n.right ?? n)];
+        return { e: { k: "intrinsic", name: "fastDiv", type: t, args, loc } };
+      }
       return this.binary("div", t, a, b, n, weak);
     }
     if (op === "%") return this.binary("rem", binaryType(at, a.weak, bt, b.weak), a, b, n, weak);

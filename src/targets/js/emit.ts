@@ -149,7 +149,8 @@ const FAST_MATH: Record<string, (a: string[]) => string> = {
   fastExp2: ([x]) => `Math.fround(2 ** ${x})`, fastLog2: ([x]) => `Math.fround(Math.log2(${x}))`,
   fastSin: ([x]) => `Math.fround(Math.sin(${x}))`, fastCos: ([x]) => `Math.fround(Math.cos(${x}))`,
   fastRcp: ([x]) => `Math.fround(1 / ${x})`, fastTanh: ([x]) => `Math.fround(Math.tanh(${x}))`,
-  fastDiv: ([x, y]) => `Math.fround(${x} / ${y})`,
+  // flushes subnormal operands and results as .ftz does; the quotient itself is the correctly rounded one
+  fastDiv: ([x, y]) => `ftz32(Math.fround(ftz32(${x}) / ftz32(${y})))`,
 };
 
 const SPECIAL: Record<string, string> = {

@@ -106,7 +106,8 @@ export const makeWords = (hi: number, lo: number): number => { wordsI[1] = hi; w
 type Num = number & bigint; // values of the element type; number or bigint by dtype
 type Combine = (old: Num, v: Num, cmp: Num) => Num | undefined; // undefined: store nothing
 
-const ftz32 = (x: number): number => (Math.abs(x) < 2 ** -126 ? x * 0 : x); // keeps the sign of zero
+/** float32 subnormals flushed to a zero of the same sign (PTX .ftz) */
+export const ftz32 = (x: number): number => (Math.abs(x) < 2 ** -126 ? x * 0 : x);
 
 function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
   const cls = DTYPE_INFO[t].cls;
@@ -268,6 +269,6 @@ export const rt = {
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
   atomic, bindArray, scalarArg, oob, assertFailed, printf, runThreads,
-  fma16, fma32, fma64, copysign, rint, selp,
+  fma16, fma32, fma64, copysign, rint, selp, ftz32,
 };
 export type Runtime = typeof rt;

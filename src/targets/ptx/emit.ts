@@ -1347,7 +1347,7 @@ class KernelEmitter {
       case "print": this.print(e.args); return null;
       case "cstring": return this.stringAddress(e.args[0]!);
       case "assert": this.assert(e.args); return null;
-      case "fastDiv": return this.out("f32", "div.full.f32", arg(0), arg(1));
+      case "fastDiv": return this.out("f32", "div.approx.ftz.f32", arg(0), arg(1));
       default: return this.out("f32", FAST_UNARY[name], arg(0));
     }
   }
