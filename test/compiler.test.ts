@@ -128,7 +128,7 @@ test("a CompileError lists every unsupported construct with its line and a caret
   const bad = (a: Float32Array) => {
     try { a[0] = 1; } catch { a[0] = 2; }
     const o = { x: 1 };
-    for (const v of a) a[0] = v;
+    for (const k in a) a[0] = Number(k);
     a[1] = o.x;
   };
   const err = (() => { try { compile(bad, [f32]); } catch (e) { return e; } })();
@@ -136,7 +136,7 @@ test("a CompileError lists every unsupported construct with its line and a caret
   assert.equal(err.problems.length, 3, err.message);
   assert.match(err.message, /try\/catch/);
   assert.match(err.message, /object literal/);
-  assert.match(err.message, /for…of/);
+  assert.match(err.message, /for…in/);
   assert.match(err.message, /\n\s*\^/); // a caret line
   assert.match(err.message, /line \d+, column \d+/);
 });
@@ -316,3 +316,13 @@ test("a bigint outside int64 is a TypingError naming it, not wrapped; -2^63 n is
   assert.ok(values.includes(-(2n ** 63n)) && values.includes(2n ** 63n - 1n), String(values));
 });
 declare const HUGE: bigint;
+
+test("for…of needs a declared variable over a 1-d array or a tuple; entries() gives [index, value]", () => {
+  const cases: [Function, Type[], RegExp][] = [
+    [(a: Float32Array) => { let v = 0; for (v of a) a[0] = v; }, [f32], /declares its variable/],
+    [(a: Float32Array, n: number) => { for (const v of n) a[0] = v; }, [f32, "int32"], /for…of needs a 1-d array or a tuple; got int32/],
+    [(a: Float32Array) => { for (const [i, v, w] of a.entries()) a[i] = v + w; }, [f32], /entries\(\) gives \[index, value\] pairs/],
+    [(a: Float32Array) => { for (const [x] of a) a[0] = x; }, [f32], /destructuring the items of for…of/],
+  ];
+  for (const [k, types, want] of cases) assert.throws(() => compile(k, types), (e: unknown) => (e instanceof CompileError || e instanceof TypingError) && want.test(e.message), String(want));
+});

@@ -10,7 +10,6 @@ const UNSUPPORTED: Record<string, string> = {
   TryStatement: "try/catch",
   ThrowStatement: "throw",
   SwitchStatement: "switch (use if/else)",
-  ForOfStatement: "for…of (use an indexed for loop)",
   ForInStatement: "for…in (use an indexed for loop)",
   WithStatement: "with",
   FunctionDeclaration: "a nested function (closures are not supported; use a device function)",

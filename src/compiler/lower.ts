@@ -8,7 +8,7 @@
 
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, typedScalarDType, isArrayType, isBigInt, isFloat, isInteger, isScalarType, isTupleType, sameType,
-  tupleType, typeToString, type ArrayType, type ScalarName, type Type,
+  tupleType, typeToString, type ArrayType, type ScalarName, type TupleType, type Type,
 } from "../dtypes.js";
 import { CompileError, TypingError, type SourceProblem } from "../errors.js";
 import { BUILTINS, lowerMathCall, type Value, type Builtin } from "./builtins.js";
@@ -16,7 +16,7 @@ import { checkSyntax } from "./check.js";
 import { binaryType, floatTypeOf, integerLiteralType, join, promote, promoteOne, weakDefault, type Weak } from "./infer.js";
 import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
-  type FunctionIR, type Loc, type Stmt,
+  type FunctionIR, type Loc, type Stmt, type VarExpr,
 } from "./ir.js";
 import { foldExpr } from "./passes/fold.js";
 import { mapBodyExprs } from "./passes/walk.js";
@@ -187,7 +187,11 @@ interface VarBinding {
 }
 type Binding = VarBinding | { readonly b: "value"; readonly value: Value } | { readonly b: "poisoned" };
 
-interface LoopCtx { readonly label: string; readonly userLabel?: string; readonly isLoop: boolean }
+/** The names for…of binds: the index (entries() only) and the value. */
+interface LoopNames { readonly index: Node | null; readonly value: Node | null }
+
+/** A loop or labelled block `break`/`continue` can leave; `continueLabel`: `continue` breaks out of this block (an unrolled iteration) */
+interface LoopCtx { readonly label: string; readonly userLabel?: string; readonly isLoop: boolean; readonly continueLabel?: string }
 
 /** Lowered expression value plus its literal weakness. */
 export interface Typed { readonly e: Expr; readonly weak?: Weak }
@@ -327,6 +331,7 @@ export class Lowerer {
       case "ExpressionStatement": this.lowerEffect(n.expression); return;
       case "IfStatement": return this.lowerIf(n);
       case "ForStatement": return this.lowerFor(n);
+      case "ForOfStatement": return this.lowerForOf(n);
       case "WhileStatement": return this.lowerLoop(n, n.test, n.body, null, true);
       case "DoWhileStatement": return this.lowerLoop(n, n.test, n.body, null, false);
       case "LabeledStatement": return this.lowerLabeled(n);
@@ -427,12 +432,17 @@ export class Lowerer {
   }
 
   private lowerLoop(n: Node, test: Node | null, body: Node, update: Node | null, testFirst: boolean, userLabel?: string): void {
-    const label = this.freshName(userLabel ?? "loop");
     const cond = test ? this.condition(test) : null;
+    this.emitLoop(n, cond, body, () => (update ? this.collect(() => this.lowerEffect(update)) : []), testFirst, userLabel);
+  }
+
+  /** A loop of `body`; `bind` declares names in the body's scope first (for…of's variables), `update` runs after the body. */
+  private emitLoop(n: Node, cond: Expr | null, body: Node, update: () => Stmt[], testFirst: boolean, userLabel?: string, bind?: () => void): void {
+    const label = this.freshName(userLabel ?? "loop");
     this.loops.push({ label, userLabel, isLoop: true });
     try {
-      const bodyStmts = this.collect(() => this.withScope(() => this.guard(body, () => this.lowerStatement(body))));
-      const updateStmts = update ? this.collect(() => this.lowerEffect(update)) : [];
+      const bodyStmts = this.collect(() => this.withScope(() => { bind?.(); this.guard(body, () => this.lowerStatement(body)); }));
+      const updateStmts = update();
       // a do…while condition is lowered after the body so it sees the body's locals' types; scoping is the same
       this.emit({ k: "loop", label, cond, testFirst, body: bodyStmts, update: updateStmts, loc: locOf(n) });
     } finally {
@@ -440,10 +450,99 @@ export class Lowerer {
     }
   }
 
+  /**
+   * `for (const v of a)` over a 1-d array (a loop over its indices) or a tuple (unrolled: each item may
+   * have its own type), and `for (const [i, v] of a.entries())`.
+   */
+  private lowerForOf(n: Node, userLabel?: string): void {
+    if (n.await) this.unsupported(n, "unsupported in kernels: for await");
+    const decl = n.left as Node;
+    if (decl.type !== "VariableDeclaration" || decl.declarations.length !== 1) {
+      this.unsupported(decl, "for…of in kernels declares its variable: for (const v of a), or for (const [i, v] of a.entries())");
+    }
+    const pattern = decl.declarations[0].id as Node;
+    const isConst = decl.kind === "const";
+    const right = n.right as Node;
+    const entries = right.type === "CallExpression" && right.callee.type === "MemberExpression" && !right.callee.computed &&
+      right.callee.property.name === "entries";
+    if (entries && right.arguments.length > 0) this.fail(right, "entries() takes no arguments");
+    const names = entries ? this.entryNames(pattern) : { index: null, value: this.loopVariable(pattern) };
+    const source = entries ? (right.callee.object as Node) : right;
+    const seq = this.lowerExpr(source).e;
+    if (isTupleType(seq.type)) return this.lowerTupleForOf(n, seq, names, isConst, userLabel);
+    if (!isArrayType(seq.type) || seq.type.ndim !== 1) {
+      this.fail(source, `for…of needs a 1-d array or a tuple; got ${typeToString(seq.type)}`);
+    }
+    this.withScope(() => {
+      const array = seq.k === "var" ? seq : this.temporary("items", seq, decl);
+      const index: Expr = this.temporary("i", int32Const(0), decl);
+      const length: Expr = { k: "arrayAttr", attr: "shape", type: "int32", array, dim: 0, loc: locOf(source) };
+      const cond: Expr = { k: "compare", op: "lt", type: "bool", a: index, b: length };
+      const next: Stmt[] = [{ k: "assign", name: (index as { name: string }).name, value: { k: "binary", op: "add", type: "int32", a: index, b: int32Const(1) } }];
+      const element: Expr = { k: "load", type: (array.type as ArrayType).dtype, array, index: [index], loc: locOf(source) };
+      this.emitLoop(n, cond, n.body, () => next, true, userLabel, () => this.bindLoopNames(names, index, element, isConst));
+    });
+  }
+
+  /** A tuple's for…of: one block per item, inside one block that `break` leaves (`continue` leaves the item's). */
+  private lowerTupleForOf(n: Node, seq: Expr, names: LoopNames, isConst: boolean, userLabel?: string): void {
+    const items = (seq.type as TupleType).items;
+    const label = this.freshName(userLabel ?? "loop");
+    const tuple = seq.k === "var" ? seq : this.temporary("items", seq, n);
+    const body = this.collect(() => items.forEach((type, k) => {
+      const continueLabel = this.freshName("item");
+      this.loops.push({ label, userLabel, isLoop: true, continueLabel });
+      try {
+        const item = this.collect(() => this.withScope(() => {
+          this.bindLoopNames(names, int32Const(k), { k: "tupleGet", type, tuple, index: k }, isConst);
+          this.guard(n.body, () => this.lowerStatement(n.body));
+        }));
+        this.emit({ k: "block", label: continueLabel, body: item, loc: locOf(n) });
+      } finally {
+        this.loops.pop();
+      }
+    }));
+    this.emit({ k: "block", label, body, loc: locOf(n) });
+  }
+
+  /** The variable of `for (const v of …)`. */
+  private loopVariable(p: Node): Node {
+    if (p.type !== "Identifier") this.unsupported(p, "unsupported in kernels: destructuring the items of for…of (only `const [i, v] of a.entries()`)");
+    return p;
+  }
+
+  /** The `[i, v]` of `for (const [i, v] of a.entries())` (either may be left out). */
+  private entryNames(p: Node): LoopNames {
+    const els = p.type === "ArrayPattern" ? (p.elements as (Node | null)[]) : [];
+    if (p.type !== "ArrayPattern" || els.length > 2 || els.some((e) => e && e.type !== "Identifier")) {
+      this.unsupported(p, "entries() gives [index, value] pairs: for (const [i, v] of a.entries())");
+    }
+    return { index: els[0] ?? null, value: els[1] ?? null };
+  }
+
+  /** Declares the loop's index and value names for one iteration, as copies (the body may reassign a `let`). */
+  private bindLoopNames(names: LoopNames, index: Expr, value: Expr, isConst: boolean): void {
+    for (const [id, e] of [[names.index, index], [names.value, value]] as const) {
+      if (!id) continue;
+      if (isConst && e.k === "const") { this.declare(id.name, { b: "value", value: numberLiteral(Number(e.value)) }, id); continue; }
+      const v: VarBinding = { b: "var", name: this.freshName(id.name), type: e.type, declStart: id.start, isConst };
+      this.emit({ k: "let", name: v.name, type: e.type, init: e, loc: locOf(id) });
+      this.declare(id.name, v, id);
+    }
+  }
+
+  /** A compiler-made local holding `init`, evaluated once here. */
+  private temporary(name: string, init: Expr, n: Node): VarExpr {
+    const v = this.freshName(name);
+    this.emit({ k: "let", name: v, type: init.type, init, loc: locOf(n) });
+    return { k: "var", type: init.type, name: v };
+  }
+
   private lowerLabeled(n: Node): void {
     const userLabel: string = n.label.name;
     const b = n.body;
     if (b.type === "ForStatement") return this.lowerFor(b, userLabel);
+    if (b.type === "ForOfStatement") return this.lowerForOf(b, userLabel);
     if (b.type === "WhileStatement") return this.lowerLoop(b, b.test, b.body, null, true, userLabel);
     if (b.type === "DoWhileStatement") return this.lowerLoop(b, b.test, b.body, null, false, userLabel);
     const label = this.freshName(userLabel);
@@ -462,7 +561,8 @@ export class Lowerer {
       const l = this.loops[i]!;
       if (want ? l.userLabel === want : l.isLoop) {
         if (kind === "continue" && !l.isLoop) this.fail(n, `cannot continue the non-loop label '${want}'`);
-        this.emit({ k: kind, label: l.label, loc: locOf(n) });
+        if (kind === "continue" && l.continueLabel) this.emit({ k: "break", label: l.continueLabel, loc: locOf(n) });
+        else this.emit({ k: kind, label: l.label, loc: locOf(n) });
         return;
       }
     }
@@ -624,7 +724,7 @@ export class Lowerer {
         if (n.expressions.slice(0, -1).every((e: Node) => e.type === "Literal")) return this.lowerValue(last);
         return this.unsupported(n, "unsupported in kernels: the comma operator");
       }
-      case "ArrayExpression": return this.unsupported(n, "unsupported in kernels: an array literal here (allowed as a shape, an atomic index, or a device function's returned tuple)");
+      case "ArrayExpression": return { v: "expr", ...this.lowerTupleLiteral(n) };
       case "ParenthesizedExpression": return this.lowerValue(n.expression);
       default: return this.unsupported(n, `unsupported in kernels: ${n.type}`);
     }
@@ -981,7 +1081,9 @@ export class Lowerer {
     return expr({ k: "select", type: at, cond, a: a.e, b: b.e, loc: locOf(n) });
   }
 
+  /** `[a, b, …]`: a tuple (its items keep their types; a literal item takes its default type) */
   lowerTupleLiteral(n: Node): Typed {
+    if ((n.elements as (Node | null)[]).some((el) => el === null)) this.unsupported(n, "unsupported in kernels: a hole in an array literal ([a, , b])");
     const items = (n.elements as Node[]).map((el) => {
       const v = this.lowerExpr(el);
       return v.weak ? this.convert(v, weakDefault(v.weak), el) : v.e;

@@ -17,7 +17,57 @@ const mirrorSum = cuda.jit((a: Float32Array, i: number) => a[i] + a[a.length - 1
 const pickArray = cuda.jit((a: Float32Array, b: Float32Array, first: boolean) => (first ? a : b), { device: true });
 const showExp = cuda.jit((v: number) => { console.log("device: %+.2e", v); }, { device: true });
 
+/** a device function taking a tuple (for the tuple case below) */
+const weigh = cuda.jit(function weigh(t: [number, number]) { return t[0] * 10 + t[1]; }, { device: true });
+
 export const LANGUAGE_CASES: KernelCase[] = [
+  {
+    name: "tuples and for…of: array literals as tuples, for…of over arrays and tuples, entries(), break/continue/labels, a tuple argument to a device function",
+    kernel: (a: Float32Array, o: Float64Array) => {
+      const i = cuda.grid(1);
+      if (i >= 4) return;
+      let s = 0;
+      for (const v of a) {
+        if (v < 0) continue;
+        if (v > 100 + i) break;
+        s += v;
+      }
+      let w = 0;
+      for (const [j, v] of a.entries()) w += j * v;
+      const t = [1, 2.5, i];
+      let u = 0;
+      for (const x of t) {
+        if (x === 2.5) continue;
+        u += x;
+      }
+      let e = 0;
+      for (const [j, x] of t.entries()) e += j * x;
+      let m = 0;
+      outer: for (const x of t) {
+        for (const v of a) {
+          if (v > 2) continue outer;
+          m += x * v;
+        }
+      }
+      o[6 * i] = s; o[6 * i + 1] = w; o[6 * i + 2] = u + t.length; o[6 * i + 3] = e; o[6 * i + 4] = m;
+      o[6 * i + 5] = weigh([i, 4]);
+    },
+    grid: 1, block: 8,
+    args: () => [new Float32Array([1, -2, 3, 101, 5, 0.5]), new Float64Array(24)],
+    check: ([a, o]) => {
+      const A = Array.from(a as Float32Array);
+      for (let i = 0; i < 4; i++) {
+        let s = 0;
+        for (const v of A) { if (v < 0) continue; if (v > 100 + i) break; s += v; }
+        const w = A.reduce((p, v, j) => p + j * v, 0);
+        const t = [1, 2.5, i];
+        const e = t.reduce((p, x, j) => p + j * x, 0);
+        let m = 0;
+        for (const x of t) for (const v of A) { if (v > 2) break; m += x * v; }
+        assert.deepEqual(Array.from((o as Float64Array).subarray(6 * i, 6 * i + 6)), [s, w, 1 + i + 3, e, m, i * 10 + 4], `thread ${i}`);
+      }
+    },
+  },
   {
     name: "a float operand of a bitwise operator or shift is int32 first (truncated, saturated), whatever the other operand's type",
     kernel: (f: Float64Array, u: Uint32Array, b: BigInt64Array, o: Uint32Array, o64: BigInt64Array) => {
