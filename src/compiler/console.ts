@@ -3,7 +3,7 @@
 // converted to what its conversion reads, so every target formats the same
 // values. console.assert is checked only under `debug`.
 
-import { isBigInt, isFloat, isScalarType, typeToString, DTYPE_INFO, type ScalarName } from "../dtypes.js";
+import { isBigInt, isFloat, isScalarType, isTupleType, typeToString, DTYPE_INFO, type ScalarName } from "../dtypes.js";
 import { locateSource } from "../errors.js";
 import type { Value } from "./builtins.js";
 import { conversionText, FormatError, hasConversion, parseFormat, type Conversion } from "./format.js";
@@ -176,16 +176,32 @@ const SPACED: Record<ScalarName, string> = {
 
 function spacedArguments(L: Lowerer, args: readonly Node[], n: Node): { format: string; values: Expr[] } {
   const values: Expr[] = [];
-  const format = args.map((a) => {
-    const v = L.lowerValue(a);
-    if (v.v === "string") return escapePercent(stringLiteral(L, a, "the argument"));
-    if (v.v !== "expr" || !isScalarType(v.e.type)) return L.fail(a, "console.log prints numbers, booleans and string literals");
+  const scalar = (v: Typed, a: Node): string => {
     const e = printable(L, v, a);
     values.push(e);
     return SPACED[e.type as ScalarName];
+  };
+  const format = args.map((a) => {
+    const v = L.lowerValue(a);
+    if (v.v === "string") return escapePercent(stringLiteral(L, a, "the argument"));
+    const items = printedItems(v);
+    if (items) return `(${items.map((item) => scalar(item, a)).join(", ")})`;
+    if (v.v !== "expr" || !isScalarType(v.e.type)) return L.fail(a, "console.log prints numbers, booleans, string literals, tuples and cuda.threadIdx (and the other dim3 values)");
+    return scalar(v, a);
   });
   checkMaximum(L, values.length, n);
   return { format: format.join(" "), values };
+}
+
+/** The items of a tuple of scalars, or the x, y, z of `cuda.threadIdx` and the other dim3 values: printed as `(a, b, c)`. */
+function printedItems(v: Value): Typed[] | undefined {
+  if (v.v === "expr" && isTupleType(v.e.type) && v.e.type.items.every(isScalarType)) {
+    const tuple = v.e;
+    return v.e.type.items.map((type, index) => ({ e: { k: "tupleGet", type, tuple, index } }));
+  }
+  if (v.v !== "ns") return undefined;
+  const axes = ["x", "y", "z"].map((k) => v.members[k]);
+  return axes.every((m): m is Value & { v: "expr" } => typeof m === "object" && m !== null && "v" in m && m.v === "expr") ? axes : undefined;
 }
 
 /** A value as printf receives it: small ints and bools as int32/uint32, floats as double. */

@@ -507,6 +507,20 @@ export const LANGUAGE_CASES: KernelCase[] = [
     },
   },
   {
+    name: "console.log of cuda.threadIdx, blockDim and tuples prints (x, y, z)",
+    kernel: (a: Float32Array) => {
+      if (cuda.threadIdx.y === 2 && cuda.blockIdx.x === 1) console.log(cuda.threadIdx, cuda.blockDim, "grid", cuda.grid(2), [a[0], 2, true]);
+    },
+    grid: [2, 1], block: [2, 3],
+    args: () => [new Float32Array([1.5])],
+    check: (_args, printed) => {
+      assert.deepEqual([...printed].sort(), [
+        "(0, 2, 0) (2, 3, 1) grid (2, 2) (1.5, 2, 1)",
+        "(1, 2, 0) (2, 3, 1) grid (3, 2) (1.5, 2, 1)",
+      ]);
+    },
+  },
+  {
     name: "env: compile-time constants, device functions, host arrays frozen into constant memory",
     kernel: (o: Float32Array) => {
       const i = cuda.grid(1);
