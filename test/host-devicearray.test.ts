@@ -58,6 +58,22 @@ test("reshape and ravel are views sharing memory; -1 is inferred", () => {
   assert.throws(() => m.slice(null, [0, 4, 2]).reshape(6), /non-contiguous/);
 });
 
+test("T is the transposed view (no copy); isCContiguous and isFContiguous as Numba's", () => {
+  const m = toDevice(iota(12), undefined, backend).reshape(3, 4);
+  const t = m.T;
+  assert.deepEqual(t.shape, [4, 3]);
+  assert.deepEqual(t.strides, [8, 32]);
+  assert.deepEqual([m.isCContiguous(), m.isFContiguous(), t.isCContiguous(), t.isFContiguous()], [true, false, false, true]);
+  const host = t.copyToHost() as NDArray<Float64Array>;
+  for (let r = 0; r < 4; r++) for (let c = 0; c < 3; c++) assert.equal(host.get(r, c), at2(4, c, r));
+  t.slice(0).copyToDevice(new Float64Array([-1, -2, -3])); // column 0 of m
+  const back = m.copyToHost() as NDArray<Float64Array>;
+  assert.deepEqual([back.get(0, 0), back.get(1, 0), back.get(2, 0)], [-1, -2, -3]);
+  assert.equal(m.T.T.isCContiguous(), true);
+  const v = toDevice(iota(5), undefined, backend);
+  assert.deepEqual([v.T.shape, v.isCContiguous(), v.isFContiguous()], [[5], true, true]);
+});
+
 test("slices follow Python semantics and share memory", () => {
   const rows = 4, cols = 5;
   const d = toDevice(ndarray(iota(rows * cols), [rows, cols]), undefined, backend);

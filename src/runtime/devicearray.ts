@@ -196,6 +196,16 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     return isCContiguous(this.shape, this.elementStrides);
   }
 
+  /** Whether the array is column-major contiguous (Numba's `is_f_contiguous()`): its transpose is row-major. */
+  isFContiguous(): boolean {
+    return isCContiguous([...this.shape].reverse(), [...this.elementStrides].reverse());
+  }
+
+  /** The transpose: a view with the dimensions in reverse order (Numba's `.T`); no copy. */
+  get T(): DeviceArray<D, N> {
+    return this.view([...this.shape].reverse(), [...this.elementStrides].reverse(), this.byteOffset) as DeviceArray<D, N>;
+  }
+
   /** true until `free()` (of this array or of the array whose view it is) or a device reset */
   get alive(): boolean {
     return !this.retired && !this.memory.released && !this.buffer.freed;
