@@ -7,7 +7,7 @@
 // runs again.
 
 import {
-  DTYPE_INFO, arrayType, dtypeOfTypedArray, typedScalarDType, isArrayType, isBigInt, isFloat, isInteger, isScalarType, isTupleType, sameType,
+  DTYPE_INFO, SCALAR_NAMES, arrayType, dtypeOfTypedArray, typedScalarDType, isArrayType, isBigInt, isFloat, isInteger, isScalarType, isTupleType, sameType,
   tupleType, typeToString, type ArrayType, type ScalarName, type TupleType, type Type,
 } from "../dtypes.js";
 import { CompileError, TypingError, type SourceProblem } from "../errors.js";
@@ -796,6 +796,9 @@ export class Lowerer {
     if (typeof v === "bigint") return this.bigintLiteral(v, n, `env value '${name}' (${v}n)`);
     const dev = asDeviceFunction(v);
     if (dev) return { v: "device", fn: dev };
+    // a dtype object (`env: { T: float32 }`): a cast and an array element type, as the name itself is
+    const dtype = dtypeOfObject(v);
+    if (dtype) return { v: "dtype", dtype };
     // a kernel is a function object that is no Function (its prototype is Kernel's): not callable in kernels
     if (typeof v === "function" && !(v instanceof Function)) {
       return this.fail(n, `env value '${name}' is a kernel, which kernels cannot call; make it a device function with cuda.jit(fn, { device: true })`);
@@ -1196,6 +1199,13 @@ function numberLiteral(v: number): Value {
   const t = integerLiteralType(v);
   if (t === "int64") return expr(constExpr("int64", BigInt(v)));
   return expr(constExpr(t, v), t === "int32" ? "int" : undefined);
+}
+
+/** The dtype a dtype object (`float32`, the callable export) names, if `v` is one. */
+function dtypeOfObject(v: unknown): ScalarName | undefined {
+  if (typeof v !== "function") return undefined;
+  const name = (v as { dtypeName?: unknown }).dtypeName;
+  return typeof name === "string" && (SCALAR_NAMES as readonly string[]).includes(name) ? (name as ScalarName) : undefined;
 }
 
 /** A device function's body with each position marked as in its own text (it is inlined into kernels with other text). */

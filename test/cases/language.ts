@@ -3,12 +3,14 @@
 // test/gpu/e2e.test.ts on a real GPU against the simulator.
 
 import assert from "node:assert/strict";
-import { cuda, float16, float32, int32, int64, ndarray } from "../../src/index.js";
+import { cuda, float16, float32, int16, int32, int64, ndarray } from "../../src/index.js";
 import { float16Bits, float16FromBits } from "../../src/dtypes.js";
 import { fma32 } from "../../src/targets/js/fp.js";
 import { randomFloats, randomInts, rng, type KernelCase } from "../helpers/crosscheck.js";
 
 const f32 = Math.fround;
+/** a dtype passed in env (the case "env: dtype objects …") */
+declare const T: typeof int16;
 const N = 1000;
 
 const divmod = cuda.jit((a: number, b: number) => [Math.floor(a / b), a - b * Math.floor(a / b)], { device: true });
@@ -519,6 +521,19 @@ export const LANGUAGE_CASES: KernelCase[] = [
         "(1, 2, 0) (2, 3, 1) grid (3, 2) (1.5, 2, 1)",
       ]);
     },
+  },
+  {
+    name: "env: dtype objects name an element type and a cast (env: { T: int16 })",
+    kernel: (o: Float64Array) => {
+      const l = cuda.local.array(2, T);
+      l[0] = 1.1;
+      l[1] = T(2.7) * 3;
+      o[cuda.grid(1)] = l[0] + l[1];
+    },
+    options: { env: { T: int16 } },
+    grid: 1, block: 2,
+    args: () => [new Float64Array(2)],
+    check: ([o]) => assert.deepEqual(Array.from(o as Float64Array), [7, 7]),
   },
   {
     name: "env: compile-time constants, device functions, host arrays frozen into constant memory",
