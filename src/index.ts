@@ -17,7 +17,7 @@ export {
 export { Stream, Event } from "./runtime/streams.js";
 export type { DeviceInfo, DeviceLimits } from "./runtime/backend.js";
 export type { Reducer, ReduceInput, ReduceOptions } from "./reduce.js";
-export type { Ufunc, Gufunc, UfuncOptions, GufuncOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";
+export type { Ufunc, Gufunc, UfuncOptions, GufuncOptions, UfuncReduceOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";
 export {
   bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64,
   type DType, type ScalarName, type ArrayType, type TupleType, type Type, type Layout, type MemorySpace, type TypedArray,

@@ -22,7 +22,7 @@ import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
 import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
 import { rememberCaller, resolveDeviceFunction } from "./device-functions.js";
 import { Kernel, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
-import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
+import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
 import type { Stream } from "./runtime/streams.js";
 
@@ -50,6 +50,11 @@ export interface Ufunc {
   readonly signatures: readonly string[];
   /** the generated kernels compiled so far (for inspectAsm / inspectTypes) */
   readonly kernels: readonly Kernel[];
+  /**
+   * A two-input ufunc's reduction along an axis (Numba's `ufunc.reduce`): `add.reduce(a)` sums `a`
+   * by halving on the device; a scalar for a 1-d array. Absent on ufuncs of other arities.
+   */
+  readonly reduce?: (array: ArrayOperand, options?: UfuncReduceOptions) => UfuncResult | number | bigint;
 }
 
 /** A generalized GPU ufunc made by `cuda.guvectorize`: `g(...inputs)` or `g(...inputs, ...outputs)`; one output is returned as is, several as a list */
@@ -433,7 +438,53 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
     kernel.forall(n, options.stream)(n, meta, ...all.map((o) => o.arg));
     return target.result;
   };
-  return withInfo(ufunc, { nin, signatures: sigs.map(signatureToString) }, kernels) as Ufunc;
+  const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), reduce: reducer(ufunc as Ufunc, what) } : { nin, signatures: sigs.map(signatureToString) };
+  return withInfo(ufunc, info, kernels) as Ufunc;
+}
+
+/** The options of a ufunc's `reduce`: the axis folded (default 0; negative counts from the end) and the stream. */
+export interface UfuncReduceOptions {
+  readonly axis?: number;
+  readonly stream?: Stream;
+}
+
+/**
+ * `ufunc.reduce(a, { axis })` of a two-input ufunc, as Numba's: the axis is folded by halving on the
+ * device, `f(first half, second half)` into the first half until one element is left (an odd extent
+ * folds its first n − 1 elements, then that result with the last). The input is never written (Numba
+ * folds a DeviceArray in place): a host array is copied to the device, a DeviceArray into a new one.
+ * The result has the other dimensions: a scalar for a 1-d array (as Numba's), else a host array for a
+ * host input and a DeviceArray for a device one.
+ */
+function reducer(f: Ufunc, what: string) {
+  return (array: ArrayOperand, options: UfuncReduceOptions = {}): UfuncResult | number | bigint => {
+    if (!isArrayOperand(array)) throw new LaunchError(`${what}.reduce takes a typed array, ndarray or DeviceArray`);
+    const { shape, dtype } = operandOf(array);
+    const ndim = shape.length;
+    const axis = options.axis ?? 0;
+    if (!Number.isInteger(axis) || axis < -ndim || axis >= ndim) throw new RangeError(`${what}.reduce: axis ${axis} is out of range for a ${ndim}-d array`);
+    const ax = axis < 0 ? axis + ndim : axis;
+    if (shape[ax] === 0) throw new LaunchError(`${what}.reduce: the reduced axis is empty (NumPy has no identity to return)`);
+    const work = array instanceof DeviceArray ? deviceArray(shape, dtype, array.backend) : toDevice(array as TypedArray | NDArrayLike);
+    if (array instanceof DeviceArray) work.copyToDevice(array, options.stream);
+    const along = (lo: number, hi: number) => work.slice(...shape.map((_, d) => (d === ax ? ([lo, hi] as const) : null)));
+    const fold = (n: number): void => {
+      if (n === 1) return;
+      if (n % 2 === 1) {
+        fold(n - 1);
+        f(along(0, 1), along(n - 1, n), { out: along(0, 1), stream: options.stream });
+        return;
+      }
+      f(along(0, n / 2), along(n / 2, n), { out: along(0, n / 2), stream: options.stream });
+      fold(n / 2);
+    };
+    fold(shape[ax]!);
+    const result = work.slice(...shape.map((_, d) => (d === ax ? 0 : null)));
+    if (ndim > 1 && array instanceof DeviceArray) return result;
+    const host = result.copyToHost() as TypedArray | NDArray;
+    work.free();
+    return ndim > 1 ? host : readScalar(dtype, (host as NDArray).data, (host as NDArray).offset);
+  };
 }
 
 // ---------------------------------------------------------------------------

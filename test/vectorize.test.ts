@@ -165,6 +165,53 @@ describe("cuda.vectorize", () => {
   });
 });
 
+describe("ufunc.reduce", () => {
+  const add = track(cuda.vectorize((a: number, b: number) => a + b, ["int32(int32, int32)", "float64(float64, float64)"]));
+  const sub = track(cuda.vectorize((a: number, b: number) => a - b, ["float64(float64, float64)"]));
+
+  /** Numba's device reduction order: halves folded pairwise, an odd extent's last element folded in last */
+  function halving(f: (a: number, b: number) => number, xs: number[]): number {
+    if (xs.length === 1) return xs[0]!;
+    if (xs.length % 2 === 1) return f(halving(f, xs.slice(0, -1)), xs[xs.length - 1]!);
+    const h = xs.length / 2;
+    return halving(f, xs.slice(0, h).map((x, i) => f(x, xs[h + i]!)));
+  }
+
+  test("1-d: a scalar, folded in Numba's halving order (visible with a non-associative op)", () => {
+    for (const n of [1, 2, 5, 7, 8, 33]) {
+      const xs = ints(n, -50, 50, n);
+      assert.equal(add.reduce!(new Float64Array(xs)), xs.reduce((p, q) => p + q, 0), `add n=${n}`);
+      assert.equal(sub.reduce!(new Float64Array(xs)), halving((a, b) => a - b, xs), `sub n=${n}`);
+    }
+    assert.equal(add.reduce!(cuda.toDevice(new Int32Array([1, 2, 3]))), 6, "a DeviceArray too gives a scalar");
+  });
+
+  test("N-d along an axis (negative counts from the end); the input is left as it was", () => {
+    const m = ndarray(Int32Array.from({ length: 24 }, (_, i) => i), [2, 3, 4]);
+    const byAxis = (ax: number) => {
+      const out = new Map<string, number>();
+      for (let i = 0; i < 2; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 4; k++) {
+        const key = [i, j, k].filter((_, d) => d !== ax).join(",");
+        out.set(key, (out.get(key) ?? 0) + m.get(i, j, k));
+      }
+      return [...out.values()];
+    };
+    for (const [axis, ax] of [[0, 0], [1, 1], [2, 2], [-1, 2]] as const) {
+      const r = add.reduce!(m, { axis }) as NDArray<Int32Array>;
+      assert.deepEqual(Array.from({ length: r.data.length }, (_, i) => r.get(...[Math.floor(i / r.shape[1]!), i % r.shape[1]!])), byAxis(ax), `axis ${axis}`);
+    }
+    const d = cuda.toDevice(m);
+    const r = add.reduce!(d, { axis: 1 });
+    assert.ok(r instanceof DeviceArray);
+    assert.deepEqual((r.copyToHost() as NDArray).shape, [2, 4]);
+    assert.deepEqual(Array.from((d.copyToHost() as NDArray<Int32Array>).data), Array.from(m.data), "the device input is unchanged");
+    assert.throws(() => add.reduce!(m, { axis: 3 }), RangeError);
+    assert.throws(() => add.reduce!(new Float64Array(0)), (e: unknown) => e instanceof LaunchError && /empty/.test(e.message));
+    const unary = track(cuda.vectorize((a: number) => a * 2, ["float64(float64)"]));
+    assert.equal(unary.reduce, undefined, "only two-input ufuncs reduce");
+  });
+});
+
 describe("cuda.guvectorize", () => {
   const rowSum = track(cuda.guvectorize((x: Float32Array, out: Float32Array) => {
     let s = 0.0;
