@@ -12,7 +12,7 @@
 import { DTYPE_INFO, float16Bits, isArrayType, isFloat, isBigInt, sameType, type ArrayType, type ScalarName, type Type } from "../../dtypes.js";
 import {
   exprChildren, stmtExprs, walkStmts, type AtomicExpr, type BinaryOp, type CompareOp, type Expr, type FunctionIR, type IntrinsicExpr,
-  type IntrinsicName, type Loc, type LoopStmt, type Stmt, type UnaryOp,
+  type IntrinsicName, type LoadExpr, type Loc, type LoopStmt, type Stmt, type StoreStmt, type UnaryOp,
 } from "../../compiler/ir.js";
 import { CompileError, locateSource } from "../../errors.js";
 import {
@@ -46,7 +46,11 @@ interface ArrayVal {
   readonly origin: "entry" | "value" | "home";
 }
 /** one non-constant `index_d · stride_d` of an element address */
-interface AddressTerm { readonly idx: Scalar; readonly big: boolean; readonly signed: boolean; readonly stride: Scalar; readonly rank: number; readonly dim: number }
+interface AddressTerm {
+  readonly idx: Scalar; readonly big: boolean; readonly signed: boolean; readonly stride: Scalar; readonly rank: number; readonly dim: number;
+  /** subtracted (32-bit addresses only) */
+  readonly sub: boolean;
+}
 interface TupleVal { readonly k: "tuple"; readonly items: readonly Value[] }
 type Value = Scalar | ArrayVal | TupleVal | null;
 
@@ -480,6 +484,7 @@ class KernelEmitter {
 
   private ifStmt(cond: Expr, then: readonly Stmt[], els: readonly Stmt[]): void {
     const p = this.pred(cond);
+    this.addressesBeforeIf(then, els);
     const end = this.newLabel();
     const elseLabel = els.length ? this.newLabel() : end;
     this.bra(elseLabel, { reg: p, neg: true });
@@ -490,6 +495,37 @@ class KernelEmitter {
       this.pushScope(); this.stmts(els); this.popScope();
     }
     this.place(end);
+  }
+
+  /**
+   * Computes before an if the addresses its arms access on every path through them: those both arms
+   * access (a stencil's `out[y][x]`, stored by each arm of its edge test; a read-only array's element is
+   * loaded there too), which the arms then share as in nvcc's code; and, for an if without else, those its
+   * body accesses through indices that are cheap and cannot fault (`isSpeculatable`), so that ptxas reads
+   * the parameters in them once rather than in each predicated copy of the body (a guarded loop unrolled
+   * by ptxas, as in transpose). Not those whose variables an arm assigns, nor under debug (the bounds
+   * checks stay in the arms).
+   */
+  private addressesBeforeIf(then: readonly Stmt[], els: readonly Stmt[]): void {
+    if (this.ir.options.debug) return;
+    const assigned = assignedVars([...then, ...els]);
+    const unchanged = (acc: Access) => ![...this.deps([acc.array, ...acc.index])].some((v) => assigned.has(v));
+    if (!els.length) {
+      for (const acc of unconditionalAccesses(then)) if (unchanged(acc) && acc.index.every(isSpeculatable)) this.address(this.array(acc.array), acc.index);
+      return;
+    }
+    const keyOf = (acc: Access) => {
+      const keys = [acc.array, ...acc.index].map((e) => this.key(e));
+      return keys.includes(null) ? null : keys.join(",");
+    };
+    const inElse = new Set(unconditionalAccesses(els).map(keyOf));
+    for (const acc of unconditionalAccesses(then)) {
+      const key = keyOf(acc);
+      if (key === null || !inElse.has(key) || !unchanged(acc)) continue;
+      inElse.delete(key);
+      if (acc.k === "load") this.load(acc.array, acc.index, acc.type);
+      else this.address(this.array(acc.array), acc.index);
+    }
   }
 
   /** rotated: [guard] → preheader (LoopMark begin) → body → continue: update, bottom test */
@@ -1082,42 +1118,63 @@ class KernelEmitter {
   }
 
   /**
-   * `base + Σ index_d · stride_d · size` as a memory operand. Terms are added
-   * from the least to the most loop-variant, so the invariant partial sum is
-   * one register LICM can hoist; constant terms fold into the offset.
+   * `base + Σ index_d · stride_d · size` as a memory operand, memoised per array and index: a neighbour of
+   * an address already made is that address plus a constant (`neighbour`), any other is a sum of terms.
    */
   private address(a: ArrayVal, index: readonly Expr[]): Mem {
     if (index.length !== a.shape.length) throw new Error(`PTX target: ${index.length} indices for a ${a.shape.length}-d array`);
     if (this.ir.options.debug) this.boundsCheck(a, index);
-    else {
-      const near = this.neighbour(a, index);
-      if (near) return near;
-    }
+    return this.memoized(this.accessKey("addr", a, index), () => this.deps(index).add(a.key), () => (!this.ir.options.debug && this.neighbour(a, index)) || this.termsAddress(a, index));
+  }
+
+  /** memo key of element `index` of `a` (null unless every index is pure) */
+  private accessKey(what: string, a: ArrayVal, index: readonly Expr[]): string | null {
     const keys = index.map((e) => this.key(e));
-    const key = keys.some((k) => k === null) ? null : `addr:${a.key}[${keys.join(",")}]`;
-    return this.memoized(key, () => this.deps(index).add(a.key), () => {
-      const size = DTYPE_INFO[a.type.dtype].size;
-      const narrow = SPACES_32BIT.has(a.type.space);
-      let offset = 0;
-      let terms: AddressTerm[] = [];
-      index.forEach((e, d) => {
-        const idx = this.scalar(e), stride = a.strides[d]!;
-        if (idx.k === "imm" && stride.k === "imm") offset += Number(idx.text) * Number(stride.text) * size;
-        else terms.push({ idx, big: isBigInt(scalarTypeOf(e)), signed: PTX_SCALAR[scalarTypeOf(e)].signed, stride, rank: this.rank([e]), dim: d });
-      });
-      terms.sort((x, y) => x.rank - y.rank);
-      // int64 indices keep 64-bit terms
-      if (a.type.layout === "C" && a.type.space === "global" && terms.every((t) => !t.big)) terms = this.linearTerms(terms);
-      let acc: Reg = a.base;
-      for (const term of terms) {
-        const bytes = narrow ? this.termBytes32(term, size) : this.termBytes64(term, size);
-        const sum = this.out(acc.cls, narrow ? "add.s32" : "add.s64", acc, bytes);
-        const iv = narrow ? undefined : this.inductionVar(term);
-        if (iv) this.inductionAddresses.push({ loop: iv.loop, iv: iv.reg, step: iv.step, inv: acc, stride: term.stride, size, sum });
-        acc = sum;
+    return keys.some((k) => k === null) ? null : `${what}:${a.key}[${keys.join(",")}]`;
+  }
+
+  /**
+   * `base + Σ index_d · stride_d · size`. Terms are added from the least to the most loop-variant, so the
+   * invariant partial sum is one register LICM can hoist; constant terms fold into the offset.
+   */
+  private termsAddress(a: ArrayVal, index: readonly Expr[]): Mem {
+    const size = DTYPE_INFO[a.type.dtype].size;
+    const narrow = SPACES_32BIT.has(a.type.space);
+    let offset = 0;
+    let terms: AddressTerm[] = [];
+    index.forEach((whole, d) => {
+      const stride = a.strides[d]!;
+      const parts = narrow ? this.rankParts(whole, false) : [{ e: whole, sub: false }];
+      for (const { e, sub } of parts) {
+        const idx = this.scalar(e);
+        // a constant split off a 32-bit index is added in a register, as the index was (see rankParts)
+        if (idx.k === "imm" && stride.k === "imm" && parts.length === 1) offset += Number(idx.text) * Number(stride.text) * size;
+        else terms.push({ idx, big: isBigInt(scalarTypeOf(e)), signed: PTX_SCALAR[scalarTypeOf(e)].signed, stride, rank: this.rank([e]), dim: d, sub });
       }
-      return mem(acc, offset);
     });
+    terms.sort((x, y) => x.rank - y.rank);
+    // int64 indices keep 64-bit terms
+    if (a.type.layout === "C" && a.type.space === "global" && terms.every((t) => !t.big)) terms = this.linearTerms(terms);
+    let acc: Reg = a.base;
+    for (const term of terms) {
+      const bytes = narrow ? this.termBytes32(term, size) : this.termBytes64(term, size);
+      const sum = this.out(acc.cls, narrow ? (term.sub ? "sub.s32" : "add.s32") : "add.s64", acc, bytes);
+      const iv = narrow ? undefined : this.inductionVar(term);
+      if (iv) this.inductionAddresses.push({ loop: iv.loop, iv: iv.reg, step: iv.step, inv: acc, stride: term.stride, size, sum });
+      acc = sum;
+    }
+    return mem(acc, offset);
+  }
+
+  /**
+   * A 32-bit index `p ± q` whose sides change at different loop depths as separate parts (recursively), so
+   * the invariant one joins the hoisted partial sum: in `tile[ty + j][tx]` (loop over j) only `j·132` is
+   * added in the loop, and once ptxas unrolls it, it lands in the access's immediate (`[r+0x420]`) as in
+   * nvcc's code. Exact: 32-bit (shared, local) addresses are sums modulo 2^32, where (p ± q)·s = p·s ± q·s.
+   */
+  private rankParts(e: Expr, sub: boolean): { e: Expr; sub: boolean }[] {
+    if (e.k !== "binary" || (e.type !== "int32" && e.type !== "uint32") || (e.op !== "add" && e.op !== "sub") || this.rank([e.a]) === this.rank([e.b])) return [{ e, sub }];
+    return [...this.rankParts(e.a, sub), ...this.rankParts(e.b, sub !== (e.op === "sub"))];
   }
 
   private inductionVar(term: AddressTerm): { loop: number; reg: Reg; step: number } | undefined {
@@ -1138,7 +1195,7 @@ class KernelEmitter {
     const linear = terms.filter((t) => !apart(t));
     if (linear.length < 2) return [...terms];
     const rank = Math.max(...linear.map((t) => t.rank));
-    const index: AddressTerm = { idx: this.linearIndex(linear), big: false, signed: true, stride: imm(1), rank, dim: linear[0]!.dim };
+    const index: AddressTerm = { idx: this.linearIndex(linear), big: false, signed: true, stride: imm(1), rank, dim: linear[0]!.dim, sub: false };
     return [index, ...terms.filter(apart)].sort((x, y) => x.rank - y.rank);
   }
 
@@ -1158,22 +1215,35 @@ class KernelEmitter {
   }
 
   /**
-   * `a[…][i ± c]` (int32 i, constant c, an immediate stride) as `a[…][i]`'s address plus c·stride bytes in
-   * the memory operand: neighbours share one address register, as in nvcc's `[r+4]`. With 64-bit addresses
-   * the sum is not wrapped to int32 first; the two differ only where `i ± c` wraps, for an `i` within c of
-   * ±2^31 (negative, or past every int32 shape). Not under debug: the bounds check is on `i ± c`. Not for
-   * 32-bit (shared, local) addresses: `a[i]`'s own address may wrap there (i = -1 at base 0) and the
-   * offset would not bring it back.
+   * `a[…][i ± c][…]` (int32 i, constant c) as `a[…][i][…]`'s address plus c·stride bytes, as nvcc reaches
+   * neighbours: with an immediate stride, in the memory operand (`[r+4]`: neighbours share one register);
+   * with a register stride (a row of a global array: `a[y ± 1][x]`), `&a[y][x] + stride·(±c·size)` (one
+   * IMAD.WIDE) instead of a second linear index and its multiply. Immediate strides go first,
+   * so `a[y-1][x+1]` is `a[y-1][x]`'s register plus 4. With 64-bit addresses the sum is not wrapped to int32
+   * first; the two differ only where `a[…][i][…]`'s own int32 index wraps: an `i` within c of ±2^31, or an
+   * element c rows outside an array within c rows of 2^31 elements. Not under debug: the bounds check is on
+   * `i ± c`. Not for 32-bit (shared, local) addresses: `a[i]`'s own address may wrap there (i = -1 at base
+   * 0) and the offset would not bring it back.
    */
   private neighbour(a: ArrayVal, index: readonly Expr[]): Mem | undefined {
     if (SPACES_32BIT.has(a.type.space)) return undefined;
-    for (const [d, e] of index.entries()) {
-      const c = constantAddend(e), stride = a.strides[d]!;
-      if (!c || stride.k !== "imm") continue;
-      const at = this.address(a, index.map((x, j) => (j === d ? c.rest : x)));
-      const offset = at.offset + c.value * Number(stride.text) * DTYPE_INFO[a.type.dtype].size;
-      // the operand's offset is a signed 32-bit immediate
-      if (Math.abs(offset) < 2 ** 31) return mem(at.base, offset);
+    const size = DTYPE_INFO[a.type.dtype].size;
+    const shifts = index.flatMap((e, d) => {
+      const c = constantAddend(e);
+      return c ? [{ d, rest: c.rest, bytes: c.value * size, stride: a.strides[d]! }] : [];
+    }).sort((x, y) => Number(x.stride.k === "reg") - Number(y.stride.k === "reg"));
+    for (const { d, rest, bytes, stride } of shifts) {
+      const at = () => this.address(a, index.map((x, j) => (j === d ? rest : x)));
+      if (stride.k === "imm") {
+        const { base, offset } = at();
+        const moved = offset + bytes * Number(stride.text);
+        // the operand's offset is a signed 32-bit immediate
+        if (Math.abs(moved) < 2 ** 31) return mem(base, moved);
+      } else if (Math.abs(bytes) < 2 ** 31) {
+        const { base, offset } = at();
+        // ptxas makes one IMAD.WIDE of this pair, but three instructions of a mad.wide.s32 with a negative factor
+        return mem(this.out("b64", "add.s64", base, this.out("b64", "mul.wide.s32", stride, imm(bytes))), offset);
+      }
     }
     return undefined;
   }
@@ -1193,7 +1263,10 @@ class KernelEmitter {
   private termBytes32(t: { idx: Scalar; big: boolean; stride: Scalar }, size: number): Scalar {
     const idx = t.big ? this.out("b32", "cvt.u32.u64", t.idx) : t.idx;
     const scale = t.stride.k === "imm" ? imm(Number(t.stride.text) * size) : this.mulS32(t.stride, imm(size));
-    return scale.k === "imm" && scale.text === "1" ? idx : this.out("b32", "mul.lo.s32", idx, scale);
+    if (idx.k === "imm" && scale.k === "imm") return imm(Math.imul(Number(idx.text), Number(scale.text)));
+    // the register first: PTX takes an immediate only as the multiplier
+    const [x, y] = idx.k === "imm" ? [scale, idx] : [idx, scale];
+    return y.k === "imm" && y.text === "1" ? x : this.out("b32", "mul.lo.s32", x, y);
   }
 
   /** debug: trap unless 0 <= index < shape in every dimension (unsigned compare catches negatives) */
@@ -1207,12 +1280,16 @@ class KernelEmitter {
     });
   }
 
+  /** an element; a read-only array's (`ld.global.nc`: nothing writes it while the kernel runs) is loaded once per scope */
   private load(ae: Expr, index: readonly Expr[], t: ScalarName): Scalar {
     const a = this.array(ae);
-    const addr = this.address(a, index);
-    const P = PTX_SCALAR[t];
-    if (t === "bool") return this.out("pred", "setp.ne.u32", this.out("b32", `ld.${this.space(a)}.u8`, addr), imm(0));
-    return this.out(P.reg, `ld.${this.space(a)}.${P.mem}`, addr);
+    const read = () => {
+      const addr = this.address(a, index);
+      const P = PTX_SCALAR[t];
+      if (t === "bool") return this.out("pred", "setp.ne.u32", this.out("b32", `ld.${this.space(a)}.u8`, addr), imm(0));
+      return this.out(P.reg, `ld.${this.space(a)}.${P.mem}`, addr);
+    };
+    return this.space(a) === "global.nc" ? this.memoized(this.accessKey(`ld.${t}`, a, index), () => this.deps(index).add(a.key), read) : read();
   }
 
   private store(ae: Expr, index: readonly Expr[], ve: Expr): void {
@@ -1606,6 +1683,27 @@ function countedInductionVar(s: LoopStmt): { name: string; step: number } | null
   if (step > 0) return (op === "lt" && hi - 1 + step <= 2 ** 31 - 1) || (op === "le" && hi + step <= 2 ** 31 - 1) ? { name: k.name, step } : null;
   if (step < 0) return (op === "gt" && lo + 1 + step >= -(2 ** 31)) || (op === "ge" && lo + step >= -(2 ** 31)) ? { name: k.name, step } : null;
   return null;
+}
+
+type Access = LoadExpr | StoreStmt | AtomicExpr;
+
+/**
+ * The element accesses (loads, stores, atomics) of a named array that `body` makes on every path through
+ * it: those of its statements up to the first one that branches, outside `&&`/`||`'s second operand and a
+ * select's arms.
+ */
+function unconditionalAccesses(body: readonly Stmt[]): Access[] {
+  const out: Access[] = [];
+  const visit = (e: Expr): void => {
+    if ((e.k === "load" || e.k === "atomic") && e.array.k === "var") out.push(e);
+    (e.k === "logical" ? [e.a] : e.k === "select" ? [e.cond] : exprChildren(e)).forEach(visit);
+  };
+  for (const s of body) {
+    if (s.k !== "let" && s.k !== "assign" && s.k !== "store" && s.k !== "expr") break;
+    if (s.k === "store" && s.array.k === "var") out.push(s);
+    stmtExprs(s).forEach(visit);
+  }
+  return out;
 }
 
 function assignedVars(body: readonly Stmt[]): Set<string> {
