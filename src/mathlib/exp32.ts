@@ -187,20 +187,21 @@ export function __cosh32(x: number): number {
 }
 
 export function __tanh32(x: number): number {
+  // Both paths for every input, then selects: a warp with inputs on both sides of 0.625 does not diverge
   const ax = Math.abs(x);
-  if (!(ax < 9.010913848876953)) return Number.isNaN(x) ? x : x > 0 ? Math.fround(1) : Math.fround(-1);
-  if (ax < 2.44140625e-4) return x; // |x| < 2^-12: x³/3 is below half an ulp (keeps −0)
-  if (ax < 0.625) {
-    // tanh(x) = x + x³·T(x²), T a degree-5 fit on x² ≤ 0.390625 (mpmath Chebyshev fit, |error| ≤ 1.3e-8)
-    const z = x * x;
-    const p = __poly5f32(
-      z,
-      Math.fround(0.002292744815349579), Math.fround(-0.008343945257365704),
-      Math.fround(0.02176891826093197), Math.fround(-0.053959257900714874),
-      Math.fround(0.13333304226398468), Math.fround(-0.3333333432674408),
-    );
-    return __fma32(x * z, p, x);
-  }
-  const res = __expHyp32(ax + ax, 2);
-  return x < 0 ? -res : res;
+  // |x| < 0.625: tanh(x) = x + x³·T(x²), T a degree-5 fit on x² ≤ 0.390625 (mpmath Chebyshev fit, |error| ≤ 1.3e-8);
+  // |x| < 2^-12 gives x itself (x³/3 is below half an ulp; keeps −0)
+  const z = x * x;
+  const p = __poly5f32(
+    z,
+    Math.fround(0.002292744815349579), Math.fround(-0.008343945257365704),
+    Math.fround(0.02176891826093197), Math.fround(-0.053959257900714874),
+    Math.fround(0.13333304226398468), Math.fround(-0.3333333432674408),
+  );
+  const near = ax < 2.44140625e-4 ? x : __fma32(x * z, p, x);
+  // 0.625 ≤ |x|: tanh |x| = 1 − 2/(e^2|x| + 1), which rounds to 1 from 9.0109 on: |x| is capped there (NaN too)
+  const capped = ax < 9.010913848876953 ? ax : Math.fround(9.010913848876953);
+  const far = __expHyp32(capped + capped, 2);
+  // NaN takes the first arm (its comparisons are false) and stays NaN
+  return !(ax >= 0.625) ? near : x < 0 ? -far : far;
 }
