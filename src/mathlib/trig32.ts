@@ -93,7 +93,7 @@ export function __trigPH32(x: number): number {
 }
 
 /**
- * [n, rh, rl] with x = n·π/2 + rh + rl, |rh| ≤ π/4 (n an int32, only n mod 4 meaningful), for |x| ≥ 2^-12;
+ * [n, rh, rl] with x = n·π/2 + rh + rl, |rh| ≤ π/4 (n an int32, only n mod 4 meaningful), for finite x;
  * ±Inf and NaN give NaN for rh and rl.
  */
 export function __trigReduce32(x: number): [number, number, number] {
@@ -124,15 +124,16 @@ export function __trigReduce32(x: number): [number, number, number] {
  * compiler's sincos pass).
  */
 export function __sincos32(x: number): [number, number] {
-  if (Math.abs(x) < 2.44140625e-4) return [x, Math.fround(1)]; // |x| < 2^-12: sin x = x, cos x = 1 rounded
   const [n, rh, rl] = __trigReduce32(x);
   const s = Math.fround(rh + __kSin32(rh, rl));
   const c = Math.fround((1 - 0.5 * (rh * rh)) + __kCos32(rh, rl));
   const odd = (n & 1) === 1;
   const sv = odd ? c : s;
   const cv = odd ? s : c;
-  // sin(x) = ±sin r or ±cos r by n mod 4; cos(x) = sin(x + π/2), quadrant n + 1
-  return [(n & 2) === 0 ? sv : -sv, ((n + 1) & 2) === 0 ? cv : -cv];
+  // sin(x) = ±sin r or ±cos r by n mod 4; cos(x) = sin(x + π/2), quadrant n + 1; |x| < 2^-12 (a select, not a
+  // branch): sin x = x, cos x = 1 rounded (keeps −0)
+  const tiny = Math.abs(x) < 2.44140625e-4;
+  return [tiny ? x : (n & 2) === 0 ? sv : -sv, tiny ? Math.fround(1) : ((n + 1) & 2) === 0 ? cv : -cv];
 }
 
 export function __sin32(x: number): number {
