@@ -36,14 +36,14 @@ class Sharer {
     let out = this.done.get(fn);
     if (out) return out;
     const body = mapCalls(fn.body, (c) => { const callee = this.function(c.fn); return callee === c.fn ? c : { ...c, fn: callee }; });
-    out = this.share(body === fn.body ? fn : { ...fn, body }, fn.params.map((p) => p.name));
+    out = this.share(body === fn.body ? fn : { ...fn, body });
     this.done.set(fn, out);
     return out;
   }
 
   /** `fn` with each group of two or more projection calls of the same helper and values sharing one helper call. */
-  private share(fn: FunctionIR, params: readonly string[]): FunctionIR {
-    const fixed = new Set([...params, ...declaredNames(fn.body)]);
+  private share(fn: FunctionIR): FunctionIR {
+    const fixed = new Set([...fn.params.map((p) => p.name), ...declaredNames(fn.body)]);
     for (const name of assignedNames(fn.body)) fixed.delete(name);
     const groups = new Map<string, Group>();
     const visit = (list: readonly Stmt[], path: Path) => list.forEach((s, index) => {
