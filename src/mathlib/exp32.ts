@@ -76,7 +76,8 @@ export function __expScaled32(x: number, shift: number): number {
   const neg = x < 0;
   // __f32bits(j) is 0x4b400000 + k, and 0x4b400000 << 23 vanishes in 32 bits
   const t = __f32frombits(__f32bits(y) + ((__f32bits(j) + shift - (neg ? -64 : 64)) << 23));
-  return t * (neg ? Math.fround(5.421010862427522e-20) : Math.fround(18446744073709551616)); // 2^kb
+  // 2^kb; fround: the plain-JS run multiplies in float64
+  return Math.fround(t * (neg ? Math.fround(5.421010862427522e-20) : Math.fround(18446744073709551616)));
 }
 
 /**
