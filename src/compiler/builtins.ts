@@ -413,11 +413,16 @@ const FAST_MATH: Record<string, (x: Expr[], loc: ReturnType<typeof locOf>) => Ex
 const fast = (name: IntrinsicName, args: Expr[], loc: ReturnType<typeof locOf>): Expr => ({ k: "intrinsic", name, type: "float32", args, loc });
 const mulC = (x: Expr, c: number): Expr => ({ k: "binary", op: "mul", type: "float32", a: x, b: constExpr("float32", Math.fround(c)) });
 
-/** One env object per library function, so its lowered forms are reused across kernels. */
-const libraryEnvs = new Map<string, Readonly<Record<string, unknown>>>();
-function libraryEnv(name: string, entry: { readonly env?: Readonly<Record<string, unknown>> }): Readonly<Record<string, unknown>> {
-  let env = libraryEnvs.get(name);
-  if (!env) { env = { ...MATH_HELPERS, ...(entry.env ?? {}) }; libraryEnvs.set(name, env); }
+/**
+ * One env object per library table set, so lowered forms are reused across kernels and shared between
+ * functions (sin and cos reach the same `__sincos32`, which the sincos pass relies on; one table copy).
+ */
+const libraryEnvs = new Map<object, Readonly<Record<string, unknown>>>();
+const NO_TABLES = {};
+function libraryEnv(entry: { readonly env?: Readonly<Record<string, unknown>> }): Readonly<Record<string, unknown>> {
+  const tables = entry.env ?? NO_TABLES;
+  let env = libraryEnvs.get(tables);
+  if (!env) { env = { ...MATH_HELPERS, ...tables }; libraryEnvs.set(tables, env); }
   return env;
 }
 
@@ -431,7 +436,7 @@ export function lowerMathCall(L: Lowerer, name: string, vals: readonly Typed[], 
   const entry = MATH_LIBRARY[name];
   if (!entry) return L.fail(n, `Math.${name} is not available in kernels`);
   const variant = t === "float32" ? "f32" : "f64";
-  const dev: DeviceFunctionLike = { fn: entry[variant], name: `${name}_${variant}`, env: libraryEnv(name, entry) };
+  const dev: DeviceFunctionLike = { fn: entry[variant], name: `${name}_${variant}`, env: libraryEnv(entry) };
   return { e: L.callDeviceWith(dev, xs, n) };
 }
 

@@ -6,6 +6,7 @@ import { DEFAULT_COMPILE_OPTIONS, type CompileOptions, type FunctionIR } from ".
 import { CompileSession, lowerFunction, moduleOf, type DeviceResolver } from "./lower.js";
 import { contractFma } from "./passes/contract.js";
 import { inlineCalls } from "./passes/inline.js";
+import { shareProjections } from "./passes/sincos.js";
 
 export interface FrontEndOptions extends Partial<CompileOptions> {
   /** values for free names (docs/language.md, "Device functions and free names") */
@@ -29,7 +30,7 @@ export function compileToIR(fn: Function, argTypes: readonly Type[], options: Fr
   const session = new CompileSession(compile, options.resolveDeviceFunction);
   const parsed = session.parse(fn, options.name ?? (fn.name || "kernel"));
   const ir = lowerFunction(session, parsed, argTypes, options.env ?? {}, "kernel", options.module ?? moduleOf(fn));
-  return contractFma(inlineCalls(ir));
+  return contractFma(inlineCalls(shareProjections(ir)));
 }
 
 export { DEVICE_FUNCTION, asDeviceFunction, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./lower.js";

@@ -62,20 +62,32 @@ export function __expJ32(x: number): number {
   return __fma32(x, 1.4426950216293335, 12582912);
 }
 
-/** e^x·2^shift, rounded once, for −104 < x < 90 (shift an int32, k + shift in [-151, 128]). */
+/**
+ * e^x·2^shift, rounded once, for −104 ≤ x ≤ 89.5 (shift an int32, k + shift in [-151, 128]). y·2^(k + shift)
+ * is y·2^(k + shift − kb), exact (normal: an integer add to y's exponent field), times 2^kb, kb = ±64 by x's
+ * sign: one rounding, subnormal and overflowing results included.
+ */
 export function __expScaled32(x: number, shift: number): number {
   const j = __expJ32(x);
   const nk = 12582912 - j; // −k, exact
   const u = __fma32(nk, 0.6931471824645996, x); // x − k·LN2HI, exact
   const r = __fma32(nk, -1.9046542121259336e-09, u);
-  return __ldexp32(__expY32(r, __fma32(nk, -1.9046542121259336e-09, u - r)), __f32bits(j) - 0x4b400000 + shift);
+  const y = __expY32(r, __fma32(nk, -1.9046542121259336e-09, u - r));
+  const neg = x < 0;
+  // __f32bits(j) is 0x4b400000 + k, and 0x4b400000 << 23 vanishes in 32 bits
+  const t = __f32frombits(__f32bits(y) + ((__f32bits(j) + shift - (neg ? -64 : 64)) << 23));
+  // 2^kb; fround: the plain-JS run multiplies in float64
+  return Math.fround(t * (neg ? Math.fround(5.421010862427522e-20) : Math.fround(18446744073709551616)));
 }
 
+/**
+ * No branch: x is clamped to [−104, 89], where e^x already rounds to 0 resp. ∞ (below −103.97208, above
+ * 88.72283), so out-of-range inputs need no test of their own; NaN is passed through at the end.
+ */
 export function __exp32(x: number): number {
-  if (Number.isNaN(x)) return x;
-  if (x > 88.72283172607422) return Math.fround(Infinity); // e^x ≥ FLT_MAX + ½ulp beyond
-  if (x < -103.97207641601562) return Math.fround(0); // e^x ≤ 2^-150 below
-  return __expScaled32(x, 0);
+  const lo = x < -104 ? Math.fround(-104) : x;
+  const res = __expScaled32(lo > 89 ? Math.fround(89) : lo, 0);
+  return Number.isNaN(x) ? x : res;
 }
 
 export function __exp232(x: number): number {
@@ -187,20 +199,21 @@ export function __cosh32(x: number): number {
 }
 
 export function __tanh32(x: number): number {
+  // Both paths for every input, then selects: a warp with inputs on both sides of 0.625 does not diverge
   const ax = Math.abs(x);
-  if (!(ax < 9.010913848876953)) return Number.isNaN(x) ? x : x > 0 ? Math.fround(1) : Math.fround(-1);
-  if (ax < 2.44140625e-4) return x; // |x| < 2^-12: x³/3 is below half an ulp (keeps −0)
-  if (ax < 0.625) {
-    // tanh(x) = x + x³·T(x²), T a degree-5 fit on x² ≤ 0.390625 (mpmath Chebyshev fit, |error| ≤ 1.3e-8)
-    const z = x * x;
-    const p = __poly5f32(
-      z,
-      Math.fround(0.002292744815349579), Math.fround(-0.008343945257365704),
-      Math.fround(0.02176891826093197), Math.fround(-0.053959257900714874),
-      Math.fround(0.13333304226398468), Math.fround(-0.3333333432674408),
-    );
-    return __fma32(x * z, p, x);
-  }
-  const res = __expHyp32(ax + ax, 2);
-  return x < 0 ? -res : res;
+  // |x| < 0.625: tanh(x) = x + x³·T(x²), T a degree-5 fit on x² ≤ 0.390625 (mpmath Chebyshev fit, |error| ≤ 1.3e-8);
+  // |x| < 2^-12 gives x itself (x³/3 is below half an ulp; keeps −0)
+  const z = x * x;
+  const p = __poly5f32(
+    z,
+    Math.fround(0.002292744815349579), Math.fround(-0.008343945257365704),
+    Math.fround(0.02176891826093197), Math.fround(-0.053959257900714874),
+    Math.fround(0.13333304226398468), Math.fround(-0.3333333432674408),
+  );
+  const near = ax < 2.44140625e-4 ? x : __fma32(x * z, p, x);
+  // 0.625 ≤ |x|: tanh |x| = 1 − 2/(e^2|x| + 1), which rounds to 1 from 9.0109 on: |x| is capped there (NaN too)
+  const capped = ax < 9.010913848876953 ? ax : Math.fround(9.010913848876953);
+  const far = __expHyp32(capped + capped, 2);
+  // NaN takes the first arm (its comparisons are false) and stays NaN
+  return !(ax >= 0.625) ? near : x < 0 ? -far : far;
 }

@@ -73,11 +73,12 @@ export function __logFast32(k: number, f: number): number {
   return Math.fround(s + __fma32(t, -0.5, __fma32(t, f * p, __fma32(kf, 1.428606765330187e-6, e))));
 }
 
+/** No branch: the kernel runs for every input, and selects give ±0, negative numbers, +∞ and NaN their results. */
 export function __log32(x: number): number {
-  if (!(x > 0)) return x === 0 ? Math.fround(-Infinity) : Math.fround(NaN);
-  if (x === Infinity) return x;
   const b = __logB32(x);
-  return __logFast32(b >> 23, __logF32(b));
+  const res = __logFast32(b >> 23, __logF32(b));
+  const special = x === 0 ? Math.fround(-Infinity) : x === Infinity ? x : Math.fround(NaN);
+  return x > 0 && x < Infinity ? res : special;
 }
 
 /** log(1 + a + al) for a > −1 finite, |al| ≲ ulp(a): log(u) + c/u, u = fl(1 + a), c = 1 + a + al − u. */

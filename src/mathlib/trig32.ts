@@ -38,29 +38,24 @@ export function __kCos32(rh: number, rl: number): number {
   return __fma32(th * th, p, corr - __fma32(rh, rl, 0.5 * tl));
 }
 
-/** sin (which = 0), cos (1) or tan (2) of n·π/2 + rh + rl, for |rh| ≤ π/4 (n an int32). */
-export function __trigTail32(n0: number, rh: number, rl: number, which: number): number {
+/** tan of n·π/2 + rh + rl, for |rh| ≤ π/4 (n an int32). */
+export function __tanTail32(n: number, rh: number, rl: number): number {
+  // tan = sin/cos (n even) or −cos/sin (n odd), both as exact pairs; the quotient corrected by its fma residual
   const st = __kSin32(rh, rl);
+  const sh = rh + st;
+  const sl = (rh - sh) + st;
   const w = 1 - 0.5 * (rh * rh);
   const ct = __kCos32(rh, rl);
-  const n = n0 + which;
-  if (which === 2) {
-    // tan = sin/cos (n even) or −cos/sin (n odd), both as exact pairs; the quotient corrected by its fma residual
-    const sh = rh + st;
-    const sl = (rh - sh) + st;
-    const ch = w + ct;
-    const cl = (w - ch) + ct;
-    const odd = (n & 1) === 1;
-    const a = odd ? ch : sh;
-    const al = odd ? cl : sl;
-    const b = odd ? sh : ch;
-    const bl = odd ? sl : cl;
-    const q = a / b;
-    const res = Math.fround(q + (__fma32(-q, b, a) + __fma32(-q, bl, al)) / b);
-    return odd ? -res : res;
-  }
-  const v = (n & 1) === 0 ? Math.fround(rh + st) : Math.fround(w + ct);
-  return (n & 2) === 0 ? v : -v;
+  const ch = w + ct;
+  const cl = (w - ch) + ct;
+  const odd = (n & 1) === 1;
+  const a = odd ? ch : sh;
+  const al = odd ? cl : sl;
+  const b = odd ? sh : ch;
+  const bl = odd ? sl : cl;
+  const q = a / b;
+  const res = Math.fround(q + (__fma32(-q, b, a) + __fma32(-q, bl, al)) / b);
+  return odd ? -res : res;
 }
 
 /**
@@ -97,13 +92,12 @@ export function __trigPH32(x: number): number {
   return __f64make(__f64hi(f), (__f64lo(f) & -4) | q);
 }
 
-/** sin (which = 0), cos (1) or tan (2) of a float32. */
-export function __trig32(x: number, which: number): number {
+/**
+ * [n, rh, rl] with x = n·π/2 + rh + rl, |rh| ≤ π/4 (n an int32, only n mod 4 meaningful), for finite x;
+ * ±Inf and NaN give NaN for rh and rl.
+ */
+export function __trigReduce32(x: number): [number, number, number] {
   const ax = Math.abs(x);
-  if (ax < 2.44140625e-4) return which === 1 ? Math.fround(1) : x; // |x| < 2^-12: sin, tan x = x, cos x = 1 rounded
-  let n = 0;
-  let rh = Math.fround(0);
-  let rl = Math.fround(0);
   if (ax < 105615) {
     // Cody–Waite; k = round(x·2/π) (ties to even) by the 1.5·2^23 shifter, n = k mod 4 from j's low bits
     // (no floor, no float → int conversion)
@@ -112,30 +106,46 @@ export function __trig32(x: number, which: number): number {
     const r1 = __fma32(-k, 1.5707963705062866, x); // exact
     const ph = k * -4.371138828673793e-8;
     const pl = __fma32(k, -4.371138828673793e-8, -ph); // k·P2 = ph + pl exactly
-    n = __f32bits(j);
-    rh = r1 - ph;
-    rl = __fma32(-k, -1.7151245100058819e-15, __sumErr(r1, -ph, rh) - pl);
-  } else {
-    if (ax === Infinity || Number.isNaN(x)) return Math.fround(NaN);
-    // Payne–Hanek: f·π/2 as a double-double, rounded to a float32 pair
-    const f = __trigPH32(x);
-    n = __f64lo(f) & 3;
-    const ph = f * 1.5707963267948966;
-    const pl = __mulErr(f, 1.5707963267948966, ph) + f * 6.123233995736766e-17;
-    rh = Math.fround(ph + pl);
-    rl = Math.fround((ph - rh) + pl);
+    const rh = r1 - ph;
+    return [__f32bits(j), rh, __fma32(-k, -1.7151245100058819e-15, __sumErr(r1, -ph, rh) - pl)];
   }
-  return __trigTail32(n, rh, rl, which);
+  if (ax === Infinity || Number.isNaN(x)) return [0, Math.fround(NaN), Math.fround(NaN)];
+  // Payne–Hanek: f·π/2 as a double-double, rounded to a float32 pair
+  const f = __trigPH32(x);
+  const ph = f * 1.5707963267948966;
+  const pl = __mulErr(f, 1.5707963267948966, ph) + f * 6.123233995736766e-17;
+  const rh = Math.fround(ph + pl);
+  return [__f64lo(f) & 3, rh, Math.fround((ph - rh) + pl)];
+}
+
+/**
+ * [sin x, cos x] of a float32 from one argument reduction: both kernels are evaluated anyway (the
+ * quadrant picks which is which), so Math.sin and Math.cos of one value share this call (see the
+ * compiler's sincos pass).
+ */
+export function __sincos32(x: number): [number, number] {
+  const [n, rh, rl] = __trigReduce32(x);
+  const s = Math.fround(rh + __kSin32(rh, rl));
+  const c = Math.fround((1 - 0.5 * (rh * rh)) + __kCos32(rh, rl));
+  const odd = (n & 1) === 1;
+  const sv = odd ? c : s;
+  const cv = odd ? s : c;
+  // sin(x) = ±sin r or ±cos r by n mod 4; cos(x) = sin(x + π/2), quadrant n + 1; |x| < 2^-12 (a select, not a
+  // branch): sin x = x, cos x = 1 rounded (keeps −0)
+  const tiny = Math.abs(x) < 2.44140625e-4;
+  return [tiny ? x : (n & 2) === 0 ? sv : -sv, tiny ? Math.fround(1) : ((n + 1) & 2) === 0 ? cv : -cv];
 }
 
 export function __sin32(x: number): number {
-  return __trig32(x, 0);
+  return __sincos32(x)[0];
 }
 
 export function __cos32(x: number): number {
-  return __trig32(x, 1);
+  return __sincos32(x)[1];
 }
 
 export function __tan32(x: number): number {
-  return __trig32(x, 2);
+  if (Math.abs(x) < 2.44140625e-4) return x; // |x| < 2^-12: tan x = x rounded
+  const [n, rh, rl] = __trigReduce32(x);
+  return __tanTail32(n, rh, rl);
 }
