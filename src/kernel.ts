@@ -549,7 +549,7 @@ class FastLaunch {
   readonly fill: FastFill;
   private validDims: LaunchDims | undefined;
 
-  constructor(readonly backend: Backend, private readonly compiled: CompiledKernel, private readonly spec: Specialisation) {
+  constructor(readonly backend: Backend, readonly compiled: CompiledKernel, private readonly spec: Specialisation) {
     this.fill = spec.slots.compileFastFill(backend, compiled, (dims) => this.validate(dims));
   }
 
@@ -602,8 +602,8 @@ function launcherOfArity(arity: number): LauncherOf {
 class ArgumentSlots {
   readonly args: KernelArg[];
   private readonly kinds: readonly Fast[];
-  /** the launch on the back end last launched on (see FastLaunch) */
-  private fast: { readonly compiled: CompiledKernel; readonly launch: FastLaunch } | undefined;
+  /** the launch on the back end last launched on */
+  private fast: FastLaunch | undefined;
   private readonly scalars: (ScalarSlot | undefined)[];
   private readonly convert: (((v: unknown) => number | bigint | boolean) | undefined)[];
   /** per array parameter: the DeviceArray whose record `args` holds, null for none */
@@ -622,8 +622,8 @@ class ArgumentSlots {
 
   /** The launch of this specialisation as `compiled` for `backend`, with its fast fill (see compileFastFill). */
   fastLaunch(backend: Backend, compiled: CompiledKernel): FastLaunch {
-    if (this.fast?.compiled !== compiled) this.fast = { compiled, launch: new FastLaunch(backend, compiled, this.spec) };
-    return this.fast.launch;
+    if (this.fast?.compiled !== compiled) this.fast = new FastLaunch(backend, compiled, this.spec);
+    return this.fast;
   }
 
   /** The fast fill of this specialisation's arguments for `compiled` (see compileFastFill). */
