@@ -1,27 +1,51 @@
-// Launch-overhead anatomy on a GPU (`npm run build`, then `NUMBATS_TARGET=cuda node --import tsx bench/launch-anatomy.ts`):
-// per launch, the raw cuLaunchKernel through koffi with prepared parameters, the
-// back end's CompiledKernel.launch (parameter writes + checks), and the whole
-// configure(...)(...) path (argument typing and marshalling on top).
+// Launch-overhead anatomy, per launch in µs (`npm run build`, then
+// `NUMBATS_TARGET=cuda node --import tsx bench/launch-anatomy.ts`; without a GPU, add
+// NUMBATS_CUDA_LIBRARY=bench/out/libcuda-standin.so once `npm run bench:launch` has built it):
+// the raw cuLaunchKernel through koffi with prepared parameters; the launch's own call, its arguments
+// spread into a function of as many parameters that does nothing (JavaScript's share); the fast fill
+// alone (every check and store); the back end's launch after it; the whole configured launch.
 process.env.NUMBATS_TARGET = "cuda";
 const { cuda, float32 } = await import("../dist/src/index.js");
-const { getBackend } = await import("../dist/src/runtime/select.js");
 const { cudaDriver } = await import("../dist/src/runtime/cuda/driver.js");
-interface Internals { specialisations: Map<string, { compiled: Map<unknown, any>; slots: { args: never[] } }> }
-const time = (f: () => void, n = 20000) => { for (let i = 0; i < 2000; i++) f(); cuda.synchronize(); const t0 = performance.now(); for (let i = 0; i < n; i++) f(); cuda.synchronize(); return ((performance.now() - t0) * 1000 / n).toFixed(2); };
-for (const [n, type] of [[0, ""], [1, "float32[::1]"], [16, "float32"], [256, "float32"]] as const) {
+
+/** The dispatcher's fast path (src/kernel.ts FastLaunch) and its CudaKernel, reached past TypeScript's `private`. */
+interface FastLaunch {
+  fill(dims: unknown, ...args: unknown[]): boolean;
+  launch(dims: unknown, stream: undefined, filled: boolean): void;
+  validDims: unknown;
+  compiled: { current(): unknown; params: { kernelParams: unknown } };
+}
+
+const load = cudaDriver();
+if (!load.ok) throw new Error(`no CUDA driver: ${load.reason}`);
+const { api } = load.driver;
+
+/** µs per call of `f` over `n` calls, after a warm-up long enough for V8 to optimise a 256-parameter fill */
+const time = (f: () => void, n = 20000) => {
+  for (const end = performance.now() + 1500; performance.now() < end;) f();
+  cuda.synchronize();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) f();
+  cuda.synchronize();
+  return (((performance.now() - t0) * 1000) / n).toFixed(2);
+};
+
+for (const [n, type] of [[0, ""], [1, "float32[::1]"], [16, "float32"], [16, "float32[::1]"], [256, "float32"]] as const) {
   const names = Array.from({ length: n }, (_, i) => `a${i}`);
   const k = cuda.jit(new Function(...names, "") as (...a: never[]) => void, { signature: `void(${names.map(() => type).join(", ")})` });
-  const args = names.map((_, i) => (type === "float32" ? i : cuda.deviceArray(1, float32)));
+  const args = names.map((_, i) => (type === "float32" ? i + 0.5 : cuda.deviceArray(1, float32)));
   const launch = k.configure(1, 1);
   launch(...args);
-  const ck = (k as unknown as Internals).specialisations.values().next().value.compiled.get(getBackend());
-  const load = cudaDriver();
-  if (!load.ok) throw new Error("no CUDA driver");
-  const drv = load.driver;
-  const fn = ck.current();
-  const kp = ck.params.kernelParams;
-  const raw = time(() => { drv.api.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, null, kp, null); });
-  const backendLaunch = time(() => { ck.launch({ grid: [1, 1, 1], block: [1, 1, 1], sharedMemBytes: 0 }, (k as unknown as Internals).specialisations.values().next().value.slots.args, getBackend().defaultStream(), false); });
-  const full = time(() => launch(...args));
-  console.log(`${n} ${type}: raw cuLaunchKernel ${raw} us, CompiledKernel.launch ${backendLaunch} us, full configure()(...) ${full} us`);
+  const fast = (k as unknown as { fastPath: { launch: FastLaunch } }).fastPath.launch;
+  const dims = fast.validDims;
+  const nothing = new Function(...names, "") as (...a: unknown[]) => void;
+  const fn = fast.compiled.current(), params = fast.compiled.params.kernelParams;
+  const parts = {
+    "raw cuLaunchKernel": time(() => { api.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, null, params, null); }),
+    "no-op call": time(() => nothing(...args)),
+    "fast fill": time(() => { fast.fill(dims, ...args); }),
+    "back end": time(() => fast.launch(dims, undefined, true)),
+    "whole launch": time(() => launch(...args)),
+  };
+  console.log(`${n} ${type || "(none)"}: ${Object.entries(parts).map(([what, us]) => `${what} ${us}`).join(", ")}`);
 }

@@ -234,8 +234,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   declare private readonly specialisations: Map<string, Specialisation>;
   declare private readonly eager: Signature | undefined;
   declare private last: Specialisation | undefined;
-  /** the launch shape last validated, and for which compiled kernel (a configured launcher reuses its dims) */
-  declare private validated: { dims: LaunchDims; compiled: CompiledKernel } | undefined;
+  /** the last specialisation's launch on the back end it last ran on: what configured launchers try first */
+  declare private readonly fastPath: FastPath;
 
   /**
    * A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one.
@@ -250,7 +250,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (eager && eager.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(eager)}`);
     // the object constructed is a function (see the class comment): its state is set on it, not on `this`
     const self = uncallableKernel(new.target.prototype) as this;
-    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, validated: undefined });
+    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined } });
     if (eager) self.specialise(eager.args);
     return self;
   }
@@ -271,7 +271,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    */
   configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher<F> {
     const dims: LaunchDims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
-    return (...args: readonly unknown[]) => this.launch(dims, args, stream);
+    const general = (...args: readonly unknown[]) => this.launch(dims, args, stream);
+    return launcherOfArity(this.eager?.args.length ?? this.fn.length)(this.fastPath, dims, stream, general) as Launcher<F>;
   }
 
   /** A launcher for a 1-d launch covering `n` threads with an occupancy-chosen block size (Numba's `kernel.forall(n)`). */
@@ -388,29 +389,24 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     return c;
   }
 
+  /**
+   * The general launch: types the arguments, compiles for a new signature, copies host arrays in
+   * (and back), and makes this specialisation the configured launchers' fast path.
+   */
   private launch(dims: LaunchDims, args: readonly unknown[], stream: Stream | undefined): void {
     const params = this.fn.length;
     if (args.length !== params && !this.eager) {
       throw new LaunchError(`'${this.name}' takes ${params} argument(s); the launch passed ${args.length}`);
     }
     const backend = getBackend();
-    // the common launch (the last specialisation again, numbers and the same DeviceArrays) stores
-    // its arguments in one generated pass; anything else takes the general path
-    const last = this.last;
-    const lastCompiled = last && args.length === last.signature.args.length ? last.compiled.get(backend) : undefined;
-    const fast = last !== undefined && lastCompiled !== undefined && last.slots.fastFill(lastCompiled)(args, backend);
-    const spec = fast ? last : this.specialisationFor(args);
-    const compiled = fast ? lastCompiled : this.compiledFor(spec, backend);
-    const checked = this.validated;
-    if (checked?.dims !== dims || checked.compiled !== compiled) {
-      validateLaunch(backend, compiled, dims);
-      this.validated = { dims, compiled };
-    }
-    const temps = fast ? undefined : spec.slots.fill(backend, args);
+    const spec = this.specialisationFor(args);
+    const fast = spec.slots.fastLaunch(backend, this.compiledFor(spec, backend));
+    fast.validate(dims);
+    this.fastPath.launch = fast;
+    const temps = spec.slots.fill(backend, args);
     let launched = false;
     try {
-      const scalarsStored = fast && compiled.scalarSlots !== undefined;
-      compiled.launch(dims, spec.slots.args, streamHandle(stream) ?? backend.defaultStream(), spec.ir.features.gridSync, scalarsStored);
+      fast.launch(dims, stream, false);
       launched = true;
     } finally {
       if (temps) settle(temps, launched);
@@ -492,16 +488,20 @@ function fastKind(t: Type, eager: boolean): Fast {
 type FastScalar = Exclude<Fast, Fast.SameArray | Fast.General>;
 
 /** What each kind asks of a value `v` that is a number, as code: false sends it the general way. */
-const FAST_TEST: Readonly<Record<FastScalar, string>> = {
-  [Fast.Float32]: "true",
-  [Fast.Float64]: "true",
-  [Fast.Int32]: "(v | 0) === v",
+const FAST_TEST: Readonly<Record<FastScalar, (v: string) => string>> = {
+  [Fast.Float32]: () => "true",
+  [Fast.Float64]: () => "true",
+  [Fast.Int32]: (v) => `(${v} | 0) === ${v}`,
   // an int32 by the launch typing rules: int32 range, no fraction, and not -0
-  [Fast.LazyInt32]: "(v | 0) === v && !Object.is(v, -0)",
-  [Fast.LazyFloat64]: "!((v | 0) === v && !Object.is(v, -0))",
+  [Fast.LazyInt32]: (v) => `(${v} | 0) === ${v} && !Object.is(${v}, -0)`,
+  [Fast.LazyFloat64]: (v) => `!((${v} | 0) === ${v} && !Object.is(${v}, -0))`,
 };
 
-type FastFill = (values: readonly unknown[], backend: Backend) => boolean;
+/**
+ * The fast fill: the launch shape, then the launch's own arguments, as they were passed (no array in
+ * between); true when it stored them all.
+ */
+type FastFill = (dims: LaunchDims, ...values: unknown[]) => boolean;
 
 /**
  * The common launch's argument filling, as one straight-line function per specialisation and compiled
@@ -512,22 +512,26 @@ type FastFill = (values: readonly unknown[], backend: Backend) => boolean;
  * (a record store costs 5 ns, a boxed number; a typed-array store a fraction of that), else into its
  * record. It types nothing; it checks every value first and returns false, having stored nothing, as
  * soon as one is anything else; the caller then takes the general path, which fills every record
- * again and has the back end write every slot. (All checks before all stores: 20% faster than each
- * store after its check at 256 parameters.)
+ * again and has the back end write every slot. With every value checked, it validates the launch
+ * shape (which throws for a bad one, as the general path would), and only then stores. (All checks
+ * before all stores: 20% faster than each store after its check at 256 parameters.)
  */
 function compileFastFill(
-  kinds: readonly Fast[], scalars: readonly (ScalarSlot | undefined)[], arrays: readonly (DeviceArray | null)[], slots: ScalarSlots | undefined,
+  kinds: readonly Fast[], scalars: readonly (ScalarSlot | undefined)[], arrays: readonly (DeviceArray | null)[],
+  slots: ScalarSlots | undefined, backend: Backend, validate: (dims: LaunchDims) => void,
 ): FastFill {
   const checks = kinds.map((kind, i) => {
-    if (kind === Fast.SameArray) return `v = values[${i}]; if (v !== arrays[${i}] || v.backend !== backend || !v.alive) return false;`;
+    const v = `a${i}`;
+    if (kind === Fast.SameArray) return `if (${v} !== arrays[${i}] || ${v}.backend !== backend || !${v}.alive) return false;`;
     if (kind === Fast.General) return "return false;";
-    return `v = values[${i}]; if (typeof v !== "number" || !(${FAST_TEST[kind]})) return false;`;
+    return `if (typeof ${v} !== "number" || !(${FAST_TEST[kind](v)})) return false;`;
   });
   const stores = kinds.flatMap((kind, i) => (kind === Fast.SameArray || kind === Fast.General ? [] : [`${fastStore(kind, i, slots?.offsets[i])};`]));
-  const body = `return function fillFast(values, backend) {\n  let v;\n  ${[...checks, ...stores].join("\n  ")}\n  return true;\n};`;
+  const params = ["dims", ...kinds.map((_, i) => `a${i}`)].join(", ");
+  const body = `return function fillFast(${params}) {\n  ${[...checks, "validate(dims);", ...stores].join("\n  ")}\n  return true;\n};`;
   const b = slots?.buffer ?? new ArrayBuffer(0);
   const views = [new Float32Array(b, 0, b.byteLength >> 2), new Float64Array(b, 0, b.byteLength >> 3), new Int32Array(b, 0, b.byteLength >> 2)];
-  return new Function("s", "arrays", "f32", "f64", "i32", body)(scalars, arrays, ...views) as FastFill;
+  return new Function("s", "arrays", "backend", "validate", "f32", "f64", "i32", body)(scalars, arrays, backend, validate, ...views) as FastFill;
 }
 
 /**
@@ -535,7 +539,7 @@ function compileFastFill(
  * `offset` (a Float32Array store rounds as Math.fround does), or into its record where there is no slot.
  */
 function fastStore(kind: FastScalar, i: number, offset: number | undefined): string {
-  const v = `values[${i}]`;
+  const v = `a${i}`;
   if (offset === undefined) return `s[${i}].value = ${kind === Fast.Float32 ? `Math.fround(${v})` : v}`;
   switch (kind) {
     case Fast.Float32: return `f32[${offset / 4}] = ${v}`;
@@ -544,12 +548,69 @@ function fastStore(kind: FastScalar, i: number, offset: number | undefined): str
   }
 }
 
+/**
+ * One specialisation compiled for one back end, as launched: the launch shape it last validated, its
+ * fast fill, and the call of the compiled kernel with the argument records.
+ */
+class FastLaunch {
+  readonly fill: FastFill;
+  private validDims: LaunchDims | undefined;
+
+  constructor(readonly backend: Backend, readonly compiled: CompiledKernel, private readonly spec: Specialisation) {
+    this.fill = spec.slots.compileFastFill(backend, compiled, (dims) => this.validate(dims));
+  }
+
+  /** Throws a LaunchError unless the device can launch the kernel as `dims` says (checked once per dims object). */
+  validate(dims: LaunchDims): void {
+    if (dims === this.validDims) return;
+    validateLaunch(this.backend, this.compiled, dims);
+    this.validDims = dims;
+  }
+
+  /** Launches with the argument records, or, after the fast fill (`filled`), with what it stored. */
+  launch(dims: LaunchDims, stream: Stream | undefined, filled: boolean): void {
+    const { backend, compiled, spec } = this;
+    const scalarsStored = filled && compiled.scalarSlots !== undefined;
+    compiled.launch(dims, spec.slots.args, streamHandle(stream) ?? backend.defaultStream(), spec.ir.features.gridSync, scalarsStored);
+  }
+}
+
+/** What a kernel's configured launchers try first: its last specialisation's launch (see Kernel.launch). */
+interface FastPath { launch: FastLaunch | undefined }
+
+type LauncherOf = (fastPath: FastPath, dims: LaunchDims, stream: Stream | undefined, general: (...args: unknown[]) => void) => AnyKernelFunction;
+
+const launcherFactories = new Map<number, LauncherOf>();
+
+/**
+ * The configured launcher of a kernel of `arity` parameters: a function of exactly that many
+ * parameters (generated once per arity), so that V8 passes a launch's arguments on as they are,
+ * where a rest parameter would build an array of them on every launch for the fill to read back out.
+ * It tries the fast path (the last specialisation on the current back end, its fill taking this
+ * launch's arguments), and otherwise launches the general way with every argument given; a launch
+ * with too few or too many arguments goes there, for its error.
+ */
+function launcherOfArity(arity: number): LauncherOf {
+  let make = launcherFactories.get(arity);
+  if (!make) {
+    const names = Array.from({ length: arity }, (_, i) => `a${i}`);
+    make = new Function("getBackend", `"use strict";
+  return (fastPath, dims, stream, general) => function launch(${names.join(", ")}) {
+    const fast = fastPath.launch;
+    if (fast !== undefined && arguments.length === ${arity} && fast.backend === getBackend() && fast.fill(${["dims", ...names].join(", ")})) fast.launch(dims, stream, true);
+    else general(...arguments);
+  };`)(getBackend) as LauncherOf;
+    launcherFactories.set(arity, make);
+  }
+  return make;
+}
+
 /** Per-specialisation launch state, built once: reused argument records and scalar converters. */
 class ArgumentSlots {
   readonly args: KernelArg[];
   private readonly kinds: readonly Fast[];
-  /** the fast fill for the kernel last launched (see compileFastFill) */
-  private fast: { readonly compiled: CompiledKernel; readonly fill: FastFill } | undefined;
+  /** the launch on the back end last launched on */
+  private fast: FastLaunch | undefined;
   private readonly scalars: (ScalarSlot | undefined)[];
   private readonly convert: (((v: unknown) => number | bigint | boolean) | undefined)[];
   /** per array parameter: the DeviceArray whose record `args` holds, null for none */
@@ -566,12 +627,15 @@ class ArgumentSlots {
     this.kinds = types.map((t) => fastKind(t, eager));
   }
 
-  /** Stores the common launch's arguments for `compiled`, or returns false (see compileFastFill). */
-  fastFill(compiled: CompiledKernel): FastFill {
-    if (this.fast?.compiled !== compiled) {
-      this.fast = { compiled, fill: compileFastFill(this.kinds, this.scalars, this.arrays, compiled.scalarSlots) };
-    }
-    return this.fast.fill;
+  /** The launch of this specialisation as `compiled` for `backend`, with its fast fill (see compileFastFill). */
+  fastLaunch(backend: Backend, compiled: CompiledKernel): FastLaunch {
+    if (this.fast?.compiled !== compiled) this.fast = new FastLaunch(backend, compiled, this.spec);
+    return this.fast;
+  }
+
+  /** The fast fill of this specialisation's arguments for `compiled` (see compileFastFill). */
+  compileFastFill(backend: Backend, compiled: CompiledKernel, validate: (dims: LaunchDims) => void): FastFill {
+    return compileFastFill(this.kinds, this.scalars, this.arrays, compiled.scalarSlots, backend, validate);
   }
 
   /** Fills `args` for one launch; returns the temporary device copies of host arrays (if any). */
