@@ -40,7 +40,7 @@ export interface EmittedKernel {
 export interface EmitOptions {
   /** threads as generators even without barriers (the random schedule) */
   readonly generators?: boolean;
-  /** every access and synchronisation reported to the sanitizer `S` (sanitize.ts); implies generators */
+  /** every access and synchronisation reported to the sanitizer `S` (sanitize.ts) */
   readonly sanitize?: boolean;
 }
 
@@ -208,7 +208,7 @@ class Emitter {
 
   constructor(private readonly ir: FunctionIR, options: EmitOptions) {
     this.san = options.sanitize === true;
-    this.gen = this.san || options.generators === true || needsGenerators(ir);
+    this.gen = options.generators === true || needsGenerators(ir);
     if (this.san) { this.used.add("S"); this.used.add("Z"); }
     walkStmts(ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
   }
@@ -249,9 +249,11 @@ class Emitter {
       out.push(
         ...hoisted.map((l) => `  ${l}`),
         ...decl(threadLocals, "  "),
+        ...(this.san ? [`  const Z = S.thread0();`] : []),
         `  for (let bz = 0; bz < gz; bz++) for (let by = 0; by < gy; by++) for (let bx = 0; bx < gx; bx++) {`,
         ...blockSetup.map((l) => `    ${l}`),
         `    for (let tz = 0; tz < nz; tz++) for (let ty = 0; ty < ny; ty++) thread: for (let tx = 0; tx < nx; tx++) {`,
+        ...(this.san ? [`      S.enter(Z, tx, ty, tz, bx, by, bz);`] : []),
         ...body,
         `    }`,
         `  }`,
@@ -374,10 +376,10 @@ class Emitter {
         staticSharedBytes += count * size;
         blockSetup.push(`const ${id}$v = new ${ctor}(${count});`);
         if (this.san) blockSetup.push(`const ${id}$v$sh = S.fresh(${id}$v, ${JSON.stringify(s.name)}, "shared", ${JSON.stringify(s.shape)});`);
-      } else if (this.gen) {
-        this.locals.push(`${id}$v`, ...(this.san ? [`${id}$v$sh`] : []));
       } else {
-        hoisted.push(`const ${id}$v = new ${ctor}(${count});`);
+        if (this.gen) this.locals.push(`${id}$v`);
+        else hoisted.push(`const ${id}$v = new ${ctor}(${count});`);
+        if (this.san) this.locals.push(`${id}$v$sh`);
       }
       this.arrays.set(s.name, this.constShapeArray(s.name, s.type, `${id}$v`, s.shape));
     });

@@ -46,8 +46,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
       const checks = simChecks();
       try {
         if (checks.tools) {
-          sanitized ??= build(ir, { sanitize: true }, sanitizedRuntime);
-          runSanitized(sanitized.run as unknown as SanitizedKernelFn, ir.name, sanitized.sites, L, args, checks);
+          // threads are generators only where the kernel synchronises or the schedule is random
+          sanitized ??= build(ir, { sanitize: true, generators: checks.seed !== undefined }, sanitizedRuntime);
+          runSanitized(sanitized.run as unknown as SanitizedKernelFn, ir.name, sanitized.sites, ir.features.warp, L, args, checks);
         } else if (checks.seed !== undefined) {
           shuffled ??= build(ir, { generators: true }, rt).run;
           shuffled({ ...L, hooks: randomSchedule(checks.seed) }, args);

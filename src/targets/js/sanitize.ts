@@ -205,28 +205,28 @@ export function leakReport(): string {
 // ---------------------------------------------------------------------------
 // one launch
 
-/** A thread as the sanitizer sees it: identity and synchronisation epochs. */
+/** clocks of threads of kernels without warp operations: never read */
+const NO_CLOCK = new Int32Array(32);
+
+/**
+ * A thread as the sanitizer sees it: identity and synchronisation epochs. (Kernels without barriers run
+ * as one loop over the threads, with one SanThread moved from thread to thread by `enter`.)
+ */
 export class SanThread {
   /** global linear thread id + 1 (0 means "nobody" in the race cells) */
-  readonly id: number;
-  readonly warp: number;
+  id = 0;
+  block = 0;
+  warp = 0;
+  lane = 0;
+  tx = 0; ty = 0; tz = 0; bx = 0; by = 0; bz = 0;
   /** barriers this thread's block has passed (grid syncs included) */
   epoch = 0;
   /** grid syncs passed */
   grid = 0;
   /** vector clock over the warp's lanes: own entry counts the warp operations taken part in, from 1 */
-  readonly vc = new Int32Array(32);
+  vc = NO_CLOCK;
   /** the site of the synchronisation the thread waits at */
   at = 0;
-  constructor(
-    readonly block: number, readonly lin: number, readonly lane: number,
-    readonly tx: number, readonly ty: number, readonly tz: number,
-    readonly bx: number, readonly by: number, readonly bz: number, blockSize: number,
-  ) {
-    this.id = block * blockSize + lin + 1;
-    this.warp = lin >> 5;
-    this.vc[lane] = 1;
-  }
 }
 
 /** An array as the instrumented code sees it (one per binding of a view). */
@@ -252,8 +252,13 @@ export class Shadow {
   ) {}
 }
 
-// race cell layout: the last write, then the last reads by two different threads
-const W = 0, R1 = 5, R2 = 10, CELL = 16;
+// race cell layout: the last write, then the last reads by two different threads, then the launch
+// that wrote the cell (cells are kept from launch to launch, and are stale after it)
+const W = 0, R1 = 5, R2 = 10, LAUNCH = 15, CELL = 16;
+
+/** race cells per buffer and element size */
+const raceCells = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
+let launches = 0;
 // per record: thread id, barrier epoch, grid epoch, warp clock, site
 const ID = 0, EPOCH = 1, GRID = 2, CLOCK = 3, SITE = 4;
 
@@ -273,8 +278,9 @@ export class LaunchSanitizer implements ScheduleHooks {
   private readonly memcheck: boolean;
   private readonly blockSize: number;
   private readonly threads = new Map<ThreadRec, SanThread>();
-  private readonly cells = new Map<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
   private readonly recorded = new Map<string, Recorded>();
+  /** this launch's number: race cells of earlier launches are stale (successive launches are ordered) */
+  private readonly launch: number;
   /** written bits of shared and local memory, per buffer */
   private readonly blockMemory = new WeakMap<ArrayBuffer | SharedArrayBuffer, Uint8Array>();
 
@@ -284,7 +290,10 @@ export class LaunchSanitizer implements ScheduleHooks {
     private readonly L: LaunchCtx,
     private readonly sites: readonly AccessSite[],
     seed: number | undefined,
+    /** whether the kernel has warp operations (whose clocks order accesses) */
+    private readonly warpOps: boolean,
   ) {
+    this.launch = ++launches;
     this.racecheck = tools.has("racecheck");
     this.initcheck = tools.has("initcheck");
     this.synccheck = tools.has("synccheck");
@@ -295,10 +304,31 @@ export class LaunchSanitizer implements ScheduleHooks {
 
   // ----------------------------------------------------- called by instrumented code
 
+  /** the thread of a kernel run as one loop over its threads (see `enter`) */
+  thread0(): SanThread {
+    return new SanThread();
+  }
+
+  /** a generator thread starts */
   thread(T: ThreadRec, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
-    const [nx, ny] = this.L.block, [gx, gy] = this.L.grid;
-    const Z = new SanThread(bx + gx * (by + gy * bz), tx + nx * (ty + ny * tz), T.lane, tx, ty, tz, bx, by, bz, this.blockSize);
+    const Z = this.enter(new SanThread(), tx, ty, tz, bx, by, bz);
+    if (this.warpOps) {
+      Z.vc = new Int32Array(32);
+      Z.vc[Z.lane] = 1;
+    }
     this.threads.set(T, Z);
+    return Z;
+  }
+
+  /** `Z` becomes thread (tx, ty, tz) of block (bx, by, bz) */
+  enter(Z: SanThread, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
+    const [nx, ny] = this.L.block, [gx, gy] = this.L.grid;
+    const lin = tx + nx * (ty + ny * tz);
+    Z.block = bx + gx * (by + gy * bz);
+    Z.id = Z.block * this.blockSize + lin + 1;
+    Z.warp = lin >> 5;
+    Z.lane = lin & 31;
+    Z.tx = tx; Z.ty = ty; Z.tz = tz; Z.bx = bx; Z.by = by; Z.bz = bz;
     return Z;
   }
 
@@ -309,8 +339,10 @@ export class LaunchSanitizer implements ScheduleHooks {
       this.raceCells(v), v.byteOffset / v.BYTES_PER_ELEMENT, b.freed === true && this.memcheck, b.o, b.shape, b.strides);
   }
 
-  /** a new shared (per block) or local (per thread) array: nothing written yet */
+  /** a new shared (per block) or local (per thread, per allocation) array: nothing written yet */
   fresh(v: TypedArray, name: string, space: "shared" | "local", shape: readonly number[]): Shadow {
+    // a local array's memory may be reused from thread to thread (one loop over the threads)
+    if (space === "local" && this.initcheck) this.freshBits(v.buffer).fill(0);
     const strides = shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
     return new Shadow(name, space, v.BYTES_PER_ELEMENT, v.byteOffset, this.initcheck ? this.freshBits(v.buffer) : undefined,
       space === "shared" ? this.raceCells(v) : undefined, v.byteOffset / v.BYTES_PER_ELEMENT, false, 0, shape, strides);
@@ -325,6 +357,7 @@ export class LaunchSanitizer implements ScheduleHooks {
     const R = sh.cells;
     if (R === undefined) return;
     const c = (sh.cellBase + at) * CELL;
+    if (R[c + LAUNCH] !== this.launch) this.clearCell(R, c);
     const w = R[c + ID]!;
     if (w !== 0 && w !== Z.id && !this.ordered(R, c + W, Z)) this.race("read-after-write", sh, at, R, c + W, site, Z);
     const r = c + R1;
@@ -344,10 +377,13 @@ export class LaunchSanitizer implements ScheduleHooks {
     const R = sh.cells;
     if (R === undefined) return;
     const c = (sh.cellBase + at) * CELL;
-    for (const [r, kind] of [[W, "write-after-write"], [R1, "write-after-read"], [R2, "write-after-read"]] as const) {
-      const id = R[c + r + ID]!;
-      if (id !== 0 && id !== Z.id && !this.ordered(R, c + r, Z)) this.race(kind, sh, at, R, c + r, site, Z);
-    }
+    if (R[c + LAUNCH] !== this.launch) this.clearCell(R, c);
+    let id = R[c + W + ID]!;
+    if (id !== 0 && id !== Z.id && !this.ordered(R, c + W, Z)) this.race("write-after-write", sh, at, R, c + W, site, Z);
+    id = R[c + R1 + ID]!;
+    if (id !== 0 && id !== Z.id && !this.ordered(R, c + R1, Z)) this.race("write-after-read", sh, at, R, c + R1, site, Z);
+    id = R[c + R2 + ID]!;
+    if (id !== 0 && id !== Z.id && !this.ordered(R, c + R2, Z)) this.race("write-after-read", sh, at, R, c + R2, site, Z);
     this.record(R, c + W, site, Z);
     R[c + R1 + ID] = 0;
     R[c + R2 + ID] = 0;
@@ -450,9 +486,16 @@ export class LaunchSanitizer implements ScheduleHooks {
     return bits;
   }
 
+  private clearCell(R: Int32Array, c: number): void {
+    R[c + W + ID] = 0;
+    R[c + R1 + ID] = 0;
+    R[c + R2 + ID] = 0;
+    R[c + LAUNCH] = this.launch;
+  }
+
   private raceCells(v: TypedArray): Int32Array | undefined {
     if (!this.racecheck) return undefined;
-    const bySize = this.cells.get(v.buffer) ?? this.cells.set(v.buffer, new Map()).get(v.buffer)!;
+    const bySize = raceCells.get(v.buffer) ?? raceCells.set(v.buffer, new Map()).get(v.buffer)!;
     let cells = bySize.get(v.BYTES_PER_ELEMENT);
     if (!cells) {
       cells = new Int32Array(Math.ceil(v.buffer.byteLength / v.BYTES_PER_ELEMENT) * CELL);
@@ -475,6 +518,7 @@ export class LaunchSanitizer implements ScheduleHooks {
     const block = Math.floor(g / this.blockSize);
     if (block !== Z.block) return R[r + GRID]! < Z.grid;
     if (R[r + EPOCH]! < Z.epoch) return true;
+    if (!this.warpOps) return false;
     const lin = g - block * this.blockSize;
     return lin >> 5 === Z.warp && Z.vc[lin & 31]! >= R[r + CLOCK]!;
   }
@@ -617,8 +661,10 @@ export const sanitizedRuntime: typeof rt = {
 export type SanitizedKernelFn = (L: LaunchCtx, args: readonly KernelArg[], S: LaunchSanitizer) => void;
 
 /** Runs one launch of an instrumented kernel; throws a SanitizerError when it found anything. */
-export function runSanitized(run: SanitizedKernelFn, kernel: string, sites: readonly AccessSite[], L: Omit<LaunchCtx, "hooks">, args: readonly KernelArg[], checks: SimChecks): void {
-  const S = new LaunchSanitizer(kernel, checks.tools!, L, sites, checks.seed);
+export function runSanitized(
+  run: SanitizedKernelFn, kernel: string, sites: readonly AccessSite[], warpOps: boolean, L: Omit<LaunchCtx, "hooks">, args: readonly KernelArg[], checks: SimChecks,
+): void {
+  const S = new LaunchSanitizer(kernel, checks.tools!, L, sites, checks.seed, warpOps);
   const prev = active;
   active = S;
   try {
