@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { cuda, float32, int32, LaunchError, SanitizerError, type DeviceArray, type Kernel, type KernelArray2 } from "../src/index.js";
-import { leakReport, parseSchedule, parseTools, setSimChecks } from "../src/targets/js/sanitize.js";
+import { leakReport, parseSchedule, parseTools, setSimChecks, simChecks } from "../src/targets/js/sanitize.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
 
 process.env.NUMBATS_TARGET = "sim";
@@ -19,7 +19,7 @@ const thisFile = readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n"
 
 /** `test/sanitizer.test.ts:N`, N the line of this file holding `snippet` (exactly one does) */
 function at(snippet: string): string {
-  const lines = thisFile.flatMap((l, i) => (l.includes(snippet) ? [i + 1] : []));
+  const lines = thisFile.flatMap((l, i) => (l.includes(snippet) && !l.includes(`at("${snippet}`) ? [i + 1] : []));
   assert.equal(lines.length, 1, `'${snippet}' must be on exactly one line of this file`);
   return `test/sanitizer.test.ts:${lines[0]}`;
 }
@@ -34,6 +34,7 @@ function assemble(k: Kernel): void {
 
 /** runs `launch` with every tool on; returns the SanitizerError it threw (or undefined) */
 function sanitized(k: Kernel, launch: () => void): SanitizerError | undefined {
+  const before = simChecks();
   setSimChecks({ tools: "all" });
   try {
     launch();
@@ -42,7 +43,7 @@ function sanitized(k: Kernel, launch: () => void): SanitizerError | undefined {
     if (e instanceof SanitizerError) return e;
     throw e;
   } finally {
-    setSimChecks(undefined);
+    setSimChecks(before);
     assemble(k);
   }
 }
@@ -120,7 +121,7 @@ describe("racecheck", () => {
     const a = ints(128, 11), out = new Float32Array(2);
     const buggy = tree(false);
     const e = sanitized(buggy, () => buggy.configure(2, 64)(a, out));
-    expectFinding(e, { tool: "racecheck", kind: "read-after-write", array: "s", where: [at("// tree: add pair"), at("// tree: add pair")] });
+    expectFinding(e, { tool: "racecheck", kind: "write-after-read", array: "s", where: [at("// tree: add pair"), at("// tree: add pair")] });
     assert.deepEqual(Array.from(out), [0, 0], "the host arrays are left as they were");
     const fixed = tree(true);
     assert.equal(sanitized(fixed, () => fixed.configure(2, 64)(a, out)), undefined);
@@ -135,13 +136,14 @@ describe("racecheck", () => {
     const atomic = cuda.jit((x: Int32Array, total: Int32Array) => {
       cuda.atomic.add(total, 0, x[cuda.grid(1)]);
     });
-    const x = Int32Array.from({ length: 64 }, (_, i) => i), total = new Int32Array(1);
-    expectFinding(sanitized(plain, () => plain.configure(2, 32)(x, total)), {
+    // (host names differ from the kernels': tsx renames a parameter that shadows a name of its scope)
+    const values = Int32Array.from({ length: 64 }, (_, i) => i), sum = new Int32Array(1);
+    expectFinding(sanitized(plain, () => plain.configure(2, 32)(values, sum)), {
       tool: "racecheck", kind: "read-after-write", array: "total", where: [at("// sum: plain +="), at("// sum: plain +=")],
     });
-    assert.equal(total[0], 0);
-    assert.equal(sanitized(atomic, () => atomic.configure(2, 32)(x, total)), undefined);
-    assert.equal(total[0], (63 * 64) / 2);
+    assert.equal(sum[0], 0);
+    assert.equal(sanitized(atomic, () => atomic.configure(2, 32)(values, sum)), undefined);
+    assert.equal(sum[0], (63 * 64) / 2);
   });
 
   test("blocks writing one global element race (last writer wins); different blocks are ordered only by grid sync", () => {
@@ -151,13 +153,13 @@ describe("racecheck", () => {
     const one = cuda.jit((out: Int32Array) => {
       if (cuda.threadIdx.x === 0 && cuda.blockIdx.x === cuda.gridDim.x - 1) out[0] = cuda.blockIdx.x;
     });
-    const out = new Int32Array(1);
-    const e = sanitized(last, () => last.configure(4, 32)(out));
+    const result = new Int32Array(1);
+    const e = sanitized(last, () => last.configure(4, 32)(result));
     expectFinding(e, { tool: "racecheck", kind: "write-after-write", array: "out", where: [at("// winner: every block writes"), at("// winner: every block writes")] });
     const f = e!.findings[0]!;
     assert.notDeepEqual(f.blocks[0], f.blocks[1], "two different blocks");
-    assert.equal(sanitized(one, () => one.configure(4, 32)(out)), undefined);
-    assert.equal(out[0], 3);
+    assert.equal(sanitized(one, () => one.configure(4, 32)(result)), undefined);
+    assert.equal(result[0], 3);
   });
 
   test("warp operations order the lanes they name: a shuffle-free exchange through shared memory needs syncwarp", () => {
@@ -186,6 +188,7 @@ describe("initcheck", () => {
   });
 
   test("a read of cuda.deviceArray memory nothing wrote; after a host copy there is none", () => {
+    setSimChecks({ tools: "all" }); // from the allocation on, as NUMBATS_SANITIZE would be (reset by after())
     const d = cuda.deviceArray(16, float32);
     expectFinding(sanitized(inc, () => inc.configure(1, 16)(d)), {
       tool: "initcheck", kind: "uninitialized-read", array: "x", where: [at("// init: read device")],
@@ -199,6 +202,7 @@ describe("initcheck", () => {
     assert.equal(sanitized(fill, () => fill.configure(1, 16)(e)), undefined);
     assert.equal(sanitized(inc, () => inc.configure(1, 16)(e)), undefined);
     d.free(); e.free();
+    setSimChecks(undefined);
   });
 
   test("shared memory this block never wrote, and a local array element this thread never wrote", () => {
@@ -300,20 +304,21 @@ describe("memcheck", () => {
     const over = cuda.jit((x: Float32Array) => {
       x[cuda.grid(1)] = 1; // oob: write
     });
-    const x = new Float32Array(8);
-    const e = sanitized(over, () => over.configure(1, 16)(x));
+    const host = new Float32Array(8);
+    const e = sanitized(over, () => over.configure(1, 16)(host));
     expectFinding(e, { tool: "memcheck", kind: "out-of-bounds", array: "x", where: [at("// oob: write")] });
     assert.deepEqual(e!.findings.find((f) => f.kind === "out-of-bounds")!.index, [8]);
-    assert.deepEqual(Array.from(x), new Array(8).fill(0), "the host array is left as it was");
+    assert.deepEqual(Array.from(host), new Array(8).fill(0), "the host array is left as it was");
   });
 
   test("device arrays still allocated are listed as a warning, with where they were allocated", () => {
     setSimChecks({ tools: ["memcheck"] });
     try {
       const d = cuda.deviceArray(4, float32); // leak: allocation
-      assert.match(leakReport(), new RegExp(`allocated at ${at("// leak: allocation").replace(/[.]/g, "\\.")} \\(16 bytes\\)`));
+      const line = `1 allocated at ${at("// leak: allocation")} (16 bytes)`;
+      assert.ok(leakReport().includes(line), leakReport());
       d.free();
-      assert.doesNotMatch(leakReport(), /sanitizer\.test\.ts/);
+      assert.ok(!leakReport().includes(line), leakReport());
     } finally {
       setSimChecks(undefined);
     }

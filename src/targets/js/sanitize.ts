@@ -20,7 +20,7 @@
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { KernelArg, SimBuffer } from "../../runtime/backend.js";
-import { LaunchError, SanitizerError, locateSource, sourcePosition, type SanitizerFinding, type SanitizerTool } from "../../errors.js";
+import { SanitizerError, locateSource, sourcePosition, type SanitizerFinding, type SanitizerTool } from "../../errors.js";
 import type { ScalarName, TypedArray } from "../../dtypes.js";
 import { rt, type AccessSite, type BoundArray } from "./runtime.js";
 import { WARP, type LaunchCtx, type ScheduleHooks, type ThreadRec, type WarpRec } from "./sim.js";
@@ -83,8 +83,15 @@ export function sanitizes(tool: SanitizerTool): boolean {
   return simChecks().tools?.has(tool) === true;
 }
 
-/** Overrides the settings (tests, tools); `undefined` reads the environment again at the next launch. @internal */
-export function setSimChecks(checks: { tools?: readonly SanitizerTool[] | "all"; seed?: number } | undefined): void {
+/**
+ * Overrides the settings (tests, tools): tools and seed, or settings `simChecks()` returned before;
+ * `undefined` reads the environment again at the next launch. @internal
+ */
+export function setSimChecks(checks: { tools?: readonly SanitizerTool[] | "all"; seed?: number } | SimChecks | undefined): void {
+  if (checks && "by" in checks) {
+    current = checks;
+    return;
+  }
   current = checks && {
     tools: checks.tools === "all" ? new Set(SANITIZER_TOOLS) : checks.tools?.length ? new Set(checks.tools) : undefined,
     seed: checks.seed,
@@ -461,9 +468,9 @@ export class LaunchSanitizer implements ScheduleHooks {
     return [...this.recorded.values()].map((r) => r.finding);
   }
 
-  /** throws the SanitizerError of the launch's findings (after `cause`, a fault that stopped the kernel, if any) */
-  finish(cause?: { finding: SanitizerFinding; message: string }): void {
-    if (cause) this.add(`oob:${cause.finding.where[0]}`, cause.finding, cause.message, []);
+  /** throws the SanitizerError of the launch's findings (with `fault`, an access that stopped the kernel, if any) */
+  finish(fault?: { finding: SanitizerFinding; text: string; site: AccessSite }): void {
+    if (fault) this.add("fault", fault.finding, fault.text, [fault.site]);
     if (this.recorded.size === 0) return;
     const all = [...this.recorded.values()];
     const byTool = new Map<string, number>();
@@ -645,16 +652,14 @@ export const sanitizedRuntime: typeof rt = {
     return rt.bindArray(arg, param, dtype, ndim, layout);
   },
   oob(name, index, shape, site, tx, ty, tz, bx, by, bz): never {
-    try {
-      return rt.oob(name, index, shape, site, tx, ty, tz, bx, by, bz);
-    } catch (e) {
-      if (!active || !(e instanceof LaunchError)) throw e;
-      const finding: SanitizerFinding = {
-        tool: "memcheck", kind: "out-of-bounds", array: name, index: index.map(Number), threads: [[tx, ty, tz]], blocks: [[bx, by, bz]], where: [whereOf(site)],
-      };
-      active.finish({ finding, message: e.message });
-      throw e;
-    }
+    if (!active) return rt.oob(name, index, shape, site, tx, ty, tz, bx, by, bz);
+    const finding: SanitizerFinding = {
+      tool: "memcheck", kind: "out-of-bounds", array: name, index: index.map(Number), threads: [[tx, ty, tz]], blocks: [[bx, by, bz]], where: [whereOf(site)],
+    };
+    const text = `Out-of-bounds access at ${whereOf(site)} in thread ${dim([tx, ty, tz])} block ${dim([bx, by, bz])}: `
+      + `${name}[${index.join(", ")}] with shape [${shape.join(", ")}] (the launch stopped here)`;
+    active.finish({ finding, text, site });
+    throw new Error("unreachable: finish throws");
   },
 };
 
