@@ -364,7 +364,7 @@ class Emitter {
       if (s.type.space === "shared" && s.shape.length === 1 && s.shape[0] === 0) {
         if (!blockSetup.includes("const dyn = new ArrayBuffer(L.sharedMemBytes);")) blockSetup.unshift("const dyn = new ArrayBuffer(L.sharedMemBytes);");
         blockSetup.push(`const ${id}$v = new ${ctor}(dyn, 0, Math.floor(L.sharedMemBytes / ${size}));`);
-        if (this.san) blockSetup.push(`const ${id}$v$sh = S.fresh(${id}$v, ${JSON.stringify(s.name)}, "shared", [${id}$v.length]);`);
+        if (this.san) blockSetup.push(`const ${id}$v$sh = S.shared(${id}$v, ${JSON.stringify(s.name)}, [${id}$v.length], bx, by, bz);`);
         this.arrays.set(s.name, {
           name: s.name, dtype: s.type.dtype, space: "shared", layout: "C", v: `${id}$v`, o: "0", ...(this.san ? { sh: `${id}$v$sh` } : {}),
           n: [`${id}$v.length`], s: ["1"], size: `${id}$v.length`,
@@ -375,7 +375,7 @@ class Emitter {
       if (s.type.space === "shared") {
         staticSharedBytes += count * size;
         blockSetup.push(`const ${id}$v = new ${ctor}(${count});`);
-        if (this.san) blockSetup.push(`const ${id}$v$sh = S.fresh(${id}$v, ${JSON.stringify(s.name)}, "shared", ${JSON.stringify(s.shape)});`);
+        if (this.san) blockSetup.push(`const ${id}$v$sh = S.shared(${id}$v, ${JSON.stringify(s.name)}, ${JSON.stringify(s.shape)}, bx, by, bz);`);
       } else {
         if (this.gen) this.locals.push(`${id}$v`);
         else hoisted.push(`const ${id}$v = new ${ctor}(${count});`);
@@ -558,7 +558,7 @@ class Emitter {
         if (s.type.space === "local") {
           const ctor = DTYPE_INFO[s.type.dtype].array.name;
           this.line(this.gen ? `${a.v} = new ${ctor}(${a.size});` : `${a.v}.fill(0);`);
-          if (a.sh) this.line(`${a.sh} = S.fresh(${a.v}, ${JSON.stringify(s.name)}, "local", ${JSON.stringify(s.shape)});`);
+          if (a.sh) this.line(`${a.sh} = S.local(${a.v}, ${JSON.stringify(s.name)}, ${JSON.stringify(s.shape)});`);
         }
         return;
       }

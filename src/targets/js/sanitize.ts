@@ -252,6 +252,8 @@ export class Shadow {
     /** the view's first element in `cells` */
     readonly cellBase: number,
     readonly freed: boolean,
+    /** the stamp of `cells` entries that are current (older ones are stale: a launch or a block ago) */
+    readonly stamp: number,
     /** for naming an element: offset of [0, …], shape and strides (elements) */
     readonly o: number,
     readonly shape: readonly number[],
@@ -261,11 +263,27 @@ export class Shadow {
 
 // race cell layout: the last write, then the last reads by two different threads, then the launch
 // that wrote the cell (cells are kept from launch to launch, and are stale after it)
-const W = 0, R1 = 5, R2 = 10, LAUNCH = 15, CELL = 16;
+const W = 0, R1 = 5, R2 = 10, STAMP = 15, CELL = 16;
 
 /** race cells per buffer and element size */
 const raceCells = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
-let launches = 0;
+/** stamps of launches and of blocks' shared memory */
+let stamps = 0;
+
+function clearCell(R: Int32Array, c: number, stamp: number): void {
+  R[c + W + ID] = 0;
+  R[c + R1 + ID] = 0;
+  R[c + R2 + ID] = 0;
+  R[c + STAMP] = stamp;
+}
+
+/** a spare array of `length` elements taken from `spare`, else a new one */
+function reuse<A extends Int32Array | Uint8Array>(spare: A[], length: number, make: (n: number) => A): A {
+  const i = spare.findIndex((a) => a.length === length);
+  return i < 0 ? make(length) : spare.splice(i, 1)[0]!;
+}
+
+const cStrides = (shape: readonly number[]) => shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
 // per record: thread id, barrier epoch, grid epoch, warp clock, site
 const ID = 0, EPOCH = 1, GRID = 2, CLOCK = 3, SITE = 4;
 
@@ -288,8 +306,16 @@ export class LaunchSanitizer implements ScheduleHooks {
   private readonly recorded = new Map<string, Recorded>();
   /** this launch's number: race cells of earlier launches are stale (successive launches are ordered) */
   private readonly launch: number;
-  /** written bits of shared and local memory, per buffer */
-  private readonly blockMemory = new WeakMap<ArrayBuffer | SharedArrayBuffer, Uint8Array>();
+  /** the block whose shared memory was set up last, and the stamp of its shadows */
+  private block = -1;
+  private blockStamp = 0;
+  /** shadows of that block's shared memory, per buffer (by element size), and ones free for reuse */
+  private readonly blockCells = new Map<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
+  private readonly blockBits = new Map<ArrayBuffer | SharedArrayBuffer, Uint8Array>();
+  private readonly spareCells: Int32Array[] = [];
+  private readonly spareBits: Uint8Array[] = [];
+  /** written bits of local arrays, per buffer */
+  private readonly localBits = new WeakMap<ArrayBuffer | SharedArrayBuffer, Uint8Array>();
 
   constructor(
     private readonly kernel: string,
@@ -300,7 +326,7 @@ export class LaunchSanitizer implements ScheduleHooks {
     /** whether the kernel has warp operations (whose clocks order accesses) */
     private readonly warpOps: boolean,
   ) {
-    this.launch = ++launches;
+    this.launch = ++stamps;
     this.racecheck = tools.has("racecheck");
     this.initcheck = tools.has("initcheck");
     this.synccheck = tools.has("synccheck");
@@ -343,16 +369,45 @@ export class LaunchSanitizer implements ScheduleHooks {
   arg(b: BoundArray & { readonly freed?: boolean }, name: string): Shadow {
     const v = b.v;
     return new Shadow(name, "global", v.BYTES_PER_ELEMENT, v.byteOffset, this.initcheck ? writtenBits.get(v.buffer) : undefined,
-      this.raceCells(v), v.byteOffset / v.BYTES_PER_ELEMENT, b.freed === true && this.memcheck, b.o, b.shape, b.strides);
+      this.raceCells(v), v.byteOffset / v.BYTES_PER_ELEMENT, b.freed === true && this.memcheck, this.launch, b.o, b.shape, b.strides);
   }
 
-  /** a new shared (per block) or local (per thread, per allocation) array: nothing written yet */
-  fresh(v: TypedArray, name: string, space: "shared" | "local", shape: readonly number[]): Shadow {
-    // a local array's memory may be reused from thread to thread (one loop over the threads)
-    if (space === "local" && this.initcheck) this.freshBits(v.buffer).fill(0);
-    const strides = shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
-    return new Shadow(name, space, v.BYTES_PER_ELEMENT, v.byteOffset, this.initcheck ? this.freshBits(v.buffer) : undefined,
-      space === "shared" ? this.raceCells(v) : undefined, v.byteOffset / v.BYTES_PER_ELEMENT, false, 0, shape, strides);
+  /** a shared array of block (bx, by, bz), set up before the block runs: nothing written yet */
+  shared(v: TypedArray, name: string, shape: readonly number[], bx: number, by: number, bz: number): Shadow {
+    const [gx, gy] = this.L.grid;
+    const block = bx + gx * (by + gy * bz);
+    if (block !== this.block) {
+      this.block = block;
+      this.blockStamp = ++stamps;
+      // blocks run one after another (unless cooperative): the previous block's shadows are free again
+      if (!this.L.cooperative) {
+        for (const bySize of this.blockCells.values()) this.spareCells.push(...bySize.values());
+        this.spareBits.push(...this.blockBits.values());
+        this.blockCells.clear();
+        this.blockBits.clear();
+      }
+    }
+    const size = v.BYTES_PER_ELEMENT;
+    // aliases (dynamic shared arrays) share their block's buffer, and so its shadows
+    let cells: Int32Array | undefined;
+    if (this.racecheck) {
+      const bySize = this.blockCells.get(v.buffer) ?? this.blockCells.set(v.buffer, new Map()).get(v.buffer)!;
+      cells = bySize.get(size) ?? reuse(this.spareCells, Math.ceil(v.buffer.byteLength / size) * CELL, (n) => new Int32Array(n));
+      bySize.set(size, cells);
+    }
+    let bits: Uint8Array | undefined;
+    if (this.initcheck) {
+      bits = this.blockBits.get(v.buffer) ?? reuse(this.spareBits, v.buffer.byteLength, (n) => new Uint8Array(n)).fill(0);
+      this.blockBits.set(v.buffer, bits);
+    }
+    return new Shadow(name, "shared", size, v.byteOffset, bits, cells, v.byteOffset / size, false, this.blockStamp, 0, shape, cStrides(shape));
+  }
+
+  /** a local array, made anew by its declaration (the same memory from thread to thread in a loop over the threads) */
+  local(v: TypedArray, name: string, shape: readonly number[]): Shadow {
+    const bits = this.initcheck ? (this.localBits.get(v.buffer) ?? this.localBits.set(v.buffer, new Uint8Array(v.buffer.byteLength)).get(v.buffer)!) : undefined;
+    bits?.fill(0);
+    return new Shadow(name, "local", v.BYTES_PER_ELEMENT, v.byteOffset, bits, undefined, 0, false, 0, 0, shape, cStrides(shape));
   }
 
   // `sh` is undefined for constant memory reached through an array local: nothing to check
@@ -364,7 +419,7 @@ export class LaunchSanitizer implements ScheduleHooks {
     const R = sh.cells;
     if (R === undefined) return;
     const c = (sh.cellBase + at) * CELL;
-    if (R[c + LAUNCH] !== this.launch) this.clearCell(R, c);
+    if (R[c + STAMP] !== sh.stamp) clearCell(R, c, sh.stamp);
     const w = R[c + ID]!;
     if (w !== 0 && w !== Z.id && !this.ordered(R, c + W, Z)) this.race("read-after-write", sh, at, R, c + W, site, Z);
     const r = c + R1;
@@ -384,7 +439,7 @@ export class LaunchSanitizer implements ScheduleHooks {
     const R = sh.cells;
     if (R === undefined) return;
     const c = (sh.cellBase + at) * CELL;
-    if (R[c + LAUNCH] !== this.launch) this.clearCell(R, c);
+    if (R[c + STAMP] !== sh.stamp) clearCell(R, c, sh.stamp);
     let id = R[c + W + ID]!;
     if (id !== 0 && id !== Z.id && !this.ordered(R, c + W, Z)) this.race("write-after-write", sh, at, R, c + W, site, Z);
     id = R[c + R1 + ID]!;
@@ -485,20 +540,6 @@ export class LaunchSanitizer implements ScheduleHooks {
   }
 
   // ----------------------------------------------------- internals
-
-  /** unwritten bits for new memory; one per buffer, as dynamic shared arrays alias one block's buffer */
-  private freshBits(buffer: ArrayBuffer | SharedArrayBuffer): Uint8Array {
-    let bits = this.blockMemory.get(buffer);
-    if (!bits) this.blockMemory.set(buffer, bits = new Uint8Array(buffer.byteLength));
-    return bits;
-  }
-
-  private clearCell(R: Int32Array, c: number): void {
-    R[c + W + ID] = 0;
-    R[c + R1 + ID] = 0;
-    R[c + R2 + ID] = 0;
-    R[c + LAUNCH] = this.launch;
-  }
 
   private raceCells(v: TypedArray): Int32Array | undefined {
     if (!this.racecheck) return undefined;
