@@ -302,6 +302,10 @@ export class LaunchSanitizer implements ScheduleHooks {
   private readonly synccheck: boolean;
   private readonly memcheck: boolean;
   private readonly blockSize: number;
+  private readonly nx: number;
+  private readonly ny: number;
+  private readonly gx: number;
+  private readonly gy: number;
   private readonly threads = new Map<ThreadRec, SanThread>();
   private readonly recorded = new Map<string, Recorded>();
   /** this launch's number: race cells of earlier launches are stale (successive launches are ordered) */
@@ -332,6 +336,8 @@ export class LaunchSanitizer implements ScheduleHooks {
     this.synccheck = tools.has("synccheck");
     this.memcheck = tools.has("memcheck");
     this.blockSize = L.block[0] * L.block[1] * L.block[2];
+    [this.nx, this.ny] = L.block;
+    [this.gx, this.gy] = L.grid;
     if (seed !== undefined) this.shuffle = shuffler(prng(seed));
   }
 
@@ -355,9 +361,8 @@ export class LaunchSanitizer implements ScheduleHooks {
 
   /** `Z` becomes thread (tx, ty, tz) of block (bx, by, bz) */
   enter(Z: SanThread, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
-    const [nx, ny] = this.L.block, [gx, gy] = this.L.grid;
-    const lin = tx + nx * (ty + ny * tz);
-    Z.block = bx + gx * (by + gy * bz);
+    const lin = tx + this.nx * (ty + this.ny * tz);
+    Z.block = bx + this.gx * (by + this.gy * bz);
     Z.id = Z.block * this.blockSize + lin + 1;
     Z.warp = lin >> 5;
     Z.lane = lin & 31;
