@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import os from "node:os";
 import { cuda, float32, ndarray, type KernelArray2 } from "../dist/src/index.js";
+import { setSimChecks } from "../dist/src/targets/js/sanitize.js";
 
 const PEERS_DIR = fileURLToPath(new URL("./peers/", import.meta.url));
 const PYTHON = "/usr/bin/python3";
@@ -164,9 +165,20 @@ function fmt(ms: number | undefined): string {
   return ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3);
 }
 
+/** The same launches under the sanitizer (every tool), against the plain simulator's figures. */
+function oursSanitized(): { vadd16k_ms: number; matmul64_ms: number } {
+  setSimChecks({ tools: "all" });
+  try {
+    return { vadd16k_ms: oursVadd(VADD_N), matmul64_ms: oursMatmul() };
+  } finally {
+    setSimChecks(undefined);
+  }
+}
+
 function main(): void {
   process.env.NUMBATS_TARGET = "sim"; // this bench measures the simulator, GPU or not; read at the first launch
   const ours = { vadd16k_ms: oursVadd(VADD_N), matmul64_ms: oursMatmul(), vadd1m_ms: oursVadd(BIG_N) };
+  const sanitized = oursSanitized();
 
   const numba = numbaSim();
   if (typeof numba === "string") console.error(`bench/sim: skipping the Numba peer: ${numba}`);
@@ -179,6 +191,8 @@ function main(): void {
     [`vector add, ${VADD_N} threads, float32`, "Numba CUDA simulator", ours.vadd16k_ms, nb?.vadd_ms, "≥ 1000× faster"],
     [`tiled matmul ${MATMUL_N}×${MATMUL_N}, TPB ${TPB}`, "Numba CUDA simulator", ours.matmul64_ms, nb?.matmul_ms, "≥ 1000× faster"],
     [`vector add, ${BIG_N} elements, float32`, "gpu.js CPU mode", ours.vadd1m_ms, gpujsVadd, "≥ 0.5× (within 2×)"],
+    [`vector add, ${VADD_N} threads, NUMBATS_SANITIZE=all`, "numbats, plain", sanitized.vadd16k_ms, ours.vadd16k_ms, "≥ 0.1× (≤ 10× plain)"],
+    [`tiled matmul ${MATMUL_N}×${MATMUL_N}, NUMBATS_SANITIZE=all`, "numbats, plain", sanitized.matmul64_ms, ours.matmul64_ms, "≥ 0.1× (≤ 10× plain)"],
   ];
 
   console.log(`numbats simulator vs peers — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}`);
@@ -195,6 +209,7 @@ function main(): void {
     node: process.version,
     cpus: os.cpus().length,
     numbats: ours,
+    sanitized,
     numba: nb ? { version: nb.numba, vadd16k_ms: nb.vadd_ms, matmul64_ms: nb.matmul_ms } : null,
     gpujs: gpujsVadd === undefined ? null : { version: (gpujs as { version: string }).version, vadd1m_ms: gpujsVadd },
     ratios: {

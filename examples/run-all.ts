@@ -15,6 +15,7 @@ const EXAMPLES = [
   "histogram.ts",
   "monte-carlo-pi.ts",
   "mandelbrot.ts",
+  "sanitizer.ts",
 ];
 
 const root = fileURLToPath(new URL("..", import.meta.url));

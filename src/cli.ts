@@ -3,8 +3,11 @@
 //   numbats -s                                  system report, as Numba's `numba -s`
 //   numbats ptx FILE [--kernel NAME] [--sig SIG] [--arch sm_XX]
 //                                               PTX of the kernels a module exports
+//   numbats sanitize [--tool LIST] [--schedule random:SEED] -- COMMAND …
+//                                               a program with the simulator's sanitizer on
 //   numbats --version
 
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { dirname, extname, join, resolve } from "node:path";
@@ -20,12 +23,14 @@ import { createCudaBackend } from "./runtime/cuda/backend.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
 import { requestedTarget, selectTarget, type TargetInfo } from "./runtime/select.js";
 import { createSimBackend } from "./runtime/sim-backend.js";
+import { parseSchedule, parseTools } from "./targets/js/sanitize.js";
 
 /** What `ptx` compiles for without --arch when no GPU is found. */
 const DEFAULT_ARCH = "sm_80";
 
 const USAGE = `usage: numbats -s | --sysinfo
        numbats ptx FILE [--kernel NAME] [--sig SIG] [--arch sm_XX]
+       numbats sanitize [--tool LIST] [--schedule random:SEED] -- COMMAND [ARG…]
        numbats -v | --version
        numbats -h | --help
 
@@ -39,9 +44,18 @@ const USAGE = `usage: numbats -s | --sysinfo
                     it has already been compiled for
     --arch sm_XX    the GPU's compute capability to compile for, e.g. sm_90;
                     default: device 0's when a GPU is found, else ${DEFAULT_ARCH}
+  sanitize -- COMMAND  run COMMAND (e.g. node app.js) with every kernel launch
+                  checked on the CPU simulator: a launch with findings throws
+                  SanitizerError; device arrays left allocated are listed at exit
+    --tool LIST     all (default), or a comma list of memcheck (out-of-bounds,
+                    freed arrays, leaks), racecheck (data races on shared and
+                    global memory), initcheck (reads of unwritten memory),
+                    synccheck (divergent barriers, warp masks naming exited lanes)
+    --schedule random:SEED  run blocks, warps and threads in a seeded random order
   -v, --version   the version of numbats
 
-environment: NUMBATS_TARGET=cuda|sim|auto, NUMBATS_ENABLE_CUDASIM=1, NUMBATS_CUDA_LIBRARY=path
+environment: NUMBATS_TARGET=cuda|sim|auto, NUMBATS_ENABLE_CUDASIM=1, NUMBATS_CUDA_LIBRARY=path,
+             NUMBATS_SANITIZE=all|LIST, NUMBATS_SIM_SCHEDULE=random:SEED
 `;
 
 /** A command line that makes no sense: usage on stderr, exit status 2. */
@@ -227,6 +241,27 @@ async function printPtx(file: string, opts: PtxOptions): Promise<number> {
 
 const USER_ERRORS = [CompileError, TypingError, LaunchError, CudaError, TypeError];
 
+// ---------------------------------------------------------------------------
+// numbats sanitize
+
+/** Runs `command` with the sanitizer's environment; its exit status is ours. */
+function sanitize(command: readonly string[], tool: string | undefined, schedule: string | undefined): number {
+  if (command.length === 0) throw new UsageError("sanitize needs a command to run after --, e.g. numbats sanitize -- node app.js");
+  const env: NodeJS.ProcessEnv = { ...process.env, NUMBATS_SANITIZE: tool ?? "all" };
+  try {
+    parseTools(env.NUMBATS_SANITIZE, "--tool");
+    if (schedule !== undefined) {
+      parseSchedule(schedule, "--schedule");
+      env.NUMBATS_SIM_SCHEDULE = schedule;
+    }
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const child = spawnSync(command[0]!, command.slice(1), { stdio: "inherit", env });
+  if (child.error) throw new CliError(`could not run ${command[0]}: ${child.error.message}`);
+  return child.status ?? 1;
+}
+
 /** Our own and the library's errors carry a message for the user; anything else gets its stack. */
 function describeError(e: unknown): string {
   if (e instanceof CliError) return e.message;
@@ -247,6 +282,8 @@ async function main(argv: readonly string[]): Promise<number> {
         kernel: { type: "string" },
         sig: { type: "string" },
         arch: { type: "string" },
+        tool: { type: "string" },
+        schedule: { type: "string" },
       },
     });
   } catch (e) {
@@ -268,6 +305,13 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const [command, ...rest] = positionals;
+  if ((values.tool !== undefined || values.schedule !== undefined) && command !== "sanitize") {
+    throw new UsageError("--tool and --schedule go with sanitize");
+  }
+  if (command === "sanitize") {
+    if (ptxOnly) throw new UsageError("sanitize takes --tool and --schedule only");
+    return sanitize(rest, values.tool, values.schedule);
+  }
   if (command === "ptx") {
     if (rest.length !== 1) throw new UsageError(`ptx takes one FILE; got ${rest.length}`);
     return printPtx(rest[0]!, { kernel: values.kernel, sig: values.sig, arch: values.arch });

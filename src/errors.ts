@@ -147,6 +147,45 @@ named(TypingError, "TypingError");
 export class LaunchError extends Error {}
 named(LaunchError, "LaunchError");
 
+/** A sanitizer check (NUMBATS_SANITIZE) that a finding belongs to. */
+export type SanitizerTool = "memcheck" | "racecheck" | "initcheck" | "synccheck";
+
+/** One problem the sanitizer found in a launch. */
+export interface SanitizerFinding {
+  readonly tool: SanitizerTool;
+  /**
+   * racecheck: "read-after-write", "write-after-read" or "write-after-write" (the second access named last);
+   * initcheck: "uninitialized-read"; synccheck: "divergent-barrier", "barrier-after-exit", "warp-mask-exited";
+   * memcheck: "out-of-bounds", "use-after-free"
+   */
+  readonly kind: string;
+  /** the array accessed (the kernel's name for it), when the finding is about an element */
+  readonly array?: string;
+  /** the element's index, one entry per dimension */
+  readonly index?: readonly number[];
+  /** the threads involved (threadIdx as [x, y, z]), in the order of `where` */
+  readonly threads: readonly (readonly [number, number, number])[];
+  /** their blocks (blockIdx as [x, y, z]) */
+  readonly blocks: readonly (readonly [number, number, number])[];
+  /** `file:line` of each access or operation in the user's source */
+  readonly where: readonly string[];
+}
+
+/**
+ * A sanitized launch found problems (races, reads of uninitialised memory, divergent barriers, use of
+ * freed memory): `findings` lists each distinct one; the message shows the first few with their source
+ * lines. The user's host arrays are left as they were before the launch.
+ */
+export class SanitizerError extends LaunchError {
+  /** every distinct finding of the launch, in the order found */
+  declare readonly findings: readonly SanitizerFinding[];
+  constructor(message: string, findings: readonly SanitizerFinding[]) {
+    super(message);
+    defineHidden(this, { findings });
+  }
+}
+named(SanitizerError, "SanitizerError");
+
 /**
  * A CUDA driver call failed: names the call, the error's name and text (`call`, `code` and
  * `errorName` carry them, not enumerable). `summary`, when given, is the message instead (no usable

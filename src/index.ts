@@ -24,4 +24,6 @@ export {
   type DTypeLike, type DTypeString, type DTypeNameOf, type DTypeOfTypedArray, type DTypesStoredIn, type DTypesWithElement, type DTypesWithHostElement,
   type TypedScalar, type StorageArrays, type StorageOf, type HostStorageOf, type HostElementOf, type KernelElementOf,
 } from "./dtypes.js";
-export { CompileError, TypingError, LaunchError, CudaError, type SourceProblem } from "./errors.js";
+export {
+  CompileError, TypingError, LaunchError, CudaError, SanitizerError, type SourceProblem, type SanitizerFinding, type SanitizerTool,
+} from "./errors.js";

@@ -8,6 +8,7 @@ import type { Backend, DeviceInfo, TargetName } from "./backend.js";
 import { probeCuda, type CudaProbe } from "./cuda/detect.js";
 import { createSimBackend } from "./sim-backend.js";
 import { createCudaBackend } from "./cuda/backend.js";
+import { simChecks } from "../targets/js/sanitize.js";
 
 type CreateCuda = (deviceId: number) => Backend;
 
@@ -110,9 +111,22 @@ let current: Selection | undefined;
 function selection(): Selection {
   if (!current) {
     const { request, by } = requestedTarget();
-    current = selectTarget(request, by, realDeps);
+    const sanitize = simChecks().tools ? simChecks().by : undefined;
+    current = sanitize ? selectForSanitizer(sanitize, realDeps) : selectTarget(request, by, realDeps);
   }
   return current;
+}
+
+/** The sanitizer runs every launch on the simulator; when a GPU is there, it says so once. */
+export function selectForSanitizer(by: string, deps: SelectDeps): Selection {
+  const probe = deps.probe();
+  const reason = `${by} runs kernels on the CPU simulator with the sanitizer's checks`;
+  if (probe.ok) deps.warn(`numbats: ${reason}; the GPU (${probe.devices[0]?.name ?? "found"}) is not used`);
+  const backend = deps.createSim();
+  return {
+    backend,
+    info: { target: "sim", requested: "sim", requestedBy: by, reason, device: backend.device, devices: [], ...(probe.ok ? { driverVersion: probe.driverVersion } : {}) },
+  };
 }
 
 /** The back end kernels run on, chosen on first use and cached. */

@@ -7,6 +7,7 @@ import type {
   Backend, BackendEvent, BackendStream, DeviceBuffer, DeviceInfo, SimBuffer,
 } from "./backend.js";
 import { compileSim } from "../targets/js/index.js";
+import { noteAlloc, noteDeviceCopy, noteFree, noteHostCopy, simChecks } from "../targets/js/sanitize.js";
 
 export const SIM_DEVICE: DeviceInfo = {
   id: 0,
@@ -79,16 +80,24 @@ export function createSimBackend(): Backend {
     if (!Number.isInteger(bytes) || bytes < 0) throw new RangeError(`bad allocation size ${bytes}`);
     return { kind: "sim", bytes: new ArrayBuffer(bytes), byteOffset: 0, byteLength: bytes, freed: false };
   };
+  // the sanitizer's view of memory (written bits, frees, leaks); nothing when it is off
+  const sanitizing = () => simChecks().tools !== undefined;
   return {
     name: "sim",
     device: SIM_DEVICE,
-    alloc,
+    alloc(bytes) {
+      const buf = alloc(bytes);
+      if (sanitizing()) noteAlloc(buf);
+      return buf;
+    },
     allocHost: (bytes) => alloc(bytes),
     free(buf) {
       simBuffer(buf).freed = true;
+      if (sanitizing()) noteFree(buf as SimBuffer);
     },
     copyToDevice(buf, byteOffset, src) {
       bytesOf(buf, byteOffset, src.byteLength).set(viewBytes(src));
+      if (sanitizing()) noteHostCopy(buf as SimBuffer, byteOffset, src.byteLength);
     },
     copyToHost(dst, buf, byteOffset) {
       viewBytes(dst).set(bytesOf(buf, byteOffset, dst.byteLength));
@@ -96,6 +105,7 @@ export function createSimBackend(): Backend {
     copyDeviceToDevice(dst, dstOffset, src, srcOffset, bytes) {
       // TypedArray.set copies correctly when both views share (and overlap in) one buffer
       bytesOf(dst, dstOffset, bytes).set(bytesOf(src, srcOffset, bytes));
+      if (sanitizing()) noteDeviceCopy(dst as SimBuffer, dstOffset, src as SimBuffer, srcOffset, bytes);
     },
     compile(ir) {
       return compileSim(ir);

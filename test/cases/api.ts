@@ -514,7 +514,7 @@ export const API_CASES: KernelCase[] = [
       const x = a[i];
       o[6 * i] = cuda.popc(x); o[6 * i + 1] = cuda.brev(x); o[6 * i + 2] = cuda.clz(x); o[6 * i + 3] = cuda.ffs(x);
       o[6 * i + 4] = cuda.popc(big[i]) + cuda.clz(big[i]); o[6 * i + 5] = cuda.selp(x > 0, 1, -1);
-      cuda.syncwarp();
+      cuda.syncwarp(cuda.activemask()); // the lanes still running: a full mask would name lanes that returned
       cuda.threadfence(); cuda.threadfenceBlock(); cuda.threadfenceSystem();
       cuda.nanosleep(10);
       g[2 * i] = cuda.fma(f[i], f[i], -1); g[2 * i + 1] = cuda.cbrt(f[i]);

@@ -36,8 +36,18 @@ export interface EmittedKernel {
   readonly sites: readonly AccessSite[];
 }
 
+/** Variants of the simulator code, compiled only when asked for (plain launches use neither). */
+export interface EmitOptions {
+  /** threads as generators even without barriers (the random schedule) */
+  readonly generators?: boolean;
+  /** every access and synchronisation reported to the sanitizer `S` (sanitize.ts) */
+  readonly sanitize?: boolean;
+}
+
 interface ArrayInfo {
   readonly name: string; // the kernel's name for it, for bounds messages
+  /** sanitizing: the local holding the array's shadow (sanitize.ts Shadow); none for constant memory */
+  readonly sh?: string;
   readonly dtype: ScalarName;
   readonly space: string;
   readonly layout: string;
@@ -170,8 +180,8 @@ function yieldsInside(e: Expr): boolean {
   return (e.k === "intrinsic" && YIELDING.has(e.name)) || exprChildren(e).some(yieldsInside);
 }
 
-export function emitKernel(ir: FunctionIR): EmittedKernel {
-  return new Emitter(ir).emit();
+export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKernel {
+  return new Emitter(ir, options).emit();
 }
 
 class Emitter {
@@ -195,8 +205,12 @@ class Emitter {
   private loc: Loc | undefined;
   private readonly sites: AccessSite[] = [];
 
-  constructor(private readonly ir: FunctionIR) {
-    this.gen = needsGenerators(ir);
+  private readonly san: boolean;
+
+  constructor(private readonly ir: FunctionIR, options: EmitOptions) {
+    this.san = options.sanitize === true;
+    this.gen = options.generators === true || needsGenerators(ir);
+    if (this.san) { this.used.add("S"); this.used.add("Z"); }
     walkStmts(ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
   }
 
@@ -216,7 +230,7 @@ class Emitter {
     const threadLocals = [...this.locals, ...temps];
 
     const out: string[] = [
-      `return function kernel_${ir.name.replace(/[^A-Za-z0-9_]/g, "_")}(L, args) {`,
+      `return function kernel_${ir.name.replace(/[^A-Za-z0-9_]/g, "_")}(L, args${this.san ? ", S" : ""}) {`,
       ...launch.map((l) => `  ${l}`),
       `  const [gx, gy, gz] = L.grid, [nx, ny, nz] = L.block;`,
     ];
@@ -227,6 +241,7 @@ class Emitter {
         ...blockSetup.map((l) => `    ${l}`),
         `    return function* thread(T, tx, ty, tz) {`,
         ...decl(threadLocals, "      "),
+        ...(this.san ? [`      const Z = S.thread(T, tx, ty, tz, bx, by, bz);`] : []),
         ...body,
         `    };`,
         `  });`,
@@ -235,9 +250,11 @@ class Emitter {
       out.push(
         ...hoisted.map((l) => `  ${l}`),
         ...decl(threadLocals, "  "),
+        ...(this.san ? [`  const Z = S.thread0();`] : []),
         `  for (let bz = 0; bz < gz; bz++) for (let by = 0; by < gy; by++) for (let bx = 0; bx < gx; bx++) {`,
         ...blockSetup.map((l) => `    ${l}`),
         `    for (let tz = 0; tz < nz; tz++) for (let ty = 0; ty < ny; ty++) thread: for (let tx = 0; tx < nx; tx++) {`,
+        ...(this.san ? [`      S.enter(Z, tx, ty, tz, bx, by, bz);`] : []),
         ...body,
         `    }`,
         `  }`,
@@ -298,7 +315,7 @@ class Emitter {
     const id = this.ident(name);
     const dims = Array.from({ length: t.ndim }, (_, k) => k);
     return {
-      name, dtype: t.dtype, space: t.space, layout: t.layout,
+      name, dtype: t.dtype, space: t.space, layout: t.layout, ...(this.san ? { sh: `${id}$sh` } : {}),
       v: `${id}$v`, o: `${id}$o`, n: dims.map((k) => `${id}$n${k}`), s: dims.map((k) => `${id}$s${k}`), size: `${id}$size`,
     };
   }
@@ -306,7 +323,7 @@ class Emitter {
   private constShapeArray(name: string, t: ArrayType, v: string, shape: readonly number[]): ArrayInfo {
     const strides = shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
     return {
-      name, dtype: t.dtype, space: t.space, layout: "C", v, o: "0",
+      name, dtype: t.dtype, space: t.space, layout: "C", v, o: "0", ...(this.san && t.space !== "const" ? { sh: `${v}$sh` } : {}),
       n: shape.map(String), s: strides.map(String), size: String(shape.reduce((a, b) => a * b, 1)),
     };
   }
@@ -324,7 +341,7 @@ class Emitter {
     const dims = a.n.map((n, k) => `${n} = ${id}.shape[${k}]${a.s[k] === "1" ? "" : `, ${a.s[k]} = ${id}.strides[${k}]`}`);
     return [
       `const ${id} = bindArray(args[${i}], ${JSON.stringify(name)}, "${t.dtype}", ${t.ndim}, "${t.layout}");`,
-      `let ${[`${a.v} = ${id}.v`, ...(fixed ? [] : [`${a.o} = ${id}.o`]), ...dims, `${a.size} = ${id}.size`].join(", ")};`,
+      `let ${[`${a.v} = ${id}.v`, ...(fixed ? [] : [`${a.o} = ${id}.o`]), ...dims, `${a.size} = ${id}.size`, ...(a.sh ? [`${a.sh} = S.arg(${id}, ${JSON.stringify(name)})`] : [])].join(", ")};`,
     ];
   }
 
@@ -348,8 +365,9 @@ class Emitter {
       if (s.type.space === "shared" && s.shape.length === 1 && s.shape[0] === 0) {
         if (!blockSetup.includes("const dyn = new ArrayBuffer(L.sharedMemBytes);")) blockSetup.unshift("const dyn = new ArrayBuffer(L.sharedMemBytes);");
         blockSetup.push(`const ${id}$v = new ${ctor}(dyn, 0, Math.floor(L.sharedMemBytes / ${size}));`);
+        if (this.san) blockSetup.push(`const ${id}$v$sh = S.shared(${id}$v, ${JSON.stringify(s.name)}, [${id}$v.length], bx, by, bz);`);
         this.arrays.set(s.name, {
-          name: s.name, dtype: s.type.dtype, space: "shared", layout: "C", v: `${id}$v`, o: "0",
+          name: s.name, dtype: s.type.dtype, space: "shared", layout: "C", v: `${id}$v`, o: "0", ...(this.san ? { sh: `${id}$v$sh` } : {}),
           n: [`${id}$v.length`], s: ["1"], size: `${id}$v.length`,
         });
         return;
@@ -358,10 +376,11 @@ class Emitter {
       if (s.type.space === "shared") {
         staticSharedBytes += count * size;
         blockSetup.push(`const ${id}$v = new ${ctor}(${count});`);
-      } else if (this.gen) {
-        this.locals.push(`${id}$v`);
+        if (this.san) blockSetup.push(`const ${id}$v$sh = S.shared(${id}$v, ${JSON.stringify(s.name)}, ${JSON.stringify(s.shape)}, bx, by, bz);`);
       } else {
-        hoisted.push(`const ${id}$v = new ${ctor}(${count});`);
+        if (this.gen) this.locals.push(`${id}$v`);
+        else hoisted.push(`const ${id}$v = new ${ctor}(${count});`);
+        if (this.san) this.locals.push(`${id}$v$sh`);
       }
       this.arrays.set(s.name, this.constShapeArray(s.name, s.type, `${id}$v`, s.shape));
     });
@@ -375,7 +394,7 @@ class Emitter {
       if (isArrayType(s.type)) {
         const a = this.variableArray(s.name, s.type);
         this.arrays.set(s.name, a);
-        this.locals.push(a.v, a.o, ...a.n, ...a.s, a.size);
+        this.locals.push(a.v, a.o, ...a.n, ...a.s, a.size, ...(a.sh ? [a.sh] : []));
       } else {
         this.locals.push(this.ident(s.name));
       }
@@ -399,7 +418,8 @@ class Emitter {
       return;
     }
     const src = this.arrayOf(e);
-    const parts = [[dst.v, src.v], [dst.o, src.o], ...dst.n.map((n, k) => [n, src.n[k]]), ...dst.s.map((s, k) => [s, src.s[k]]), [dst.size, src.size]];
+    const parts = [[dst.v, src.v], [dst.o, src.o], ...dst.n.map((n, k) => [n, src.n[k]]), ...dst.s.map((s, k) => [s, src.s[k]]), [dst.size, src.size],
+      ...(dst.sh ? [[dst.sh, src.sh ?? "undefined"]] : [])];
     this.line(parts.map(([d, s]) => `${d} = ${s}`).join(", ") + ";");
   }
 
@@ -426,6 +446,21 @@ class Emitter {
       ? `(${assigns[0]}) >>> 0 < ${a.n[0]}`
       : `(${assigns.join(", ")}, ${checks.join(" && ")})`;
     return `${test} ? ${offset} : ${fail}`;
+  }
+
+  /**
+   * Sanitizing: the element offset `at` of an access of kind `op` (rd: read, at: atomic) reported to the
+   * sanitizer before the access; otherwise `at` itself.
+   */
+  private checked(op: "rd" | "at", a: ArrayInfo, at: string, loc = this.loc): string {
+    if (!a.sh) return at;
+    const t = this.temp();
+    return `(${t} = ${at}, S.${op}(${a.sh}, ${t}, ${this.site(loc)}, Z), ${t})`;
+  }
+
+  /** Sanitizing: `Z.at = site, ` before a synchronisation, so that synccheck can say where it is. */
+  private syncSite(): string {
+    return this.san ? `Z.at = ${this.site(this.loc)}, ` : "";
   }
 
   // ----------------------------------------------------------- statements
@@ -459,7 +494,14 @@ class Emitter {
       case "store": {
         const a = this.arrayOf(s.array);
         const at = this.elementIndex(a, s.index);
-        this.line(`${a.v}[${at}] = ${this.toMemory(a.dtype, this.expr(s.value))};`);
+        const value = this.toMemory(a.dtype, this.expr(s.value));
+        if (!a.sh) {
+          this.line(`${a.v}[${at}] = ${value};`);
+          return;
+        }
+        // sanitizing: the write is reported after the value's own reads
+        const [t, v] = [this.temp(), this.temp()];
+        this.line(`${a.v}[${t} = ${at}] = (${v} = ${value}, S.wr(${a.sh}, ${t}, ${this.site(this.loc)}, Z), ${v});`);
         return;
       }
       case "expr": {
@@ -518,6 +560,7 @@ class Emitter {
         if (s.type.space === "local") {
           const ctor = DTYPE_INFO[s.type.dtype].array.name;
           this.line(this.gen ? `${a.v} = new ${ctor}(${a.size});` : `${a.v}.fill(${isBigInt(s.type.dtype) ? "0n" : "0"});`);
+          if (a.sh) this.line(`${a.sh} = S.local(${a.v}, ${JSON.stringify(s.name)}, ${JSON.stringify(s.shape)});`);
         }
         return;
       }
@@ -566,7 +609,8 @@ class Emitter {
       }
       case "load": {
         const a = this.arrayOf(e.array);
-        return this.fromMemory(a.dtype, `${a.v}[${this.elementIndex(a, e.index, e.loc ?? this.loc)}]`);
+        const loc = e.loc ?? this.loc;
+        return this.fromMemory(a.dtype, `${a.v}[${this.checked("rd", a, this.elementIndex(a, e.index, loc), loc)}]`);
       }
       case "arrayAttr": {
         const a = this.arrayOf(e.array);
@@ -580,7 +624,7 @@ class Emitter {
       case "atomic": {
         const a = this.arrayOf(e.array);
         const fn = this.helper(`atomic_${e.op}_${a.dtype}_${a.space}`, `atomic("${e.op}", "${a.dtype}", "${a.space}")`);
-        const args = [a.v, this.elementIndex(a, e.index), this.expr(e.value), ...(e.compare ? [this.expr(e.compare)] : [])];
+        const args = [a.v, this.checked("at", a, this.elementIndex(a, e.index)), this.expr(e.value), ...(e.compare ? [this.expr(e.compare)] : [])];
         return `${fn}(${args.join(", ")})`;
       }
       case "intrinsic": return this.intrinsic(e);
@@ -675,21 +719,24 @@ class Emitter {
     const args = e.args.map((a) => this.expr(a));
     const barrier = BARRIERS[e.name];
     if (barrier !== undefined) {
-      if (barrier === BARRIER.plain) return `(T.op = ${WAIT.barrier}, T.w = ${barrier}, yield)`;
+      if (barrier === BARRIER.plain) return `(${this.syncSite()}T.op = ${WAIT.barrier}, T.w = ${barrier}, yield)`;
       const [pre, [v]] = this.beforeRendezvous(e, args);
-      return `(${pre}T.op = ${WAIT.barrier}, T.w = ${barrier}, T.v = ${v}, yield)`;
+      return `(${pre}${this.syncSite()}T.op = ${WAIT.barrier}, T.w = ${barrier}, T.v = ${v}, yield)`;
     }
     const warp = WARP_OPS[e.name];
     if (warp !== undefined) {
       const [pre, [m, v, l]] = this.beforeRendezvous(e, args);
-      return `(${pre}T.op = ${WAIT.warp}, T.w = ${warp}, T.m = ${m}, T.v = ${v}${l !== undefined ? `, T.l = ${l}` : ""}, yield)`;
+      return `(${pre}${this.syncSite()}T.op = ${WAIT.warp}, T.w = ${warp}, T.m = ${m}, T.v = ${v}${l !== undefined ? `, T.l = ${l}` : ""}, yield)`;
     }
     const fast = FAST_MATH[e.name];
     if (fast) return fast(args);
     const lane = this.gen ? "T.lane" : "((tx + ty * nx + tz * nx * ny) & 31)";
     switch (e.name) {
-      case "syncwarp": return `(T.op = ${WAIT.warp}, T.w = ${WARP.syncwarp}, T.m = ${args[0] ?? "-1"}, yield)`;
-      case "gridSync": return `(T.op = ${WAIT.grid}, yield)`;
+      case "syncwarp": {
+        const [pre, [m]] = this.beforeRendezvous(e, args);
+        return `(${pre}${this.syncSite()}T.op = ${WAIT.warp}, T.w = ${WARP.syncwarp}, T.m = ${m ?? "-1"}, yield)`;
+      }
+      case "gridSync": return `(${this.syncSite()}T.op = ${WAIT.grid}, yield)`;
       // the lanes that reach this call site together
       case "activemask": return `(T.op = ${WAIT.warp}, T.w = ${WARP.activemask}, T.l = ${this.activemaskSites++}, yield)`;
       case "lanemaskLt": return `(((1 << ${lane}) - 1) >>> 0)`;

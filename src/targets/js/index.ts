@@ -4,8 +4,9 @@
 import type { FunctionIR } from "../../compiler/ir.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../../runtime/backend.js";
 import { LaunchError } from "../../errors.js";
-import { emitKernel } from "./emit.js";
+import { emitKernel, type EmitOptions } from "./emit.js";
 import { rt } from "./runtime.js";
+import { randomSchedule, runSanitized, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "./sanitize.js";
 import type { LaunchCtx } from "./sim.js";
 
 export { emitKernel, needsGenerators } from "./emit.js";
@@ -14,12 +15,21 @@ export { formatPrintf } from "./printf.js";
 
 type KernelFn = (L: LaunchCtx, args: readonly KernelArg[]) => void;
 
-/** Compiles a kernel for the simulator; launches run the whole grid synchronously. */
+/** Compiles `ir` to a launch function; `runtime` is what its `rt.*` names resolve to. */
+function build(ir: FunctionIR, options: EmitOptions, runtime: typeof rt) {
+  const emitted = emitKernel(ir, options);
+  const factory = new Function("rt", "consts", "sites", emitted.code) as (r: typeof rt, consts: readonly ArrayBufferView[], s: typeof emitted.sites) => KernelFn;
+  return { ...emitted, run: factory(runtime, ir.constArrays.map((c) => c.data), emitted.sites) };
+}
+
+/**
+ * Compiles a kernel for the simulator; launches run the whole grid synchronously. The sanitizer's
+ * instrumented variant and the random schedule's all-generator variant are compiled at their first use.
+ */
 export function compileSim(ir: FunctionIR): CompiledKernel {
   if (ir.kind !== "kernel") throw new Error(`compileSim: '${ir.name}' is a device function, not a kernel`);
-  const { code, staticSharedBytes, sites } = emitKernel(ir);
-  const factory = new Function("rt", "consts", "sites", code) as (r: typeof rt, consts: readonly ArrayBufferView[], s: typeof sites) => KernelFn;
-  const run = factory(rt, ir.constArrays.map((c) => c.data), sites);
+  const { code, staticSharedBytes, run } = build(ir, {}, rt);
+  let sanitized: ReturnType<typeof build> | undefined, shuffled: KernelFn | undefined;
   return {
     ir,
     code,
@@ -33,8 +43,18 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         grid: dims.grid, block: dims.block, sharedMemBytes: dims.sharedMemBytes,
         cooperative: cooperative || ir.features.gridSync, out: [],
       };
+      const checks = simChecks();
       try {
-        run(L, args);
+        if (checks.tools) {
+          // threads are generators only where the kernel synchronises or the schedule is random
+          sanitized ??= build(ir, { sanitize: true, generators: checks.seed !== undefined }, sanitizedRuntime);
+          runSanitized(sanitized.run as unknown as SanitizedKernelFn, ir.name, sanitized.sites, ir.features.warp, L, args, checks);
+        } else if (checks.seed !== undefined) {
+          shuffled ??= build(ir, { generators: true }, rt).run;
+          shuffled({ ...L, hooks: randomSchedule(checks.seed) }, args);
+        } else {
+          run(L, args);
+        }
       } finally {
         if (L.out.length > 0) process.stdout.write(L.out.join(""));
       }

@@ -59,6 +59,18 @@ export interface LaunchCtx {
   readonly sharedMemBytes: number;
   readonly cooperative: boolean;
   readonly out: string[];
+  /** observers of the schedule (sanitizer, random order); absent on plain launches */
+  readonly hooks?: ScheduleHooks;
+}
+
+/** What the sanitizer and the random schedule (sanitize.ts) see of a generator-path launch. */
+export interface ScheduleHooks {
+  /** reorders, in place, the blocks or threads about to run */
+  shuffle?(items: unknown[]): void;
+  /** a block barrier (or, `grid` true, the grid barrier) completes: its threads, exited ones included */
+  barrier?(threads: readonly ThreadRec[], grid: boolean): void;
+  /** lanes of `w` about to be resumed from warp operations */
+  warp?(w: WarpRec, ready: readonly ThreadRec[]): void;
 }
 
 interface Block {
@@ -71,16 +83,20 @@ interface Block {
 export function runThreads(L: LaunchCtx, makeBlock: (bx: number, by: number, bz: number) => ThreadFn): void {
   const [gx, gy, gz] = L.grid;
   const blocks: Block[] = [];
-  for (let bz = 0; bz < gz; bz++) {
-    for (let by = 0; by < gy; by++) {
-      for (let bx = 0; bx < gx; bx++) {
-        const block = startBlock(L, [bx, by, bz], makeBlock(bx, by, bz));
-        if (L.cooperative) blocks.push(block);
-        else runBlocks([block], false);
-      }
-    }
+  const run = (bx: number, by: number, bz: number) => {
+    const block = startBlock(L, [bx, by, bz], makeBlock(bx, by, bz));
+    if (L.cooperative) blocks.push(block);
+    else runBlocks([block], false, L.hooks);
+  };
+  if (L.hooks?.shuffle) {
+    const ids: [number, number, number][] = [];
+    for (let bz = 0; bz < gz; bz++) for (let by = 0; by < gy; by++) for (let bx = 0; bx < gx; bx++) ids.push([bx, by, bz]);
+    L.hooks.shuffle(ids);
+    for (const [bx, by, bz] of ids) run(bx, by, bz);
+  } else {
+    for (let bz = 0; bz < gz; bz++) for (let by = 0; by < gy; by++) for (let bx = 0; bx < gx; bx++) run(bx, by, bz);
   }
-  if (L.cooperative) runBlocks(blocks, true);
+  if (L.cooperative) runBlocks(blocks, true, L.hooks);
 }
 
 function startBlock(L: LaunchCtx, id: readonly [number, number, number], fn: ThreadFn): Block {
@@ -103,18 +119,20 @@ function startBlock(L: LaunchCtx, id: readonly [number, number, number], fn: Thr
   return { id, threads, warps };
 }
 
-function runBlocks(blocks: Block[], cooperative: boolean): void {
+function runBlocks(blocks: Block[], cooperative: boolean, hooks: ScheduleHooks | undefined): void {
   let runnable: ThreadRec[] = blocks.length === 1 ? blocks[0]!.threads : blocks.flatMap((b) => b.threads);
   for (;;) {
+    if (hooks?.shuffle) hooks.shuffle(runnable = runnable.slice());
     for (const t of runnable) step(t);
     runnable = [];
     let live = 0, atGrid = 0;
     for (const b of blocks) {
-      const s = resolveBlock(b, runnable);
+      const s = resolveBlock(b, runnable, hooks);
       live += s.live;
       atGrid += s.atGrid;
     }
     if (cooperative && live > 0 && atGrid === live) {
+      hooks?.barrier?.(blocks.flatMap((b) => b.threads), true);
       for (const b of blocks) for (const t of b.threads) if (!t.done) resume(t, undefined, runnable);
     }
     if (runnable.length === 0) {
@@ -140,7 +158,7 @@ function resume(t: ThreadRec, result: unknown, runnable: ThreadRec[]): void {
 }
 
 /** completes the block's barrier and warp operations that can complete */
-function resolveBlock(b: Block, runnable: ThreadRec[]): { live: number; atGrid: number } {
+function resolveBlock(b: Block, runnable: ThreadRec[], hooks: ScheduleHooks | undefined): { live: number; atGrid: number } {
   let live = 0, atBarrier = 0, atGrid = 0, atWarp = 0;
   for (const t of b.threads) {
     if (t.done) continue;
@@ -149,8 +167,9 @@ function resolveBlock(b: Block, runnable: ThreadRec[]): { live: number; atGrid: 
     else if (t.op === WAIT.grid) atGrid++;
     else if (t.op === WAIT.warp) atWarp++;
   }
-  if (atWarp > 0) for (const w of b.warps) resolveWarp(w, runnable);
+  if (atWarp > 0) for (const w of b.warps) resolveWarp(w, runnable, hooks);
   if (live > 0 && atBarrier === live) {
+    hooks?.barrier?.(b.threads, false);
     let count = 0;
     for (const t of b.threads) if (!t.done && t.v) count++;
     for (const t of b.threads) {
@@ -181,7 +200,7 @@ function shflSource(op: number, lane: number, arg: number): number {
  * waits for every live lane of its mask to reach the same operation (the same kind of shuffle, vote or
  * match, or `syncwarp`), at any call site; lanes waiting at other operations do not take part.
  */
-function resolveWarp(w: WarpRec, runnable: ThreadRec[]): void {
+function resolveWarp(w: WarpRec, runnable: ThreadRec[], hooks: ScheduleHooks | undefined): void {
   const atOp = new Map<number, number>(); // operation → lanes waiting at it
   for (const t of w.lanes) if (!t.done && t.op === WAIT.warp) atOp.set(t.w, (atOp.get(t.w) ?? 0) | (1 << t.lane));
   if (atOp.size === 0) return;
@@ -190,6 +209,7 @@ function resolveWarp(w: WarpRec, runnable: ThreadRec[]): void {
     if (t.done || t.op !== WAIT.warp) continue;
     if (t.w === WARP.activemask || (t.m & w.live & ~atOp.get(t.w)!) === 0) ready.push(t);
   }
+  if (ready.length > 0) hooks?.warp?.(w, ready);
   // compute every result from the arrived values before resuming anyone
   const results = ready.map((t) => warpResult(t, w, atOp.get(t.w)!));
   ready.forEach((t, i) => resume(t, results[i], runnable));
