@@ -7,6 +7,7 @@ import { LaunchError } from "../../errors.js";
 import { emitKernel } from "./emit.js";
 import { rt } from "./runtime.js";
 import type { LaunchCtx } from "./sim.js";
+import { ParallelKernel } from "../../runtime/sim-workers.js";
 
 export { emitKernel, needsGenerators } from "./emit.js";
 export { fma16, fma32, fma64 } from "./fp.js";
@@ -19,7 +20,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
   if (ir.kind !== "kernel") throw new Error(`compileSim: '${ir.name}' is a device function, not a kernel`);
   const { code, staticSharedBytes, sites } = emitKernel(ir);
   const factory = new Function("rt", "consts", "sites", code) as (r: typeof rt, consts: readonly ArrayBufferView[], s: typeof sites) => KernelFn;
-  const run = factory(rt, ir.constArrays.map((c) => c.data), sites);
+  const consts = ir.constArrays.map((c) => c.data);
+  const run = factory(rt, consts, sites);
+  const parallel = new ParallelKernel(ir, { code, consts, sites });
   return {
     ir,
     code,
@@ -33,6 +36,8 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         grid: dims.grid, block: dims.block, sharedMemBytes: dims.sharedMemBytes,
         cooperative: cooperative || ir.features.gridSync, out: [],
       };
+      const runners = parallel.runners(dims, L.cooperative);
+      if (runners > 1) return parallel.launch(dims, args, runners);
       try {
         run(L, args);
       } finally {

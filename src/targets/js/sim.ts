@@ -59,6 +59,14 @@ export interface LaunchCtx {
   readonly sharedMemBytes: number;
   readonly cooperative: boolean;
   readonly out: string[];
+  /** run only the blocks [firstBlock, endBlock) of the grid, by linear block index (x fastest): a worker's share */
+  readonly firstBlock?: number;
+  readonly endBlock?: number;
+}
+
+/** the blocks [first, end) this launch context runs, by linear index (x fastest) */
+export function blockRange(L: LaunchCtx): [number, number] {
+  return [L.firstBlock ?? 0, L.endBlock ?? L.grid[0] * L.grid[1] * L.grid[2]];
 }
 
 interface Block {
@@ -69,16 +77,14 @@ interface Block {
 
 /** Runs the grid; `makeBlock` sets up one block's shared memory and returns its thread function. */
 export function runThreads(L: LaunchCtx, makeBlock: (bx: number, by: number, bz: number) => ThreadFn): void {
-  const [gx, gy, gz] = L.grid;
+  const [gx, gy] = L.grid;
+  const [first, end] = blockRange(L);
   const blocks: Block[] = [];
-  for (let bz = 0; bz < gz; bz++) {
-    for (let by = 0; by < gy; by++) {
-      for (let bx = 0; bx < gx; bx++) {
-        const block = startBlock(L, [bx, by, bz], makeBlock(bx, by, bz));
-        if (L.cooperative) blocks.push(block);
-        else runBlocks([block], false);
-      }
-    }
+  for (let b = first; b < end; b++) {
+    const bx = b % gx, by = Math.floor(b / gx) % gy, bz = Math.floor(b / (gx * gy));
+    const block = startBlock(L, [bx, by, bz], makeBlock(bx, by, bz));
+    if (L.cooperative) blocks.push(block);
+    else runBlocks([block], false);
   }
   if (L.cooperative) runBlocks(blocks, true);
 }
