@@ -25,7 +25,7 @@ import { availableParallelism } from "node:os";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { FunctionIR, Stmt } from "../compiler/ir.js";
 import { LaunchError } from "../errors.js";
-import type { AccessSite } from "../targets/js/runtime.js";
+import { oob, type AccessSite } from "../targets/js/runtime.js";
 import { workerRuntime } from "../targets/js/shared-atomics.js";
 import type { LaunchCtx } from "../targets/js/sim.js";
 import type { KernelArg, LaunchDims, SimBuffer } from "./backend.js";
@@ -63,7 +63,22 @@ export const CTL = {
 } as const;
 const NO_FAILURE = 0x7fffffff;
 
-interface FailedChunk { readonly chunk: number; readonly name: string; readonly message: string }
+/** a bounds fault's arguments to `oob`, the access site by its index in the kernel's sites */
+type BoundsArgs = [name: string, index: readonly (number | bigint)[], shape: readonly number[], site: number,
+  tx: number, ty: number, tz: number, bx: number, by: number, bz: number];
+
+interface FailedChunk {
+  readonly chunk: number;
+  readonly name: string;
+  readonly message: string;
+  /** a bounds fault, for the calling thread to word: it quotes the source line through the user's source maps */
+  readonly bounds?: BoundsArgs;
+}
+
+/** thrown by runners' generated code at a bounds fault, in place of the worded LaunchError */
+class BoundsFault {
+  constructor(readonly args: BoundsArgs) {}
+}
 
 /** What a runner reports: each chunk's printf output, and its fault if one failed. */
 export interface RunnerResult {
@@ -93,7 +108,11 @@ export const simWorkerStats = { parallelLaunches: 0, workerChunks: 0 };
 /** compiles a kernel's generated code with the shared-memory atomics */
 export function compileShared(p: KernelPayload): KernelFn {
   const factory = new Function("rt", "consts", "sites", p.code) as (...a: unknown[]) => KernelFn;
-  return factory(workerRuntime, p.consts, p.sites);
+  const oobLater = (name: string, index: (number | bigint)[], shape: number[], site: AccessSite,
+    tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never => {
+    throw new BoundsFault([name, index, shape, p.sites.indexOf(site), tx, ty, tz, bx, by, bz]);
+  };
+  return factory({ ...workerRuntime, oob: oobLater }, p.consts, p.sites);
 }
 
 /** takes chunks of the job's blocks until none is left (or one before it failed) and runs them */
@@ -124,7 +143,8 @@ export function runChunks(fn: KernelFn, job: Job): RunnerResult {
 }
 
 /** what crosses threads of an error: its class name and message */
-export function describe(e: unknown): { name: string; message: string } {
+export function describe(e: unknown): { name: string; message: string; bounds?: BoundsArgs } {
+  if (e instanceof BoundsFault) return { name: "LaunchError", message: "index out of bounds", bounds: e.args };
   return e instanceof Error ? { name: e.name, message: e.message } : { name: "Error", message: String(e) };
 }
 
@@ -267,7 +287,7 @@ export class ParallelKernel {
     simWorkerStats.parallelLaunches++;
     simWorkerStats.workerChunks += fromWorkers.reduce((n, r) => n + r.chunks, 0);
     results.push(...fromWorkers);
-    finish(results);
+    finish(results, this.payload.sites);
     staged.copyBack();
   }
 }
@@ -285,15 +305,23 @@ function collect(posted: readonly PoolWorker[], ctl: Int32Array): RunnerResult[]
 }
 
 /** prints the output in block order (up to the first failure) and throws that failure */
-function finish(results: readonly RunnerResult[]): void {
+function finish(results: readonly RunnerResult[], sites: readonly AccessSite[]): void {
   let failed: FailedChunk | undefined;
   for (const r of results) if (r.error && (!failed || r.error.chunk < failed.chunk)) failed = r.error;
   const outputs = results.flatMap((r) => r.outputs).filter(([c]) => !failed || c <= failed.chunk);
   if (outputs.length > 0) process.stdout.write(outputs.sort((a, b) => a[0] - b[0]).map(([, text]) => text).join(""));
-  if (failed) throw rebuild(failed);
+  if (failed) throw rebuild(failed, sites);
 }
 
-function rebuild(f: FailedChunk): Error {
+function rebuild(f: FailedChunk, sites: readonly AccessSite[]): Error {
+  if (f.bounds) {
+    const [name, index, shape, site, ...where] = f.bounds;
+    try {
+      oob(name, index, shape, sites[site]!, ...where);
+    } catch (e) {
+      return e as Error;
+    }
+  }
   if (f.name === "LaunchError") return new LaunchError(f.message);
   const e = new Error(f.message);
   e.name = f.name;
