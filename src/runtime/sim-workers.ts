@@ -97,7 +97,7 @@ export interface WorkerInit {
 }
 
 /** Settings tests turn (the launch size that goes to workers; whether the calling thread takes blocks too). */
-export const simWorkerTuning = { minWork: 1 << 21, callerRuns: true };
+export const simWorkerTuning = { minWork: 1 << 20, callerRuns: true };
 
 /** What the last launches did, for tests: launches that used workers, chunks workers ran. */
 export const simWorkerStats = { parallelLaunches: 0, workerChunks: 0 };
