@@ -282,8 +282,13 @@ export class ParallelKernel {
       w.known.add(this.id);
     }
     const results: RunnerResult[] = [];
-    if (simWorkerTuning.callerRuns || posted.length === 0) results.push(runChunks(this.shared ??= compileShared(this.payload), job));
-    const fromWorkers = collect(posted, job.ctl);
+    let fromWorkers: RunnerResult[];
+    try {
+      if (simWorkerTuning.callerRuns || posted.length === 0) results.push(runChunks(this.shared ??= compileShared(this.payload), job));
+    } finally {
+      // always: a result left unread would be taken for the next launch's
+      fromWorkers = collect(posted, job.ctl);
+    }
     simWorkerStats.parallelLaunches++;
     simWorkerStats.workerChunks += fromWorkers.reduce((n, r) => n + r.chunks, 0);
     results.push(...fromWorkers);
