@@ -1,4 +1,4 @@
-// The simulator back end: device memory is ArrayBuffers, copies are memcpy,
+// The simulator back end: device memory is SharedArrayBuffers, copies are memcpy,
 // and all work runs synchronously, so streams and events are always complete.
 // Kernels are compiled to JS by the JS target.
 
@@ -78,7 +78,8 @@ export function createSimBackend(): Backend {
   const defaultStream = new SimStream(true);
   const alloc = (bytes: number): SimBuffer => {
     if (!Number.isInteger(bytes) || bytes < 0) throw new RangeError(`bad allocation size ${bytes}`);
-    return { kind: "sim", bytes: new ArrayBuffer(bytes), byteOffset: 0, byteLength: bytes, freed: false };
+    // shared memory: the worker threads that run large launches (sim-workers.ts) use it in place
+    return { kind: "sim", bytes: new SharedArrayBuffer(bytes), byteOffset: 0, byteLength: bytes, freed: false };
   };
   // the sanitizer's view of memory (written bits, frees, leaks); nothing when it is off
   const sanitizing = () => simChecks().tools !== undefined;

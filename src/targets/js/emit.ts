@@ -66,7 +66,7 @@ const YIELDING = new Set<string>([
 
 const RESERVED = new Set([
   ...Object.keys(rt), "rt", "consts", "sites", "L", "T", "args", "thread", "dyn",
-  "tx", "ty", "tz", "bx", "by", "bz", "nx", "ny", "nz", "gx", "gy", "gz",
+  "tx", "ty", "tz", "bx", "by", "bz", "b", "first", "end", "nx", "ny", "nz", "gx", "gy", "gz",
   "Math", "Number", "BigInt", "NaN", "Infinity", "undefined", "arguments", "eval",
   "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else",
   "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof",
@@ -251,7 +251,10 @@ class Emitter {
         ...hoisted.map((l) => `  ${l}`),
         ...decl(threadLocals, "  "),
         ...(this.san ? [`  const Z = S.thread0();`] : []),
-        `  for (let bz = 0; bz < gz; bz++) for (let by = 0; by < gy; by++) for (let bx = 0; bx < gx; bx++) {`,
+        // the blocks by linear index, x fastest: a worker runs a range of them (sim.ts blockRange)
+        `  const [first, end] = blockRange(L);`,
+        `  for (let b = first; b < end; b++) {`,
+        `    const bx = b % gx, by = Math.floor(b / gx) % gy, bz = Math.floor(b / (gx * gy));`,
         ...blockSetup.map((l) => `    ${l}`),
         `    for (let tz = 0; tz < nz; tz++) for (let ty = 0; ty < ny; ty++) thread: for (let tx = 0; tx < nx; tx++) {`,
         ...(this.san ? [`      S.enter(Z, tx, ty, tz, bx, by, bz);`] : []),

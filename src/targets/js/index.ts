@@ -8,6 +8,7 @@ import { emitKernel, type EmitOptions } from "./emit.js";
 import { rt } from "./runtime.js";
 import { randomSchedule, runSanitized, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "./sanitize.js";
 import type { LaunchCtx } from "./sim.js";
+import { ParallelKernel } from "../../runtime/sim-workers.js";
 
 export { emitKernel, needsGenerators } from "./emit.js";
 export { fma16, fma32, fma64 } from "./fp.js";
@@ -28,7 +29,8 @@ function build(ir: FunctionIR, options: EmitOptions, runtime: typeof rt) {
  */
 export function compileSim(ir: FunctionIR): CompiledKernel {
   if (ir.kind !== "kernel") throw new Error(`compileSim: '${ir.name}' is a device function, not a kernel`);
-  const { code, staticSharedBytes, run } = build(ir, {}, rt);
+  const { code, staticSharedBytes, sites, run } = build(ir, {}, rt);
+  const parallel = new ParallelKernel(ir, { code, consts: ir.constArrays.map((c) => c.data), sites });
   let sanitized: ReturnType<typeof build> | undefined, shuffled: KernelFn | undefined;
   return {
     ir,
@@ -44,6 +46,11 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         cooperative: cooperative || ir.features.gridSync, out: [],
       };
       const checks = simChecks();
+      // the sanitizer and the random schedule run in the calling thread; large plain launches on workers
+      if (!checks.tools && checks.seed === undefined) {
+        const runners = parallel.runners(dims, L.cooperative);
+        if (runners > 1) return parallel.launch(dims, args, runners);
+      }
       try {
         if (checks.tools) {
           // threads are generators only where the kernel synchronises or the schedule is random

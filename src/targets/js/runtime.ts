@@ -9,7 +9,7 @@ import { LaunchError, locateSource, sourcePosition } from "../../errors.js";
 import type { AtomicOp } from "../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "./fp.js";
 import { formatPrintf, type PrintArg } from "./printf.js";
-import { runThreads } from "./sim.js";
+import { blockRange, runThreads } from "./sim.js";
 
 // ---------------------------------------------------------------------------
 // float16 storage: a value ↔ binary16 bits
@@ -104,12 +104,13 @@ export const makeWords = (hi: number, lo: number): number => { wordsI[1] = hi; w
 // read-modify-write of the element is atomic.
 
 type Num = number & bigint; // values of the element type; number or bigint by dtype
-type Combine = (old: Num, v: Num, cmp: Num) => Num | undefined; // undefined: store nothing
+export type Combine = (old: Num, v: Num, cmp: Num) => Num | undefined; // undefined: store nothing
 
 /** float32 subnormals flushed to a zero of the same sign (PTX .ftz) */
 export const ftz32 = (x: number): number => (Math.abs(x) < 2 ** -126 ? x * 0 : x);
 
-function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
+/** how `op` combines an element's old value with the operand (shared-atomics.ts wraps it in a CAS loop) */
+export function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
   const cls = DTYPE_INFO[t].cls;
   const wrap = t === "float16" ? f16 : t === "float32" ? Math.fround
     : cls === "float" ? (x: number) => x
@@ -268,7 +269,7 @@ export const rt = {
   h2f, f2h, f16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
-  atomic, bindArray, scalarArg, oob, assertFailed, printf, runThreads,
+  atomic, bindArray, scalarArg, oob, assertFailed, printf, runThreads, blockRange,
   fma16, fma32, fma64, copysign, rint, selp, ftz32,
 };
 export type Runtime = typeof rt;

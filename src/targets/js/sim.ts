@@ -61,6 +61,14 @@ export interface LaunchCtx {
   readonly out: string[];
   /** observers of the schedule (sanitizer, random order); absent on plain launches */
   readonly hooks?: ScheduleHooks;
+  /** run only the blocks [firstBlock, endBlock) of the grid, by linear block index (x fastest): a worker's share */
+  readonly firstBlock?: number;
+  readonly endBlock?: number;
+}
+
+/** the blocks [first, end) this launch context runs, by linear index (x fastest) */
+export function blockRange(L: LaunchCtx): [number, number] {
+  return [L.firstBlock ?? 0, L.endBlock ?? L.grid[0] * L.grid[1] * L.grid[2]];
 }
 
 /** What the sanitizer and the random schedule (sanitize.ts) see of a generator-path launch. */
@@ -81,20 +89,22 @@ interface Block {
 
 /** Runs the grid; `makeBlock` sets up one block's shared memory and returns its thread function. */
 export function runThreads(L: LaunchCtx, makeBlock: (bx: number, by: number, bz: number) => ThreadFn): void {
-  const [gx, gy, gz] = L.grid;
+  const [gx, gy] = L.grid;
+  const [first, end] = blockRange(L);
   const blocks: Block[] = [];
-  const run = (bx: number, by: number, bz: number) => {
+  const run = (b: number) => {
+    const bx = b % gx, by = Math.floor(b / gx) % gy, bz = Math.floor(b / (gx * gy));
     const block = startBlock(L, [bx, by, bz], makeBlock(bx, by, bz));
     if (L.cooperative) blocks.push(block);
     else runBlocks([block], false, L.hooks);
   };
   if (L.hooks?.shuffle) {
-    const ids: [number, number, number][] = [];
-    for (let bz = 0; bz < gz; bz++) for (let by = 0; by < gy; by++) for (let bx = 0; bx < gx; bx++) ids.push([bx, by, bz]);
+    const ids: number[] = [];
+    for (let b = first; b < end; b++) ids.push(b);
     L.hooks.shuffle(ids);
-    for (const [bx, by, bz] of ids) run(bx, by, bz);
+    for (const b of ids) run(b);
   } else {
-    for (let bz = 0; bz < gz; bz++) for (let by = 0; by < gy; by++) for (let bx = 0; bx < gx; bx++) run(bx, by, bz);
+    for (let b = first; b < end; b++) run(b);
   }
   if (L.cooperative) runBlocks(blocks, true, L.hooks);
 }

@@ -1,0 +1,376 @@
+// The simulator on many cores: the blocks of a launch run on worker threads
+// over shared memory (NUMBATS_SIM_WORKERS, docs/runtime.md).
+//
+// A launch hands its blocks out in chunks through a shared counter: the
+// calling thread and every started worker take the next chunk until none is
+// left, so a busy or still-starting worker costs nothing (the first large
+// launches run in the calling thread while the workers boot). The caller then
+// blocks (Atomics.wait) until each worker it posted the launch to has
+// finished, reads their results synchronously (receiveMessageOnPort) and:
+//  - prints the printf output of the chunks in block order, each chunk's
+//    lines whole, as one thread would have printed them;
+//  - on a fault, throws the error of the lowest failing chunk: chunks are
+//    taken in order and a chunk runs its blocks in order, so that is the
+//    error the single-thread simulator throws (no chunk after it starts);
+//  - copies host arrays the kernel writes back from their shared copies,
+//    only if the launch succeeded.
+// Device arrays already live in SharedArrayBuffers (sim-backend.ts); other
+// host arrays are copied into a shared staging area for the launch.
+//
+// Workers compile the same generated code, with `Atomics`-based atomics on
+// global memory (targets/js/shared-atomics.ts). Cooperative launches (grid
+// sync) stay in the calling thread: their blocks must all be live at once.
+
+import { availableParallelism } from "node:os";
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import type { FunctionIR, Stmt } from "../compiler/ir.js";
+import { LaunchError } from "../errors.js";
+import { oob, type AccessSite } from "../targets/js/runtime.js";
+import { workerRuntime } from "../targets/js/shared-atomics.js";
+import type { LaunchCtx } from "../targets/js/sim.js";
+import type { KernelArg, LaunchDims, SimBuffer } from "./backend.js";
+
+export type KernelFn = (L: LaunchCtx, args: readonly KernelArg[]) => void;
+
+/** What a worker needs to compile a kernel (sent the first time a worker runs it). */
+export interface KernelPayload {
+  readonly code: string;
+  readonly consts: readonly ArrayBufferView[];
+  readonly sites: readonly AccessSite[];
+}
+
+/** One launch as each runner (a worker or the calling thread) sees it. */
+export interface Job {
+  readonly kernel: number;
+  readonly payload?: KernelPayload;
+  readonly args: readonly KernelArg[];
+  readonly dims: LaunchDims;
+  /** blocks per chunk, and blocks in all */
+  readonly chunk: number;
+  readonly total: number;
+  /** shared counters: CTL.next, CTL.done, CTL.fail */
+  readonly ctl: Int32Array;
+}
+
+/** the slots of Job.ctl */
+export const CTL = {
+  /** the next chunk to take */
+  next: 0,
+  /** workers finished */
+  done: 1,
+  /** the lowest chunk that failed (NO_FAILURE while none did) */
+  fail: 2,
+} as const;
+const NO_FAILURE = 0x7fffffff;
+
+/** a bounds fault's arguments to `oob`, the access site by its index in the kernel's sites */
+type BoundsArgs = [name: string, index: readonly (number | bigint)[], shape: readonly number[], site: number,
+  tx: number, ty: number, tz: number, bx: number, by: number, bz: number];
+
+interface FailedChunk {
+  readonly chunk: number;
+  readonly name: string;
+  readonly message: string;
+  /** a bounds fault, for the calling thread to word: it quotes the source line through the user's source maps */
+  readonly bounds?: BoundsArgs;
+}
+
+/** thrown by runners' generated code at a bounds fault, in place of the worded LaunchError */
+class BoundsFault {
+  constructor(readonly args: BoundsArgs) {}
+}
+
+/** What a runner reports: each chunk's printf output, and its fault if one failed. */
+export interface RunnerResult {
+  /** chunks run */
+  readonly chunks: number;
+  readonly outputs: [chunk: number, text: string][];
+  readonly error?: FailedChunk;
+}
+
+/** What a worker is started with. */
+export interface WorkerInit {
+  readonly port: MessagePort;
+  /** set to 1 at `index` once the worker takes launches */
+  readonly ready: Int32Array;
+  readonly index: number;
+}
+
+/** Settings tests turn (the launch size that goes to workers; whether the calling thread takes blocks too). */
+export const simWorkerTuning = { minWork: 1 << 20, callerRuns: true };
+
+/** What the last launches did, for tests: launches that used workers, chunks workers ran. */
+export const simWorkerStats = { parallelLaunches: 0, workerChunks: 0 };
+
+// ---------------------------------------------------------------------------
+// running chunks (the calling thread and the workers alike)
+
+/** compiles a kernel's generated code with the shared-memory atomics */
+export function compileShared(p: KernelPayload): KernelFn {
+  const factory = new Function("rt", "consts", "sites", p.code) as (...a: unknown[]) => KernelFn;
+  const oobLater = (name: string, index: (number | bigint)[], shape: number[], site: AccessSite,
+    tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never => {
+    throw new BoundsFault([name, index, shape, p.sites.indexOf(site), tx, ty, tz, bx, by, bz]);
+  };
+  return factory({ ...workerRuntime, oob: oobLater }, p.consts, p.sites);
+}
+
+/** takes chunks of the job's blocks until none is left (or one before it failed) and runs them */
+export function runChunks(fn: KernelFn, job: Job): RunnerResult {
+  const { ctl, chunk, total, dims } = job;
+  const outputs: [number, string][] = [];
+  let error: FailedChunk | undefined;
+  let chunks = 0;
+  for (;;) {
+    const c = Atomics.add(ctl, CTL.next, 1);
+    const first = c * chunk;
+    if (first >= total || c > Atomics.load(ctl, CTL.fail)) break;
+    const L: LaunchCtx = {
+      grid: dims.grid, block: dims.block, sharedMemBytes: dims.sharedMemBytes, cooperative: false, out: [],
+      firstBlock: first, endBlock: Math.min(first + chunk, total),
+    };
+    chunks++;
+    try {
+      fn(L, job.args);
+    } catch (e) {
+      error = { chunk: c, ...describe(e) };
+      lowerFailure(ctl, c);
+    } finally {
+      if (L.out.length > 0) outputs.push([c, L.out.join("")]);
+    }
+  }
+  return error ? { chunks, outputs, error } : { chunks, outputs };
+}
+
+/** what crosses threads of an error: its class name and message */
+export function describe(e: unknown): { name: string; message: string; bounds?: BoundsArgs } {
+  if (e instanceof BoundsFault) return { name: "LaunchError", message: "index out of bounds", bounds: e.args };
+  return e instanceof Error ? { name: e.name, message: e.message } : { name: "Error", message: String(e) };
+}
+
+function lowerFailure(ctl: Int32Array, c: number): void {
+  for (let seen = Atomics.load(ctl, CTL.fail); c < seen; seen = Atomics.load(ctl, CTL.fail)) {
+    if (Atomics.compareExchange(ctl, CTL.fail, seen, c) === seen) return;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// how many runners a launch gets
+
+/** NUMBATS_SIM_WORKERS, or the available cores */
+export function configuredWorkers(): number {
+  const text = process.env.NUMBATS_SIM_WORKERS;
+  if (text === undefined || text.trim() === "") return availableParallelism();
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new LaunchError(`NUMBATS_SIM_WORKERS must be a whole number of threads, 1 or more (1 runs launches in the calling thread), got '${text}'`);
+  }
+  return n;
+}
+
+/** an estimate of one thread's work: statements, those inside loops counted 16 times per level */
+export function threadWork(body: readonly Stmt[]): number {
+  let w = 0;
+  for (const s of body) {
+    w += 1;
+    if (s.k === "if") w += threadWork(s.then) + threadWork(s.else);
+    else if (s.k === "loop") w += 16 * (threadWork(s.body) + threadWork(s.update));
+    else if (s.k === "block") w += threadWork(s.body);
+  }
+  return w;
+}
+
+/** the runners for a launch: 1 (the calling thread alone) unless it is large enough to gain */
+export function runnersFor(work: number, dims: LaunchDims, cooperative: boolean): number {
+  if (cooperative) return 1;
+  const threads = dims.grid[0] * dims.grid[1] * dims.grid[2] * dims.block[0] * dims.block[1] * dims.block[2];
+  if (threads * work < simWorkerTuning.minWork) return 1;
+  return Math.min(configuredWorkers(), dims.grid[0] * dims.grid[1] * dims.grid[2]);
+}
+
+// ---------------------------------------------------------------------------
+// the pool
+
+interface PoolWorker {
+  readonly worker: Worker;
+  readonly port: MessagePort;
+  /** kernels this worker has compiled */
+  readonly known: Set<number>;
+}
+
+const MAX_WORKERS = 256;
+const ready = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
+const pool: PoolWorker[] = [];
+let noWorkers = false;
+
+/** how a worker is started: the compiled entry under dist/, or (from src/ under tsx) the .ts entry with tsx registered */
+function workerEntry(): { spec: string | URL; eval: boolean } {
+  const here = import.meta.url;
+  if (!here.endsWith(".ts")) return { spec: new URL("./sim-worker.js", here), eval: false };
+  const entry = new URL("./sim-worker.ts", here).href;
+  const tsx = import.meta.resolve("tsx/esm/api");
+  return { spec: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`, eval: true };
+}
+
+/** starts workers up to `n` (kept for later launches; they do not keep the process alive) */
+function growPool(n: number): void {
+  if (n <= pool.length || noWorkers) return;
+  let entry: ReturnType<typeof workerEntry>;
+  try {
+    entry = workerEntry();
+  } catch {
+    noWorkers = true; // from src/ without tsx to start workers with: every launch runs in the calling thread
+    return;
+  }
+  while (pool.length < Math.min(n, MAX_WORKERS)) {
+    const index = pool.length;
+    const { port1, port2 } = new MessageChannel();
+    const init: WorkerInit = { port: port2, ready, index };
+    const worker = new Worker(entry.spec, { eval: entry.eval, workerData: init, transferList: [port2], stdout: false, stderr: false });
+    // a worker that fails to start never reports ready: the launches run without it
+    worker.on("error", () => Atomics.store(ready, index, 0));
+    worker.unref();
+    port1.unref();
+    pool.push({ worker, port: port1, known: new Set() });
+  }
+}
+
+/** resolves once `n` workers are started and ready (tests; launches never wait for a worker to boot) */
+export async function simWorkersReady(n: number, timeoutMs = 60_000): Promise<void> {
+  growPool(n);
+  const t0 = Date.now();
+  while (pool.slice(0, n).some((_, i) => Atomics.load(ready, i) === 0)) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`simulator workers did not start within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// launches
+
+let nextKernelId = 0;
+
+/** A compiled kernel's launches on several runners. */
+export class ParallelKernel {
+  private readonly id = nextKernelId++;
+  private readonly work: number;
+  private shared: KernelFn | undefined;
+
+  constructor(private readonly ir: FunctionIR, private readonly payload: KernelPayload) {
+    this.work = threadWork(ir.body) * (payload.code.includes("function* thread") ? 8 : 1);
+  }
+
+  /**
+   * The payload as a worker gets it: the sites without the kernel function that places them in the user's
+   * file (a function cannot be posted; the calling thread words bounds faults with its own sites).
+   */
+  private clonablePayload(): KernelPayload {
+    return { ...this.payload, sites: this.payload.sites.map(({ origin: _origin, ...site }) => site) };
+  }
+
+  /** the runners a launch of these dimensions gets (1: run it in the calling thread as usual) */
+  runners(dims: LaunchDims, cooperative: boolean): number {
+    return runnersFor(this.work, dims, cooperative);
+  }
+
+  /** runs the launch's blocks on the calling thread and up to `runners - 1` workers; throws what one thread would */
+  launch(dims: LaunchDims, args: readonly KernelArg[], runners: number): void {
+    growPool(runners - (simWorkerTuning.callerRuns ? 1 : 0));
+    const staged = stageHostArrays(this.ir, args);
+    const total = dims.grid[0] * dims.grid[1] * dims.grid[2];
+    const job: Omit<Job, "payload"> = {
+      kernel: this.id, args: staged.args, dims,
+      chunk: Math.max(1, Math.floor(total / (runners * 16))), total,
+      ctl: new Int32Array(new SharedArrayBuffer(12)),
+    };
+    Atomics.store(job.ctl, CTL.fail, NO_FAILURE);
+    const posted = pool.filter((_, i) => Atomics.load(ready, i) === 1).slice(0, runners - (simWorkerTuning.callerRuns ? 1 : 0));
+    for (const w of posted) {
+      w.worker.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
+      w.known.add(this.id);
+    }
+    const results: RunnerResult[] = [];
+    let fromWorkers: RunnerResult[];
+    try {
+      if (simWorkerTuning.callerRuns || posted.length === 0) results.push(runChunks(this.shared ??= compileShared(this.payload), job));
+    } finally {
+      // always: a result left unread would be taken for the next launch's
+      fromWorkers = collect(posted, job.ctl);
+    }
+    simWorkerStats.parallelLaunches++;
+    simWorkerStats.workerChunks += fromWorkers.reduce((n, r) => n + r.chunks, 0);
+    results.push(...fromWorkers);
+    finish(results, this.payload.sites);
+    staged.copyBack();
+  }
+}
+
+/** waits for the posted workers to finish and reads their results */
+function collect(posted: readonly PoolWorker[], ctl: Int32Array): RunnerResult[] {
+  for (let done = Atomics.load(ctl, CTL.done); done < posted.length; done = Atomics.load(ctl, CTL.done)) {
+    Atomics.wait(ctl, CTL.done, done);
+  }
+  return posted.map((w) => {
+    const m = receiveMessageOnPort(w.port);
+    if (!m) throw new Error("internal error: a simulator worker finished without reporting its result");
+    return m.message as RunnerResult;
+  });
+}
+
+/** prints the output in block order (up to the first failure) and throws that failure */
+function finish(results: readonly RunnerResult[], sites: readonly AccessSite[]): void {
+  let failed: FailedChunk | undefined;
+  for (const r of results) if (r.error && (!failed || r.error.chunk < failed.chunk)) failed = r.error;
+  const outputs = results.flatMap((r) => r.outputs).filter(([c]) => !failed || c <= failed.chunk);
+  if (outputs.length > 0) process.stdout.write(outputs.sort((a, b) => a[0] - b[0]).map(([, text]) => text).join(""));
+  if (failed) throw rebuild(failed, sites);
+}
+
+function rebuild(f: FailedChunk, sites: readonly AccessSite[]): Error {
+  if (f.bounds) {
+    const [name, index, shape, site, ...where] = f.bounds;
+    try {
+      oob(name, index, shape, sites[site]!, ...where);
+    } catch (e) {
+      return e as Error;
+    }
+  }
+  if (f.name === "LaunchError") return new LaunchError(f.message);
+  const e = new Error(f.message);
+  e.name = f.name;
+  return e;
+}
+
+// ---------------------------------------------------------------------------
+// host arrays in shared memory
+
+let staging = new SharedArrayBuffer(0);
+
+/**
+ * The launch's arguments with every array that is not in shared memory (a host array used in place)
+ * replaced by a copy in the staging area; `copyBack` returns the copies of written ones to their arrays.
+ */
+function stageHostArrays(ir: FunctionIR, args: readonly KernelArg[]): { args: KernelArg[]; copyBack: () => void } {
+  const outside = (a: KernelArg): a is KernelArg & { buffer: SimBuffer } =>
+    a.kind === "array" && a.buffer.kind === "sim" && !(a.buffer.bytes instanceof SharedArrayBuffer);
+  let need = 0;
+  for (const a of args) if (outside(a)) need += a.buffer.byteLength + 16;
+  if (need === 0) return { args: [...args], copyBack: () => {} };
+  if (staging.byteLength < need) staging = new SharedArrayBuffer(need);
+  let cursor = 0;
+  const back: [from: Uint8Array, to: Uint8Array][] = [];
+  const staged = args.map((a, i) => {
+    if (!outside(a)) return a;
+    const src = a.buffer;
+    // the copy keeps the bytes' alignment modulo 8, which typed views over it need
+    const at = ((cursor + 7) & ~7) + (src.byteOffset & 7);
+    cursor = at + src.byteLength;
+    const original = new Uint8Array(src.bytes, src.byteOffset, src.byteLength);
+    const copy = new Uint8Array(staging, at, src.byteLength);
+    copy.set(original);
+    if (ir.writtenParams.has(ir.params[i]!.name)) back.push([copy, original]);
+    const buffer: SimBuffer = { kind: "sim", bytes: staging, byteOffset: at, byteLength: src.byteLength, freed: false };
+    return { ...a, buffer };
+  });
+  return { args: staged, copyBack: () => { for (const [from, to] of back) to.set(from); } };
+}
