@@ -6,9 +6,11 @@
 // |0, >>>0, masks, Math.imul), 64-bit ints are BigInts, floats are rounded to
 // their format after every operation, bool is a JS boolean.
 //
-// Two shapes of code:
+// Three shapes of code:
 //  - fast path (no barriers or warp operations): one plain loop nest over all
 //    threads of the grid, arguments and shapes hoisted into locals;
+//  - phases (barriers outside `if`s, no warp operations; phases.ts): per block,
+//    one plain loop over the block's threads for the code between two barriers;
 //  - generator path: each thread is a generator `function* thread(T, tx, ty, tz)`
 //    that records what it waits for in T and yields (sim.ts schedules them).
 //
@@ -26,11 +28,16 @@ import {
 } from "../../compiler/ir.js";
 import { rt, type AccessSite } from "./runtime.js";
 import { BARRIER, WAIT, WARP } from "./sim.js";
+import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases.js";
+
+/** how the simulator runs the kernel's threads (see the top of this file) */
+export type KernelShape = "loop" | "phases" | "generators";
 
 export interface EmittedKernel {
   readonly code: string;
   /** threads run as generators (barriers / warp operations) */
   readonly generators: boolean;
+  readonly shape: KernelShape;
   readonly staticSharedBytes: number;
   /** the bounds-checked accesses, which the code names as `sites[k]` */
   readonly sites: readonly AccessSite[];
@@ -165,6 +172,12 @@ export function needsGenerators(ir: FunctionIR): boolean {
   return found;
 }
 
+const SHAPE_NOTES: Record<KernelShape, string> = {
+  loop: "one loop over all threads",
+  phases: "per block, one loop over its threads between barriers",
+  generators: "threads as generators (barriers / warp operations)",
+};
+
 function yieldsInside(e: Expr): boolean {
   return (e.k === "intrinsic" && YIELDING.has(e.name)) || exprChildren(e).some(yieldsInside);
 }
@@ -175,6 +188,9 @@ export function emitKernel(ir: FunctionIR): EmittedKernel {
 
 class Emitter {
   private readonly gen: boolean;
+  /** the barrier phases, when the kernel runs as phases */
+  private readonly phases: PhasePlan | undefined;
+  private readonly ir: FunctionIR;
   private readonly ids = new Map<string, string>();
   private readonly used = new Set<string>();
   private readonly arrays = new Map<string, ArrayInfo>();
@@ -194,9 +210,12 @@ class Emitter {
   private loc: Loc | undefined;
   private readonly sites: AccessSite[] = [];
 
-  constructor(private readonly ir: FunctionIR) {
-    this.gen = needsGenerators(ir);
-    walkStmts(ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
+  constructor(ir: FunctionIR) {
+    const plan = needsGenerators(ir) ? planPhases(ir) : undefined;
+    this.phases = typeof plan === "object" ? plan : undefined;
+    this.gen = typeof plan === "string";
+    this.ir = this.phases ? { ...ir, body: this.phases.body } : ir;
+    walkStmts(this.ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
   }
 
   emit(): EmittedKernel {
@@ -209,7 +228,8 @@ class Emitter {
 
     // the thread body first: it fills locals, temps and the prelude
     this.depth = this.gen ? 3 : 4;
-    this.block(ir.body);
+    const phases = this.phases && emitPhases(this.phases, this.phaseHost());
+    if (!phases) this.block(ir.body);
     const body = this.lines;
     const temps = Array.from({ length: this.temps }, (_, i) => `$${i}`);
     const threadLocals = [...this.locals, ...temps];
@@ -230,6 +250,16 @@ class Emitter {
         `    };`,
         `  });`,
       );
+    } else if (phases) {
+      out.push(
+        ...hoisted.map((l) => `  ${l}`),
+        ...decl(threadLocals, "  "),
+        ...phases.setup.map((l) => `  ${l}`),
+        `  for (let bz = 0; bz < gz; bz++) for (let by = 0; by < gy; by++) for (let bx = 0; bx < gx; bx++) {`,
+        ...blockSetup.map((l) => `    ${l}`),
+        ...phases.block,
+        `  }`,
+      );
     } else {
       out.push(
         ...hoisted.map((l) => `  ${l}`),
@@ -248,10 +278,39 @@ class Emitter {
     const helpers = Object.keys(rt).filter((name) => new RegExp(`\\b${name}\\b`).test(code));
     const head = [
       `"use strict";`,
-      `// ${ir.name}: simulator code, ${this.gen ? "threads as generators (barriers / warp operations)" : "one loop over all threads"}`,
+      `// ${ir.name}: simulator code, ${SHAPE_NOTES[this.shape()]}`,
       ...(helpers.length ? [`const { ${helpers.join(", ")} } = rt;`] : []),
     ];
-    return { code: [...head, code].join("\n") + "\n", generators: this.gen, staticSharedBytes, sites: this.sites };
+    return { code: [...head, code].join("\n") + "\n", generators: this.gen, shape: this.shape(), staticSharedBytes, sites: this.sites };
+  }
+
+  private shape(): KernelShape {
+    return this.gen ? "generators" : this.phases ? "phases" : "loop";
+  }
+
+  private phaseHost(): PhaseHost {
+    return {
+      stmts: (body, depth) => {
+        const [lines, d] = [this.lines, this.depth];
+        [this.lines, this.depth] = [[], depth];
+        this.block(body);
+        const out = this.lines;
+        [this.lines, this.depth] = [lines, d];
+        return out;
+      },
+      expr: (e) => this.expr(e),
+      ids: (name) => {
+        const a = this.arrays.get(name);
+        if (!a) return [this.ident(name)];
+        return [a.v, ...[a.o, ...a.n, ...a.s, a.size].filter((x) => /^[A-Za-z_]/.test(x))];
+      },
+      site: (loc) => this.site(loc),
+    };
+  }
+
+  /** a local array made per thread (else one buffer, zeroed where each thread allocates it) */
+  private perThreadAlloc(name: string): boolean {
+    return this.gen || (this.phases?.persistent.has(name) ?? false);
   }
 
   // ------------------------------------------------------------------ names
@@ -357,7 +416,7 @@ class Emitter {
       if (s.type.space === "shared") {
         staticSharedBytes += count * size;
         blockSetup.push(`const ${id}$v = new ${ctor}(${count});`);
-      } else if (this.gen) {
+      } else if (this.perThreadAlloc(s.name)) {
         this.locals.push(`${id}$v`);
       } else {
         hoisted.push(`const ${id}$v = new ${ctor}(${count});`);
@@ -509,13 +568,13 @@ class Emitter {
         this.line(this.continueBlocks.has(s.label) ? `break ${this.ident(`L:${s.label}`)}_body;` : `continue ${this.ident(`L:${s.label}`)};`);
         return;
       case "return":
-        this.line(this.gen ? `return;` : `continue thread;`);
+        this.line(this.gen ? `return;` : this.phases ? `{ ph$exit[ph$t] = 1; continue thread; }` : `continue thread;`);
         return;
       case "alloc": {
         const a = this.arrays.get(s.name)!;
         if (s.type.space === "local") {
           const ctor = DTYPE_INFO[s.type.dtype].array.name;
-          this.line(this.gen ? `${a.v} = new ${ctor}(${a.size});` : `${a.v}.fill(0);`);
+          this.line(this.perThreadAlloc(s.name) ? `${a.v} = new ${ctor}(${a.size});` : `${a.v}.fill(0);`);
         }
         return;
       }
