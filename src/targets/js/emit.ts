@@ -29,6 +29,7 @@ import {
 import { rt, type AccessSite } from "./runtime.js";
 import { BARRIER, WAIT, WARP } from "./sim.js";
 import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases.js";
+import { proveBounds, type BoundsProofs, type LaunchAssumptions } from "./bounds.js";
 
 /** how the simulator runs the kernel's threads (see the top of this file) */
 export type KernelShape = "loop" | "phases" | "generators";
@@ -41,6 +42,13 @@ export interface EmittedKernel {
   readonly staticSharedBytes: number;
   /** the bounds-checked accesses, which the code names as `sites[k]` */
   readonly sites: readonly AccessSite[];
+  /** what leaving out the checks that bounds.ts proves assumed of the launch */
+  readonly assumes: LaunchAssumptions;
+}
+
+export interface EmitOptions {
+  /** leave out checks proven only for launches that satisfy some assumptions (default true) */
+  readonly assumeLaunch?: boolean;
 }
 
 interface ArrayInfo {
@@ -182,8 +190,8 @@ function yieldsInside(e: Expr): boolean {
   return (e.k === "intrinsic" && YIELDING.has(e.name)) || exprChildren(e).some(yieldsInside);
 }
 
-export function emitKernel(ir: FunctionIR): EmittedKernel {
-  return new Emitter(ir).emit();
+export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKernel {
+  return new Emitter(ir, options.assumeLaunch ?? true).emit();
 }
 
 class Emitter {
@@ -191,6 +199,7 @@ class Emitter {
   /** the barrier phases, when the kernel runs as phases */
   private readonly phases: PhasePlan | undefined;
   private readonly ir: FunctionIR;
+  private readonly proofs: BoundsProofs;
   private readonly ids = new Map<string, string>();
   private readonly used = new Set<string>();
   private readonly arrays = new Map<string, ArrayInfo>();
@@ -210,12 +219,13 @@ class Emitter {
   private loc: Loc | undefined;
   private readonly sites: AccessSite[] = [];
 
-  constructor(ir: FunctionIR) {
+  constructor(ir: FunctionIR, assumeLaunch: boolean) {
     const plan = needsGenerators(ir) ? planPhases(ir) : undefined;
     this.phases = typeof plan === "object" ? plan : undefined;
     this.gen = typeof plan === "string";
     this.ir = this.phases ? { ...ir, body: this.phases.body } : ir;
     walkStmts(this.ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
+    this.proofs = proveBounds(this.ir, assumeLaunch);
   }
 
   emit(): EmittedKernel {
@@ -281,7 +291,7 @@ class Emitter {
       `// ${ir.name}: simulator code, ${SHAPE_NOTES[this.shape()]}`,
       ...(helpers.length ? [`const { ${helpers.join(", ")} } = rt;`] : []),
     ];
-    return { code: [...head, code].join("\n") + "\n", generators: this.gen, shape: this.shape(), staticSharedBytes, sites: this.sites };
+    return { code: [...head, code].join("\n") + "\n", generators: this.gen, shape: this.shape(), staticSharedBytes, sites: this.sites, assumes: this.proofs.assumes };
   }
 
   private shape(): KernelShape {
@@ -467,8 +477,13 @@ class Emitter {
     return this.sites.push({ kernel: name, source: loc?.source ?? source, line: loc?.line ?? 1, column: loc?.column ?? 0 }) - 1;
   }
 
-  /** the flat element index of a[index…], bounds-checked; `loc` is where the access is */
+  /** the flat element index of a[index…], bounds-checked unless proven in bounds; `loc` is where the access is */
   private elementIndex(a: ArrayInfo, index: readonly Expr[], loc = this.loc): string {
+    const proven = this.proofs.proven.get(index);
+    if (proven?.every(Boolean)) {
+      const terms = index.map((ix, k) => (a.s[k] === "1" ? `(${this.expr(ix)})` : `(${this.expr(ix)}) * ${a.s[k]}`));
+      return [...(a.o === "0" ? [] : [a.o]), ...terms].join(" + ");
+    }
     const ts = index.map(() => this.temp());
     const assigns = index.map((ix, k) => {
       const v = this.expr(ix);
@@ -476,7 +491,7 @@ class Emitter {
     });
     const checks = index.map((ix, k) => (isBigIndex(ix)
       ? `${ts[k]} >= 0 && ${ts[k]} < ${a.n[k]}`
-      : `${ts[k]} >>> 0 < ${a.n[k]}`));
+      : `${ts[k]} >>> 0 < ${a.n[k]}`)).filter((_, k) => !proven?.[k]);
     const offset = [a.o === "0" ? "" : a.o, ...ts.map((t, k) => (a.s[k] === "1" ? t : `${t} * ${a.s[k]}`))].filter(Boolean).join(" + ");
     const fail = `oob(${JSON.stringify(a.name)}, [${ts.join(", ")}], [${a.n.join(", ")}], sites[${this.site(loc)}], tx, ty, tz, bx, by, bz)`;
     const test = index.length === 1 && !isBigIndex(index[0]!)

@@ -4,11 +4,12 @@
 import type { FunctionIR } from "../../compiler/ir.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../../runtime/backend.js";
 import { LaunchError } from "../../errors.js";
-import { emitKernel } from "./emit.js";
+import { emitKernel, type EmittedKernel } from "./emit.js";
+import { launchSatisfies } from "./bounds.js";
 import { rt } from "./runtime.js";
 import type { LaunchCtx } from "./sim.js";
 
-export { emitKernel, needsGenerators } from "./emit.js";
+export { emitKernel, needsGenerators, type EmittedKernel, type KernelShape } from "./emit.js";
 export { fma16, fma32, fma64 } from "./fp.js";
 export { formatPrintf } from "./printf.js";
 
@@ -17,9 +18,13 @@ type KernelFn = (L: LaunchCtx, args: readonly KernelArg[]) => void;
 /** Compiles a kernel for the simulator; launches run the whole grid synchronously. */
 export function compileSim(ir: FunctionIR): CompiledKernel {
   if (ir.kind !== "kernel") throw new Error(`compileSim: '${ir.name}' is a device function, not a kernel`);
-  const { code, staticSharedBytes, sites } = emitKernel(ir);
-  const factory = new Function("rt", "consts", "sites", code) as (r: typeof rt, consts: readonly ArrayBufferView[], s: typeof sites) => KernelFn;
-  const run = factory(rt, ir.constArrays.map((c) => c.data), sites);
+  const emitted = emitKernel(ir);
+  const { code, staticSharedBytes } = emitted;
+  const run = build(ir, emitted);
+  // launches the proofs' assumptions do not cover run a variant without the proofs that need them
+  let checked: KernelFn | undefined;
+  const runFor = (dims: LaunchDims): KernelFn =>
+    (launchSatisfies(emitted.assumes, dims.grid, dims.block) ? run : (checked ??= build(ir, emitKernel(ir, { assumeLaunch: false }))));
   return {
     ir,
     code,
@@ -34,10 +39,15 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         cooperative: cooperative || ir.features.gridSync, out: [],
       };
       try {
-        run(L, args);
+        runFor(dims)(L, args);
       } finally {
         if (L.out.length > 0) process.stdout.write(L.out.join(""));
       }
     },
   };
+}
+
+function build(ir: FunctionIR, { code, sites }: EmittedKernel): KernelFn {
+  const factory = new Function("rt", "consts", "sites", code) as (r: typeof rt, consts: readonly ArrayBufferView[], s: typeof sites) => KernelFn;
+  return factory(rt, ir.constArrays.map((c) => c.data), sites);
 }

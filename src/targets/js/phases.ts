@@ -55,6 +55,11 @@ export interface PhasePlan {
   readonly nodes: readonly PlanNode[];
   /** per-thread locals named in more than one phase, with their types (arrays: the array type) */
   readonly persistent: ReadonlyMap<string, Type>;
+  /**
+   * locals named in more than one phase that are recomputed where a phase needs them instead: never
+   * assigned, their `let` reads only constants, special registers and array extents (`tx = threadIdx.x`)
+   */
+  readonly recomputed: ReadonlyMap<string, Expr>;
   readonly reduces: number;
   readonly loops: number;
   readonly hasReturn: boolean;
@@ -93,7 +98,7 @@ export function planPhases(ir: FunctionIR): PhasePlan | string {
     const b = new Builder();
     b.items(body);
     return {
-      body, nodes: b.root, persistent: persistentLocals(body, b.phases),
+      body, nodes: b.root, ...localsAcrossPhases(body, b.phases),
       reduces: b.reduces, loops: b.loops, hasReturn: hasReturn(body),
     };
   } catch (e) {
@@ -252,17 +257,30 @@ class Builder {
 // ---------------------------------------------------------------------------
 // locals across barriers
 
-/** the per-thread locals (lets and local arrays) named in more than one phase */
-function persistentLocals(body: readonly Stmt[], phases: readonly Phase[]): Map<string, Type> {
-  const types = new Map<string, Type>();
+/** the per-thread locals (lets and local arrays) named in more than one phase: kept per thread, or recomputed */
+function localsAcrossPhases(body: readonly Stmt[], phases: readonly Phase[]): Pick<PhasePlan, "persistent" | "recomputed"> {
+  const types = new Map<string, Type>(), inits = new Map<string, Expr | undefined>(), assigned = new Set<string>();
   walkStmts(body, (s) => {
-    if (s.k === "let") types.set(s.name, s.type);
+    if (s.k === "let") { types.set(s.name, s.type); inits.set(s.name, s.init); }
     if (s.k === "alloc" && s.type.space === "local") types.set(s.name, s.type);
+    if (s.k === "assign") assigned.add(s.name);
   });
   const seen = new Map<string, number>();
   for (const names of phases.map(phaseNames)) for (const n of names.named) if (types.has(n)) seen.set(n, (seen.get(n) ?? 0) + 1);
-  return new Map([...seen].filter(([, count]) => count > 1).map(([n]) => [n, types.get(n)!]));
+  const persistent = new Map<string, Type>(), recomputed = new Map<string, Expr>();
+  for (const [name, count] of seen) {
+    if (count < 2) continue;
+    const init = inits.get(name);
+    if (init && !assigned.has(name) && recomputable(init, assigned)) recomputed.set(name, init);
+    else persistent.set(name, types.get(name)!);
+  }
+  return { persistent, recomputed };
 }
+
+const recomputable = (e: Expr, assigned: ReadonlySet<string>): boolean =>
+  ["const", "special", "binary", "unary", "cast", "arrayAttr"].includes(e.k)
+  && (e.k !== "arrayAttr" || (e.array.k === "var" && !assigned.has(e.array.name)))
+  && exprChildren(e).every((c) => c.k === "var" ? e.k === "arrayAttr" : recomputable(c, assigned));
 
 interface PhaseNames {
   readonly named: Set<string>;
@@ -378,6 +396,10 @@ class PhaseEmitter {
     if (this.plan.hasReturn) this.line(d, `if (ph$exit[ph$t] !== 0) continue;`);
     const loads = kept(new Set([...named].filter((n) => !fresh.has(n))));
     if (loads.length) this.line(d, loads.map((id) => `${id} = ${this.store.get(id)}[ph$t]`).join(", ") + ";");
+    for (const n of named) {
+      const init = this.plan.recomputed.get(n);
+      if (init && !fresh.has(n)) this.line(d, `${this.host.ids(n)[0]} = ${this.host.expr(init)};`);
+    }
     for (const r of p.results) this.line(d, `${this.host.ids(r.name)[0]} = ph$r${r.id};`);
     this.lines.push(...this.host.stmts(p.stmts, d));
     for (const t of p.tails) {
