@@ -297,6 +297,21 @@ test("a barrier under `if (tx < 16)` falls back to generators, with today's resu
   assert.equal((await phases(underIf)).shape, "generators");
 });
 
+test("a scalar parameter the kernel assigns is each thread's own (plain loop and phases)", async () => {
+  const plain: KernelCase = {
+    name: "assigned parameter",
+    kernel: (a: Int32Array, n: number) => { n = n + cuda.threadIdx.x; a[cuda.threadIdx.x] = n; },
+    grid: 1, block: 8, args: () => [new Int32Array(8), 10],
+    check: ([a]) => assert.deepEqual([...(a as Int32Array)], [10, 11, 12, 13, 14, 15, 16, 17]),
+  };
+  const barrier: KernelCase = {
+    ...plain, name: "assigned parameter across a barrier",
+    kernel: (a: Int32Array, n: number) => { n = n + cuda.threadIdx.x; cuda.syncthreads(); a[cuda.threadIdx.x] = n; },
+  };
+  assert.equal((await phases(plain)).shape, "loop");
+  assert.equal((await phases(barrier)).shape, "phases");
+});
+
 // ---------------------------------------------------------------------------
 // bounds checks the code proves
 

@@ -30,6 +30,7 @@ import { rt, type AccessSite } from "./runtime.js";
 import { BARRIER, WAIT, WARP } from "./sim.js";
 import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases.js";
 import { proveBounds, type BoundsProofs, type LaunchAssumptions } from "./bounds.js";
+import { mapBodyExprs } from "../../compiler/passes/walk.js";
 
 /** how the simulator runs the kernel's threads (see the top of this file) */
 export type KernelShape = "loop" | "phases" | "generators";
@@ -191,7 +192,24 @@ function yieldsInside(e: Expr): boolean {
 }
 
 export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKernel {
-  return new Emitter(ir, options.assumeLaunch ?? true).emit();
+  return new Emitter(threadCopiesOfParams(ir), options.assumeLaunch ?? true).emit();
+}
+
+/**
+ * Scalar parameters the kernel assigns become locals set from the argument, so that each thread has
+ * its own (the launch binds a parameter once, for every thread).
+ */
+function threadCopiesOfParams(ir: FunctionIR): FunctionIR {
+  const assigned = new Set<string>();
+  walkStmts(ir.body, (s) => { if (s.k === "assign") assigned.add(s.name); });
+  const copies = ir.params.filter((p) => assigned.has(p.name) && !isArrayType(p.type));
+  if (copies.length === 0) return ir;
+  const local = new Map(copies.map((p) => [p.name, `${p.name}#thread`])); // `#`: no kernel name has one
+  const body = mapBodyExprs(ir.body,
+    (e) => (e.k === "var" && local.has(e.name) ? { ...e, name: local.get(e.name)! } : e),
+    (s) => (s.k === "assign" && local.has(s.name) ? { ...s, name: local.get(s.name)! } : s));
+  const lets = copies.map((p): Stmt => ({ k: "let", name: local.get(p.name)!, type: p.type, init: { k: "var", type: p.type, name: p.name } }));
+  return { ...ir, body: [...lets, ...body] };
 }
 
 class Emitter {
