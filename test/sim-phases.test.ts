@@ -320,7 +320,7 @@ const vadd = (a: Float32Array, b: Float32Array, c: Float32Array) => {
   if (i < c.length) c[i] = a[i] + b[i];
 };
 
-test("vector add: c[i] under `if (i < c.length)` is unchecked; a[i] and b[i] keep their checks", async () => {
+test("vector add: c[i] under `if (i < c.length)` is unchecked; a[i] and b[i] only for launches where c is no longer", async () => {
   const c: KernelCase = {
     name: "vector add", kernel: vadd, grid: 4, block: 32,
     args: () => [pattern(100, 9), pattern(100, 4), new Float32Array(100)],
@@ -328,10 +328,14 @@ test("vector add: c[i] under `if (i < c.length)` is unchecked; a[i] and b[i] kee
   };
   const k = await phases(c);
   assert.equal(k.shape, "loop");
-  assert.doesNotMatch(k.code, /oob\("c"/);
-  assert.match(k.code, /oob\("a"/);
-  assert.match(k.code, /oob\("b"/);
+  assert.doesNotMatch(k.code, /oob\(/);
   assert.deepEqual(k.assumes.grid, [true, false, false]);
+  assert.deepEqual(k.assumes.extents, [[2, 0, 0, 0], [2, 0, 1, 0]]); // c.length <= a.length, c.length <= b.length
+  const checked = emitKernel(compileToIR(vadd, c.args().map((a, i) => typeOfArgument(a, i))), { assumeLaunch: false });
+  // without the launch's facts even c[i] is checked: cuda.grid(1) wraps negative when gridDim.x * blockDim.x passes int32
+  assert.match(checked.code, /oob\("c"/);
+  assert.match(checked.code, /oob\("a"/);
+  assert.match(checked.code, /oob\("b"/);
 });
 
 test("an unproven access raises the same bounds error as before", () => {
@@ -359,13 +363,19 @@ const naive: KernelCase = {
   },
 };
 
-test("naive matmul: the loop counter proves A's column; C's indices are guarded; the rest stays checked", async () => {
+test("naive matmul: guards and the loop counter prove every index, given the launch's shapes", async () => {
   const k = await phases(naive);
-  assert.doesNotMatch(k.code, /oob\("C"/);
-  assert.doesNotMatch(k.code, />>> 0 < A\$n1/); // k in [0, A.shape[1])
-  assert.match(k.code, />>> 0 < A\$n0/); // y < C.shape[0] says nothing of A
-  assert.match(k.code, />>> 0 < B\$n0/);
-  assert.match(k.code, />>> 0 < B\$n1/);
+  assert.doesNotMatch(k.code, /oob\(/);
+  // y < C.shape[0] <= A.shape[0], k < A.shape[1] <= B.shape[0], x < C.shape[1] <= B.shape[1]
+  assert.deepEqual(new Set(k.assumes.extents.map((e) => e.join())), new Set(["2,0,0,0", "0,1,1,0", "2,1,1,1"]));
+  const checked = emitKernel(compileToIR(naive.kernel, naive.args().map((a, i) => typeOfArgument(a, i))), { assumeLaunch: false });
+  assert.doesNotMatch(checked.code, />>> 0 < A\$n1/); // k in [0, A.shape[1]) for every launch
+  assert.match(checked.code, />>> 0 < A\$n0/);
+  assert.match(checked.code, />>> 0 < B\$n0/);
+  // a B with fewer rows than A has columns: the launch runs with the checks and fails as it always did
+  const A = ndarray(pattern(40 * 40, 7), [40, 40]), B = ndarray(pattern(39 * 40, 3), [39, 40]), C = ndarray(new Float32Array(1600), [40, 40]);
+  assert.throws(() => cuda.jit(naive.kernel).configure([3, 3], [16, 16])(A, B, C), (e: Error) =>
+    e instanceof LaunchError && e.message.startsWith("index out of bounds: B[39, 0] with shape [39, 40] in thread (0, 0, 0) of block (0, 0, 0)"));
 });
 
 test("a launch outside what the proofs assumed runs with the checks (shared tile indexed by threadIdx, block too big)", () => {

@@ -13,13 +13,14 @@
 //
 // Some facts hold only for some launches: `blockIdx.x * blockDim.x +
 // threadIdx.x` does not wrap when gridDim.x * blockDim.x fits in int32,
+// `i < c.length` bounds `a[i]` too when c.length <= a.length,
 // `threadIdx.x < K` when blockDim.x <= K, and the special registers' ranges
 // when the launch is within the device's limits (kernel.ts checks them, a
 // direct compileSim caller may not). Proofs that use them record it in
 // `LaunchAssumptions`; a launch that breaks them runs a variant compiled with
 // only the proofs that hold for every launch (index.ts).
 
-import { isArrayType } from "../../dtypes.js";
+import { isArrayType, type ArrayType } from "../../dtypes.js";
 import {
   exprChildren, stmtExprs, walkStmts,
   type Expr, type FunctionIR, type SpecialReg, type Stmt,
@@ -32,17 +33,19 @@ const AXES = ["x", "y", "z"] as const;
 export interface LaunchAssumptions {
   readonly block: readonly [number, number, number];
   readonly grid: readonly [boolean, boolean, boolean];
+  /** extents of array parameters at most others: `[a, i, b, j]` is a.shape[i] <= b.shape[j] (parameter positions) */
+  readonly extents: readonly (readonly [number, number, number, number])[];
   /** the launch is within the simulator's limits (LIMITS) */
   readonly limits: boolean;
 }
 
-export const NO_ASSUMPTIONS: LaunchAssumptions = { block: [Infinity, Infinity, Infinity], grid: [false, false, false], limits: false };
+export const NO_ASSUMPTIONS: LaunchAssumptions = { block: [Infinity, Infinity, Infinity], grid: [false, false, false], extents: [], limits: false };
 const WITHIN_LIMITS: LaunchAssumptions = { ...NO_ASSUMPTIONS, limits: true };
 
 /** the simulator device's limits (sim-backend.ts), which special register ranges rely on */
 const LIMITS = { block: [1024, 1024, 64], grid: [2 ** 31 - 1, 65535, 65535], threads: 1024 } as const;
 
-const isNone = (a: LaunchAssumptions) => a.block.every((b) => b === Infinity) && a.grid.every((g) => !g) && !a.limits;
+const isNone = (a: LaunchAssumptions) => a.block.every((b) => b === Infinity) && a.grid.every((g) => !g) && a.extents.length === 0 && !a.limits;
 
 function join(a: LaunchAssumptions, b: LaunchAssumptions): LaunchAssumptions {
   if (isNone(a)) return b;
@@ -50,12 +53,19 @@ function join(a: LaunchAssumptions, b: LaunchAssumptions): LaunchAssumptions {
   return {
     block: [0, 1, 2].map((d) => Math.min(a.block[d]!, b.block[d]!)) as [number, number, number],
     grid: [0, 1, 2].map((d) => a.grid[d]! || b.grid[d]!) as [boolean, boolean, boolean],
+    extents: [...a.extents, ...b.extents.filter((x) => !a.extents.some((y) => x.every((v, i) => v === y[i])))],
     limits: a.limits || b.limits,
   };
 }
 
-/** does a launch of `grid` blocks of `block` threads satisfy the assumptions? */
-export function launchSatisfies(a: LaunchAssumptions, grid: readonly number[], block: readonly number[]): boolean {
+/** does a launch of `grid` blocks of `block` threads, with arrays of `shapes` (by parameter), satisfy the assumptions? */
+export function launchSatisfies(a: LaunchAssumptions, grid: readonly number[], block: readonly number[],
+  shapes: readonly (readonly number[] | undefined)[]): boolean {
+  const atMost = ([p, i, q, j]: readonly [number, number, number, number]) => {
+    const x = shapes[p]?.[i], y = shapes[q]?.[j];
+    return x !== undefined && y !== undefined && x <= y;
+  };
+  if (!a.extents.every(atMost)) return false;
   const limits = !a.limits || (block[0]! * block[1]! * block[2]! <= LIMITS.threads
     && [0, 1, 2].every((d) => block[d]! <= LIMITS.block[d]! && grid[d]! <= LIMITS.grid[d]!));
   return limits && [0, 1, 2].every((d) => block[d]! <= a.block[d]! && (!a.grid[d] || grid[d]! * block[d]! <= INT_MAX));
@@ -82,7 +92,12 @@ const range = (lo: number, hi: number, needs = NO_ASSUMPTIONS): Range =>
   lo >= INT_MIN && hi <= INT_MAX ? { lo, hi, needs } : TOP;
 
 /** `e < bound`, holding where it is in scope */
-interface Fact { readonly e: string; readonly bound: string }
+interface Fact {
+  readonly e: string;
+  readonly bound: string;
+  /** the bound when it is an extent of an array parameter */
+  readonly extent?: { readonly param: number; readonly dim: number };
+}
 
 const SPECIAL_RANGE: Partial<Record<SpecialReg, [number, number]>> = {
   "tid.x": [0, LIMITS.block[0] - 1], "tid.y": [0, LIMITS.block[1] - 1], "tid.z": [0, LIMITS.block[2] - 1],
@@ -200,7 +215,7 @@ class Prover {
       const e = this.key(c.a, vars), bound = this.key(c.b, vars);
       if (e === undefined || bound === undefined) continue;
       if ([...vars].some((v) => assignsIn(region, v))) continue;
-      out.push({ e, bound });
+      out.push({ e, bound, extent: this.paramExtent(c.b) });
     }
     return out;
   }
@@ -234,7 +249,22 @@ class Prover {
     if (this.assigned.has(name)) return undefined;
     const e = this.key(ix, new Set());
     const bound = extentKey(name, k);
-    return facts.some((f) => f.e === e && f.bound === bound) ? r.needs : undefined;
+    if (facts.some((f) => f.e === e && f.bound === bound)) return r.needs;
+    // e < another parameter's extent: in bounds for launches where that extent is at most this one
+    const param = this.ir.params.findIndex((p) => p.name === name);
+    const other = facts.find((f) => f.e === e && f.extent);
+    if (param < 0 || !other) return undefined;
+    return join(r.needs, { ...NO_ASSUMPTIONS, extents: [[other.extent!.param, other.extent!.dim, param, k]] });
+  }
+
+  /** `a.shape[k]` (or a 1-d `a.length`) of an array parameter a the kernel never assigns */
+  private paramExtent(e0: Expr): Fact["extent"] {
+    const e = this.resolve(e0);
+    if (e.k !== "arrayAttr" || e.array.k !== "var" || this.assigned.has(e.array.name)) return undefined;
+    const name = e.array.name;
+    const param = this.ir.params.findIndex((p) => p.name === name);
+    if (param < 0 || e.attr === "stride" || (e.attr === "size" && (e.array.type as ArrayType).ndim !== 1)) return undefined;
+    return { param, dim: e.attr === "size" ? 0 : e.dim };
   }
 
   /** the axis when ix is threadIdx.<axis> (through locals) */

@@ -23,8 +23,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
   const run = build(ir, emitted);
   // launches the proofs' assumptions do not cover run a variant without the proofs that need them
   let checked: KernelFn | undefined;
-  const runFor = (dims: LaunchDims): KernelFn =>
-    (launchSatisfies(emitted.assumes, dims.grid, dims.block) ? run : (checked ??= build(ir, emitKernel(ir, { assumeLaunch: false }))));
+  const runFor = (dims: LaunchDims, args: readonly KernelArg[]): KernelFn =>
+    (launchSatisfies(emitted.assumes, dims.grid, dims.block, args.map((a) => (a.kind === "array" ? a.shape : undefined)))
+      ? run : (checked ??= build(ir, emitKernel(ir, { assumeLaunch: false }))));
   return {
     ir,
     code,
@@ -39,7 +40,7 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         cooperative: cooperative || ir.features.gridSync, out: [],
       };
       try {
-        runFor(dims)(L, args);
+        runFor(dims, args)(L, args);
       } finally {
         if (L.out.length > 0) process.stdout.write(L.out.join(""));
       }

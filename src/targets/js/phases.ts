@@ -67,7 +67,7 @@ export interface PhasePlan {
 
 class NotPhases extends Error {}
 
-const isBarrier = (e: Expr): e is IntrinsicExpr => e.k === "intrinsic" && (e.name === "syncthreads" || e.name in REDUCING);
+const isBarrier = (e: Expr): e is IntrinsicExpr => e.k === "intrinsic" && (e.name === "syncthreads" || Object.hasOwn(REDUCING, e.name));
 const exprHas = (e: Expr, p: (x: Expr) => boolean): boolean => p(e) || exprChildren(e).some((c) => exprHas(c, p));
 function stmtsHave(body: readonly Stmt[], p: (x: Expr) => boolean): boolean {
   let found = false;
