@@ -21,6 +21,7 @@
 // only the proofs that hold for every launch (index.ts).
 
 import { isArrayType, type ArrayType } from "../../dtypes.js";
+import type { KernelArg } from "../../runtime/backend.js";
 import {
   exprChildren, stmtExprs, walkStmts,
   type Expr, type FunctionIR, type SpecialReg, type Stmt,
@@ -58,11 +59,11 @@ function join(a: LaunchAssumptions, b: LaunchAssumptions): LaunchAssumptions {
   };
 }
 
-/** does a launch of `grid` blocks of `block` threads, with arrays of `shapes` (by parameter), satisfy the assumptions? */
-export function launchSatisfies(a: LaunchAssumptions, grid: readonly number[], block: readonly number[],
-  shapes: readonly (readonly number[] | undefined)[]): boolean {
+/** does a launch of `grid` blocks of `block` threads with these arguments satisfy the assumptions? */
+export function launchSatisfies(a: LaunchAssumptions, grid: readonly number[], block: readonly number[], args: readonly KernelArg[]): boolean {
+  const extent = (p: number, i: number) => { const arg = args[p]; return arg?.kind === "array" ? arg.shape[i] : undefined; };
   const atMost = ([p, i, q, j]: readonly [number, number, number, number]) => {
-    const x = shapes[p]?.[i], y = shapes[q]?.[j];
+    const x = extent(p, i), y = extent(q, j);
     return x !== undefined && y !== undefined && x <= y;
   };
   if (!a.extents.every(atMost)) return false;

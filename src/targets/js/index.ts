@@ -24,7 +24,7 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
   // launches the proofs' assumptions do not cover run a variant without the proofs that need them
   let checked: KernelFn | undefined;
   const runFor = (dims: LaunchDims, args: readonly KernelArg[]): KernelFn =>
-    (launchSatisfies(emitted.assumes, dims.grid, dims.block, args.map((a) => (a.kind === "array" ? a.shape : undefined)))
+    (launchSatisfies(emitted.assumes, dims.grid, dims.block, args)
       ? run : (checked ??= build(ir, emitKernel(ir, { assumeLaunch: false }))));
   return {
     ir,
