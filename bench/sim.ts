@@ -5,7 +5,11 @@
 //   - ourselves on 1 worker against N (NUMBATS_SIM_WORKERS, N = the available cores):
 //     the 2^20 vector add on device arrays and the tiled matmul at 512², same bits required.
 // The peer figures are warm launches from host arrays (copy-in/copy-out included).
-// Prints a table, then the figures as JSON.
+// Then the simulator against itself, on device arrays (no copies): the tiled
+// matmul at 256² against the same algorithm written by hand as barrier phases
+// (plain loops over a block's threads), and the kernels whose bounds checks
+// the loop conditions prove (vector add 2^20, naive matmul 256²).
+// Prints the tables, then the figures as JSON.
 
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -15,6 +19,7 @@ import os from "node:os";
 import { cuda, float32, ndarray, type KernelArray2 } from "../dist/src/index.js";
 import { setSimChecks } from "../dist/src/targets/js/sanitize.js";
 import { simWorkersReady } from "../dist/src/runtime/sim-workers.js";
+import { fma32 } from "../dist/src/targets/js/index.js";
 
 const PEERS_DIR = fileURLToPath(new URL("./peers/", import.meta.url));
 const PYTHON = "/usr/bin/python3";
@@ -28,6 +33,7 @@ const BIG_N = 1 << 20;
 const BIG_MATMUL_N = 512;
 const BIG_MATMUL_REPS = 3;
 const WORKERS = os.availableParallelism();
+const SELF_MATMUL_N = 256;
 
 // ---------------------------------------------------------------------------
 // our kernels (the same source as the Numba peer, bench/peers/numba_sim.py)
@@ -56,6 +62,45 @@ const fastMatmul = cuda.jit((A: KernelArray2<number>, B: KernelArray2<number>, C
   if (y < C.shape[0] && x < C.shape[1]) C[y][x] = tmp;
 }, { env: { TPB } });
 
+const naiveMatmul = cuda.jit((A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>) => {
+  const [x, y] = cuda.grid(2);
+  if (y < C.shape[0] && x < C.shape[1]) {
+    let tmp = float32(0);
+    for (let k = 0; k < A.shape[1]; k++) tmp += A[y][k] * B[k][x];
+    C[y][x] = tmp;
+  }
+});
+
+/**
+ * fastMatmul written by hand the way the simulator runs it as phases: per block, one loop over the
+ * block's threads for the loads, one for the products (each thread's `tmp` kept in an array between
+ * them), with the kernel's fused multiply-add; no bounds checks. The yardstick for the generated code.
+ */
+function handPhasesMatmul(A: Float32Array, B: Float32Array, C: Float32Array, n: number): void {
+  const bpg = Math.ceil(n / TPB), nt = TPB * TPB;
+  const tmp = new Float64Array(nt);
+  for (let by = 0; by < bpg; by++) for (let bx = 0; bx < bpg; bx++) {
+    const sA = new Float32Array(nt), sB = new Float32Array(nt);
+    tmp.fill(0);
+    for (let i = 0; i < bpg; i++) {
+      for (let ty = 0; ty < TPB; ty++) for (let tx = 0; tx < TPB; tx++) {
+        const x = bx * TPB + tx, y = by * TPB + ty;
+        sA[ty * TPB + tx] = y < n && tx + i * TPB < n ? A[y * n + tx + i * TPB]! : 0;
+        sB[ty * TPB + tx] = x < n && ty + i * TPB < n ? B[(ty + i * TPB) * n + x]! : 0;
+      }
+      for (let ty = 0, t = 0; ty < TPB; ty++) for (let tx = 0; tx < TPB; tx++, t++) {
+        let acc = tmp[t]!;
+        for (let j = 0; j < TPB; j++) acc = fma32(sA[ty * TPB + j]!, sB[j * TPB + tx]!, acc);
+        tmp[t] = acc;
+      }
+    }
+    for (let ty = 0, t = 0; ty < TPB; ty++) for (let tx = 0; tx < TPB; tx++, t++) {
+      const x = bx * TPB + tx, y = by * TPB + ty;
+      if (y < n && x < n) C[y * n + x] = tmp[t]!;
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // timing and checks
 
@@ -70,6 +115,21 @@ function medianMs(run: () => void, reps = REPS): number {
   }
   times.sort((p, q) => p - q);
   return times[reps >> 1]!;
+}
+
+/** Median wall times of `a` and `b` in ms, run alternately (a shared machine's load then weighs on both alike). */
+function pairedMedianMs(a: () => void, b: () => void, reps: number): [number, number] {
+  a(); b();
+  const ta: number[] = [], tb: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    for (const [run, times] of (r % 2 ? [[a, ta], [b, tb]] : [[b, tb], [a, ta]]) as [() => void, number[]][]) {
+      const t0 = performance.now();
+      run();
+      times.push(performance.now() - t0);
+    }
+  }
+  const median = (xs: number[]) => xs.sort((p, q) => p - q)[reps >> 1]!;
+  return [median(ta), median(tb)];
 }
 
 function check(what: string, ok: boolean): void {
@@ -106,6 +166,27 @@ function oursMatmul(): number {
   const ms = medianMs(() => fastMatmul.configure([blocks, blocks], [TPB, TPB])(A, B, C));
   check("tiled matmul", sameAs(C.data as Float32Array, hostMatmul(a, b, n)));
   return ms;
+}
+
+/** the simulator against itself on device arrays: kernel launches only, results checked once */
+function selfRows(): { tiled256_ms: number; hand256_ms: number; vadd1m_device_ms: number; naive256_ms: number } {
+  const n = SELF_MATMUL_N, blocks = Math.ceil(n / TPB);
+  const a = pattern(n * n, 7), b = pattern(n * n, 5), want = hostMatmul(a, b, n);
+  const dA = cuda.toDevice(ndarray(a, [n, n])), dB = cuda.toDevice(ndarray(b, [n, n]));
+  const dC = cuda.deviceArray([n, n], float32);
+  const hc = new Float32Array(n * n);
+  const [tiled256, hand256] = pairedMedianMs(() => fastMatmul.configure([blocks, blocks], [TPB, TPB])(dA, dB, dC),
+    () => handPhasesMatmul(a, b, hc, n), 7);
+  check("tiled matmul 256²", sameAs(dC.copyToHost().data as Float32Array, want));
+  check("hand-written phases matmul 256²", sameAs(hc, want));
+  const naive256 = medianMs(() => naiveMatmul.configure([blocks, blocks], [TPB, TPB])(dA, dB, dC), 5);
+  check("naive matmul 256²", sameAs(dC.copyToHost().data as Float32Array, want));
+
+  const va = pattern(BIG_N, 1000), vb = pattern(BIG_N, 7);
+  const dva = cuda.toDevice(va), dvb = cuda.toDevice(vb), dvc = cuda.deviceArrayLike(va);
+  const vadd1m = medianMs(() => vadd.configure(Math.ceil(BIG_N / BLOCK), BLOCK)(dva, dvb, dvc));
+  check("vector add 2^20 on device arrays", sameAs(dvc.copyToHost(), va.map((v, i) => v + vb[i]!)));
+  return { tiled256_ms: tiled256, hand256_ms: hand256, vadd1m_device_ms: vadd1m, naive256_ms: naive256 };
 }
 
 // ---------------------------------------------------------------------------
@@ -215,6 +296,11 @@ function oursSanitized(): { vadd16k_ms: number; matmul64_ms: number } {
   }
 }
 
+function printTable(table: string[][]): void {
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
+  for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd());
+}
+
 async function main(): Promise<void> {
   process.env.NUMBATS_TARGET = "sim"; // this bench measures the simulator, GPU or not; read at the first launch
   delete process.env.NUMBATS_SIM_WORKERS; // the default: the available cores, for launches large enough
@@ -223,6 +309,7 @@ async function main(): Promise<void> {
   const sanitized = oursSanitized();
   const [vadd1mW1, vadd1mWN] = workersVadd();
   const [matmul512W1, matmul512WN] = workersMatmul();
+  const self = selfRows();
 
   const numba = numbaSim();
   if (typeof numba === "string") console.error(`bench/sim: skipping the Numba peer: ${numba}`);
@@ -247,14 +334,21 @@ async function main(): Promise<void> {
   for (const [kernel, peer, us, them, goal] of rows) {
     table.push([kernel, peer, fmt(us), fmt(them), them === undefined ? "—" : `${(them / us).toFixed(them / us >= 10 ? 0 : 2)}×`, goal]);
   }
-  const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
-  for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd());
+  printTable(table);
+
+  console.log(`\nthe simulator on device arrays (tiled and hand: medians of 7 alternate runs; naive: of 5; vector add: of ${REPS})`);
+  printTable([
+    ["kernel", "numbats ms", "hand-written phases ms", "ours/hand", "goal"],
+    [`tiled matmul ${SELF_MATMUL_N}², TPB ${TPB}`, fmt(self.tiled256_ms), fmt(self.hand256_ms), `${(self.tiled256_ms / self.hand256_ms).toFixed(2)}×`, "≤ 1.2×"],
+    [`naive matmul ${SELF_MATMUL_N}²`, fmt(self.naive256_ms), "—", "—", ""],
+    [`vector add, ${BIG_N} elements, device arrays`, fmt(self.vadd1m_device_ms), "—", "—", ""],
+  ]);
 
   console.log(`\n${JSON.stringify({
     date: new Date().toISOString(),
     node: process.version,
     cpus: os.cpus().length,
-    numbats: ours,
+    numbats: { ...ours, ...self },
     sanitized,
     workers: { count: WORKERS, vadd1m_dev_ms: [vadd1mW1, vadd1mWN], matmul512_ms: [matmul512W1, matmul512WN] },
     numba: nb ? { version: nb.numba, vadd16k_ms: nb.vadd_ms, matmul64_ms: nb.matmul_ms } : null,

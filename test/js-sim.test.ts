@@ -173,7 +173,7 @@ test("block reverse in shared memory with syncthreads", () => {
   const k = launch(ir, 2, 64, [arg("d", data)]);
   assert.deepEqual([...data], Array.from({ length: 128 }, (_, i) => (i < 64 ? 63 - i : 191 - i) * 3));
   assert.equal(k.staticSharedBytes, 256);
-  assert.match(k.code, /function\* thread/);
+  assert.match(k.code, /one loop over its threads between barriers/);
 });
 
 test("syncthreadsCount / And / Or reduce the predicate over the block", () => {

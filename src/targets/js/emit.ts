@@ -6,9 +6,11 @@
 // |0, >>>0, masks, Math.imul), 64-bit ints are BigInts, floats are rounded to
 // their format after every operation, bool is a JS boolean.
 //
-// Two shapes of code:
+// Three shapes of code:
 //  - fast path (no barriers or warp operations): one plain loop nest over all
 //    threads of the grid, arguments and shapes hoisted into locals;
+//  - phases (barriers outside `if`s, no warp operations; phases.ts): per block,
+//    one plain loop over the block's threads for the code between two barriers;
 //  - generator path: each thread is a generator `function* thread(T, tx, ty, tz)`
 //    that records what it waits for in T and yields (sim.ts schedules them).
 //
@@ -26,18 +28,29 @@ import {
 } from "../../compiler/ir.js";
 import { rt, type AccessSite } from "./runtime.js";
 import { BARRIER, WAIT, WARP } from "./sim.js";
+import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases.js";
+import { proveBounds, type BoundsProofs, type LaunchAssumptions } from "./bounds.js";
+import { mapBodyExprs } from "../../compiler/passes/walk.js";
+
+/** how the simulator runs the kernel's threads (see the top of this file) */
+export type KernelShape = "loop" | "phases" | "generators";
 
 export interface EmittedKernel {
   readonly code: string;
   /** threads run as generators (barriers / warp operations) */
   readonly generators: boolean;
+  readonly shape: KernelShape;
   readonly staticSharedBytes: number;
   /** the bounds-checked accesses, which the code names as `sites[k]` */
   readonly sites: readonly AccessSite[];
+  /** what leaving out the checks that bounds.ts proves assumed of the launch */
+  readonly assumes: LaunchAssumptions;
 }
 
-/** Variants of the simulator code, compiled only when asked for (plain launches use neither). */
+/** Variants of the simulator code (plain launches use the defaults). */
 export interface EmitOptions {
+  /** leave out checks proven only for launches that satisfy some assumptions (default true) */
+  readonly assumeLaunch?: boolean;
   /** threads as generators even without barriers (the random schedule) */
   readonly generators?: boolean;
   /** every access and synchronisation reported to the sanitizer `S` (sanitize.ts) */
@@ -176,16 +189,43 @@ export function needsGenerators(ir: FunctionIR): boolean {
   return found;
 }
 
+const SHAPE_NOTES: Record<KernelShape, string> = {
+  loop: "one loop over all threads",
+  phases: "per block, one loop over its threads between barriers",
+  generators: "threads as generators (barriers / warp operations)",
+};
+
 function yieldsInside(e: Expr): boolean {
   return (e.k === "intrinsic" && YIELDING.has(e.name)) || exprChildren(e).some(yieldsInside);
 }
 
 export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKernel {
-  return new Emitter(ir, options).emit();
+  return new Emitter(threadCopiesOfParams(ir), options).emit();
+}
+
+/**
+ * Scalar parameters the kernel assigns become locals set from the argument, so that each thread has
+ * its own (the launch binds a parameter once, for every thread).
+ */
+function threadCopiesOfParams(ir: FunctionIR): FunctionIR {
+  const assigned = new Set<string>();
+  walkStmts(ir.body, (s) => { if (s.k === "assign") assigned.add(s.name); });
+  const copies = ir.params.filter((p) => assigned.has(p.name) && !isArrayType(p.type));
+  if (copies.length === 0) return ir;
+  const local = new Map(copies.map((p) => [p.name, `${p.name}#thread`])); // `#`: no kernel name has one
+  const body = mapBodyExprs(ir.body,
+    (e) => (e.k === "var" && local.has(e.name) ? { ...e, name: local.get(e.name)! } : e),
+    (s) => (s.k === "assign" && local.has(s.name) ? { ...s, name: local.get(s.name)! } : s));
+  const lets = copies.map((p): Stmt => ({ k: "let", name: local.get(p.name)!, type: p.type, init: { k: "var", type: p.type, name: p.name } }));
+  return { ...ir, body: [...lets, ...body] };
 }
 
 class Emitter {
   private readonly gen: boolean;
+  /** the barrier phases, when the kernel runs as phases */
+  private readonly phases: PhasePlan | undefined;
+  private readonly ir: FunctionIR;
+  private readonly proofs: BoundsProofs;
   private readonly ids = new Map<string, string>();
   private readonly used = new Set<string>();
   private readonly arrays = new Map<string, ArrayInfo>();
@@ -207,11 +247,19 @@ class Emitter {
 
   private readonly san: boolean;
 
-  constructor(private readonly ir: FunctionIR, options: EmitOptions) {
+  constructor(ir: FunctionIR, options: EmitOptions) {
     this.san = options.sanitize === true;
-    this.gen = options.generators === true || needsGenerators(ir);
+    // barrier kernels run as phases, except for the sanitizer and the random schedule, which need each
+    // thread as a generator where it synchronises (or, `generators`, always)
+    const sync = needsGenerators(ir);
+    const plan = sync && !this.san && !options.generators ? planPhases(ir) : undefined;
+    this.phases = typeof plan === "object" ? plan : undefined;
+    this.gen = options.generators === true || (sync && !this.phases);
+    this.ir = this.phases ? { ...ir, body: this.phases.body } : ir;
     if (this.san) { this.used.add("S"); this.used.add("Z"); }
-    walkStmts(ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
+    walkStmts(this.ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
+    // a sanitized variant serves every launch: only the proofs that assume nothing of it
+    this.proofs = proveBounds(this.ir, (options.assumeLaunch ?? true) && !this.san);
   }
 
   emit(): EmittedKernel {
@@ -224,7 +272,8 @@ class Emitter {
 
     // the thread body first: it fills locals, temps and the prelude
     this.depth = this.gen ? 3 : 4;
-    this.block(ir.body);
+    const phases = this.phases && emitPhases(this.phases, this.phaseHost());
+    if (!phases) this.block(ir.body);
     const body = this.lines;
     const temps = Array.from({ length: this.temps }, (_, i) => `$${i}`);
     const threadLocals = [...this.locals, ...temps];
@@ -245,6 +294,18 @@ class Emitter {
         ...body,
         `    };`,
         `  });`,
+      );
+    } else if (phases) {
+      out.push(
+        ...hoisted.map((l) => `  ${l}`),
+        ...decl(threadLocals, "  "),
+        ...phases.setup.map((l) => `  ${l}`),
+        `  const [first, end] = blockRange(L);`,
+        `  for (let b = first; b < end; b++) {`,
+        `    const bx = b % gx, by = Math.floor(b / gx) % gy, bz = Math.floor(b / (gx * gy));`,
+        ...blockSetup.map((l) => `    ${l}`),
+        ...phases.block,
+        `  }`,
       );
     } else {
       out.push(
@@ -269,10 +330,39 @@ class Emitter {
     const helpers = Object.keys(rt).filter((name) => new RegExp(`\\b${name}\\b`).test(code));
     const head = [
       `"use strict";`,
-      `// ${ir.name}: simulator code, ${this.gen ? "threads as generators (barriers / warp operations)" : "one loop over all threads"}`,
+      `// ${ir.name}: simulator code, ${SHAPE_NOTES[this.shape()]}`,
       ...(helpers.length ? [`const { ${helpers.join(", ")} } = rt;`] : []),
     ];
-    return { code: [...head, code].join("\n") + "\n", generators: this.gen, staticSharedBytes, sites: this.sites };
+    return { code: [...head, code].join("\n") + "\n", generators: this.gen, shape: this.shape(), staticSharedBytes, sites: this.sites, assumes: this.proofs.assumes };
+  }
+
+  private shape(): KernelShape {
+    return this.gen ? "generators" : this.phases ? "phases" : "loop";
+  }
+
+  private phaseHost(): PhaseHost {
+    return {
+      stmts: (body, depth) => {
+        const [lines, d] = [this.lines, this.depth];
+        [this.lines, this.depth] = [[], depth];
+        this.block(body);
+        const out = this.lines;
+        [this.lines, this.depth] = [lines, d];
+        return out;
+      },
+      expr: (e) => this.expr(e),
+      ids: (name) => {
+        const a = this.arrays.get(name);
+        if (!a) return [this.ident(name)];
+        return [a.v, ...[a.o, ...a.n, ...a.s, a.size].filter((x) => /^[A-Za-z_]/.test(x))];
+      },
+      site: (loc) => this.site(loc),
+    };
+  }
+
+  /** a local array made per thread (else one buffer, zeroed where each thread allocates it) */
+  private perThreadAlloc(name: string): boolean {
+    return this.gen || (this.phases?.persistent.has(name) ?? false);
   }
 
   // ------------------------------------------------------------------ names
@@ -381,7 +471,7 @@ class Emitter {
         blockSetup.push(`const ${id}$v = new ${ctor}(${count});`);
         if (this.san) blockSetup.push(`const ${id}$v$sh = S.shared(${id}$v, ${JSON.stringify(s.name)}, ${JSON.stringify(s.shape)}, bx, by, bz);`);
       } else {
-        if (this.gen) this.locals.push(`${id}$v`);
+        if (this.perThreadAlloc(s.name)) this.locals.push(`${id}$v`);
         else hoisted.push(`const ${id}$v = new ${ctor}(${count});`);
         if (this.san) this.locals.push(`${id}$v$sh`);
       }
@@ -433,8 +523,13 @@ class Emitter {
     return this.sites.push({ kernel: name, ...own, line: loc?.line ?? 1, column: loc?.column ?? 0 }) - 1;
   }
 
-  /** the flat element index of a[index…], bounds-checked; `loc` is where the access is */
+  /** the flat element index of a[index…], bounds-checked unless proven in bounds; `loc` is where the access is */
   private elementIndex(a: ArrayInfo, index: readonly Expr[], loc = this.loc): string {
+    const proven = this.proofs.proven.get(index);
+    if (proven?.every(Boolean)) {
+      const terms = index.map((ix, k) => (a.s[k] === "1" ? `(${this.expr(ix)})` : `(${this.expr(ix)}) * ${a.s[k]}`));
+      return [...(a.o === "0" ? [] : [a.o]), ...terms].join(" + ");
+    }
     const ts = index.map(() => this.temp());
     const assigns = index.map((ix, k) => {
       const v = this.expr(ix);
@@ -442,7 +537,7 @@ class Emitter {
     });
     const checks = index.map((ix, k) => (isBigIndex(ix)
       ? `${ts[k]} >= 0 && ${ts[k]} < ${a.n[k]}`
-      : `${ts[k]} >>> 0 < ${a.n[k]}`));
+      : `${ts[k]} >>> 0 < ${a.n[k]}`)).filter((_, k) => !proven?.[k]);
     const offset = [a.o === "0" ? "" : a.o, ...ts.map((t, k) => (a.s[k] === "1" ? t : `${t} * ${a.s[k]}`))].filter(Boolean).join(" + ");
     const fail = `oob(${JSON.stringify(a.name)}, [${ts.join(", ")}], [${a.n.join(", ")}], sites[${this.site(loc)}], tx, ty, tz, bx, by, bz)`;
     const test = index.length === 1 && !isBigIndex(index[0]!)
@@ -556,13 +651,13 @@ class Emitter {
         this.line(this.continueBlocks.has(s.label) ? `break ${this.ident(`L:${s.label}`)}_body;` : `continue ${this.ident(`L:${s.label}`)};`);
         return;
       case "return":
-        this.line(this.gen ? `return;` : `continue thread;`);
+        this.line(this.gen ? `return;` : this.phases ? `{ ph$exit[ph$t] = 1; continue thread; }` : `continue thread;`);
         return;
       case "alloc": {
         const a = this.arrays.get(s.name)!;
         if (s.type.space === "local") {
           const ctor = DTYPE_INFO[s.type.dtype].array.name;
-          this.line(this.gen ? `${a.v} = new ${ctor}(${a.size});` : `${a.v}.fill(${isBigInt(s.type.dtype) ? "0n" : "0"});`);
+          this.line(this.perThreadAlloc(s.name) ? `${a.v} = new ${ctor}(${a.size});` : `${a.v}.fill(${isBigInt(s.type.dtype) ? "0n" : "0"});`);
           if (a.sh) this.line(`${a.sh} = S.local(${a.v}, ${JSON.stringify(s.name)}, ${JSON.stringify(s.shape)});`);
         }
         return;

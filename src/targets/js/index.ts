@@ -5,12 +5,13 @@ import type { FunctionIR } from "../../compiler/ir.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../../runtime/backend.js";
 import { LaunchError } from "../../errors.js";
 import { emitKernel, type EmitOptions } from "./emit.js";
+import { launchSatisfies } from "./bounds.js";
 import { rt } from "./runtime.js";
 import { randomSchedule, runSanitized, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "./sanitize.js";
 import type { LaunchCtx } from "./sim.js";
 import { ParallelKernel } from "../../runtime/sim-workers.js";
 
-export { emitKernel, needsGenerators } from "./emit.js";
+export { emitKernel, needsGenerators, type EmittedKernel, type KernelShape } from "./emit.js";
 export { fma16, fma32, fma64 } from "./fp.js";
 export { formatPrintf } from "./printf.js";
 
@@ -24,14 +25,17 @@ function build(ir: FunctionIR, options: EmitOptions, runtime: typeof rt) {
 }
 
 /**
- * Compiles a kernel for the simulator; launches run the whole grid synchronously. The sanitizer's
+ * Compiles a kernel for the simulator; launches run the whole grid synchronously. Plain launches run the
+ * code whose left-out bounds checks assume things of the launch (bounds.ts) when the launch satisfies
+ * them, else a variant that keeps those checks; large ones run on worker threads. The sanitizer's
  * instrumented variant and the random schedule's all-generator variant are compiled at their first use.
  */
 export function compileSim(ir: FunctionIR): CompiledKernel {
   if (ir.kind !== "kernel") throw new Error(`compileSim: '${ir.name}' is a device function, not a kernel`);
-  const { code, staticSharedBytes, sites, run } = build(ir, {}, rt);
+  const plain = build(ir, {}, rt);
+  const { code, staticSharedBytes, sites, run } = plain;
   const parallel = new ParallelKernel(ir, { code, consts: ir.constArrays.map((c) => c.data), sites });
-  let sanitized: ReturnType<typeof build> | undefined, shuffled: KernelFn | undefined;
+  let checked: KernelFn | undefined, sanitized: ReturnType<typeof build> | undefined, shuffled: KernelFn | undefined;
   return {
     ir,
     code,
@@ -46,8 +50,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         cooperative: cooperative || ir.features.gridSync, out: [],
       };
       const checks = simChecks();
+      const assumed = launchSatisfies(plain.assumes, dims.grid, dims.block, args);
       // the sanitizer and the random schedule run in the calling thread; large plain launches on workers
-      if (!checks.tools && checks.seed === undefined) {
+      if (!checks.tools && checks.seed === undefined && assumed) {
         const runners = parallel.runners(dims, L.cooperative);
         if (runners > 1) return parallel.launch(dims, args, runners);
       }
@@ -57,10 +62,12 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
           sanitized ??= build(ir, { sanitize: true, generators: checks.seed !== undefined }, sanitizedRuntime);
           runSanitized(sanitized.run as unknown as SanitizedKernelFn, ir.name, sanitized.sites, ir.features.warp, L, args, checks);
         } else if (checks.seed !== undefined) {
-          shuffled ??= build(ir, { generators: true }, rt).run;
+          shuffled ??= build(ir, { generators: true, assumeLaunch: false }, rt).run;
           shuffled({ ...L, hooks: randomSchedule(checks.seed) }, args);
-        } else {
+        } else if (assumed) {
           run(L, args);
+        } else {
+          (checked ??= build(ir, { assumeLaunch: false }, rt).run)(L, args);
         }
       } finally {
         if (L.out.length > 0) process.stdout.write(L.out.join(""));

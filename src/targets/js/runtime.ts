@@ -253,6 +253,15 @@ export function oob(name: string, index: readonly (number | bigint)[], shape: re
   throw new LaunchError(`index out of bounds: ${name}[${index.join(", ")}] with shape [${shape.join(", ")}] in ${where(tx, ty, tz, bx, by, bz)} of kernel '${site.kernel}' ${at}\n${quote}`);
 }
 
+/**
+ * throws the error of a loop holding a barrier whose condition the threads of a block disagree on
+ * (`stays`: this thread's condition; the block's earlier threads saw the opposite)
+ */
+export function divergentLoop(site: AccessSite, stays: boolean, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never {
+  const { where: at, quote } = sourcePosition(site.source, site.line, site.column);
+  throw new LaunchError(`divergent barrier: ${where(tx, ty, tz, bx, by, bz)} ${stays ? "stays in" : "leaves"} the loop of kernel '${site.kernel}' ${at}, which holds a barrier, while the block's earlier threads ${stays ? "leave" : "stay"}; every thread of a block that has not returned must run the same iterations of a loop with cuda.syncthreads()\n${quote}`);
+}
+
 /** throws a failed `debug` assertion: its message (the line the GPU prints) as a LaunchError */
 export function assertFailed(fmt: string, args: PrintArg[]): never {
   throw new LaunchError(formatPrintf(fmt, args).replace(/\n$/, ""));
@@ -269,7 +278,7 @@ export const rt = {
   h2f, f2h, f16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
-  atomic, bindArray, scalarArg, oob, assertFailed, printf, runThreads, blockRange,
+  atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, printf, runThreads, blockRange,
   fma16, fma32, fma64, copysign, rint, selp, ftz32,
 };
 export type Runtime = typeof rt;
