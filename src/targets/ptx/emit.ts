@@ -547,6 +547,7 @@ class KernelEmitter {
     const { counter, copies } = opts;
     const home = counter && this.vars.get(counter.name);
     const iv = home?.k === "reg" && home.cls === "b32" ? { loop: id, reg: home, base: home, offset: 0, step: counter!.step } : null;
+    if (copies > 1 && !iv) throw new Error(`PTX target: unrolled loop '${s.label}' has no int32 counter register`);
     for (let copy = 0; copy < copies; copy++) {
       const ivCopy = iv && copy > 0 ? this.offsetCounter(counter!.name, iv, (copy * iv.step) / copies) : iv;
       if (ivCopy) this.inductionVars.push(ivCopy);
