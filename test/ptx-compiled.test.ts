@@ -202,14 +202,16 @@ test("counted loops carry k·stride addresses as pointers advanced at the latch;
     const text = emitPtx(compile(matmul, [layout, layout, layout])).text;
     const body = loopBody(text, 0);
     assert.doesNotMatch(body, /mul\.wide|mul\.lo\.s64|shl\.b64/, "no per-iteration address multiply");
-    assert.match(body, /\/\/ loop 0 latch\n(\tadd\.s64 %rd\d+, %rd\d+, (%rd\d+|4);\n){2}/, "both pointers advance after k++");
+    // loop 0 is the main loop of the ×4 unrolling (unroll.ts): k += 4, A's pointer advances 16 bytes
+    assert.match(body, /\/\/ loop 0 latch\n(\tadd\.s64 %rd\d+, %rd\d+, (%rd\d+|16);\n){2}/, "both pointers advance after k += 4");
     assemble(text);
   }
   // k <= n and k += 2 against a variable bound may wrap at INT_MAX: k·4 stays a multiply of the current k
+  // in the loop as written (loop 1, after the ×4 main loop, whose counter cannot wrap)
   for (const kernel of [
     (a: Float32Array, o: Float32Array, n: number) => { let s = float32(0); for (let k = 0; k <= n; k++) s += a[k]; o[0] = s; },
     (a: Float32Array, o: Float32Array, n: number) => { let s = float32(0); for (let k = 0; k < n; k += 2) s += a[k]; o[0] = s; },
-  ]) assert.match(loopBody(emitPtx(compile(kernel, [F32, F32, "int32"])).text, 0), /mul\.wide\.s32 %rd\d+, %r\d+, 4/);
+  ]) assert.match(loopBody(emitPtx(compile(kernel, [F32, F32, "int32"])).text, 1), /mul\.wide\.s32 %rd\d+, %r\d+, 4/);
   // a constant bound with room for the step, and a count-down loop, are reduced
   for (const kernel of [
     (a: Float32Array, o: Float32Array) => { let s = float32(0); for (let k = 0; k < 999; k += 3) s += a[k]; o[0] = s; },

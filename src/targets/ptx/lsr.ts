@@ -3,24 +3,32 @@
 // ptxas keeps `base + sext(k)·stride·size` as a multiply per iteration (and
 // per unrolled copy) when the stride is a register, as in `B[k][x]`; nvcc's
 // LLVM carries a pointer instead. The emitter records every address
-// `inv + sext(k)·stride·size` whose index is the induction variable of a
-// counted loop (k += step, tested against a bound before each iteration, so k
-// never wraps: see `countedInductionVar` in emit.ts); here, when `inv` and the
-// stride are loop-invariant registers, that address becomes a 64-bit pointer
-// set in the preheader and advanced by step·stride·size at the latch (right
-// after `k += step`), so it equals the original sum at every point of the body.
+// `inv + sext(k + offset)·stride·size` whose index is the induction variable of
+// a counted loop (k += step, tested against a bound before each iteration, so k
+// never wraps: see `countedInductionVar` in emit.ts; offset is nonzero in the
+// copies of a loop unrolled by unroll.ts, where k + offset cannot wrap either);
+// here, when `inv` and the stride are loop-invariant registers, that address
+// becomes a 64-bit pointer set in the preheader and advanced by
+// step·stride·size at the latch (right after `k += step`), plus the copy's
+// offset·stride·size, so it equals the original sum at every point of the body.
 
 import { defsOf, imm, isPure, regKey, usesOf, type Inst, type Line, type LoopMark, type Reg, type RegClass, type Scalar } from "./insts.js";
 
-/** `sum = inv + sext(iv)·stride·size`, inside loop `loop` whose counter `iv` advances by `step` at its latch */
+/** `sum = inv + sext(iv + offset)·stride·size`, inside loop `loop` whose counter `iv` advances by `step` at its latch */
 export interface InductionAddress {
   readonly loop: number;
   readonly iv: Reg;
+  readonly offset: number;
   readonly step: number;
   readonly inv: Reg;
   readonly stride: Scalar;
   readonly size: number;
   readonly sum: Reg;
+}
+
+/** `a` with its registers renamed (after merging common subexpressions, cse.ts) */
+export function renameAddress(a: InductionAddress, rename: (r: Reg) => Reg): InductionAddress {
+  return { ...a, iv: rename(a.iv), inv: rename(a.inv), sum: rename(a.sum), stride: a.stride.k === "reg" ? rename(a.stride) : a.stride };
 }
 
 const inst = (op: string, ...args: (Reg | Scalar)[]): Inst => ({ k: "inst", op, args, ndefs: 1 });
@@ -42,7 +50,10 @@ export function reduceInductionAddresses(lines: readonly Line[], addresses: read
       const latch = markIndex(out, a.loop, "latch");
       out = [...out.slice(0, begin), ...init, ...out.slice(begin, latch + 1), advance, ...out.slice(latch + 1)];
     }
-    out = out.map((l) => (l.k === "inst" && defsOf(l).some((d) => regKey(d) === regKey(a.sum)) ? inst("mov.b64", a.sum, pointer) : l));
+    const { preheader, sum } = offsetCode(a, pointer, newReg);
+    const at = markIndex(out, a.loop, "begin");
+    out = [...out.slice(0, at), ...preheader, ...out.slice(at)];
+    out = out.map((l) => (l.k === "inst" && defsOf(l).some((d) => regKey(d) === regKey(a.sum)) ? sum : l));
   }
   return removeDeadCode(out);
 }
@@ -67,6 +78,14 @@ function pointerCode(a: InductionAddress, pointer: Reg, newReg: (cls: RegClass) 
     ],
     advance: inst("add.s64", pointer, pointer, delta),
   };
+}
+
+/** `sum = pointer + offset·stride·size`, with what the preheader computes for it */
+function offsetCode(a: InductionAddress, pointer: Reg, newReg: (cls: RegClass) => Reg): { preheader: Inst[]; sum: Inst } {
+  if (a.offset === 0) return { preheader: [], sum: inst("mov.b64", a.sum, pointer) };
+  if (a.stride.k === "imm") return { preheader: [], sum: inst("add.s64", a.sum, pointer, imm(a.offset * Number(a.stride.text) * a.size)) };
+  const bytes = newReg("b64");
+  return { preheader: [inst("mul.wide.s32", bytes, a.stride, imm(a.offset * a.size))], sum: inst("add.s64", a.sum, pointer, bytes) };
 }
 
 function markIndex(lines: readonly Line[], id: number, edge: LoopMark["edge"]): number {
