@@ -19,6 +19,17 @@ const showExp = cuda.jit((v: number) => { console.log("device: %+.2e", v); }, { 
 
 export const LANGUAGE_CASES: KernelCase[] = [
   {
+    name: "x ** 2 of a float16 squares in float32, as x * x does (it rounded to float16)",
+    kernel: (h: Uint16Array, o: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i < h.length) o[i] = h[i] ** 2 - h[i] * h[i];
+    },
+    options: { signature: "void(float16[::1], float32[::1])" },
+    grid: 1, block: 32,
+    args: () => [Uint16Array.from([0x3c01, 0x4d2a, 0x1234, 0x7bff, 0x0001, 0xc555]), new Float32Array(6)],
+    check: ([, o]) => assert.deepEqual(Array.from(o as Float32Array), [0, 0, 0, 0, 0, 0]),
+  },
+  {
     name: "a float operand of a bitwise operator or shift is int32 first (truncated, saturated), whatever the other operand's type",
     kernel: (f: Float64Array, u: Uint32Array, b: BigInt64Array, o: Uint32Array, o64: BigInt64Array) => {
       const i = cuda.grid(1);
