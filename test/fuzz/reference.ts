@@ -54,8 +54,9 @@ function common(a: Val, b: Val): ScalarName {
 
 function literal(v: number): Val {
   if (Number.isInteger(v) && !Object.is(v, -0) && Math.abs(v) < 2 ** 63) {
-    const t = v >= -(2 ** 31) && v < 2 ** 31 ? "int32" : v >= 0 && v < 2 ** 32 ? "uint32" : "int64";
-    return { t, v: t === "int64" ? BigInt(v) : v, weak: "int" };
+    // only an int32 literal is weak: a larger one keeps its type (uint32, else int64) rather than wrap to the other operand's
+    if (v >= -(2 ** 31) && v < 2 ** 31) return { t: "int32", v, weak: "int" };
+    return v >= 0 && v < 2 ** 32 ? { t: "uint32", v } : { t: "int64", v: BigInt(v) };
   }
   return { t: "float64", v, weak: "float" };
 }
