@@ -55,7 +55,7 @@ function randomArray(dtype: ScalarName, n: number, seed: number): Host {
   return a;
 }
 
-function inputs(k: FuzzKernel): Host[] {
+export function inputs(k: FuzzKernel): Host[] {
   return k.params.map((p, j) => randomArray(p.dtype, length(p), k.seed * 31 + j));
 }
 
@@ -81,7 +81,7 @@ function element(dtype: ScalarName, a: Host, j: number): string {
 const floatKey = (x: number) => (Number.isNaN(x) ? "NaN" : Object.is(x, -0) ? "-0" : String(x));
 
 /** The reference's result as host storage of the same dtype. */
-function referenceRun(k: FuzzKernel, arrays: readonly Host[]): Host[] {
+export function referenceRun(k: FuzzKernel, arrays: readonly Host[]): Host[] {
   const state = new Map(k.params.map((p, j) => {
     const a = arrays[j]!;
     const data = Array.from({ length: length(p) }, (_, e) => {

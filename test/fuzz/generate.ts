@@ -27,9 +27,10 @@ const VAR_TYPES = ["int32", "uint32", "int64", "uint64", "float32", "float64"] a
 type VarType = (typeof VAR_TYPES)[number];
 const ARRAY_TYPES: readonly ScalarName[] = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64", "bool"];
 const CAST_TYPES: readonly ScalarName[] = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64"];
-const ACC_TYPES = ["int32", "uint32", "int64", "uint64"] as const;
+const ACC_TYPES = ["int32", "uint32", "int64", "uint64", "float32", "float64"] as const;
 /** Math functions of the device math library: compared sim vs PTX only (both run our own library). */
-const TRANSCENDENTAL = ["exp", "log", "sin", "cos", "tanh", "atan", "cbrt", "log1p", "expm1"];
+const TRANSCENDENTAL = ["exp", "log", "sin", "cos", "tanh", "atan", "cbrt", "log1p", "expm1", "pow", "atan2", "hypot"];
+const BINARY_MATH = new Set(["pow", "atan2", "hypot"]);
 
 export interface FuzzParam { readonly name: string; readonly dtype: ScalarName; readonly role: "in" | "out" | "acc" }
 
@@ -56,6 +57,8 @@ class Gen {
   transcendental = false;
   /** generating a device function's body: no thread index, arrays or block-level operations */
   private inDevice = false;
+  /** names of `const`s bound to a literal: named literals, weak as the literal is */
+  private readonly consts: string[] = [];
   private readonly ins: FuzzParam[];
   private readonly shared: { name: string; dtype: ScalarName } | undefined;
   /** the atomic operations of this kernel: ones that commute with each other, so the result is order-independent */
@@ -65,7 +68,8 @@ class Gen {
     this.r = rng(seed * 2654435761 + 12345);
     this.ins = params.filter((p) => p.role === "in");
     this.shared = shared ? { name: "sh", dtype: shared } : undefined;
-    this.atomics = this.pick([["add", "sub"], ["and"], ["or"], ["xor"], ["max"], ["min"]]);
+    const float = params.find((p) => p.role === "acc")!.dtype.startsWith("float");
+    this.atomics = float ? this.pick([["add", "sub"], ["max"], ["min"]]) : this.pick([["add", "sub"], ["and"], ["or"], ["xor"], ["max"], ["min"]]);
   }
 
   int(n: number): number { return Math.floor(this.r() * n); }
@@ -77,6 +81,8 @@ class Gen {
 
   /** A weak number literal (only ever next to a non-literal operand). */
   literal(): string {
+    if (this.consts.length && !this.inDevice && this.chance(0.2)) return this.pick(this.consts);
+    if (this.chance(0.05)) return this.pick(["Math.PI", "Math.E", "Math.SQRT1_2"]);
     const ints = [0, 1, 2, 3, 7, 31, 32, 33, 255, 256, 65535, 65536, 2147483647, -1, -2, -128, -32768, -2147483648, 12345, 1000003];
     const floats = [0.5, -0.5, 1.5, 2.25, -3.75, 0.1, 1e-3, 1e10, -1e10, 3e38, 1e-40, 0.3333333333333333, 2.5e9];
     const v = this.chance(0.6) ? this.pick(ints) : this.pick(floats);
@@ -131,13 +137,14 @@ class Gen {
     }
     if (k < 96 && this.allowTranscendental) {
       this.transcendental = true;
-      return `Math.${this.pick(TRANSCENDENTAL)}(${this.pick(["float32", "float64"])}(${this.expr(d, s)}))`;
+      const f = this.pick(TRANSCENDENTAL), t = this.pick(["float32", "float64"]);
+      return BINARY_MATH.has(f) ? `Math.${f}(${t}(${this.expr(d, s)}), ${t}(${this.expr(d, s)}))` : `Math.${f}(${t}(${this.expr(d, s)}))`;
     }
     return `(${this.expr(d, s)} ** 2)`;
   }
 
   math(d: number, s: Scope): string {
-    const f = this.pick(["min", "max", "abs", "floor", "ceil", "trunc", "round", "sqrt", "sign", "fround", "imul", "clz32", "fma", "min3"]);
+    const f = this.pick(["min", "max", "abs", "floor", "ceil", "trunc", "round", "sqrt", "sign", "fround", "imul", "clz32", "fma", "min3", "isNaN", "isFinite", "asIntN"]);
     const e = () => this.expr(d, s);
     const ft = () => this.pick(["float32", "float64"]);
     switch (f) {
@@ -145,6 +152,8 @@ class Gen {
       case "min3": return `Math.${this.pick(["min", "max"])}(${e()}, ${e()}, ${e()})`;
       case "imul": return `Math.imul(int32(${e()}), int32(${e()}))`;
       case "clz32": return `Math.clz32(uint32(${e()}))`;
+      case "isNaN": case "isFinite": return `Number.${f}(${e()})`;
+      case "asIntN": return `BigInt.${this.pick(["asIntN", "asUintN"])}(64, int64(${e()}))`;
       case "fma": { const t = ft(); return `cuda.fma(${t}(${e()}), ${t}(${e()}), ${t}(${e()}))`; }
       default: return `Math.${f}(${e()})`;
     }
@@ -167,6 +176,7 @@ class Gen {
   statement(depth: number, s: Scope, top: boolean, inLoop: boolean): string[] {
     const k = this.int(100);
     const vars = [...s.vars.entries()];
+    if (k < 3 && top && !this.inDevice) return [this.namedLiteral()];
     if (k < 20 || !vars.length) return [this.declare(s)];
     const deviceOk = k < 40 || (k >= 50 && k < 68 && depth > 0) || (k >= 68 && k < 71 && inLoop);
     if (this.inDevice && !deviceOk) return [this.declare(s)];
@@ -191,7 +201,9 @@ class Gen {
     if (k < 76) {
       const acc = this.params.find((p) => p.role === "acc")!;
       const op = this.pick(this.atomics);
-      return [`cuda.atomic.${op}(acc, ${this.index(2, s, ACC_LENGTH)}, ${acc.dtype}(${this.expr(2, s)}));`];
+      // float sums of small integers are exact, so their order does not matter
+      const value = acc.dtype.startsWith("float") && op !== "max" && op !== "min" ? `${acc.dtype}(int8(${this.expr(2, s)}))` : `${acc.dtype}(${this.expr(2, s)})`;
+      return [`cuda.atomic.${op}(acc, ${this.index(2, s, ACC_LENGTH)}, ${value});`];
     }
     if (k < 80) return this.localArray(s);
     if (k < 83 && this.devices.length < 2 && top) { this.device(); return []; }
@@ -204,6 +216,14 @@ class Gen {
   nested(depth: number, s: Scope, inLoop: boolean): string[] {
     const inner: Scope = { vars: new Map(s.vars), locals: new Map(s.locals) };
     return this.statements(depth - 1, inner, 1 + this.int(3), false, inLoop);
+  }
+
+  /** `const c = <literal>` at the top level, where it stays in scope for the rest of the kernel. */
+  namedLiteral(): string {
+    const c = this.fresh("c");
+    const line = `const ${c} = ${this.literal()};`;
+    this.consts.push(c);
+    return line;
   }
 
   declare(s: Scope): string {
@@ -260,9 +280,9 @@ class Gen {
       const lane = this.chance(0.6) ? String(this.int(40)) : `int32(${this.expr(1, s)})`;
       call = `cuda.${fn}(${full}, ${x}, ${lane})`; t = xt;
     } else if (k < 6) {
-      call = `cuda.${this.pick(["ballotSync", "allSync", "anySync"])}(${full}, ${this.cond(1, s)})`; t = "uint32";
+      call = `cuda.${this.pick(["ballotSync", "allSync", "anySync", "eqSync"])}(${full}, ${this.cond(1, s)})`; t = "uint32";
     } else if (k < 7 && ints.length) {
-      call = `cuda.${this.pick(["eqSync", "matchAnySync"])}(${full}, ${this.pick(ints)[0]})`; t = "uint32";
+      call = `cuda.matchAnySync(${full}, ${this.pick(ints)[0]})`; t = "uint32";
     } else {
       call = "cuda.activemask()"; t = "uint32";
     }

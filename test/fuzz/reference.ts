@@ -256,7 +256,8 @@ export class Reference {
       case "cuda.ballotSync": return u32(inWarp((k) => truthy(args[k]![1]!)));
       case "cuda.allSync": return { t: "bool", v: inWarp((k) => truthy(args[k]![1]!)) === 0xffffffff ? 1 : 0 };
       case "cuda.anySync": return { t: "bool", v: inWarp((k) => truthy(args[k]![1]!)) !== 0 ? 1 : 0 };
-      case "cuda.eqSync": return { t: "bool", v: inWarp((k) => args[k]![1]!.v === args[j]![1]!.v) === 0xffffffff ? 1 : 0 };
+      // a vote: whether every lane's predicate is the same (Numba's eq_sync, PTX vote.uni)
+      case "cuda.eqSync": return { t: "bool", v: [0, 0xffffffff].includes(inWarp((k) => truthy(args[k]![1]!))) ? 1 : 0 };
       case "cuda.matchAnySync": return u32(inWarp((k) => args[k]![1]!.v === args[j]![1]!.v));
       case "cuda.syncthreadsCount": return i32(args.filter((a) => truthy(a[0]!)).length);
       case "cuda.syncthreadsAnd": return i32(args.every((a) => truthy(a[0]!)) ? 1 : 0);
@@ -288,7 +289,8 @@ export class Reference {
             t.scopes.at(-1)!.set(d.id.name, { kind: "array", dtype, data: this.shared });
           } else {
             let v = this.expr(init, t);
-            if (v.weak) v = convert({ t: v.t, v: v.v }, v.t);
+            // a const bound to a literal is a named literal and stays weak; a let has the literal's own type
+            if (v.weak && !(st.kind === "const" && isLiteral(init))) v = convert({ t: v.t, v: v.v }, v.t);
             t.scopes.at(-1)!.set(d.id.name, { kind: "val", val: v });
           }
         }
@@ -378,6 +380,7 @@ export class Reference {
     const arr = this.arrays.get(e.arguments[0].name)!;
     const old = arr.data[idx]!;
     const v = convert(this.expr(e.arguments[2], t), arr.dtype);
+    if (isFloat(arr.dtype)) { arr.data[idx] = { t: arr.dtype, v: floatAtomic(op, arr.dtype, old.v as number, v.v as number) }; return; }
     const x = BigInt(old.v), y = BigInt(v.v);
     const r = op === "add" ? x + y : op === "sub" ? x - y : op === "and" ? x & y : op === "or" ? x | y : op === "xor" ? x ^ y : op === "max" ? (x > y ? x : y) : x < y ? x : y;
     arr.data[idx] = { t: arr.dtype, v: wrapInt(r, arr.dtype) };
@@ -400,6 +403,7 @@ export class Reference {
         const name = memberName(n);
         const special: Record<string, number> = { "cuda.threadIdx.x": t.tid, "cuda.blockIdx.x": t.block, "cuda.laneid": t.tid & 31, "cuda.blockDim.x": this.blockDim };
         if (name in special) return { t: "int32", v: special[name]! };
+        if (name.startsWith("Math.")) return { t: "float64", v: Math[name.slice(5) as "PI"], weak: "float" };
         const { data, index } = this.element(n, t);
         return data[index]!;
       }
@@ -485,6 +489,13 @@ export class Reference {
         return { t: ty, v: wrapInt(BigInt(x) > 0n ? 1n : BigInt(x) < 0n ? -1n : 0n, ty) };
       }
       case "Math.fround": return convert(args()[0]!, "float32");
+      case "Number.isNaN": case "Number.isFinite": {
+        const a = args()[0]!;
+        if (!isFloat(a.t) && a.weak !== "float") return { t: "bool", v: name === "Number.isNaN" ? 0 : 1 };
+        return { t: "bool", v: (name === "Number.isNaN" ? Number.isNaN : Number.isFinite)(a.v as number) ? 1 : 0 };
+      }
+      case "BigInt.asIntN": return convert(args()[1]!, "int64");
+      case "BigInt.asUintN": return convert(args()[1]!, "uint64");
       case "Math.imul": { const [a, b] = args(); return { t: "int32", v: Math.imul(Number(a!.v), Number(b!.v)) }; }
       case "Math.clz32": return { t: "int32", v: Math.clz32(Number(args()[0]!.v)) };
       case "cuda.fma": {
@@ -511,6 +522,19 @@ export class Reference {
     throw new Error("reference: device function without return");
   }
 }
+
+/**
+ * A float atomic on global memory: max/min leave the element as it is when either value is NaN;
+ * float32 add/sub flush subnormal inputs and results to zero (docs/language.md, atomics).
+ */
+function floatAtomic(op: string, t: ScalarName, o: number, v: number): number {
+  if (op === "max" || op === "min") return Number.isNaN(o) || Number.isNaN(v) ? o : (op === "max" ? Math.max : Math.min)(o, v);
+  if (t === "float64") return op === "add" ? o + v : o - v;
+  const ftz = (x: number) => (Math.abs(x) < 2 ** -126 ? x * 0 : x);
+  return ftz(Math.fround(op === "add" ? ftz(o) + ftz(v) : ftz(o) - ftz(v)));
+}
+
+const isLiteral = (n: Node): boolean => n.type === "Literal" || (n.type === "UnaryExpression" && n.operator === "-" && n.argument.type === "Literal") || (n.type === "MemberExpression" && memberName(n.object) === "Math");
 
 function unwrapCast(n: Node): Node {
   return n?.type === "CallExpression" && n.callee.type === "Identifier" && n.arguments.length === 1 ? n.arguments[0] : n;

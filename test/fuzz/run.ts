@@ -29,6 +29,7 @@ const started = Date.now();
 for (let seed = first; seed < first + count; seed++) {
   const k = generateKernel(seed);
   const d = await checkKernel(k, { ptxas: ptxas && seed % ptxasEvery === 0 });
+  if ((seed - first + 1) % 500 === 0) console.error(`fuzz: ${seed - first + 1} kernels, ${failures + (d ? 1 : 0)} disagreed`);
   if (!d) { clean++; longestClean = Math.max(longestClean, clean); continue; }
   failures++;
   clean = 0;
