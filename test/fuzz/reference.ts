@@ -18,6 +18,7 @@ import type { FuzzKernel } from "./generate.js";
 
 type Weak = "int" | "float";
 interface Val { readonly t: ScalarName; readonly v: number | bigint; readonly weak?: Weak }
+// acorn's ESTree nodes, read by their documented fields
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Node = any;
 
