@@ -46,6 +46,8 @@ export interface FuzzKernel {
   readonly fma: boolean;
   /** uses math library functions: compared between simulator and PTX only */
   readonly transcendental: boolean;
+  /** the atomic operations on `acc` (one commuting group) */
+  readonly atomics: readonly string[];
 }
 
 interface Scope { readonly vars: Map<string, VarType>; readonly locals: Map<string, { dtype: ScalarName; n: number }> }
@@ -62,7 +64,7 @@ class Gen {
   private readonly ins: FuzzParam[];
   private readonly shared: { name: string; dtype: ScalarName } | undefined;
   /** the atomic operations of this kernel: ones that commute with each other, so the result is order-independent */
-  private readonly atomics: readonly string[];
+  readonly atomics: readonly string[];
 
   constructor(seed: number, readonly params: FuzzParam[], readonly block: number, private readonly allowTranscendental: boolean, shared: ScalarName | undefined) {
     this.r = rng(seed * 2654435761 + 12345);
@@ -252,9 +254,10 @@ class Gen {
     const dtype = this.pick(ARRAY_TYPES.filter((t) => t !== "bool"));
     const n = this.pick([2, 4, 8]);
     const c = this.fresh("k");
+    // readable only once every element is written
+    const lines = [`const ${name} = cuda.local.array(${n}, ${dtype});`, `for (let ${c} = 0; ${c} < ${n}; ${c}++) ${name}[${c}] = ${this.expr(2, s)};`];
     s.locals.set(name, { dtype, n });
-    return [`const ${name} = cuda.local.array(${n}, ${dtype});`, `for (let ${c} = 0; ${c} < ${n}; ${c}++) ${name}[${c}] = ${this.expr(2, s)};`,
-      `${name}[${this.index(1, s, n)}] = ${this.expr(2, s)};`];
+    return [...lines, `${name}[${this.index(1, s, n)}] = ${this.expr(2, s)};`];
   }
 
   /** Each thread writes its slot, and after a barrier reads another thread's. */
@@ -332,6 +335,6 @@ export function generateKernel(seed: number): FuzzKernel {
   lines.push(...g.statements(3, s, 4 + Math.floor(r() * 8), true, false));
   for (const p of params.filter((q) => q.role === "out")) lines.push(`${p.name}[i] = ${g.expr(3, s)};`);
   const source = `(${params.map((p) => p.name).join(", ")}) => {\n  // seed ${seed}\n  ${lines.join("\n  ")}\n}`;
-  return { seed, source, devices: g.devices.map(({ name, source: src }) => ({ name, source: src })), params, block, fma: r() < 0.2, transcendental: g.transcendental };
+  return { seed, source, devices: g.devices.map(({ name, source: src }) => ({ name, source: src })), params, block, fma: r() < 0.2, transcendental: g.transcendental, atomics: g.atomics };
 }
 
