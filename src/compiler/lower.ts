@@ -1062,10 +1062,10 @@ export class Lowerer {
   /** `x ** y`: `x ** 2` is x * x (exact either way); otherwise Math.pow. */
   private power(n: Node, a: Typed, b: Typed): Typed {
     if (b.e.k === "const" && b.e.value === 2) {
+      // in the operand's float type (float16 computes as float32, as `x * x` does); integers in float64
       const t = floatTypeOf(a.weak ? weakDefault(a.weak) : (a.e.type as ScalarName));
-      const x = this.convert(a, isFloat(a.e.type as ScalarName) ? (a.e.type as ScalarName) : t, n.left);
-      const xt = x.type as ScalarName;
-      return { e: foldExpr({ k: "binary", op: "mul", type: xt, a: x, b: x, loc: locOf(n) }) };
+      const x = this.convert(a, t, n.left);
+      return { e: foldExpr({ k: "binary", op: "mul", type: t, a: x, b: x, loc: locOf(n) }) };
     }
     return this.callMath("pow", [a, b], n);
   }

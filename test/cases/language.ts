@@ -71,6 +71,47 @@ export const LANGUAGE_CASES: KernelCase[] = [
     },
   },
   {
+    name: "NaN is true as a condition, as any non-zero number is (C's rule, not JavaScript's)",
+    kernel: (x: Float64Array, o: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i >= x.length) return;
+      o[3 * i] = x[i] ? 1 : 0;
+      o[3 * i + 1] = !x[i] ? 1 : 0;
+      let b = 0;
+      if (x[i] && x[i]) b = 1;
+      o[3 * i + 2] = b;
+    },
+    grid: 1, block: 32,
+    args: () => [new Float64Array([NaN, 0, -0, 1]), new Int32Array(12)],
+    check: ([, o]) => assert.deepEqual(Array.from(o as Int32Array), [1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1]),
+  },
+  {
+    name: "an integer literal beyond int32 keeps its type next to an int32: 1e10 / x divides int64s, x + 3000000000 is uint32",
+    kernel: (a: Int32Array, o: Float64Array) => {
+      const i = cuda.grid(1);
+      if (i >= a.length) return;
+      o[2 * i] = 10000000000 / a[i];
+      o[2 * i + 1] = a[i] + 3000000000;
+    },
+    grid: 1, block: 32,
+    args: () => [new Int32Array([7, -3, 0, 2000000000]), new Float64Array(8)],
+    check: ([a, o]) => {
+      const expected = Array.from(a as Int32Array).flatMap((x) => [x === 0 ? 0 : Number(10000000000n / BigInt(x)), (x + 3000000000) >>> 0]);
+      assert.deepEqual(Array.from(o as Float64Array), expected);
+    },
+  },
+  {
+    name: "x ** 2 of a float16 squares in float32, as x * x does (it rounded to float16)",
+    kernel: (h: Uint16Array, o: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i < h.length) o[i] = h[i] ** 2 - h[i] * h[i];
+    },
+    options: { signature: "void(float16[::1], float32[::1])" },
+    grid: 1, block: 32,
+    args: () => [Uint16Array.from([0x3c01, 0x4d2a, 0x1234, 0x7bff, 0x0001, 0xc555]), new Float32Array(6)],
+    check: ([, o]) => assert.deepEqual(Array.from(o as Float32Array), [0, 0, 0, 0, 0, 0]),
+  },
+  {
     name: "a float operand of a bitwise operator or shift is int32 first (truncated, saturated), whatever the other operand's type",
     kernel: (f: Float64Array, u: Uint32Array, b: BigInt64Array, o: Uint32Array, o64: BigInt64Array) => {
       const i = cuda.grid(1);

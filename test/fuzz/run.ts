@@ -1,0 +1,42 @@
+// npm run fuzz [-- --seed S --count N --ptxas-every K --no-minimise]
+// Generates N kernels from seed S on, runs each on the simulator, as PTX on
+// ptxsim and on the reference evaluator, prints every disagreement (seed,
+// kernel, differing elements, and a minimised kernel) and exits 1 if any.
+
+import { parseArgs } from "node:util";
+import { hasPtxas } from "../helpers/ptxas.js";
+import { hasPtxsim } from "../helpers/ptxsim.js";
+import { checkKernel, minimise } from "./differential.js";
+import { generateKernel } from "./generate.js";
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: "string", default: "1" },
+    count: { type: "string", default: "1000" },
+    "ptxas-every": { type: "string", default: "20" },
+    "no-minimise": { type: "boolean", default: false },
+  },
+});
+const first = Number(values.seed), count = Number(values.count), ptxasEvery = Number(values["ptxas-every"]);
+if (!hasPtxsim()) {
+  console.error("fuzz: ptxsim (../shared/tools/ptxsim) not found: nothing to compare the simulator with");
+  process.exit(2);
+}
+const ptxas = ptxasEvery > 0 && hasPtxas();
+
+let failures = 0, clean = 0, longestClean = 0;
+const started = Date.now();
+for (let seed = first; seed < first + count; seed++) {
+  const k = generateKernel(seed);
+  const d = await checkKernel(k, { ptxas: ptxas && seed % ptxasEvery === 0 });
+  if ((seed - first + 1) % 500 === 0) console.error(`fuzz: ${seed - first + 1} kernels, ${failures + (d ? 1 : 0)} disagreed`);
+  if (!d) { clean++; longestClean = Math.max(longestClean, clean); continue; }
+  failures++;
+  clean = 0;
+  console.log(`\n=== seed ${seed}: ${d.kind}\n${d.details}\n--- kernel\n${k.source}`);
+  for (const dev of k.devices) console.log(`--- device function\n${dev.source}`);
+  if (!values["no-minimise"] && !d.kind.endsWith("error")) console.log(`--- minimised\n${await minimise(k, d.kind)}`);
+}
+const secs = ((Date.now() - started) / 1000).toFixed(1);
+console.log(`\nfuzz: ${count} kernels from seed ${first} in ${secs} s: ${failures} disagreed; longest clean run ${longestClean}`);
+process.exit(failures ? 1 : 0);
