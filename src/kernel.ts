@@ -3,7 +3,7 @@
 // launch configuration, moves host arrays in and out, and launches.
 
 import {
-  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, signatureToString, typeToString,
+  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
   typedScalarDType, convertScalar, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
   type DType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
@@ -27,10 +27,12 @@ export interface JitOptions {
   /** a device function: callable from kernels, may return a value (Numba's `device=True`) */
   readonly device?: boolean;
   /**
-   * eager compilation for these types: a Numba signature string (`"void(float32[:], int32)"`) or a list
-   * of dtypes / array types (`[float32.array(1), int32]`); the kernel then compiles once, at `cuda.jit`
+   * eager compilation for these types: a Numba signature string (`"void(float32[:], int32)"`), a list
+   * of dtypes / array types (`[float32.array(1), int32]`), or a list of signature strings (each compiled;
+   * a launch takes the first its arguments match exactly, else the first they convert to); the kernel
+   * then compiles at `cuda.jit`, and launches compile nothing
    */
-  readonly signature?: string | readonly (Type | DType<unknown>)[];
+  readonly signature?: string | readonly (Type | DType<unknown>)[] | readonly string[];
   /** values for free names: constants, device functions, host arrays (frozen into constant memory) */
   readonly env?: Readonly<Record<string, unknown>>;
   /** faster, approximate math: flush-to-zero, approximate division, square root and transcendentals (Numba's `fastmath`) */
@@ -89,13 +91,21 @@ function fits(have: Type, want: Type): boolean {
   return isScalarType(have) && isScalarType(want);
 }
 
-function signatureFromOption(sig: NonNullable<JitOptions["signature"]>): Signature {
-  if (typeof sig === "string") return parseSignature(sig);
-  return {
-    args: sig.map((t) => (typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
+/** The eager signatures an option gives: one string, one list of types, or a list of strings. */
+function signaturesFromOption(sig: NonNullable<JitOptions["signature"]>): Signature[] {
+  if (typeof sig === "string") return [parseSignature(sig)];
+  if (sig.length > 0 && sig.every((s) => typeof s === "string")) return (sig as readonly string[]).map((s) => parseSignature(s));
+  return [{
+    args: (sig as readonly (Type | DType<unknown>)[]).map((t) => (typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
     ret: "void",
-  };
+  }];
 }
+
+/** Whether arguments of `types` match `sig` exactly: scalars of its types (as host values type), arrays that fit. */
+const matchesExactly = (types: readonly Type[], sig: Signature) =>
+  types.length === sig.args.length && types.every((t, i) => (isArrayType(t) ? fits(t, sig.args[i]!) : sameType(t, sig.args[i]!)));
+const matchesConverted = (types: readonly Type[], sig: Signature) =>
+  types.length === sig.args.length && types.every((t, i) => fits(t, sig.args[i]!));
 
 // ---------------------------------------------------------------------------
 // launch configuration
@@ -232,7 +242,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   /** the options given to `cuda.jit` */
   declare readonly options: JitOptions;
   declare private readonly specialisations: Map<string, Specialisation>;
-  declare private readonly eager: Signature | undefined;
+  /** the eager signatures (`options.signature`), if any */
+  declare private readonly eager: readonly Signature[] | undefined;
   declare private last: Specialisation | undefined;
   /** the last specialisation's launch on the back end it last ran on: what configured launchers try first */
   declare private readonly fastPath: FastPath;
@@ -246,12 +257,15 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
     checkedName(options.name, "kernel");
     rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
-    const eager = options.signature === undefined ? undefined : signatureFromOption(options.signature);
-    if (eager && eager.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(eager)}`);
+    const eager = options.signature === undefined ? undefined : signaturesFromOption(options.signature);
+    for (const sig of eager ?? []) {
+      if (sig.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(sig)}`);
+      if (sig.args.length !== eager![0]!.args.length) throw new TypeError(`the signatures of one kernel take one number of arguments; ${signatureToString(eager![0]!)} and ${signatureToString(sig)} differ`);
+    }
     // the object constructed is a function (see the class comment): its state is set on it, not on `this`
     const self = uncallableKernel(new.target.prototype) as this;
     Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined } });
-    if (eager) self.specialise(eager.args);
+    for (const sig of eager ?? []) self.specialise(sig.args);
     return self;
   }
 
@@ -272,7 +286,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher<F> {
     const dims: LaunchDims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
     const general = (...args: readonly unknown[]) => this.launch(dims, args, stream);
-    return launcherOfArity(this.eager?.args.length ?? this.fn.length)(this.fastPath, dims, stream, general) as Launcher<F>;
+    return launcherOfArity(this.eager?.[0]!.args.length ?? this.fn.length)(this.fastPath, dims, stream, general) as Launcher<F>;
   }
 
   /** A launcher for a 1-d launch covering `n` threads with an occupancy-chosen block size (Numba's `kernel.forall(n)`). */
@@ -330,13 +344,13 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   private argumentTypes(args: readonly unknown[]): readonly Type[] {
     const types = args.map(typeOfArgument);
     if (!this.eager) return types;
-    const want = this.eager.args;
-    if (types.length !== want.length || !types.every((t, i) => fits(t, want[i]!))) {
-      throw new LaunchError(`'${this.name}' was compiled for ${signatureToString(this.eager)} and cannot take (${types.map(typeToString).join(", ")})`);
+    const sig = this.eager.find((s) => matchesExactly(types, s)) ?? this.eager.find((s) => matchesConverted(types, s));
+    if (!sig) {
+      throw new LaunchError(`'${this.name}' was compiled for ${this.eager.map(signatureToString).join("; ")} and cannot take (${types.map(typeToString).join(", ")})`);
     }
     // the signature's own types: an eager kernel compiles nothing at launch (a C-contiguous array
     // is accepted for `float32[:]`, whose code takes any layout)
-    return want;
+    return sig.args;
   }
 
   private specialise(argTypes: readonly Type[]): Specialisation {
@@ -373,7 +387,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       const have = typeOfArgument(v, 0) as ArrayType;
       return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout;
     }
-    if (this.eager) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
+    // one eager signature takes any scalar (converted); with several, a scalar picks its signature by type
+    if (this.eager?.length === 1) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
     switch (t) {
       case "int32": return typeof v === "number" && (v | 0) === v && !Object.is(v, -0);
       case "float64": return typeof v === "number" && !((v | 0) === v && !Object.is(v, -0));

@@ -98,6 +98,27 @@ test("an eager int64/uint64 parameter takes any integral JS number it can hold (
   }
 });
 
+test("several eager signatures: each compiled at cuda.jit; a launch takes the first its arguments match exactly, else the first they convert to", () => {
+  const scaleBy = cuda.jit((a: Float32Array | Float64Array, s: number) => {
+    const i = cuda.grid(1);
+    if (i < a.length) a[i] = a[i]! * s;
+  }, { signature: ["void(float32[::1], float32)", "void(float64[::1], float64)"] });
+  assert.equal(scaleBy.signatures.length, 2);
+  const f = new Float32Array([1, 2]), d = new Float64Array([1, 2]);
+  scaleBy.configure(1, 2)(f, 1.5);
+  scaleBy.configure(1, 2)(d, 1.1);
+  scaleBy.configure(1, 2)(f, 0.1);
+  assert.deepEqual(Array.from(f), [Math.fround(1.5 * Math.fround(0.1)), Math.fround(3 * Math.fround(0.1))]);
+  assert.deepEqual(Array.from(d), [1.1, 2.2]);
+  assert.throws(() => scaleBy.configure(1, 2)(new Int32Array(2) as never, 2), (e: unknown) =>
+    e instanceof LaunchError && /compiled for .*float32.*; .*float64.* and cannot take/.test(e.message));
+  const half = cuda.jit((o: Float64Array, x: number) => { o[0] = x / 2; }, { signature: ["void(float64[:], int32)", "void(float64[:], float64)"] });
+  const o = new Float64Array(1);
+  const results = [3, 3.5, 5].map((x) => { half.configure(1, 1)(o, x); return o[0]; });
+  assert.deepEqual(results, [1.5, 1.75, 2.5], "an integral number takes the int32 signature, a fractional one the float64");
+  assert.throws(() => cuda.jit((a: Float32Array) => { a[0] = 1; }, { signature: ["void(float32[:])", "void(float32[:], int32)"] }), /one number of arguments/);
+});
+
 test("signature lists of dtype objects work too", () => {
   const k = cuda.jit((a: Float64Array, x: number) => { a[0] = x; }, { signature: [float64.array(1, "C"), float32] });
   const a = new Float64Array(1);
