@@ -13,9 +13,9 @@ import { parseSignature, float16Bits, float16FromBits } from "../src/dtypes.js";
 import { emitKernel, type EmittedKernel } from "../src/targets/js/index.js";
 import { emitPtx } from "../src/targets/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
+import { TPB, tiledMatmul as tiledMatmulKernel } from "./helpers/kernels.js";
 import { randomInts, runCase, type HostArg, type KernelCase } from "./helpers/crosscheck.js";
 
-const TPB = 16;
 
 /** what the simulator emits for case c */
 function emitted(c: KernelCase, args: readonly HostArg[] = c.args()): EmittedKernel {
@@ -58,23 +58,7 @@ function hostMatmul(A: Float32Array, B: Float32Array, n: number): Float32Array {
 const TILED_N = 40; // not a multiple of the tile: the guards matter
 const tiledMatmul: KernelCase = {
   name: "tiled matmul as phases",
-  kernel: (A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>) => {
-    const sA = cuda.shared.array([TPB, TPB], float32);
-    const sB = cuda.shared.array([TPB, TPB], float32);
-    const [x, y] = cuda.grid(2);
-    const tx = cuda.threadIdx.x, ty = cuda.threadIdx.y;
-    let tmp = float32(0);
-    for (let i = 0; i < cuda.gridDim.x; i++) {
-      sA[ty][tx] = 0;
-      sB[ty][tx] = 0;
-      if (y < A.shape[0] && tx + i * TPB < A.shape[1]) sA[ty][tx] = A[y][tx + i * TPB];
-      if (x < B.shape[1] && ty + i * TPB < B.shape[0]) sB[ty][tx] = B[ty + i * TPB][x];
-      cuda.syncthreads();
-      for (let j = 0; j < TPB; j++) tmp += sA[ty][j] * sB[j][tx];
-      cuda.syncthreads();
-    }
-    if (y < C.shape[0] && x < C.shape[1]) C[y][x] = tmp;
-  },
+  kernel: tiledMatmulKernel,
   options: { env: { TPB } },
   grid: [3, 3], block: [TPB, TPB],
   args: () => [ndarray(pattern(TILED_N ** 2, 7), [TILED_N, TILED_N]), ndarray(pattern(TILED_N ** 2, 5), [TILED_N, TILED_N]),

@@ -6,7 +6,7 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { cuda, float32, ndarray, type KernelArray2 } from "../src/index.js";
+import { cuda, float32, ndarray } from "../src/index.js";
 import { LaunchError } from "../src/errors.js";
 import { DTYPE_INFO, type ScalarName } from "../src/dtypes.js";
 import type { AtomicOp } from "../src/compiler/ir.js";
@@ -14,6 +14,7 @@ import { atomic } from "../src/targets/js/runtime.js";
 import { sharedAtomic } from "../src/targets/js/shared-atomics.js";
 import { simWorkersReady, simWorkerStats, simWorkerTuning } from "../src/runtime/sim-workers.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
+import { TPB, tiledMatmul } from "./helpers/kernels.js";
 
 process.env.NUMBATS_TARGET = "sim";
 const savedTuning = { ...simWorkerTuning };
@@ -82,24 +83,7 @@ test("vector add on device arrays: 2 workers give the bits of 1, in the device a
   assemble(vadd);
 });
 
-const TPB = 16;
-const matmul = cuda.jit((A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>) => {
-  const sA = cuda.shared.array([TPB, TPB], float32);
-  const sB = cuda.shared.array([TPB, TPB], float32);
-  const [x, y] = cuda.grid(2);
-  const tx = cuda.threadIdx.x, ty = cuda.threadIdx.y;
-  let tmp = float32(0);
-  for (let i = 0; i < cuda.gridDim.x; i++) {
-    sA[ty][tx] = 0;
-    sB[ty][tx] = 0;
-    if (y < A.shape[0] && tx + i * TPB < A.shape[1]) sA[ty][tx] = A[y][tx + i * TPB];
-    if (x < B.shape[1] && ty + i * TPB < B.shape[0]) sB[ty][tx] = B[ty + i * TPB][x];
-    cuda.syncthreads();
-    for (let j = 0; j < TPB; j++) tmp += sA[ty][j] * sB[j][tx];
-    cuda.syncthreads();
-  }
-  if (y < C.shape[0] && x < C.shape[1]) C[y][x] = tmp;
-}, { env: { TPB } });
+const matmul = cuda.jit(tiledMatmul, { env: { TPB } });
 
 test("tiled matmul (shared memory, syncthreads) from host ndarrays: 2 workers give the bits of 1", () => {
   const n = 80, blocks = Math.ceil(n / TPB);

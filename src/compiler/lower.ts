@@ -401,9 +401,7 @@ export class Lowerer {
     const items = tuple.e.type.items;
     const elements = d.id.elements as (Node | null)[];
     if (elements.length > items.length) this.fail(d.id, `destructuring ${elements.length} names from a tuple of ${items.length}`);
-    const tmp = this.freshName("tuple");
-    this.emit({ k: "let", name: tmp, type: tuple.e.type, init: tuple.e, loc: locOf(d) });
-    const tv: Expr = { k: "var", type: tuple.e.type, name: tmp };
+    const tv = this.temporary("tuple", tuple.e, d);
     elements.forEach((el, i) => {
       if (!el) return;
       if (el.type !== "Identifier") this.unsupported(el, "unsupported in kernels: nested destructuring");
