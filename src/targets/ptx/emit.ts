@@ -489,19 +489,32 @@ class KernelEmitter {
     return j;
   }
 
+  /**
+   * An if with an else whose test is an equality (or a disjunction of them: a stencil's edge test) lays
+   * out the else arm first, as LLVM's branch weights do for nvcc: the equal case is the rare one, and with
+   * it placed last ptxas issues the common arm's loads without waiting on the rare arm's predicated store.
+   */
   private ifStmt(cond: Expr, then: readonly Stmt[], els: readonly Stmt[]): void {
     const p = this.pred(cond);
     this.addressesBeforeIf(then, els);
     const end = this.newLabel();
-    const elseLabel = els.length ? this.newLabel() : end;
-    this.bra(elseLabel, { reg: p, neg: true });
-    this.pushScope(); this.stmts(then); this.popScope();
-    if (els.length) {
+    if (!els.length) {
+      this.bra(end, { reg: p, neg: true });
+      this.arm(then);
+    } else {
+      const rareThen = isEqualityTest(cond);
+      const second = this.newLabel();
+      this.bra(second, { reg: p, neg: !rareThen });
+      this.arm(rareThen ? els : then);
       this.bra(end);
-      this.place(elseLabel);
-      this.pushScope(); this.stmts(els); this.popScope();
+      this.place(second);
+      this.arm(rareThen ? then : els);
     }
     this.place(end);
+  }
+
+  private arm(body: readonly Stmt[]): void {
+    this.pushScope(); this.stmts(body); this.popScope();
   }
 
   /**
@@ -1772,4 +1785,10 @@ function assignedVars(body: readonly Stmt[]): Set<string> {
   const out = new Set<string>();
   walkStmts(body, (s) => { if (s.k === "assign" || s.k === "let") out.add(s.name); });
   return out;
+}
+
+/** `a === b`, or `||` of such tests. */
+function isEqualityTest(e: Expr): boolean {
+  if (e.k === "compare") return e.op === "eq";
+  return e.k === "logical" && e.op === "or" && isEqualityTest(e.a) && isEqualityTest(e.b);
 }
