@@ -12,7 +12,8 @@ import {
 } from "./runtime/devicearray.js";
 import { currentTargetInfo, forgetBackend, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
-import { createXoroshiro128pStates as createStates, RANDOM_DEVICE_FUNCTIONS } from "./random.js";
+import { createXoroshiro128pStates as createStates } from "./random.js";
+import { RANDOM_DEVICE_FUNCTIONS } from "./mathlib/random.js";
 import { reduce } from "./reduce.js";
 import { guvectorize, vectorize } from "./vectorize.js";
 

@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   boxMullerFloat32, boxMullerFloat64, createXoroshiro128pStates, initXoroshiro128pStates, splitmix64,
-  uint64ToUnitFloat32, uint64ToUnitFloat64, xoroshiro128pJump, xoroshiro128pNext, xoroshiro128pNextAt,
-  xoroshiro128pNormalFloat32, xoroshiro128pNormalFloat64, xoroshiro128pUniformFloat32, xoroshiro128pUniformFloat64,
-  type Xoroshiro128pState,
+  uint64ToUnitFloat32, uint64ToUnitFloat64, xoroshiro128pJump, xoroshiro128pNext, type Xoroshiro128pState,
 } from "../src/random.js";
+import {
+  xoroshiro128pNextAt, xoroshiro128pNormalFloat32, xoroshiro128pNormalFloat64, xoroshiro128pUniformFloat32, xoroshiro128pUniformFloat64,
+} from "../src/mathlib/random.js";
 import { createSimBackend } from "../src/runtime/sim-backend.js";
 
 // Published SplitMix64 vector (Rosetta Code "Pseudo-random numbers/Splitmix64", seed 1234567):

@@ -13,7 +13,7 @@ import { lowerAssert, lowerLog } from "./console.js";
 import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
 import { MATH_LIBRARY, MATH_HELPERS } from "../mathlib/index.js";
-import { RANDOM_DEVICE_FUNCTIONS } from "../random.js";
+import { RANDOM_DEVICE_FUNCTIONS } from "../mathlib/random.js";
 
 type Member = Value | ((L: Lowerer, n: Node) => Value);
 
