@@ -3,7 +3,7 @@
 // (ties to even), checked by comparing exact distances to its neighbours.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../src/targets/js/fp.js";
+import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../src/fp.js";
 import { float16Bits, float16FromBits } from "../src/dtypes.js";
 
 type Fmt = "f16" | "f32" | "f64";

@@ -5,7 +5,7 @@
 // `__f32frombits`) nodes, so these bodies only run when the library runs as
 // plain JavaScript (tests, host fallbacks).
 
-import { fma32 } from "../targets/js/fp.js";
+import { fma32 } from "../fp.js";
 
 const view = new DataView(new ArrayBuffer(8));
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { cuda, float32, float64, int32, int64, uint32, uint64 } from "../../src/index.js";
 import { initXoroshiro128pStates } from "../../src/random.js";
 import { xoroshiro128pUniformFloat32, xoroshiro128pNormalFloat64 } from "../../src/mathlib/random.js";
-import { fma32 } from "../../src/targets/js/fp.js";
+import { fma32 } from "../../src/fp.js";
 import { randomFloats, randomInts, type KernelCase } from "../helpers/crosscheck.js";
 
 const f32 = Math.fround;

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { cuda, float16, float32, int16, int32, int64, ndarray } from "../../src/index.js";
 import { float16Bits, float16FromBits } from "../../src/dtypes.js";
-import { fma32 } from "../../src/targets/js/fp.js";
+import { fma32 } from "../../src/fp.js";
 import { randomFloats, randomInts, rng, type KernelCase } from "../helpers/crosscheck.js";
 
 const f32 = Math.fround;

@@ -12,7 +12,7 @@ import type { LaunchCtx } from "./sim.js";
 import { ParallelKernel } from "../../runtime/sim-workers.js";
 
 export { emitKernel, needsGenerators, type EmittedKernel, type KernelShape } from "./emit.js";
-export { fma16, fma32, fma64 } from "./fp.js";
+export { fma16, fma32, fma64 } from "../../fp.js";
 export { formatPrintf } from "./printf.js";
 
 type KernelFn = (L: LaunchCtx, args: readonly KernelArg[]) => void;

@@ -10,7 +10,7 @@
 // with round-half-even, as glibc does.
 
 import { parseFormat, type Conversion, type FormatPiece } from "../../compiler/format.js";
-import { decompose } from "./fp.js";
+import { decompose } from "../../fp.js";
 
 export type PrintArg = number | bigint | boolean | string;
 

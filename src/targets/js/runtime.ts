@@ -7,7 +7,7 @@ import type { ArrayArg, KernelArg } from "../../runtime/backend.js";
 import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../../dtypes.js";
 import { LaunchError, locateSource, sourcePosition } from "../../errors.js";
 import type { AtomicOp } from "../../compiler/ir.js";
-import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "./fp.js";
+import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../../fp.js";
 import { formatPrintf, type PrintArg } from "./printf.js";
 import { blockRange, runThreads } from "./sim.js";
 

@@ -1,4 +1,4 @@
-// Exact floating-point helpers for the simulator.
+// Exact floating-point helpers (a numeric leaf: the simulator, its runtime and the math library use them).
 //
 // fma with a single rounding, as the GPU's fma.rn does. JavaScript only has
 // double arithmetic, so:
@@ -12,7 +12,7 @@
 //    proof's no-overflow/no-underflow conditions may fail, an exact BigInt
 //    computation decides.
 
-import { float16Bits, float16FromBits } from "../../dtypes.js";
+import { float16Bits, float16FromBits } from "./dtypes.js";
 
 // little-endian word views of one double: W[0] low 32 bits, W[1] high 32 bits
 const F = new Float64Array(1);
