@@ -1,0 +1,78 @@
+// Imports run one way. The source is in layers, lowest first:
+//   leaf      dtypes.ts, errors.ts, fp.ts (numeric helpers)
+//   mathlib   the device math library and random draws, written in the kernel language
+//   compiler  source → typed IR → passes
+//   targets   IR → PTX, IR → the simulator's JavaScript
+//   runtime   devices, memory, streams, launching (the driver through koffi; the simulator)
+//   host      the public API: cuda.ts, kernel.ts, reduce, ufuncs, the command line, distributed
+// A module may import from its own layer and the layers below it. The edges that still break the rule
+// are listed below, each with what will remove it; the test fails on any other, and on a listed edge
+// that no longer exists (so the list only shrinks).
+
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const SRC = fileURLToPath(new URL("../src", import.meta.url));
+
+const LAYERS = ["leaf", "mathlib", "compiler", "targets", "runtime", "host"] as const;
+type Layer = (typeof LAYERS)[number];
+
+function layerOf(file: string): Layer {
+  if (["dtypes.ts", "errors.ts", "fp.ts"].includes(file)) return "leaf";
+  const top = file.split("/")[0]!;
+  return (LAYERS as readonly string[]).includes(top) ? (top as Layer) : "host";
+}
+
+/** Upward edges not yet removed, and what removes each. */
+const KNOWN_UPWARD: Record<string, string> = {
+  "mathlib/index.ts -> compiler/source.ts": "the compiler registers the library's source itself",
+  "mathlib/random.ts -> compiler/source.ts": "the compiler registers the library's source itself",
+  "targets/js/index.ts -> runtime/backend.ts": "the launch ABI types move to a leaf module",
+  "targets/js/bounds.ts -> runtime/backend.ts": "the launch ABI types move to a leaf module",
+  "targets/js/runtime.ts -> runtime/backend.ts": "the launch ABI types move to a leaf module",
+  "targets/js/sanitize.ts -> runtime/backend.ts": "the launch ABI types move to a leaf module",
+  "targets/js/index.ts -> runtime/sim-workers.ts": "the simulator's launcher moves to the runtime, which runs the target's artifact",
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []);
+}
+
+/** Relative module specifiers of every import and re-export, type-only ones included. */
+function importsOf(text: string): string[] {
+  return [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/gms)].map((m) => m[1]!);
+}
+
+function upwardEdges(): string[] {
+  const edges: string[] = [];
+  for (const path of sourceFiles(SRC)) {
+    const file = relative(SRC, path);
+    for (const spec of importsOf(readFileSync(path, "utf8"))) {
+      const target = normalize(join(dirname(file), spec)).replace(/\.js$/, ".ts");
+      if (LAYERS.indexOf(layerOf(target)) > LAYERS.indexOf(layerOf(file))) edges.push(`${file} -> ${target}`);
+    }
+  }
+  return edges.sort();
+}
+
+test("layers: every import points to the module's own layer or below, but for the listed edges", () => {
+  const edges = upwardEdges();
+  const unexpected = edges.filter((e) => !(e in KNOWN_UPWARD));
+  assert.deepEqual(unexpected, [], `imports that point up a layer (${LAYERS.join(" < ")}):\n${unexpected.join("\n")}`);
+  const gone = Object.keys(KNOWN_UPWARD).filter((e) => !edges.includes(e));
+  assert.deepEqual(gone, [], "edges that no longer exist: remove them from KNOWN_UPWARD");
+});
+
+test("layers: the classification sees every kind of import", () => {
+  // a sample of real edges, so a regex that matched nothing could not pass the test above
+  const text = `import { a } from "../x.js";\nimport type {\n  B,\n} from "./y.js";\nexport { c } from "../../z.js";\n`;
+  assert.deepEqual(importsOf(text), ["../x.js", "./y.js", "../../z.js"]);
+  assert.equal(layerOf("compiler/lower.ts"), "compiler");
+  assert.equal(layerOf("fp.ts"), "leaf");
+  assert.equal(layerOf("kernel.ts"), "host");
+  assert.equal(layerOf("distributed/communicator.ts"), "host");
+});
