@@ -12,8 +12,14 @@ import { foldExpr } from "./passes/fold.js";
 import { lowerAssert, lowerLog } from "./console.js";
 import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
-import { MATH_LIBRARY, MATH_HELPERS } from "../mathlib/index.js";
+import { MATH_LIBRARY, MATH_HELPERS, MODULES as MATH_MODULES } from "../mathlib/index.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "../mathlib/random.js";
+import { rememberFunctions } from "./source.js";
+
+// Errors and line info in the library's device functions point at the library's files.
+for (const mod of [...Object.values(MATH_MODULES), RANDOM_DEVICE_FUNCTIONS]) {
+  rememberFunctions((Object.values(mod) as unknown[]).filter((v): v is Function => typeof v === "function"));
+}
 
 type Member = Value | ((L: Lowerer, n: Node) => Value);
 

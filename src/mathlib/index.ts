@@ -31,7 +31,6 @@ import * as misc32 from "./misc32.js";
 import * as pow from "./pow.js";
 import * as trig from "./trig.js";
 import * as trig32 from "./trig32.js";
-import { rememberFunctions } from "../compiler/source.js";
 
 export type MathEnv = Record<string, ArrayBufferView | number>;
 
@@ -41,11 +40,8 @@ export interface MathEntry {
   readonly env?: MathEnv;
 }
 
-// Errors and line info in the library's functions point at the library's files.
-const MODULES = { atrig, atrig32, dd, exp, exp32, f32, hyper, log, log32, misc, misc32, pow, trig, trig32 };
-for (const mod of Object.values(MODULES)) {
-  rememberFunctions((Object.values(mod) as unknown[]).filter((v): v is Function => typeof v === "function"));
-}
+/** The library's modules, whose functions the compiler registers so that errors point into these files. */
+export const MODULES = { atrig, atrig32, dd, exp, exp32, f32, hyper, log, log32, misc, misc32, pow, trig, trig32 };
 
 const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI };
 

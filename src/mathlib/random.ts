@@ -6,7 +6,6 @@
 // These are written in the kernel language and compile as device functions;
 // they also run as plain JS on a BigUint64Array (stores into it wrap to 64
 // bits; BigInt.asUintN wraps the sum).
-import { rememberFunctions } from "../compiler/source.js";
 import { float64 } from "../dtypes.js";
 
 // Only literals and calls between these functions: module-level constants are
@@ -58,5 +57,3 @@ export const RANDOM_DEVICE_FUNCTIONS = {
   xoroshiro128pNormalFloat64,
 } as const;
 
-// errors and line info in these functions point at this file
-rememberFunctions(Object.values(RANDOM_DEVICE_FUNCTIONS));
