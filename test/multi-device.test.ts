@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
 import { scaleAdd } from "./fixtures/multi-device/kernels.js";
 
@@ -29,20 +30,38 @@ test("the kernels these tests run assemble with ptxas", () => {
   for (const { arch, computeCapability } of PTXAS_TARGETS) ptxasCheck(scaleAdd.inspectAsm(undefined, { computeCapability }), arch);
 });
 
-test("NUMBATS_SIM_DEVICES=2: two devices, each with its memory; copies and launches across them", () => {
-  const r = runFixture("devices", simEnv({ NUMBATS_SIM_DEVICES: "2" }));
+const fakecuda = join(root, "..", "shared", "tools", "fakecuda", "register.mjs");
+const noEmulator = existsSync(fakecuda) && spawnSync("gcc", ["--version"], { stdio: "ignore" }).status === 0 ? false
+  : "the emulated GPU (fakecuda in the repository's shared tools, built with gcc) is not present";
+
+/** The devices fixture's report against its host reference; `allocated` checks the bytes device 1's array took. */
+function checkDevices(r: Record<string, unknown>, deviceName: (id: number) => string, allocated: (bytes: number) => boolean): void {
   const n = 64;
   const a = scaled(Array.from({ length: n }, (_, i) => i / 4), 2);
   assert.deepEqual(r.gpus, [0, 1]);
-  assert.equal(r.device1UsedBytes, n * 4);
+  assert.ok(allocated(r.device1UsedBytes as number), `device 1 counts its array: ${r.device1UsedBytes}`);
   assert.equal(r.device0UsedBytes, 0, "device 0 does not count device 1's arrays");
   assert.equal(r.aDevice, 1);
   assert.equal(r.current, 0);
   assert.deepEqual(r.b, a);
   assert.deepEqual(r.every2, a.filter((_, i) => i % 2 === 0));
   assert.equal(r.launchIsLaunchError, true);
-  assert.match(String(r.launch), /'a'\) is in the memory of device 1 \(numbats simulator\), but the kernel launches on device 0 \(numbats simulator\)/);
+  const esc = (s: string) => s.replace(/[()#]/g, "\\$&");
+  assert.match(String(r.launch), new RegExp(`'a'\\) is in the memory of device 1 ${esc(`(${deviceName(1)})`)}, but the kernel launches on device 0 ${esc(`(${deviceName(0)})`)}`));
+}
+
+test("NUMBATS_SIM_DEVICES=2: two devices, each with its memory; copies and launches across them", () => {
+  const r = runFixture("devices", simEnv({ NUMBATS_SIM_DEVICES: "2" }));
+  checkDevices(r, () => "numbats simulator", (bytes) => bytes === 64 * 4);
   assert.match(String(r.select2), /no simulated device 2: the simulator has 2/);
+});
+
+test("the cuda target on two emulated GPUs: the same program, copies staged through pinned memory", { skip: noEmulator }, () => {
+  const { NUMBATS_ENABLE_CUDASIM: _c, ...base } = process.env;
+  const env = { ...base, NUMBATS_TARGET: "cuda", FAKECUDA_DEVICES: "2", NODE_OPTIONS: `${base.NODE_OPTIONS ?? ""} --import=${fakecuda}`.trim() };
+  const r = runFixture("devices", env);
+  checkDevices(r, (id) => `NVIDIA H100 80GB HBM3 (fakecuda) #${id}`, (bytes) => bytes >= 64 * 4);
+  assert.match(String(r.select2), /no CUDA device 2: found 2/);
 });
 
 test("one simulated device by default; NUMBATS_SIM_DEVICES must be a count", () => {
