@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NcclError } from "../src/errors.js";
 import { openNccl } from "../src/runtime/cuda/nccl.js";
-import type { ScalarName } from "../src/dtypes.js";
 import type { ReduceOp } from "../src/distributed/communicator.js";
-import { inputOf, REDUCED_DTYPES, REDUCE_OPS } from "./fixtures/nccl/data.js";
+import { RANK_ELEMENTS as n, REDUCED_DTYPES, REDUCE_OPS } from "./fixtures/nccl/data.js";
+import { checkRankResults } from "./helpers/nccl-reference.js";
 
 const root = new URL("..", import.meta.url).pathname;
 const fakecuda = join(root, "..", "shared", "tools", "fakecuda", "register.mjs");
@@ -70,27 +70,6 @@ test("a failing NCCL call is an NcclError naming the call and ncclGetErrorString
 // ---------------------------------------------------------------------------------------------
 // ranks as processes on the emulated GPU
 
-type Typed = ReturnType<typeof inputOf>;
-
-/** The elementwise reduction of `inputs` in rank order, wrapping as the dtype does. */
-function reduced(dtype: ScalarName, op: ReduceOp, inputs: readonly Typed[]): string[] {
-  const out = new (inputs[0]!.constructor as new (n: number) => Typed)(inputs[0]!.length);
-  const big = typeof inputs[0]![0] === "bigint";
-  const f32 = dtype === "float32";
-  for (let i = 0; i < out.length; i++) {
-    const cell = (v: number | bigint) => { (out as unknown as (number | bigint)[])[i] = v; return out[i]!; };
-    let acc = inputs[0]![i]!;
-    for (const a of inputs.slice(1)) {
-      const v = a[i]!;
-      acc = cell(op === "prod" ? (acc as number) * (v as number) : op === "max" ? (v > acc ? v : acc) : op === "min" ? (v < acc ? v : acc) : (acc as number) + (v as number));
-    }
-    const n = inputs.length;
-    if (op === "avg") acc = cell(big ? (acc as bigint) / BigInt(n) : dtype.startsWith("float") ? (f32 ? Math.fround((acc as number) / n) : (acc as number) / n) : Math.trunc((acc as number) / n));
-    cell(acc);
-  }
-  return Array.from(out, String);
-}
-
 interface RankRun { readonly out: Record<string, string[]>; readonly log: string }
 
 async function runRanks(worldSize: number): Promise<RankRun[]> {
@@ -114,46 +93,27 @@ async function runRanks(worldSize: number): Promise<RankRun[]> {
   }));
 }
 
-const n = 6;
 const NCCL_TYPE: Record<string, number> = { int8: 0, uint8: 1, int32: 2, uint32: 3, int64: 4, uint64: 5, float32: 7, float64: 8 };
 const NCCL_OP: Record<ReduceOp, number> = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 };
 
 for (const worldSize of [1, 2, 3]) {
   test(`${worldSize} rank(s): every collective against a host reference, with NCCL's enum values`, { skip: noRanks, timeout: 240_000 }, async () => {
     const runs = await runRanks(worldSize);
-    const ranks = Array.from({ length: worldSize }, (_, r) => r);
-    const inputs = (dtype: ScalarName, size = n) => ranks.map((r) => inputOf(dtype, r, size));
-    const strings = (a: Typed) => Array.from(a, String);
     runs.forEach(({ out, log }, rank) => {
+      checkRankResults(out, rank, worldSize);
       for (const dtype of REDUCED_DTYPES) {
-        for (const op of REDUCE_OPS) {
-          assert.deepEqual(out[`allReduce ${dtype} ${op}`], reduced(dtype, op, inputs(dtype)), `rank ${rank}: allReduce ${dtype} ${op}`);
-          assert.match(log, new RegExp(`^ncclAllReduce rank=${rank} count=${n} datatype=${NCCL_TYPE[dtype]} op=${NCCL_OP[op]} `, "m"));
-        }
+        for (const op of REDUCE_OPS) assert.match(log, new RegExp(`^ncclAllReduce rank=${rank} count=${n} datatype=${NCCL_TYPE[dtype]} op=${NCCL_OP[op]} `, "m"));
       }
-      assert.deepEqual(out.broadcast, strings(inputOf("float64", worldSize - 1, n)));
       assert.match(log, new RegExp(`^ncclBroadcast rank=${rank} count=${n} datatype=8 op=0 root=${worldSize - 1} `, "m"));
-      if (rank === 0) assert.deepEqual(out.reduce, reduced("int32", "max", inputs("int32")));
       assert.match(log, new RegExp(`^ncclReduce rank=${rank} count=${n} datatype=2 op=2 root=0 `, "m"));
-      assert.deepEqual(out.allGather, ranks.flatMap((r) => strings(inputOf("float32", r, n))));
       assert.match(log, new RegExp(`^ncclAllGather rank=${rank} count=${n} datatype=7 `, "m"));
-      const mySlice = inputs("int64", n * worldSize).map((a) => a.slice(rank * n, (rank + 1) * n));
-      assert.deepEqual(out.reduceScatter, reduced("int64", "sum", mySlice));
       assert.match(log, new RegExp(`^ncclReduceScatter rank=${rank} count=${n} datatype=4 op=0 `, "m"));
-      assert.deepEqual(out.ring, strings(inputOf("int16", (rank + worldSize - 1) % worldSize, n)));
       // int16 moves as 2 × n bytes of ncclUint8, inside one group
       assert.match(log, new RegExp(`^ncclGroupStart\nncclSend rank=${rank} count=${2 * n} datatype=1 peer=${(rank + 1) % worldSize} .* grouped=1\nncclRecv rank=${rank} count=${2 * n} datatype=1 peer=${(rank + worldSize - 1) % worldSize} .* grouped=1\nncclGroupEnd$`, "m"));
       assert.match(log, new RegExp(`^ncclCommDestroy rank=${rank}$`, "m"));
       // the refused calls never reached NCCL, and the stand-in found nothing wrong with the others
       assert.equal(log.match(/^ncclAllReduce /gm)?.length, REDUCED_DTYPES.length * REDUCE_OPS.length);
       assert.doesNotMatch(log, /INVALID/);
-      const refused = out.refused!;
-      assert.match(refused[0]!, /^LaunchError: ncclAllReduce: recv has 7 elements; it must have as many elements as send \(6\)$/);
-      assert.match(refused[1]!, /^LaunchError: ncclAllReduce: send holds float64, recv float32; both must hold one dtype$/);
-      assert.match(refused[2]!, new RegExp(`^LaunchError: ncclAllGather: recv has ${6 * worldSize + 1} elements; it must have ${worldSize} × 6 elements \\(worldSize × send.s\\)$`));
-      assert.match(refused[3]!, /^LaunchError: ncclAllReduce: NCCL cannot reduce int16 /);
-      assert.match(refused[4]!, new RegExp(`^LaunchError: ncclBroadcast: root ${worldSize} is not a rank \\(0…${worldSize - 1}\\)$`));
-      assert.match(refused[5]!, /^LaunchError: ncclSend: buffer must be C-contiguous/);
     });
   });
 }
