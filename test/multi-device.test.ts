@@ -103,3 +103,13 @@ test("openIpcArray refuses what is not a handle, and a handle whose owner freed 
   assert.match(said(`numbats-ipc:${Buffer.from(JSON.stringify(gone)).toString("base64url")}`),
     /cannot open the shared device memory \/dev\/shm\/numbats-ipc-gone: .*the exporting process must keep the array alive/);
 });
+
+test("the simulator's shared file goes when its owner exits without freeing the array", () => {
+  const script = `import { cuda } from "./src/index.ts"; console.log(cuda.toDevice(new Float32Array(8)).ipcHandle());`;
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, env: simEnv(), encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  const handle = r.stdout.trim();
+  const file = JSON.parse(Buffer.from(handle.slice("numbats-ipc:".length), "base64url").toString()).memory.handle as string;
+  assert.match(file, /numbats-ipc-\d+-[0-9a-f]+$/);
+  assert.equal(existsSync(file), false);
+});

@@ -2,7 +2,7 @@
 // and all work runs synchronously, so streams and events are always complete.
 // Kernels are compiled to JS by the JS target.
 
-import { closeSync, existsSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { availableParallelism, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -71,6 +71,18 @@ function copyBytes(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcO
 
 /** buffers with an IPC file in this process; launches look at their arguments only when there are some */
 let sharedBuffers = 0;
+/** the files this process made: removed at exit when their arrays were never freed */
+const ownedFiles = new Set<string>();
+let removeAtExit = false;
+
+function own(path: string): void {
+  ownedFiles.add(path);
+  if (removeAtExit) return;
+  removeAtExit = true;
+  process.on("exit", () => {
+    for (const f of ownedFiles) rmSync(f, { force: true });
+  });
+}
 
 function ipcDirectory(): string {
   return existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
@@ -90,6 +102,7 @@ function exportShared(b: SimBuffer): IpcMemory {
   if (!b.ipc) {
     const path = join(ipcDirectory(), `numbats-ipc-${process.pid}-${randomBytes(6).toString("hex")}`);
     b.ipc = { path, fd: openSync(path, "w+", 0o600), owner: true };
+    own(path);
     sharedBuffers++;
     storeShared(b);
   }
@@ -114,11 +127,14 @@ function openShared(memory: IpcMemory): SimBuffer {
   return b;
 }
 
-/** Ends this process's share: the owner also removes the file (openers that still read it get an error). */
+/** Ends this process's share; the owner also removes the file (an opener still open keeps a copy nobody else sees). */
 function unshare(b: SimBuffer): void {
   if (!b.ipc) return;
   closeSync(b.ipc.fd);
-  if (b.ipc.owner) unlinkSync(b.ipc.path);
+  if (b.ipc.owner) {
+    rmSync(b.ipc.path, { force: true });
+    ownedFiles.delete(b.ipc.path);
+  }
   b.ipc = undefined;
   sharedBuffers--;
 }
