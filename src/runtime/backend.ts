@@ -166,6 +166,8 @@ export interface DeviceInfo {
 export interface Backend {
   readonly name: TargetName;
   readonly device: DeviceInfo;
+  /** makes the device's context current on the calling thread, for libraries that use the current one (GPUs) */
+  activate?(): void;
 
   alloc(bytes: number): DeviceBuffer;
   /** page-locked host memory (mapped: also addressable by kernels) */

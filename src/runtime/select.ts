@@ -167,9 +167,11 @@ export function selectDevice(id: number): Backend {
       ? `no simulated device ${id}: the simulator has ${n} (ids 0…${n - 1}); NUMBATS_SIM_DEVICES=N gives N`
       : `no CUDA device ${id}: found ${n} (ids 0…${n - 1})`);
   }
-  if (sel.backend.device.id === id) return sel.backend;
-  const backend = deviceBackend(id);
-  current = { backend, info: { ...sel.info, device: backend.device, reason: `${sel.info.reason.replace(/; selected device \d+$/, "")}; selected device ${id}` } };
+  const backend = sel.backend.device.id === id ? sel.backend : deviceBackend(id);
+  backend.activate?.();
+  if (backend !== sel.backend) {
+    current = { backend, info: { ...sel.info, device: backend.device, reason: `${sel.info.reason.replace(/; selected device \d+$/, "")}; selected device ${id}` } };
+  }
   return backend;
 }
 
