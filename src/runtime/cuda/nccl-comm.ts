@@ -123,14 +123,15 @@ class NcclCommunicator implements Communicator {
    * where `scaled` (allGather's recv, reduceScatter's send), else as many.
    */
   private pair(call: string, small: DeviceArray, large: DeviceArray, scaled: boolean, reduces: boolean): [Operand, Operand] {
-    const factor = scaled ? this.worldSize : 1;
-    const names = call === "ncclReduceScatter" ? ["recv", "send"] : ["send", "recv"];
+    const names = call === "ncclReduceScatter" ? ["recv", "send"] as const : ["send", "recv"] as const;
+    const operands: [Operand, Operand] = [this.operand(call, names[0], small, reduces), this.operand(call, names[1], large, reduces)];
     if (small.dtype !== large.dtype) throw new LaunchError(`${call}: ${names[0]} holds ${small.dtype}, ${names[1]} ${large.dtype}; both must hold one dtype`);
+    const factor = scaled ? this.worldSize : 1;
     if (large.size !== small.size * factor) {
       const want = !scaled ? `as many elements as ${names[0]} (${small.size})` : `${factor} × ${small.size} elements (worldSize × ${names[0]}'s)`;
       throw new LaunchError(`${call}: ${names[1]} has ${large.size} elements; it must have ${want}`);
     }
-    return [this.operand(call, names[0]!, small, reduces), this.operand(call, names[1]!, large, reduces)];
+    return operands;
   }
 
   /** The array as NCCL takes it; data that is only moved may be of a dtype NCCL lacks (sent as bytes). */
