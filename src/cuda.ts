@@ -7,7 +7,7 @@ import { makeDeviceFunction } from "./device-functions.js";
 import { Kernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
-  DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, pinnedArray, toDevice,
+  DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, openIpcArray, pinnedArray, toDevice,
   type HostArray, type Shape, type StreamLike,
 } from "./runtime/devicearray.js";
 import { currentTargetInfo, forgetBackend, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
@@ -361,6 +361,11 @@ export const cuda = {
   pinnedArray: <const S extends Shape, D extends DTypeLike>(shape: S, dtype: D) => pinnedArray(shape, dtype),
   /** Page-locked host memory that kernels can also read and write directly (Numba's `cuda.mapped_array`). */
   mappedArray: <const S extends Shape, D extends DTypeLike>(shape: S, dtype: D) => mappedArray(shape, dtype),
+  /**
+   * An array over the memory another process on this machine shared with `d.ipcHandle()` (Numba's
+   * `cuda.open_ipc_array`); `free()` closes it. The exporting process must keep its array alive meanwhile.
+   */
+  openIpcArray,
   /** Runs `fn` with frees postponed until it returns or its promise settles (Numba's `cuda.defer_cleanup()`). */
   deferCleanup,
 
@@ -381,12 +386,14 @@ export const cuda = {
   isAvailable: (): boolean => currentTargetInfo().target === "cuda",
   /** Prints the devices, or the simulator and why no GPU is used; returns whether a GPU is usable (Numba's `cuda.detect()`). */
   detect,
-  /** the GPUs, or on the simulator its one simulated device (as Numba's simulator lists one fake GPU) */
+  /** the GPUs, or on the simulator its simulated devices (one, or NUMBATS_SIM_DEVICES of them) */
   get gpus(): readonly DeviceInfo[] {
-    const info = currentTargetInfo();
-    return info.target === "sim" ? [info.device] : info.devices;
+    return currentTargetInfo().devices;
   },
-  /** Makes GPU `id` the current device for what follows, and returns it (Numba's `cuda.select_device(id)`). */
+  /**
+   * Makes device `id` this process's current device for what follows, and returns it (Numba's
+   * `cuda.select_device(id)`): new arrays, streams and launches use it.
+   */
   selectDevice: (id: number): DeviceInfo => selectBackendDevice(id).device,
   /** The device kernels run on now (Numba's `cuda.get_current_device()`). */
   getCurrentDevice: (): DeviceInfo => getBackend().device,

@@ -204,3 +204,20 @@ export class CudaError extends Error {
   }
 }
 named(CudaError, "CudaError");
+
+/**
+ * A failed NCCL call (collectives between GPUs): the call, NCCL's result code and its text as
+ * ncclGetErrorString gives it. A missing NCCL library is one too (call "dlopen(libnccl)", code -1),
+ * naming every place it was looked for.
+ */
+export class NcclError extends Error {
+  /** the NCCL call that failed, e.g. "ncclAllReduce" */
+  declare readonly call: string;
+  /** the ncclResult_t code (-1: the library could not be loaded) */
+  declare readonly code: number;
+  constructor(call: string, code: number, errorText: string, detail = "") {
+    super(`${call} failed: ${errorText}${code >= 0 ? ` (ncclResult_t ${code})` : ""}${detail ? `\n${detail}` : ""}`);
+    defineHidden(this, { call, code });
+  }
+}
+named(NcclError, "NcclError");

@@ -676,9 +676,7 @@ class ArgumentSlots {
         continue;
       }
       const name = spec.ir.params[i]!.name;
-      if (v instanceof DeviceArray && v.backend !== backend) {
-        throw new LaunchError(`argument ${i + 1} ('${name}') is a device array of another target (${v.backend.name}); the kernel runs on ${backend.name}`);
-      }
+      if (v instanceof DeviceArray && v.backend !== backend) throw new LaunchError(foreignArray(i, name, v.backend, backend));
       checkIndexable(v as DeviceArray | TypedArray | NDArrayLike, i, name);
       this.arrays[i] = null; // until the record below is made
       args[i] = v instanceof DeviceArray
@@ -687,6 +685,15 @@ class ArgumentSlots {
       if (v instanceof DeviceArray) this.arrays[i] = v;
     }
   }
+}
+
+/** Why argument `i`, a device array of `array`'s memory, cannot be passed to a launch on `launch`. */
+function foreignArray(i: number, name: string, array: Backend, launch: Backend): string {
+  const which = `argument ${i + 1} ('${name}')`;
+  if (array.name !== launch.name) return `${which} is a device array of another target (${array.name}); the kernel runs on ${launch.name}`;
+  const on = (d: Backend["device"]) => `device ${d.id} (${d.name})`;
+  return `${which} is in the memory of ${on(array.device)}, but the kernel launches on ${on(launch.device)}, the current device: `
+    + `copy the array there (dst.copyFrom(src)) or call cuda.selectDevice(${array.device.id}) before the launch`;
 }
 
 /** Whether another argument lives in `host`'s memory (the same array twice, or views of one buffer). */

@@ -21,6 +21,16 @@ export interface SimBuffer {
   readonly byteOffset: number;
   readonly byteLength: number;
   freed: boolean;
+  /** the file the bytes are shared through with other processes, once exported or opened (IPC) */
+  ipc?: SimIpcFile;
+}
+
+/** The simulator's shared device memory: a file every sharing process reads and writes at launches and copies. */
+export interface SimIpcFile {
+  readonly path: string;
+  readonly fd: number;
+  /** the exporting process (which removes the file when it frees the memory) */
+  readonly owner: boolean;
 }
 
 export interface CudaBuffer {
@@ -33,7 +43,16 @@ export interface CudaBuffer {
   readonly generation: number;
   /** host memory for pinned/mapped buffers (else undefined) */
   readonly host?: ArrayBuffer;
+  /** memory of another process opened through IPC: free() closes it (cuIpcCloseMemHandle) */
+  readonly opened?: boolean;
   freed: boolean;
+}
+
+/** Exported device memory: what a handle string carries about the allocation. */
+export interface IpcMemory {
+  /** the back end's own handle: CUDA's 64-byte cuIpcMemHandle (base64), or the simulator's shared file */
+  readonly handle: string;
+  readonly byteLength: number;
 }
 
 /** Launch geometry, already validated and padded to 3-d. */
@@ -147,6 +166,8 @@ export interface DeviceInfo {
 export interface Backend {
   readonly name: TargetName;
   readonly device: DeviceInfo;
+  /** makes the device's context current on the calling thread, for libraries that use the current one (GPUs) */
+  activate?(): void;
 
   alloc(bytes: number): DeviceBuffer;
   /** page-locked host memory (mapped: also addressable by kernels) */
@@ -157,6 +178,16 @@ export interface Backend {
   copyToDevice(buf: DeviceBuffer, byteOffset: number, src: ArrayBufferView, stream?: BackendStream): void;
   copyToHost(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream?: BackendStream): void;
   copyDeviceToDevice(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number, stream?: BackendStream): void;
+  /**
+   * Copies `bytes` of `src`, memory of another device of this target (`srcBackend`'s), into `dst` on
+   * this device, ordered on `stream` (this device's).
+   */
+  copyFromPeer(dst: DeviceBuffer, dstOffset: number, srcBackend: Backend, src: DeviceBuffer, srcOffset: number, bytes: number, stream?: BackendStream): void;
+
+  /** A handle to a device allocation that another process on this machine can open (ipcOpen). */
+  ipcExport(buf: DeviceBuffer): IpcMemory;
+  /** Another process's exported memory, opened in this process; free() closes it (the exporter frees it). */
+  ipcOpen(memory: IpcMemory): DeviceBuffer;
 
   compile(ir: FunctionIR): CompiledKernel;
 

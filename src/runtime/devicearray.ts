@@ -10,12 +10,12 @@ import {
   DTYPE_INFO, dtypeOfTypedArray, resolveDType, type DTypeLike, type DTypeNameOf, type DTypeOfTypedArray, type HostStorageOf,
   type ScalarName, type StorageOf, type TypedArray,
 } from "../dtypes.js";
-import type { ArrayArg, Backend, BackendStream, DeviceBuffer } from "./backend.js";
+import type { ArrayArg, Backend, BackendStream, DeviceBuffer, DeviceInfo } from "./backend.js";
 import {
   NDArray, checkShape, cStrides, forEachStrided, isCContiguous, isTypedArray, product,
   type NDArrayLike,
 } from "./ndarray.js";
-import { getBackend } from "./select.js";
+import { deviceBackend, getBackend } from "./select.js";
 import { sanitizes } from "../targets/js/sanitize.js";
 import { Stream, streamHandle } from "./streams.js";
 
@@ -175,11 +175,21 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     return new DeviceArray(memory, true, d, dims, cStrides(dims), 0);
   }
 
+  /** An array owning `buffer` (freed, or for memory of another process closed, with the array). @internal */
+  static adopt(backend: Backend, buffer: DeviceBuffer, dtype: ScalarName, shape: readonly number[], elementStrides: readonly number[], byteOffset: number): DeviceArray {
+    const memory: Memory = { backend, buffer, released: false };
+    collector.register(memory, { backend, buffer }, memory);
+    return new DeviceArray(memory, true, dtype, shape, elementStrides, byteOffset);
+  }
+
   /** A C-contiguous array over memory someone else owns (never freed by numbats). @internal */
   static over(backend: Backend, buffer: DeviceBuffer, shape: Shape, dtype: unknown, byteOffset = 0): DeviceArray {
     const dims = shapeList(shape);
     return new DeviceArray({ backend, buffer, released: false }, false, resolveDType(dtype), dims, cStrides(dims), byteOffset);
   }
+
+  /** the device whose memory holds the array */
+  get device(): DeviceInfo { return this.backend.device; }
 
   /** bytes per element */
   get itemsize(): number { return DTYPE_INFO[this.dtype].size; }
@@ -274,23 +284,52 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   /** Copies a host array (same shape, or a flat TypedArray of `size` elements) or a device array into this one. */
   copyToDevice(source: HostArrayOf<D> | DeviceArray<D>, stream?: StreamLike): void {
     this.check();
+    if (source instanceof DeviceArray) return this.copyFrom(source, stream);
     const s = streamHandle(stream);
-    if (source instanceof DeviceArray) {
-      source.check();
-      checkStorage(this.dtype, source.dtype);
-      if (!sameShape(source.shape, this.shape)) throw new RangeError(`copy from shape [${source.shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
-      if (source.isCContiguous() && this.isCContiguous()) {
-        this.backend.copyDeviceToDevice(this.buffer, this.byteOffset, source.buffer, source.byteOffset, this.nbytes, s);
-        return;
-      }
-      this.copyToDevice(source.copyToHost(), stream);
-      return;
-    }
     checkStorage(this.dtype, hostDType(source));
     const shape = hostShape(source);
     const fits = isTypedArray(source) ? source.length === this.size : sameShape(shape, this.shape);
     if (!fits) throw new RangeError(`cannot copy a host array of shape [${shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
     this.writeFrom(contiguousHost(source), s);
+  }
+
+  /**
+   * Copies a device array of the same shape and dtype into this one, ordered on `stream` (of this
+   * array's device). From another device it goes peer to peer where the two GPUs allow it, else
+   * through host memory.
+   */
+  copyFrom(source: DeviceArray<D>, stream?: StreamLike): void {
+    this.check();
+    source.check();
+    checkStorage(this.dtype, source.dtype);
+    if (!sameShape(source.shape, this.shape)) throw new RangeError(`copy from shape [${source.shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
+    if (source.backend.name !== this.backend.name) {
+      throw new TypeError(`cannot copy a ${source.backend.name} device array into a ${this.backend.name} one: they belong to different targets`);
+    }
+    if (source.isCContiguous() && this.isCContiguous()) {
+      const s = streamHandle(stream);
+      if (source.backend === this.backend) {
+        this.backend.copyDeviceToDevice(this.buffer, this.byteOffset, source.buffer, source.byteOffset, this.nbytes, s);
+      } else {
+        this.backend.copyFromPeer(this.buffer, this.byteOffset, source.backend, source.buffer, source.byteOffset, this.nbytes, s);
+      }
+      return;
+    }
+    // strided views: through the host, as C-ordered elements
+    this.copyToDevice(source.copyToHost() as HostArrayOf<D>, stream);
+  }
+
+  /**
+   * A handle (a string, to send to another process on this machine) that `cuda.openIpcArray` turns into
+   * an array over this array's memory. This array must stay alive (not freed) while others use it.
+   */
+  ipcHandle(): string {
+    this.check();
+    const handle: IpcHandle = {
+      target: this.backend.name, device: this.device.id, dtype: this.dtype, shape: this.shape, strides: this.elementStrides,
+      offset: this.byteOffset, memory: this.backend.ipcExport(this.buffer),
+    };
+    return IPC_PREFIX + Buffer.from(JSON.stringify(handle)).toString("base64url");
   }
 
   // -------------------------------------------------------------------------
@@ -441,6 +480,47 @@ export function deviceArray<const S extends Shape, T extends DTypeLike>(shape: S
 export function deviceArrayLike<A extends HostArray | DeviceArray>(array: A, backend: Backend = getBackend()): DeviceArrayLike<A> {
   if (array instanceof DeviceArray) return DeviceArray.allocate(backend, array.shape, array.dtype) as DeviceArrayLike<A>;
   return DeviceArray.allocate(backend, hostShape(array as HostArray), hostDType(array as HostArray)) as DeviceArrayLike<A>;
+}
+
+// ---------------------------------------------------------------------------
+// IPC: arrays shared between processes
+
+const IPC_PREFIX = "numbats-ipc:";
+
+/** What an IPC handle string carries: the memory and the view of it. */
+interface IpcHandle {
+  readonly target: string;
+  readonly device: number;
+  readonly dtype: ScalarName;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  readonly offset: number;
+  readonly memory: { readonly handle: string; readonly byteLength: number };
+}
+
+function parseIpcHandle(handle: string): IpcHandle {
+  const bad = (why: string) => new TypeError(`not an IPC handle made by DeviceArray.ipcHandle(): ${why}`);
+  if (typeof handle !== "string" || !handle.startsWith(IPC_PREFIX)) throw bad(`it does not start with "${IPC_PREFIX}"`);
+  let h: IpcHandle;
+  try {
+    h = JSON.parse(Buffer.from(handle.slice(IPC_PREFIX.length), "base64url").toString("utf8")) as IpcHandle;
+  } catch {
+    throw bad("its contents do not decode");
+  }
+  if (!h || typeof h.memory?.handle !== "string" || !Array.isArray(h.shape) || !(h.dtype in DTYPE_INFO)) throw bad("fields are missing");
+  return h;
+}
+
+/**
+ * The array another process shared with `ipcHandle()`, over the same memory, on the device it is on.
+ * `free()` (or garbage collection) closes it here; the exporting process keeps the memory.
+ */
+export function openIpcArray(handle: string): DeviceArray {
+  const h = parseIpcHandle(handle);
+  const target = getBackend().name;
+  if (h.target !== target) throw new TypeError(`the IPC handle is for the ${h.target} target; this process runs kernels on ${target}`);
+  const backend = deviceBackend(h.device);
+  return DeviceArray.adopt(backend, backend.ipcOpen(h.memory), h.dtype, h.shape, h.strides, h.offset);
 }
 
 /** Page-locked host memory behind a host array made by pinnedArray/mappedArray. */

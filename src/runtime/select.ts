@@ -6,7 +6,7 @@
 import { CudaError } from "../errors.js";
 import type { Backend, DeviceInfo, TargetName } from "./backend.js";
 import { probeCuda, type CudaProbe } from "./cuda/detect.js";
-import { createSimBackend } from "./sim-backend.js";
+import { createSimBackend, simDevice } from "./sim-backend.js";
 import { createCudaBackend } from "./cuda/backend.js";
 import { simChecks } from "../targets/js/sanitize.js";
 
@@ -22,7 +22,7 @@ export interface TargetInfo {
   /** why this target was chosen (or why the GPU is not used) */
   readonly reason: string;
   readonly device: DeviceInfo;
-  /** the GPUs found (empty on the simulator) */
+  /** the GPUs found, or the simulated devices (NUMBATS_SIM_DEVICES, default 1) */
   readonly devices: readonly DeviceInfo[];
   /** CUDA driver version as the driver reports it (12040 = 12.4), when a driver was found */
   readonly driverVersion?: number;
@@ -49,16 +49,33 @@ export function requestedTarget(env: NodeJS.ProcessEnv = process.env): { request
 export interface SelectDeps {
   probe(): CudaProbe;
   createCuda?: CreateCuda;
-  createSim(): Backend;
+  /** the back end of simulated device `id` (0 when omitted) */
+  createSim(id?: number): Backend;
   warn(line: string): void;
 }
 
-/** Picks the back end for `request`. Pure apart from `deps`. */
+/** How many devices the simulator has: NUMBATS_SIM_DEVICES (default 1). */
+export function simDeviceCount(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.NUMBATS_SIM_DEVICES?.trim();
+  if (!raw) return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) {
+    throw new RangeError(`NUMBATS_SIM_DEVICES=${env.NUMBATS_SIM_DEVICES} is not a device count: use a whole number from 1 to 1024`);
+  }
+  return n;
+}
+
+/** The simulated devices: device 0's back end made now, the others on selectDevice. */
+function simSelection(deps: SelectDeps, fields: Omit<TargetInfo, "target" | "device" | "devices">): Selection {
+  const backend = deps.createSim(0);
+  const devices = Array.from({ length: simDeviceCount() }, (_, i) => (i === 0 ? backend.device : simDevice(i)));
+  return { backend, info: { target: "sim", ...fields, device: backend.device, devices } };
+}
+
+/** Picks the back end for `request`. Pure apart from `deps` (and NUMBATS_SIM_DEVICES). */
 export function selectTarget(request: TargetRequest, by: string, deps: SelectDeps): Selection {
-  const sim = (reason: string, found: { driverVersion?: number } = {}): Selection => {
-    const backend = deps.createSim();
-    return { backend, info: { target: "sim", requested: request, requestedBy: by, reason, device: backend.device, devices: [], ...found } };
-  };
+  const sim = (reason: string, found: { driverVersion?: number } = {}): Selection =>
+    simSelection(deps, { requested: request, requestedBy: by, reason, ...found });
   if (request === "sim") return sim(`${by} asks for the simulator`);
 
   const probe = deps.probe();
@@ -107,12 +124,15 @@ const realDeps: SelectDeps = {
 };
 
 let current: Selection | undefined;
+/** each device's back end once made, so that its arrays, streams and compiled kernels stay valid across selectDevice */
+const backends = new Map<number, Backend>();
 
 function selection(): Selection {
   if (!current) {
     const { request, by } = requestedTarget();
     const sanitize = simChecks().tools ? simChecks().by : undefined;
     current = sanitize ? selectForSanitizer(sanitize, realDeps) : selectTarget(request, by, realDeps);
+    backends.set(current.backend.device.id, current.backend);
   }
   return current;
 }
@@ -122,11 +142,7 @@ export function selectForSanitizer(by: string, deps: SelectDeps): Selection {
   const probe = deps.probe();
   const reason = `${by} runs kernels on the CPU simulator with the sanitizer's checks`;
   if (probe.ok) deps.warn(`numbats: ${reason}; the GPU (${probe.devices[0]?.name ?? "found"}) is not used`);
-  const backend = deps.createSim();
-  return {
-    backend,
-    info: { target: "sim", requested: "sim", requestedBy: by, reason, device: backend.device, devices: [], ...(probe.ok ? { driverVersion: probe.driverVersion } : {}) },
-  };
+  return simSelection(deps, { requested: "sim", requestedBy: by, reason, ...(probe.ok ? { driverVersion: probe.driverVersion } : {}) });
 }
 
 /** The back end kernels run on, chosen on first use and cached. */
@@ -139,23 +155,40 @@ export function currentTargetInfo(): TargetInfo {
   return selection().info;
 }
 
-/** Makes GPU `id` current (Numba's `cuda.select_device`); the simulator has only device 0. */
+/**
+ * Makes device `id` current for this process (Numba's `cuda.select_device`): a GPU's primary context,
+ * or a simulated device. Each device keeps one back end, so switching back finds its arrays valid.
+ */
 export function selectDevice(id: number): Backend {
   const sel = selection();
-  if (sel.info.target === "sim") {
-    if (id !== 0) throw new RangeError(`the simulator has one device (0); selectDevice(${id}) is out of range`);
-    return sel.backend;
+  const n = sel.info.devices.length;
+  if (!Number.isInteger(id) || id < 0 || id >= n) {
+    throw new RangeError(sel.info.target === "sim"
+      ? `no simulated device ${id}: the simulator has ${n} (ids 0…${n - 1}); NUMBATS_SIM_DEVICES=N gives N`
+      : `no CUDA device ${id}: found ${n} (ids 0…${n - 1})`);
   }
-  if (!Number.isInteger(id) || id < 0 || id >= sel.info.devices.length) {
-    throw new RangeError(`no CUDA device ${id}: found ${sel.info.devices.length} (ids 0…${sel.info.devices.length - 1})`);
+  const backend = sel.backend.device.id === id ? sel.backend : deviceBackend(id);
+  backend.activate?.();
+  if (backend !== sel.backend) {
+    current = { backend, info: { ...sel.info, device: backend.device, reason: `${sel.info.reason.replace(/; selected device \d+$/, "")}; selected device ${id}` } };
   }
-  if (sel.backend.device.id === id) return sel.backend;
-  const backend = realDeps.createCuda!(id);
-  current = { backend, info: { ...sel.info, device: backend.device, reason: `${sel.info.reason}; selected device ${id}` } };
   return backend;
 }
 
-/** Forgets the chosen back end (after `cuda.close()`); the next use selects again. */
+/** The back end of device `id` of the current target, without making it current. */
+export function deviceBackend(id: number): Backend {
+  const sel = selection();
+  let backend = backends.get(id);
+  if (!backend) {
+    if (!Number.isInteger(id) || id < 0 || id >= sel.info.devices.length) throw new RangeError(`no device ${id} on the ${sel.info.target} target: it has ${sel.info.devices.length}`);
+    backend = sel.info.target === "sim" ? realDeps.createSim(id) : realDeps.createCuda!(id);
+    backends.set(id, backend);
+  }
+  return backend;
+}
+
+/** Forgets the chosen back ends (after `cuda.close()`); the next use selects again. */
 export function forgetBackend(): void {
   current = undefined;
+  backends.clear();
 }

@@ -9,7 +9,7 @@
 
 import { koffi } from "./ffi.js";
 import type {
-  ArrayArg, Backend, BackendEvent, BackendStream, CompiledKernel, CudaBuffer, DeviceBuffer, DeviceInfo,
+  ArrayArg, Backend, BackendEvent, BackendStream, CompiledKernel, CudaBuffer, DeviceBuffer, DeviceInfo, IpcMemory,
 } from "../backend.js";
 import type { FunctionIR } from "../../compiler/ir.js";
 import type { PtxModule, PtxTargetOptions } from "../../targets/ptx/module.js";
@@ -25,14 +25,18 @@ export type EmitPtx = (ir: FunctionIR, options: PtxTargetOptions) => PtxModule;
 const CU_MEMHOSTALLOC_DEVICEMAP = 2;
 const CUDA_ERROR_INVALID_VALUE = 1;
 const CUDA_ERROR_CONTEXT_IS_DESTROYED = 709;
+const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;
+const CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1;
+const IPC_HANDLE_BYTES = 64;
 
 /** The context current on this (the main) thread, so switching devices costs one compare per call. */
 let currentContext: unknown;
 
 interface Allocation {
   readonly generation: number;
-  /** device memory (cuMemFree_v2) or the host pointer of pinned memory (cuMemFreeHost) */
+  /** device memory (cuMemFree_v2), another process's memory (cuIpcCloseMemHandle) or the host pointer of pinned memory (cuMemFreeHost) */
   readonly device?: bigint;
+  readonly opened?: bigint;
   readonly host?: unknown;
 }
 
@@ -54,6 +58,8 @@ export class CudaDevice implements Backend {
   /** set when a reset could not revive the device: every later call reports it */
   private unusable: CudaError | undefined;
   private readonly nullStream: CudaStream;
+  /** per other device: whether this context reads its memory directly (peer access enabled) */
+  private readonly peers = new Map<CudaDevice, boolean>();
   // backstops for memory, streams and events nobody freed: they run only in the generation they were made in
   private readonly allocations = new FinalizationRegistry<Allocation>((a) => this.release(a));
   private readonly handles = new FinalizationRegistry<{ generation: number; destroy: () => number }>((h) => {
@@ -127,14 +133,45 @@ export class CudaDevice implements Backend {
     return { kind: "cuda", ptr, address: Number(ptr), byteLength: bytes, generation: this.generation, host, freed: false };
   }
 
-  /** Idempotent; a buffer from a reset context is only marked (its memory went with the context). */
+  /**
+   * Idempotent; a buffer from a reset context is only marked (its memory went with the context), and
+   * another process's memory is closed (its owner frees it).
+   */
   free(buf: DeviceBuffer): void {
     if (buf.kind !== "cuda" || buf.freed) return;
     buf.freed = true;
     if (buf.host || buf.byteLength === 0 || buf.generation !== this.generation || this.closed) return;
     this.allocations.unregister(buf);
     this.activate();
-    this.driver.check("cuMemFree_v2", this.driver.api.cuMemFree_v2(buf.ptr));
+    if (buf.opened) this.call("cuIpcCloseMemHandle", buf.ptr);
+    else this.call("cuMemFree_v2", buf.ptr);
+  }
+
+  // ------------------------------------------------------------------ IPC
+
+  /** The allocation's cuIpcMemHandle (base64), which another process opens with ipcOpen. */
+  ipcExport(buf: DeviceBuffer): IpcMemory {
+    const b = this.useBuffer(buf, "cuIpcGetMemHandle");
+    if (b.host) throw new TypeError("pinned host memory cannot be shared with another process; share a device array");
+    if (b.opened) throw new TypeError("this memory was opened from another process; share the owner's handle instead");
+    this.activate();
+    const handle = new Uint8Array(IPC_HANDLE_BYTES);
+    this.call("cuIpcGetMemHandle", handle, b.ptr);
+    return { handle: Buffer.from(handle).toString("base64"), byteLength: b.byteLength };
+  }
+
+  /** Opens another process's allocation in this device's context. */
+  ipcOpen(memory: IpcMemory): CudaBuffer {
+    const reserved = Buffer.from(memory.handle, "base64");
+    if (reserved.length !== IPC_HANDLE_BYTES) throw new TypeError(`not a CUDA IPC memory handle: ${reserved.length} bytes, expected ${IPC_HANDLE_BYTES}`);
+    this.activate();
+    const out = [0];
+    this.call("cuIpcOpenMemHandle_v2", out, { reserved: [...reserved] }, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+    const buf: CudaBuffer = {
+      kind: "cuda", ptr: BigInt(out[0]!), address: Number(out[0]!), byteLength: memory.byteLength, generation: this.generation, opened: true, freed: false,
+    };
+    this.allocations.register(buf, { generation: buf.generation, opened: buf.ptr }, buf);
+    return buf;
   }
 
   private release(a: Allocation): void {
@@ -143,6 +180,7 @@ export class CudaDevice implements Backend {
       this.activate();
       // a sticky error may make these fail; nothing to do about it in a finaliser
       if (a.device !== undefined) this.driver.api.cuMemFree_v2(a.device);
+      else if (a.opened !== undefined) this.driver.api.cuIpcCloseMemHandle(a.opened);
       else this.driver.api.cuMemFreeHost(a.host);
     } catch {
       /* closed or unusable context */
@@ -203,6 +241,45 @@ export class CudaDevice implements Backend {
     const host = d.host !== undefined || from.host !== undefined;
     if (s.isDefault) this.call(host ? "cuMemcpy" : "cuMemcpyDtoD_v2", a, b, bytes);
     else this.call(host ? "cuMemcpyAsync" : "cuMemcpyDtoDAsync_v2", a, b, bytes, s.handle);
+  }
+
+  /**
+   * From another GPU: peer to peer (cuMemcpyPeerAsync) when cuDeviceCanAccessPeer allows, else staged
+   * through pinned host memory (the source's copy, then ours on `stream`).
+   */
+  copyFromPeer(dst: DeviceBuffer, dstOffset: number, srcBackend: Backend, src: DeviceBuffer, srcOffset: number, bytes: number, stream?: BackendStream): void {
+    if (!(srcBackend instanceof CudaDevice)) throw new LaunchError("cuMemcpyPeerAsync: the source array is not on a GPU");
+    const d = this.copyTarget(dst, dstOffset, bytes, "cuMemcpyPeerAsync");
+    const from = srcBackend.copyTarget(src, srcOffset, bytes, "cuMemcpyPeerAsync");
+    if (bytes === 0) return;
+    const s = this.useStream(stream ?? this.nullStream, "cuMemcpyPeerAsync");
+    if (!d.host && !from.host && this.canAccess(srcBackend)) {
+      this.call("cuMemcpyPeerAsync", d.ptr + BigInt(dstOffset), this.context, from.ptr + BigInt(srcOffset), srcBackend.context, bytes, s.handle);
+      return;
+    }
+    const staging = srcBackend.allocHost(bytes, false);
+    const hostBytes = new Uint8Array(staging.host!, 0, bytes);
+    srcBackend.copyToHost(hostBytes, src, srcOffset);
+    this.copyToDevice(dst, dstOffset, hostBytes, s);
+    s.synchronize(); // the staging memory is released below
+    srcBackend.free(staging);
+  }
+
+  /** Whether this context reads `peer`'s memory directly; enables the access on first use. */
+  private canAccess(peer: CudaDevice): boolean {
+    let ok = this.peers.get(peer);
+    if (ok === undefined) {
+      const can = [0];
+      // a driver without the call (or an emulator) stages through the host
+      ok = this.driver.api.cuDeviceCanAccessPeer(can, this.ordinal, peer.ordinal) === CUDA_SUCCESS && can[0] === 1;
+      if (ok) {
+        this.activate();
+        const rc = this.driver.api.cuCtxEnablePeerAccess(peer.context, 0);
+        if (rc !== CUDA_SUCCESS && rc !== CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) throw this.driver.error("cuCtxEnablePeerAccess", rc, `from ${this.device.name} (device ${this.device.id}) to device ${peer.device.id}`);
+      }
+      this.peers.set(peer, ok);
+    }
+    return ok;
   }
 
   private copyTarget(buf: DeviceBuffer, byteOffset: number, bytes: number, call: string): CudaBuffer {
@@ -304,6 +381,7 @@ export class CudaDevice implements Backend {
     // driver does not honour it, and the old handle is gone)
     this.call("cuDevicePrimaryCtxReset_v2", this.ordinal);
     this.generation++;
+    this.peers.clear();
     try {
       this.context = this.retain();
     } catch (e) {

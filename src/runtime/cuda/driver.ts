@@ -27,6 +27,8 @@ const PROTOTYPES = {
   cuDevicePrimaryCtxReset_v2: "int cuDevicePrimaryCtxReset_v2(int device)",
   cuCtxSetCurrent: "int cuCtxSetCurrent(void *ctx)",
   cuCtxSynchronize: "int cuCtxSynchronize()",
+  cuDeviceCanAccessPeer: "int cuDeviceCanAccessPeer(_Out_ int *canAccess, int device, int peerDevice)",
+  cuCtxEnablePeerAccess: "int cuCtxEnablePeerAccess(void *peerContext, unsigned int flags)",
 
   cuModuleLoadDataEx: "int cuModuleLoadDataEx(_Out_ void **module, const char *image, unsigned int n, int *options, void **values)",
   cuModuleUnload: "int cuModuleUnload(void *module)",
@@ -58,6 +60,12 @@ const PROTOTYPES = {
   cuMemcpyHtoDAsync_v2: "int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t bytes, void *stream)",
   cuMemcpyDtoHAsync_v2: "int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t bytes, void *stream)",
   cuMemcpyDtoDAsync_v2: "int cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, size_t bytes, void *stream)",
+  cuMemcpyPeerAsync: "int cuMemcpyPeerAsync(uint64_t dst, void *dstContext, uint64_t src, void *srcContext, size_t bytes, void *stream)",
+
+  // the handle is a 64-byte CUipcMemHandle: written into a Uint8Array, passed back by value
+  cuIpcGetMemHandle: "int cuIpcGetMemHandle(void *handle, uint64_t ptr)",
+  cuIpcOpenMemHandle_v2: "int cuIpcOpenMemHandle_v2(_Out_ uint64_t *ptr, CUipcMemHandle handle, unsigned int flags)",
+  cuIpcCloseMemHandle: "int cuIpcCloseMemHandle(uint64_t ptr)",
 
   cuStreamCreate: "int cuStreamCreate(_Out_ void **stream, unsigned int flags)",
   cuStreamDestroy_v2: "int cuStreamDestroy_v2(void *stream)",
@@ -71,6 +79,15 @@ const PROTOTYPES = {
   // the plain name: every driver exports it (CUDA 13 headers remap to _v2, new in 12.8)
   cuEventElapsedTime: "int cuEventElapsedTime(_Out_ float *ms, void *start, void *end)",
 } as const;
+
+let typesDeclared = false;
+
+/** The driver's struct types the prototypes name (koffi's names are process-wide: declared once). */
+function declareTypes(ffi: Koffi): void {
+  if (typesDeclared) return;
+  ffi.struct("CUipcMemHandle", { reserved: ffi.array("uint8_t", 64) });
+  typesDeclared = true;
+}
 
 export type CudaCall = keyof typeof PROTOTYPES;
 // koffi functions take any JS value that marshals to the C type
@@ -125,8 +142,9 @@ export class CudaDriver {
   /** symbols this driver does not export */
   readonly missing: readonly string[];
 
-  constructor(path: string, lib: ReturnType<Koffi["load"]>) {
+  constructor(path: string, lib: ReturnType<Koffi["load"]>, ffi: Koffi) {
     this.path = path;
+    declareTypes(ffi);
     const missing: string[] = [];
     const api: Record<string, (...args: unknown[]) => number> = {};
     for (const [name, proto] of Object.entries(PROTOTYPES)) {
@@ -188,7 +206,7 @@ export function openDriver(candidates: readonly string[] = libraryCandidates()):
   const failures: string[] = [];
   for (const path of candidates) {
     try {
-      return { ok: true, driver: new CudaDriver(path, ffi.koffi.load(path)) };
+      return { ok: true, driver: new CudaDriver(path, ffi.koffi.load(path), ffi.koffi) };
     } catch (e) {
       failures.push(`${path}: ${(e as Error).message.split("\n")[0]}`);
     }
