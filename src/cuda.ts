@@ -8,8 +8,11 @@ import { Kernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, pinnedArray, toDevice,
-  type HostArray, type Shape, type StreamLike,
+  type DeviceArrayLike, type HostArray, type Shape, type StreamLike,
 } from "./runtime/devicearray.js";
+import {
+  DeviceRecordArray, RecordArray, deviceRecordArray, isHostRecords, record, recordArray, recordsToDevice, type RecordDType,
+} from "./records.js";
 import { currentTargetInfo, forgetBackend, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
 import { createXoroshiro128pStates as createStates, RANDOM_DEVICE_FUNCTIONS } from "./random.js";
@@ -205,6 +208,13 @@ export type RandomDraw = (states: StateArray, i: number) => number;
  * `cuda.shared.array`, `cuda.atomic.add`, …), which have meaning only inside a kernel or device
  * function (on the host they throw).
  */
+/** `cuda.toDevice`: host arrays to DeviceArrays, host records to DeviceRecordArrays. */
+function toDeviceOrRecords<A extends HostArray>(hostArray: A, stream?: StreamLike): DeviceArrayLike<A>;
+function toDeviceOrRecords(records: RecordArray | readonly object[], stream?: StreamLike): DeviceRecordArray;
+function toDeviceOrRecords(host: HostArray | RecordArray | readonly object[], stream?: StreamLike): DeviceArray | DeviceRecordArray {
+  return isHostRecords(host) ? recordsToDevice(host, stream) : toDevice(host as HostArray, stream);
+}
+
 export const cuda = {
   // kernels
   /**
@@ -344,8 +354,17 @@ export const cuda = {
   },
 
   // host memory API
-  /** Copies a host array to a new DeviceArray of its shape and dtype (Numba's `cuda.to_device`). */
-  toDevice: <A extends HostArray>(hostArray: A, stream?: StreamLike) => toDevice(hostArray, stream),
+  /**
+   * Copies a host array to a new DeviceArray of its shape and dtype (Numba's `cuda.to_device`); host
+   * records (a RecordArray, or plain objects) to a new DeviceRecordArray.
+   */
+  toDevice: toDeviceOrRecords,
+  /** A record dtype: a C-layout struct of the fields given, in order (Numba's records; see RecordDType). */
+  record,
+  /** `n` zeroed records of `dtype`, or `objects` converted to it, in one host buffer (a NumPy structured array). */
+  recordArray,
+  /** `n` uninitialised records of `dtype` in device memory. */
+  deviceRecordArray: (n: number, dtype: RecordDType) => deviceRecordArray(n, dtype),
   /**
    * An uninitialised DeviceArray of `shape` and `dtype` (a dtype object or its name, e.g. `float32` or
    * `"float32"`; Numba's `cuda.device_array`).

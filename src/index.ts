@@ -15,6 +15,9 @@ export {
   type RankOfHost, type Shape, type SliceSpec, type StreamLike,
 } from "./runtime/devicearray.js";
 export { Stream, Event } from "./runtime/streams.js";
+export {
+  RecordDType, RecordArray, DeviceRecordArray, type RecordField, type RecordObject, type RecordValue,
+} from "./records.js";
 export type { DeviceInfo, DeviceLimits } from "./runtime/backend.js";
 export type { Reducer, ReduceInput, ReduceOptions } from "./reduce.js";
 export type { Ufunc, Gufunc, UfuncOptions, GufuncOptions, UfuncReduceOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";

@@ -5,7 +5,7 @@
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
   typedScalarDType, convertScalar, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
-  type DType, type Type, type TypedArray, type TypedScalar,
+  type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
@@ -21,6 +21,7 @@ import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
+import { FieldArgument, bindRecordArguments, recordArgumentType, recordOf } from "./records.js";
 
 /** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {
@@ -72,12 +73,14 @@ export function typeOfArgument(v: unknown, position: number): Type {
   if (typeof v === "number") return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 && !Object.is(v, -0) ? "int32" : "float64";
   if (typeof v === "bigint") return "int64";
   if (typeof v === "boolean") return "bool";
-  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints and booleans`);
+  const rec = recordArgumentType(v, position);
+  if (rec) return rec;
+  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans and records (see cuda.record)`);
 }
 
 function describe(v: unknown): string {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array)";
+  if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array, or an array of records: plain objects)";
   return typeof v === "object" ? `an object (${(v as object).constructor?.name ?? "Object"})` : `a ${typeof v}`;
 }
 
@@ -150,7 +153,10 @@ function validateLaunch(backend: Backend, compiled: CompiledKernel, dims: Launch
 // the kernel
 
 interface Specialisation {
+  /** the compiled code's parameters: each record argument's fields, every other argument as it is */
   readonly signature: Signature;
+  /** one type per launch argument (a record argument is one type) */
+  readonly params: readonly Type[];
   readonly key: string;
   readonly ir: FunctionIR;
   readonly compiled: Map<Backend, CompiledKernel>;
@@ -354,12 +360,12 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   }
 
   private specialise(argTypes: readonly Type[]): Specialisation {
-    const signature: Signature = { args: argTypes, ret: "void" };
-    const key = signatureToString(signature);
+    const signature: Signature = { args: argTypes.flatMap((t) => (recordOf(t) ? (t as TupleType).items : [t])), ret: "void" };
+    const key = signatureToString({ args: argTypes, ret: "void" });
     let spec = this.specialisations.get(key);
     if (!spec) {
       const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction });
-      const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, key, ir, compiled: new Map() };
+      const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, ir, compiled: new Map() };
       made.slots = new ArgumentSlots(made as Specialisation, this.eager !== undefined);
       spec = made as Specialisation;
       this.specialisations.set(key, spec);
@@ -370,9 +376,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   /** The specialisation for these arguments; the last one used is checked first without building its key. */
   private specialisationFor(args: readonly unknown[]): Specialisation {
     const last = this.last;
-    if (last && args.length === last.signature.args.length) {
+    if (last && args.length === last.params.length) {
       let ok = true;
-      for (let i = 0; ok && i < args.length; i++) ok = this.accepts(last.signature.args[i]!, args[i]);
+      for (let i = 0; ok && i < args.length; i++) ok = this.accepts(last.params[i]!, args[i]);
       if (ok) return last;
     }
     const spec = this.specialise(this.argumentTypes(args));
@@ -417,14 +423,22 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const spec = this.specialisationFor(args);
     const fast = spec.slots.fastLaunch(backend, this.compiledFor(spec, backend));
     fast.validate(dims);
-    this.fastPath.launch = fast;
-    const temps = spec.slots.fill(backend, args);
+    // record arguments are flattened on every launch (one parameter per field): no fast path
+    const records = spec.params.some(recordOf)
+      ? bindRecordArguments(backend, args, spec.params, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
+      : undefined;
+    this.fastPath.launch = records ? undefined : fast;
     let launched = false;
     try {
-      fast.launch(dims, stream, false);
-      launched = true;
+      const temps = spec.slots.fill(backend, records?.values ?? args);
+      try {
+        fast.launch(dims, stream, false);
+        launched = true;
+      } finally {
+        if (temps) settle(temps, launched);
+      }
     } finally {
-      if (temps) settle(temps, launched);
+      records?.finish(launched);
     }
   }
 }
@@ -676,6 +690,7 @@ class ArgumentSlots {
         continue;
       }
       const name = spec.ir.params[i]!.name;
+      if (v instanceof FieldArgument) { args[i] = v.toKernelArg(name); this.arrays[i] = null; continue; }
       if (v instanceof DeviceArray && v.backend !== backend) {
         throw new LaunchError(`argument ${i + 1} ('${name}') is a device array of another target (${v.backend.name}); the kernel runs on ${backend.name}`);
       }
