@@ -21,7 +21,7 @@ import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
-import { FieldArgument, bindRecordArguments, recordArgumentType, recordOf } from "./records.js";
+import { FieldArgument, bindRecordArguments, isRecordDType, recordArgumentType, recordFits, recordOf, type RecordDType } from "./records.js";
 
 /** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {
@@ -33,7 +33,7 @@ export interface JitOptions {
    * a launch takes the first its arguments match exactly, else the first they convert to); the kernel
    * then compiles at `cuda.jit`, and launches compile nothing
    */
-  readonly signature?: string | readonly (Type | DType<unknown>)[] | readonly string[];
+  readonly signature?: string | readonly (Type | DType<unknown> | RecordDType)[] | readonly string[];
   /** values for free names: constants, device functions, host arrays (frozen into constant memory) */
   readonly env?: Readonly<Record<string, unknown>>;
   /** faster, approximate math: flush-to-zero, approximate division, square root and transcendentals (Numba's `fastmath`) */
@@ -86,6 +86,7 @@ function describe(v: unknown): string {
 
 /** Whether an argument of type `have` can be passed for a parameter of type `want` (eager signatures). */
 function fits(have: Type, want: Type): boolean {
+  if (recordOf(want)) return recordFits(have, want as TupleType);
   if (isArrayType(want)) {
     // float16 and bool arrays arrive as their storage (Uint16Array, Uint8Array)
     const storage = isArrayType(have) && DTYPE_INFO[have.dtype].array === DTYPE_INFO[want.dtype].array && DTYPE_INFO[have.dtype].size === DTYPE_INFO[want.dtype].size;
@@ -99,7 +100,8 @@ function signaturesFromOption(sig: NonNullable<JitOptions["signature"]>): Signat
   if (typeof sig === "string") return [parseSignature(sig)];
   if (sig.length > 0 && sig.every((s) => typeof s === "string")) return (sig as readonly string[]).map((s) => parseSignature(s));
   return [{
-    args: (sig as readonly (Type | DType<unknown>)[]).map((t) => (typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
+    args: (sig as readonly (Type | DType<unknown> | RecordDType)[]).map((t) => (
+      isRecordDType(t) ? t.type : typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
     ret: "void",
   }];
 }

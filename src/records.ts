@@ -128,6 +128,19 @@ export const recordOf = (t: Type): RecordDType | undefined => (typeof t === "obj
 /** Whether `t` is an array of records. */
 export const isRecordArrayType = (t: Type): t is TupleType => recordOf(t) !== undefined && (t as TupleType).items.every((i) => typeof i === "object" && i.kind === "array");
 
+/**
+ * Whether an argument of record type `have` can be passed for an eager signature's `want`: the same
+ * field names in the same order, both records or both arrays of the same rank (values are converted;
+ * a RecordArray's own dtype is checked at the launch).
+ */
+export function recordFits(have: Type, want: TupleType): boolean {
+  const h = recordOf(have), w = want.record!;
+  if (!h || isRecordArrayType(have) !== isRecordArrayType(want)) return false;
+  const rank = (t: Type) => ((t as TupleType).items[0] as ArrayType).ndim;
+  if (isRecordArrayType(want) && rank(have) !== rank(want)) return false;
+  return h.fields.map((f) => f.name).join() === w.fields.map((f) => f.name).join();
+}
+
 /** Whether `t` is one record value. */
 export const isRecordType = (t: Type): t is TupleType => recordOf(t) !== undefined && !isRecordArrayType(t);
 
@@ -432,6 +445,9 @@ const recordCount = (v: unknown) => (v instanceof RecordArray || v instanceof De
 function deviceStorageOf(
   backend: Backend, v: unknown, r: RecordDType, i: number, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[],
 ): DeviceArray {
+  if ((v instanceof DeviceRecordArray || v instanceof RecordArray) && v.dtype.toString() !== r.toString()) {
+    throw new LaunchError(`argument ${i + 1} holds records of ${v.dtype}; the kernel was compiled for ${r} (convert with cuda.recordArray(dtype, records.toObjects()))`);
+  }
   if (v instanceof DeviceRecordArray) {
     if (v.storage.backend !== backend) throw new LaunchError(`argument ${i + 1} is a device array of another target (${v.storage.backend.name}); the kernel runs on ${backend.name}`);
     return v.storage;
