@@ -14,6 +14,7 @@ import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
 import { MATH_LIBRARY, MATH_HELPERS } from "../mathlib/index.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "../random.js";
+import { allocateRecords } from "./records.js";
 
 type Member = Value | ((L: Lowerer, n: Node) => Value);
 
@@ -197,6 +198,8 @@ function allocation(space: "shared" | "local"): Builtin {
       const shape = shapeOf(L, args[0]!);
       if (space === "local" && shape.includes(0)) return L.fail(args[0]!, "local arrays need a non-zero size");
       if (shape.length > 1 && shape.includes(0)) return L.fail(args[0]!, "only a 1-d shared array can be dynamic (shape 0)");
+      const rec = L.recordDTypeNamed(args[1]!);
+      if (rec) return expr(allocateRecords(L, space, rec, shape, local, n));
       return L.allocate(space, dtypeArg(L, args[1]!), shape, local, n);
     });
 }

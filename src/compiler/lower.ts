@@ -22,8 +22,8 @@ import { foldExpr } from "./passes/fold.js";
 import { mapBodyExprs } from "./passes/walk.js";
 import { locOf, parseFunction, type Node, type ParsedFunction } from "./parse.js";
 import { originOf } from "./source.js";
-import { assignField, assignRecord, constRecords, fieldOf, recordElement, recordMember, recordParams } from "./records.js";
-import { hostRecordsOf, isRecordArrayType, recordOf } from "../records.js";
+import { assignField, assignRecord, assignRecordLocal, constRecords, fieldOf, recordElement, recordMember, recordParams } from "./records.js";
+import { hostRecordsOf, isRecordArrayType, isRecordDType, isRecordType, recordOf, type RecordDType } from "../records.js";
 import { didYouMean, unknownMemberMessage } from "./suggest.js";
 
 /** What `cuda.jit(fn, {device: true})` returns carries this, so kernels can call it. */
@@ -662,8 +662,9 @@ export class Lowerer {
         this.widened = true;
         return;
       }
-      if (!isScalarType(b.type)) this.fail(target, `cannot assign to '${target.name}' of type ${typeToString(b.type)}`);
       const cur: Expr = { k: "var", type: b.type, name: b.name };
+      if (isRecordType(b.type)) { this.emit(assignRecordLocal(this, b.name, cur, compute, target)); return; }
+      if (!isScalarType(b.type)) this.fail(target, `cannot assign to '${target.name}' of type ${typeToString(b.type)}`);
       const v = compute({ e: cur });
       // a `let` (or a parameter) holds the join of every value assigned to it
       this.joinInto(b.declStart, b.type, valueType(v));
@@ -1179,6 +1180,13 @@ export class Lowerer {
   }
 
   /** Declares a shared/local array for an allocation built-in. */
+  /** The record dtype an `env` name stands for (`cuda.local.array(4, Particle)`), if it is one. */
+  recordDTypeNamed(n: Node): RecordDType | undefined {
+    if (n.type !== "Identifier" || this.lookup(n.name) || !Object.prototype.hasOwnProperty.call(this.env, n.name)) return undefined;
+    const v = this.env[n.name];
+    return isRecordDType(v) ? v : undefined;
+  }
+
   allocate(space: "shared" | "local", dtype: ScalarName, shape: number[], name: string, n: Node): Value {
     const type = arrayType(dtype, shape.length, "C", space);
     const v: VarBinding = { b: "var", name: this.freshName(name), type, declStart: n.start, isConst: true };

@@ -6,7 +6,7 @@
 
 import { sameType, tupleType, typeToString, type ArrayType, type TupleType } from "../dtypes.js";
 import { recordArrayType, recordOf, isRecordArrayType, isRecordType, recordColumn, type RecordArray, type RecordDType } from "../records.js";
-import type { Expr, LoadExpr, Param } from "./ir.js";
+import type { Expr, LoadExpr, Param, Stmt } from "./ir.js";
 import type { Value } from "./builtins.js";
 import type { Lowerer, Typed } from "./lower.js";
 import type { Node } from "./parse.js";
@@ -82,6 +82,24 @@ export function assignRecord(L: Lowerer, element: Expr, compute: (current: Typed
   if (!sameType(v.type, element.type)) L.fail(n, `cannot store ${typeToString(v.type)} into an element of type ${typeToString(element.type)}`);
   const value = v.k === "tuple" || v.k === "var" ? v : L.temporary("record", v, n);
   (element as Extract<Expr, { k: "tuple" }>).items.forEach((field, k) => storeField(L, field as LoadExpr, { e: fieldOf(value, k) }, n));
+}
+
+/** `p = r` for a record local `p` (whose current value is `cur`): `r` must be a record of the same dtype. */
+export function assignRecordLocal(L: Lowerer, name: string, cur: Expr, compute: (current: Typed) => Typed, n: Node): Stmt {
+  const v = compute({ e: cur }).e;
+  if (!sameType(v.type, cur.type)) L.fail(n, `cannot assign ${typeToString(v.type)} to '${n.name}', a ${typeToString(cur.type)}`);
+  return { k: "assign", name, value: v, loc: locOf(n) };
+}
+
+/** A local or shared array of records: one array per field (`name_x`, …), as a record array. */
+export function allocateRecords(L: Lowerer, space: "shared" | "local", rec: RecordDType, shape: number[], name: string, n: Node): Expr {
+  // dynamic shared arrays all start at offset 0: the fields would overlap
+  if (shape.includes(0)) L.fail(n, "a shared array of records needs a fixed size (dynamic shared memory holds scalars)");
+  const items = rec.fields.map((f) => {
+    const v = L.allocate(space, f.dtype, shape, `${name}_${f.name}`, n);
+    return (v as Extract<Value, { v: "expr" }>).e;
+  });
+  return { k: "tuple", type: { ...tupleType(items.map((e) => e.type)), record: rec }, items };
 }
 
 /** A host record array from `env` in constant memory: one constant array per field, as a record array. */

@@ -117,4 +117,49 @@ export const RECORD_CASES: KernelCase[] = [
       });
     },
   },
+  {
+    name: "records: a record local reassigned in a loop (the heaviest particle per block)",
+    kernel: (a: any, best: any) => {
+      const b = cuda.blockIdx.x;
+      if (cuda.threadIdx.x === 0) {
+        let top = a[b * 16];
+        for (let i = b * 16 + 1; i < (b + 1) * 16; i++) if (a[i].m > top.m) top = a[i];
+        best[b] = top;
+      }
+    },
+    grid: 3, block: 4,
+    args: () => [particles(48, 9), cuda.recordArray(Particle, 3)],
+    check: ([, best]) => {
+      const A = particles(48, 9).toObjects();
+      for (let b = 0; b < 3; b++) {
+        const slice = A.slice(b * 16, (b + 1) * 16);
+        const top = slice.reduce((t, p) => ((p.m as number) > (t.m as number) ? p : t));
+        assert.deepEqual((best as RecordArray).read(b), top);
+      }
+    },
+  },
+  {
+    name: "records: shared and local arrays of records (env dtype), whole-record copies through them",
+    kernel: (a: any, out: Float32Array) => {
+      const s = cuda.shared.array(32, Particle);
+      const l = cuda.local.array(2, Particle);
+      const t = cuda.threadIdx.x;
+      s[t] = a[cuda.grid(1)];
+      cuda.syncthreads();
+      l[0] = s[31 - t];
+      l[1].m = 3;
+      out[cuda.grid(1)] = l[0].x * l[1].m + l[0].id;
+    },
+    options: { env: { Particle } },
+    grid: 2, block: 32,
+    args: () => [particles(64, 11), new Float32Array(64)],
+    check: ([, out]) => {
+      const A = particles(64, 11).toObjects();
+      (out as Float32Array).forEach((v, g) => {
+        const p = A[Math.floor(g / 32) * 32 + 31 - (g % 32)]!;
+        // float32 arithmetic contracted to one fma: one rounding of the exact x·3 + id
+        assert.equal(v, f32((p.x as number) * 3 + (p.id as number)), `out[${g}]`);
+      });
+    },
+  },
 ];
