@@ -7,7 +7,7 @@ export {
 } from "./cuda.js";
 export {
   Kernel, type JitOptions, type Dim, type Launcher, type LaunchArgument, type LaunchArguments, type KernelArgument,
-  type ArrayArgument, type AnyKernelFunction, type TypedLaunchArgument, type InnermostElement,
+  type ArrayArgument, type HostRecord, type RecordElement, type RecordsArgument, type AnyKernelFunction, type TypedLaunchArgument, type InnermostElement,
 } from "./kernel.js";
 export { NDArray, ndarray, type NDArrayLike, type ElementOf, type Nested } from "./runtime/ndarray.js";
 export {

@@ -21,7 +21,9 @@ import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
-import { FieldArgument, bindRecordArguments, isRecordDType, recordArgumentType, recordFits, recordOf, type RecordDType } from "./records.js";
+import {
+  FieldArgument, bindRecordArguments, isRecordDType, recordArgumentType, recordFits, recordOf, type DeviceRecordArray, type RecordArray, type RecordDType,
+} from "./records.js";
 
 /** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {
@@ -169,7 +171,10 @@ interface Specialisation {
 // launch argument types: what a launch accepts for each of the kernel's own parameters
 
 /** Any value a launch accepts: what a parameter without a TypeScript type (plain JavaScript) takes. */
-export type KernelArgument = number | bigint | boolean | TypedScalar | HostArray | DeviceArray;
+export type KernelArgument = number | bigint | boolean | TypedScalar | HostArray | DeviceArray | RecordArray | DeviceRecordArray | HostRecord | readonly HostRecord[];
+
+/** A record on the host: a plain object of numbers, bigints, booleans or typed scalars (`float32(2)`). */
+export type HostRecord = Readonly<Record<string, number | bigint | boolean | TypedScalar>>;
 
 /** An array argument of dtype `D`: a DeviceArray of it, or a host array holding it (copied in and back). */
 export type ArrayArgument<D extends ScalarName> = DeviceArray<D> | HostArrayOf<D>;
@@ -198,8 +203,14 @@ export type TypedLaunchArgument<P> =
   : P extends DeviceArray<infer D> ? ArrayArgument<D>
   : P extends NDArray<TypedArray, infer D> ? ArrayArgument<D>
   : P extends NDArrayLike<infer T> ? ArrayArgument<DTypesStoredIn<T>>
-  : P extends ArrayLike<unknown> ? ArrayArgument<DTypesWithElement<InnermostElement<P>>>
+  : P extends ArrayLike<infer E> ? (E extends RecordElement ? RecordsArgument<E> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
   : P;
+
+/** A record as a kernel sees it (`{ x: number; id: number }`): an object that is no array. */
+export type RecordElement = object & { readonly length?: never };
+
+/** What a launch accepts for an array of records with elements `E`: a RecordArray, a DeviceRecordArray, or plain objects (copied in, written fields back). */
+export type RecordsArgument<E> = RecordArray | DeviceRecordArray | readonly E[];
 
 /** The launch arguments for a kernel whose parameters are `P`, one LaunchArgument per parameter. */
 export type LaunchArguments<P extends readonly unknown[]> = { [K in keyof P]: LaunchArgument<P[K]> };
