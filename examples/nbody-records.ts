@@ -10,17 +10,18 @@
 // into a second record array so no thread reads a body another has moved. The host checks the
 // positions against its own float64 computation of the same steps.
 
-import { cuda, float32, int32 } from "../src/index.js";
-import type { RecordArray } from "../src/records.js";
+import { cuda, float32, int32, type KernelArray1, type RecordArray, type RecordOf } from "../src/index.js";
 import { check, checkWithin, randomFloats, sizeArg } from "./lib/check.js";
 
 const Body = cuda.record({ x: float32, y: float32, z: float32, vx: float32, vy: float32, vz: float32, m: float32, id: int32 });
+/** one body as TypeScript sees it: `{ x: number; …; id: number }` */
+type Body = RecordOf<typeof Body>;
 
 const TILE = 64; // threads per block, and bodies per shared-memory tile
 const EPS2 = 1e-2; // softening: the force of two bodies at distance r is m / (r² + EPS2)^(3/2)
 const DT = 1e-3;
 
-const step = cuda.jit((bodies: any, next: any) => {
+const step = cuda.jit((bodies: KernelArray1<Body>, next: KernelArray1<Body>) => {
   const tile = cuda.shared.array(TILE, Body);
   const i = cuda.grid(1);
   const n = bodies.length;
@@ -63,29 +64,29 @@ for (let s = 0; s < STEPS; s++) {
 const result = a.copyToHost();
 
 /** The same steps on the host in float64: x, y, z per body after STEPS steps. */
-function hostSteps(start: RecordArray): Float64Array {
-  const bodies = start.toObjects().map((r) => ({ ...r })) as Record<string, number>[];
+function hostSteps(start: RecordArray<Body>): Float64Array {
+  const bodies = start.toObjects();
   for (let s = 0; s < STEPS; s++) {
     const acc = bodies.map((p) => {
       let ax = 0, ay = 0, az = 0;
       for (const q of bodies) {
-        const dx = q.x! - p.x!, dy = q.y! - p.y!, dz = q.z! - p.z!;
+        const dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
         const r2 = dx * dx + dy * dy + dz * dz + Math.fround(EPS2);
         const inv = 1 / (r2 * Math.sqrt(r2));
-        ax += q.m! * dx * inv; ay += q.m! * dy * inv; az += q.m! * dz * inv;
+        ax += q.m * dx * inv; ay += q.m * dy * inv; az += q.m * dz * inv;
       }
       return [ax, ay, az] as const;
     });
     bodies.forEach((p, i) => {
-      p.vx! += acc[i]![0] * DT; p.vy! += acc[i]![1] * DT; p.vz! += acc[i]![2] * DT;
-      p.x! += p.vx! * DT; p.y! += p.vy! * DT; p.z! += p.vz! * DT;
+      p.vx += acc[i]![0] * DT; p.vy += acc[i]![1] * DT; p.vz += acc[i]![2] * DT;
+      p.x += p.vx * DT; p.y += p.vy * DT; p.z += p.vz * DT;
     });
   }
-  return Float64Array.from(bodies.flatMap((p) => [p.x!, p.y!, p.z!]));
+  return Float64Array.from(bodies.flatMap((p) => [p.x, p.y, p.z]));
 }
 
 const want = hostSteps(initial);
-const got = Float64Array.from(result.toObjects().flatMap((p) => [p.x as number, p.y as number, p.z as number]));
+const got = Float64Array.from(result.toObjects().flatMap((p) => [p.x, p.y, p.z]));
 // positions within [-1, 1] are rounded to float32 on every step (half an ulp of 1, 2^-24, each) and
 // the float32 forces' own error reaches them scaled by DT²: one ulp of 1 (2^-23) per step bounds both
 checkWithin(`${n} bodies, ${STEPS} steps: positions match the float64 host computation`, got, want, want.map(() => 2 ** -23 * STEPS));

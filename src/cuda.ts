@@ -33,7 +33,7 @@ export interface Dim3 {
 }
 
 /** The in-kernel element type of arrays made from a dtype or its name: number, bigint (64-bit integers) or boolean. */
-export type ElementOfDTypeLike<D> = D extends DType<infer R> ? R : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
+export type ElementOfDTypeLike<D> = D extends RecordDType<infer T> ? T : D extends DType<infer R> ? R : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
 
 /** What every kernel-side array has: its extents and element count. */
 interface KernelArrayInfo {
@@ -143,7 +143,7 @@ export interface GridGroup {
 }
 
 /** `cuda.shared.array` / `cuda.local.array`: an array of `shape` (a number or up to 3 extents) and `dtype`. */
-export type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName>(shape: S, dtype: D) => ArrayOfShape<S, ElementOfDTypeLike<D>>;
+export type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName | RecordDType>(shape: S, dtype: D) => ArrayOfShape<S, ElementOfDTypeLike<D>>;
 
 // ---------------------------------------------------------------------------
 // host API helpers
@@ -209,8 +209,9 @@ export type RandomDraw = (states: StateArray, i: number) => number;
  * function (on the host they throw).
  */
 /** `cuda.toDevice`: host arrays to DeviceArrays, host records to DeviceRecordArrays. */
+// the records overload first: ReturnType (and an instantiation like `typeof cuda.toDevice<Float32Array>`) sees the last one
+function toDeviceOrRecords<T extends object>(records: RecordArray<T> | readonly T[], stream?: StreamLike): DeviceRecordArray<T>;
 function toDeviceOrRecords<A extends HostArray>(hostArray: A, stream?: StreamLike): DeviceArrayLike<A>;
-function toDeviceOrRecords(records: RecordArray | readonly object[], stream?: StreamLike): DeviceRecordArray;
 function toDeviceOrRecords(host: HostArray | RecordArray | readonly object[], stream?: StreamLike): DeviceArray | DeviceRecordArray {
   return isHostRecords(host) ? recordsToDevice(host, stream) : toDevice(host as HostArray, stream);
 }
@@ -364,7 +365,7 @@ export const cuda = {
   /** `n` zeroed records of `dtype`, or `objects` converted to it, in one host buffer (a NumPy structured array). */
   recordArray,
   /** `n` uninitialised records of `dtype` in device memory. */
-  deviceRecordArray: (n: number, dtype: RecordDType) => deviceRecordArray(n, dtype),
+  deviceRecordArray: <T extends object>(n: number, dtype: RecordDType<T>) => deviceRecordArray(n, dtype),
   /**
    * An uninitialised DeviceArray of `shape` and `dtype` (a dtype object or its name, e.g. `float32` or
    * `"float32"`; Numba's `cuda.device_array`).

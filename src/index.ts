@@ -16,7 +16,7 @@ export {
 } from "./runtime/devicearray.js";
 export { Stream, Event } from "./runtime/streams.js";
 export {
-  RecordDType, RecordArray, DeviceRecordArray, type RecordField, type RecordObject, type RecordValue,
+  RecordDType, RecordArray, DeviceRecordArray, type RecordField, type RecordObject, type RecordValue, type RecordOf, type RecordOfFields,
 } from "./records.js";
 export type { DeviceInfo, DeviceLimits } from "./runtime/backend.js";
 export type { Reducer, ReduceInput, ReduceOptions } from "./reduce.js";

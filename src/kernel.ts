@@ -203,7 +203,7 @@ export type TypedLaunchArgument<P> =
   : P extends DeviceArray<infer D> ? ArrayArgument<D>
   : P extends NDArray<TypedArray, infer D> ? ArrayArgument<D>
   : P extends NDArrayLike<infer T> ? ArrayArgument<DTypesStoredIn<T>>
-  : P extends ArrayLike<infer E> ? (E extends RecordElement ? RecordsArgument<E> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
+  : P extends ArrayLike<infer E> ? ([E] extends [RecordElement] ? RecordsArgument<E> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
   : P;
 
 /** A record as a kernel sees it (`{ x: number; id: number }`): an object that is no array. */

@@ -8,7 +8,7 @@
 // a kernel sees an array of records, one array parameter per field over the one buffer, so both back
 // ends load and store fields at their byte offsets with no record-specific code.
 
-import { DTYPE_INFO, arrayType, convertScalar, float16Bits, float16FromBits, resolveDType, tupleType, typedScalarDType, type ArrayType, type DTypeLike, type Layout, type ScalarName, type TupleType, type Type } from "./dtypes.js";
+import { DTYPE_INFO, arrayType, type DTypeNameOf, type KernelElementOf, convertScalar, float16Bits, float16FromBits, resolveDType, tupleType, typedScalarDType, type ArrayType, type DTypeLike, type Layout, type ScalarName, type TupleType, type Type } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import type { ArrayArg, Backend } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type StreamLike } from "./runtime/devicearray.js";
@@ -31,6 +31,12 @@ export type RecordValue = number | bigint | boolean;
 /** A record as a plain object, one property per field. */
 export type RecordObject = Record<string, RecordValue>;
 
+/** The record type a `cuda.record` field list makes: `{ x: number; n: bigint; on: boolean }` for `{ x: float32, n: int64, on: bool }`. */
+export type RecordOfFields<F> = { -readonly [K in keyof F]: KernelElementOf<DTypeNameOf<F[K]>> };
+
+/** The TypeScript type of one record of a record dtype: `RecordOf<typeof Particle>` (for kernel parameters, `KernelArray1<RecordOf<typeof Particle>>`). */
+export type RecordOf<D> = D extends RecordDType<infer T> ? T : never;
+
 const RECORD = Symbol.for("numbats.record");
 
 /**
@@ -38,7 +44,9 @@ const RECORD = Symbol.for("numbats.record");
  * structured dtype): the fields in the order given, each at a multiple of its own size, the record's
  * `itemsize` a multiple of its `alignment` (its largest field), so arrays of records keep every field aligned.
  */
-export class RecordDType {
+export class RecordDType<out T extends object = object> {
+  /** the TypeScript type of one record, for types only (`RecordOf<typeof D>`); undefined at run time */
+  declare readonly recordType?: T;
   /** the fields, in layout order */
   readonly fields: readonly RecordField[];
   /** bytes per record (Numba's `itemsize`), padding included */
@@ -104,7 +112,7 @@ export class RecordDType {
 const alignUp = (n: number, a: number) => Math.ceil(n / a) * a;
 
 /** Makes a record dtype (see RecordDType). */
-export const record = (fields: Readonly<Record<string, DTypeLike>>): RecordDType => new RecordDType(fields);
+export const record = <const F extends Readonly<Record<string, DTypeLike>>>(fields: F): RecordDType<RecordOfFields<F>> => new RecordDType(fields);
 
 export const isRecordDType = (v: unknown): v is RecordDType => typeof v === "object" && v !== null && RECORD in v;
 
@@ -187,7 +195,7 @@ function readField(view: DataView, base: number, f: RecordField): RecordValue {
 }
 
 /** The record dtype plain objects imply: their fields in the first object's order; number → float64, bigint → int64, boolean → bool, `float32(x)` → float32. */
-export function inferRecordDType(objects: readonly object[], what: string): RecordDType {
+export function inferRecordDType(objects: readonly object[], what: string): RecordDType<RecordObject> {
   const first = objects[0] as Record<string, unknown>;
   const spec: Record<string, ScalarName> = {};
   for (const [name, v] of Object.entries(first)) spec[name] = dtypeOfFieldValue(v, `${what}: field '${name}'`);
@@ -197,7 +205,7 @@ export function inferRecordDType(objects: readonly object[], what: string): Reco
       throw new LaunchError(`${what}: record ${i} has fields {${Object.keys(o).join(", ")}}, record 0 {${Object.keys(spec).join(", ")}}; every record needs the same fields, in the same order (or give a dtype: cuda.recordArray(dtype, objects))`);
     }
   });
-  return new RecordDType(spec);
+  return new RecordDType<RecordObject>(spec);
 }
 
 function dtypeOfFieldValue(v: unknown, what: string): ScalarName {
@@ -224,28 +232,28 @@ const viewDType = (v: object): RecordDType | undefined => (v as { [VIEW_DTYPE]?:
  * `cuda.recordArray(dtype, nOrObjects)`: `get(i)` is a live view of record `i` (`ra.get(i).x = 2`
  * writes the buffer), `field("x")` a strided view of one field of every record.
  */
-export class RecordArray {
+export class RecordArray<T extends object = RecordObject> {
   /** the records' bytes, `length × dtype.itemsize` of them, C layout */
   readonly bytes: Uint8Array;
   private readonly view: DataView;
 
   /** `length` zeroed records, or the records of `objects` converted to `dtype`; over `bytes` when given. */
-  constructor(readonly dtype: RecordDType, lengthOrObjects: number | readonly object[], bytes?: Uint8Array) {
+  constructor(readonly dtype: RecordDType<T>, lengthOrObjects: number | readonly object[], bytes?: Uint8Array) {
     const length = typeof lengthOrObjects === "number" ? lengthOrObjects : lengthOrObjects.length;
     if (!Number.isInteger(length) || length < 0) throw new RangeError(`a record array's length is a non-negative integer; got ${length}`);
     this.bytes = bytes ?? new Uint8Array(length * dtype.itemsize);
     if (this.bytes.byteLength !== length * dtype.itemsize) throw new RangeError(`${length} records of ${dtype.itemsize} bytes need ${length * dtype.itemsize} bytes; got ${this.bytes.byteLength}`);
     this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
-    if (typeof lengthOrObjects !== "number") lengthOrObjects.forEach((o, i) => this.set(i, o as Partial<RecordObject>));
+    if (typeof lengthOrObjects !== "number") lengthOrObjects.forEach((o, i) => this.set(i, o as Partial<T>));
   }
 
   /** the number of records */
   get length(): number { return this.bytes.byteLength / this.dtype.itemsize; }
 
   /** A live view of record `i`: reading `.x` reads the buffer, assigning `.x` writes it (converted to x's dtype). */
-  get(i: number): RecordObject {
+  get(i: number): T {
     const base = this.offsetOf(i);
-    const view: RecordObject = {};
+    const view = {} as T;
     for (const f of this.dtype.fields) {
       Object.defineProperty(view, f.name, {
         enumerable: true,
@@ -258,9 +266,9 @@ export class RecordArray {
   }
 
   /** Writes the fields `values` names into record `i` (others keep their values). */
-  set(i: number, values: Readonly<Partial<RecordObject>>): void {
+  set(i: number, values: Readonly<Partial<T>>): void {
     const base = this.offsetOf(i);
-    for (const [name, v] of Object.entries(values)) {
+    for (const [name, v] of Object.entries(values) as [string, RecordValue | undefined][]) {
       if (v !== undefined) writeField(this.view, base, this.dtype.field(name), typedValue(v));
     }
   }
@@ -274,14 +282,14 @@ export class RecordArray {
   }
 
   /** The records as plain objects (copies). */
-  toObjects(): RecordObject[] {
+  toObjects(): T[] {
     return Array.from({ length: this.length }, (_, i) => this.read(i));
   }
 
   /** Record `i` as a plain object (a copy). */
-  read(i: number): RecordObject {
+  read(i: number): T {
     const base = this.offsetOf(i);
-    return Object.fromEntries(this.dtype.fields.map((f) => [f.name, readField(this.view, base, f)]));
+    return Object.fromEntries(this.dtype.fields.map((f) => [f.name, readField(this.view, base, f)])) as T;
   }
 
   /** Copies the fields in `names` of every record into the matching object of `objects`. */
@@ -293,7 +301,7 @@ export class RecordArray {
     });
   }
 
-  *[Symbol.iterator](): IterableIterator<RecordObject> {
+  *[Symbol.iterator](): IterableIterator<T> {
     for (let i = 0; i < this.length; i++) yield this.get(i);
   }
 
@@ -307,7 +315,7 @@ export class RecordArray {
 const typedValue = (v: RecordValue): RecordValue => (typeof v === "object" && v !== null ? (v as { valueOf(): RecordValue }).valueOf() : v);
 
 /** `cuda.recordArray(dtype, n)`: `n` zeroed records; `cuda.recordArray(dtype, objects)`: those records. */
-export function recordArray(dtype: RecordDType, lengthOrObjects: number | readonly object[]): RecordArray {
+export function recordArray<T extends object>(dtype: RecordDType<T>, lengthOrObjects: number | readonly Partial<T>[]): RecordArray<T> {
   if (!isRecordDType(dtype)) throw new TypeError(`cuda.recordArray needs a record dtype from cuda.record({...}); got ${String(dtype)}`);
   return new RecordArray(dtype, lengthOrObjects);
 }
@@ -316,12 +324,12 @@ export function recordArray(dtype: RecordDType, lengthOrObjects: number | readon
  * An array of records in device memory, made by `cuda.toDevice(records)` or `cuda.deviceRecordArray(n,
  * dtype)`: passed to kernels without a copy; `copyToHost()` brings the records back as a RecordArray.
  */
-export class DeviceRecordArray {
+export class DeviceRecordArray<T extends object = RecordObject> {
   /** @internal the raw bytes, `length × dtype.itemsize` of them */
   readonly storage: DeviceArray;
 
   /** @internal */
-  constructor(readonly dtype: RecordDType, readonly length: number, storage: DeviceArray) {
+  constructor(readonly dtype: RecordDType<T>, readonly length: number, storage: DeviceArray) {
     this.storage = storage;
   }
 
@@ -332,7 +340,7 @@ export class DeviceRecordArray {
   get alive(): boolean { return this.storage.alive; }
 
   /** Copies the records to the host: into `target` when given, else into a new RecordArray. */
-  copyToHost(target?: RecordArray, stream?: StreamLike): RecordArray {
+  copyToHost(target?: RecordArray<T>, stream?: StreamLike): RecordArray<T> {
     const out = target ?? new RecordArray(this.dtype, this.length);
     if (out.dtype.toString() !== this.dtype.toString() || out.length !== this.length) {
       throw new TypeError(`copyToHost: the target holds ${out.length} × ${out.dtype}; the device array ${this.length} × ${this.dtype}`);
@@ -342,7 +350,7 @@ export class DeviceRecordArray {
   }
 
   /** Copies records from the host (a RecordArray of this dtype, or plain objects converted to it). */
-  copyToDevice(source: RecordArray | readonly object[], stream?: StreamLike): void {
+  copyToDevice(source: RecordArray<T> | readonly Partial<T>[], stream?: StreamLike): void {
     const host = source instanceof RecordArray ? source : new RecordArray(this.dtype, source);
     if (host.dtype.toString() !== this.dtype.toString() || host.length !== this.length) {
       throw new TypeError(`copyToDevice: the source holds ${host.length} × ${host.dtype}; the device array ${this.length} × ${this.dtype}`);
@@ -358,13 +366,13 @@ export class DeviceRecordArray {
 }
 
 /** Copies host records (a RecordArray, or plain objects, typed as inferRecordDType says) to the device. */
-export function recordsToDevice(host: RecordArray | readonly object[], stream?: StreamLike, backend: Backend = getBackend()): DeviceRecordArray {
-  const records = host instanceof RecordArray ? host : new RecordArray(inferRecordDType(host, "cuda.toDevice"), host);
+export function recordsToDevice<T extends object>(host: RecordArray<T> | readonly T[], stream?: StreamLike, backend: Backend = getBackend()): DeviceRecordArray<T> {
+  const records = host instanceof RecordArray ? host : new RecordArray(inferRecordDType(host, "cuda.toDevice") as RecordDType<T>, host);
   return new DeviceRecordArray(records.dtype, records.length, toDevice(records.bytes, stream, backend));
 }
 
 /** `n` uninitialised records of `dtype` in device memory. */
-export function deviceRecordArray(n: number, dtype: RecordDType, backend: Backend = getBackend()): DeviceRecordArray {
+export function deviceRecordArray<T extends object>(n: number, dtype: RecordDType<T>, backend: Backend = getBackend()): DeviceRecordArray<T> {
   if (!isRecordDType(dtype)) throw new TypeError(`cuda.deviceRecordArray needs a record dtype from cuda.record({...}); got ${String(dtype)}`);
   return new DeviceRecordArray(dtype, n, DeviceArray.allocate(backend, Math.max(1, n * dtype.itemsize), "uint8"));
 }
