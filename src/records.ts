@@ -14,6 +14,7 @@ import type { ArrayArg, Backend } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type StreamLike } from "./runtime/devicearray.js";
 import { NDArray } from "./runtime/ndarray.js";
 import { getBackend } from "./runtime/select.js";
+import { wrapHostArray } from "./runtime/sim-backend.js";
 
 /** One field of a record dtype: its name, dtype and byte offset. */
 export interface RecordField {
@@ -437,7 +438,7 @@ export function bindRecordArguments(backend: Backend, args: readonly unknown[], 
         return;
       }
       const writtenFields = new Set(r.fields.filter((_, k) => written(values.length + k)).map((f) => f.name));
-      const storage = deviceStorageOf(backend, v, r, i, writtenFields, after);
+      const storage = deviceStorageOf(backend, v, r, i, writtenFields, after, args);
       for (const f of r.fields) values.push(new FieldArgument(storage, r, f, [recordCount(v)]));
     });
   } catch (e) {
@@ -449,9 +450,13 @@ export function bindRecordArguments(backend: Backend, args: readonly unknown[], 
 
 const recordCount = (v: unknown) => (v instanceof RecordArray || v instanceof DeviceRecordArray ? v.length : (v as readonly object[]).length);
 
-/** The device bytes of a records argument: its own (a DeviceRecordArray) or a temporary copy of host records. */
+/**
+ * The device bytes of a records argument: its own (a DeviceRecordArray), or host records' bytes. As
+ * for typed arrays, the simulator uses a RecordArray's own buffer (restored if the launch fails) unless
+ * the same records are passed twice (the GPU would see two copies); elsewhere a temporary device copy.
+ */
 function deviceStorageOf(
-  backend: Backend, v: unknown, r: RecordDType, i: number, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[],
+  backend: Backend, v: unknown, r: RecordDType, i: number, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[], args: readonly unknown[],
 ): DeviceArray {
   if ((v instanceof DeviceRecordArray || v instanceof RecordArray) && v.dtype.toString() !== r.toString()) {
     throw new LaunchError(`argument ${i + 1} holds records of ${v.dtype}; the kernel was compiled for ${r} (convert with cuda.recordArray(dtype, records.toObjects()))`);
@@ -462,6 +467,7 @@ function deviceStorageOf(
   }
   const objects = v instanceof RecordArray ? undefined : (v as readonly object[]);
   const host = v instanceof RecordArray ? v : new RecordArray(r, objects!);
+  if (backend.name === "sim" && args.filter((a) => a === v).length === 1) return inPlace(backend, host, objects, writtenFields, after);
   const device = toDevice(host.bytes, undefined, backend);
   after.push((launched) => {
     try {
@@ -473,6 +479,16 @@ function deviceStorageOf(
     }
   });
   return device;
+}
+
+/** Host records used in place on the simulator: written fields into the objects after a launch, the bytes restored after a failed one. */
+function inPlace(backend: Backend, host: RecordArray, objects: readonly object[] | undefined, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[]): DeviceArray {
+  const backup = writtenFields.size > 0 && !objects ? host.bytes.slice() : undefined;
+  after.push((launched) => {
+    if (!launched && backup) host.bytes.set(backup);
+    if (launched && objects && writtenFields.size > 0) host.readInto(objects, writtenFields);
+  });
+  return DeviceArray.over(backend, wrapHostArray(host.bytes), Math.max(1, host.bytes.byteLength), "uint8");
 }
 
 // ---------------------------------------------------------------------------
