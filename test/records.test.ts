@@ -160,6 +160,15 @@ test("records in kernels: errors name the field, the fix, or the record", () => 
   assert.throws(() => cuda.jit((o: Float32Array) => { table[0].x = o[0]; }, { env: { table } }).configure(1, 1)(new Float32Array(1)), /constant arrays are read-only/);
 });
 
+test("a launch that fails leaves host records as they were", () => {
+  const R = cuda.record({ x: float32, n: int32 });
+  const ra = cuda.recordArray(R, [{ x: 1, n: 1 }, { x: 2, n: 2 }]);
+  const before = ra.bytes.slice();
+  const k = cuda.jit((a: any, o: Int32Array) => { const i = cuda.grid(1); a[i].x = 9; o[i * 100] = 1; }, { debug: true });
+  assert.throws(() => k.configure(1, 2)(ra, new Int32Array(2)), /out of bounds|index/);
+  assert.deepEqual(ra.bytes, before);
+});
+
 test("records of every scalar dtype keep their values through a kernel's whole-record copy", () => {
   const R = cuda.record({ b: bool, i1: int8, u2: uint16, h: float16, i4: int32, f: float32, u8: uint64, d: float64 });
   const src = cuda.recordArray(R, [
