@@ -10,9 +10,8 @@ import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, pinnedArray, toDevice,
   type DeviceArrayLike, type HostArray, type Shape, type StreamLike,
 } from "./runtime/devicearray.js";
-import {
-  DeviceRecordArray, RecordArray, deviceRecordArray, isHostRecords, record, recordArray, recordsToDevice, type RecordDType,
-} from "./records.js";
+import { RecordArray, isHostRecords, record, recordArray, type RecordDType } from "./records.js";
+import { DeviceRecordArray, deviceRecordArray, recordsToDevice } from "./runtime/records.js";
 import { currentTargetInfo, forgetBackend, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
 import { createXoroshiro128pStates as createStates, RANDOM_DEVICE_FUNCTIONS } from "./random.js";

@@ -16,8 +16,9 @@ export {
 } from "./runtime/devicearray.js";
 export { Stream, Event } from "./runtime/streams.js";
 export {
-  RecordDType, RecordArray, DeviceRecordArray, type RecordField, type RecordObject, type RecordValue, type RecordOf, type RecordOfFields,
+  RecordDType, RecordArray, type RecordField, type RecordObject, type RecordValue, type RecordOf, type RecordOfFields,
 } from "./records.js";
+export { DeviceRecordArray } from "./runtime/records.js";
 export type { DeviceInfo, DeviceLimits } from "./runtime/backend.js";
 export type { Reducer, ReduceInput, ReduceOptions } from "./reduce.js";
 export type { Ufunc, Gufunc, UfuncOptions, GufuncOptions, UfuncReduceOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";

@@ -21,9 +21,8 @@ import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
-import {
-  FieldArgument, bindRecordArguments, isRecordDType, recordArgumentType, recordFits, recordOf, type DeviceRecordArray, type RecordArray, type RecordDType,
-} from "./records.js";
+import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
+import { FieldArgument, bindRecordArguments, recordArgumentType, type DeviceRecordArray } from "./runtime/records.js";
 
 /** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LaunchError, TypingError, bool, cuda, float16, float32, float64, int16, int32, int64, int8, uint16, uint64, uint8 } from "../src/index.js";
-import { DeviceRecordArray, RecordArray } from "../src/records.js";
+import { RecordArray } from "../src/records.js";
+import { DeviceRecordArray } from "../src/runtime/records.js";
 import { PTXAS_TARGETS, hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 
 process.env.NUMBATS_TARGET = "sim";

@@ -19,7 +19,7 @@ import { emitPtx } from "../../src/targets/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "./ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./ptxsim.js";
 import { recordFields } from "./records.js";
-import { FieldArgument } from "../../src/records.js";
+import { FieldArgument } from "../../src/runtime/records.js";
 
 /** Launches of one specialisation replayed at most this often (later ones repeat the same code). */
 const REPLAYS = 2;

@@ -1,7 +1,8 @@
 // Record arguments as the compiled kernel's parameters take them (one per field), for running a
 // case's IR directly on the simulator and on ptxsim.
 
-import { DeviceRecordArray, FieldArgument, RecordArray } from "../../src/records.js";
+import { RecordArray } from "../../src/records.js";
+import { DeviceRecordArray, FieldArgument } from "../../src/runtime/records.js";
 import { isNDArrayLike } from "../../src/runtime/ndarray.js";
 import type { HostArg } from "./crosscheck.js";
 
