@@ -8,8 +8,10 @@ import { Kernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, openIpcArray, pinnedArray, toDevice,
-  type HostArray, type Shape, type StreamLike,
+  type DeviceArrayLike, type HostArray, type Shape, type StreamLike,
 } from "./runtime/devicearray.js";
+import { RecordArray, isHostRecords, record, recordArray, type RecordDType } from "./records.js";
+import { DeviceRecordArray, deviceRecordArray, recordsToDevice } from "./runtime/records.js";
 import { currentTargetInfo, forgetBackend, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
 import { createXoroshiro128pStates as createStates } from "./random.js";
@@ -31,7 +33,7 @@ export interface Dim3 {
 }
 
 /** The in-kernel element type of arrays made from a dtype or its name: number, bigint (64-bit integers) or boolean. */
-export type ElementOfDTypeLike<D> = D extends DType<infer R> ? R : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
+export type ElementOfDTypeLike<D> = D extends RecordDType<infer T> ? T : D extends DType<infer R> ? R : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
 
 /** What every kernel-side array has: its extents and element count. */
 interface KernelArrayInfo {
@@ -141,7 +143,7 @@ export interface GridGroup {
 }
 
 /** `cuda.shared.array` / `cuda.local.array`: an array of `shape` (a number or up to 3 extents) and `dtype`. */
-export type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName>(shape: S, dtype: D) => ArrayOfShape<S, ElementOfDTypeLike<D>>;
+export type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName | RecordDType>(shape: S, dtype: D) => ArrayOfShape<S, ElementOfDTypeLike<D>>;
 
 // ---------------------------------------------------------------------------
 // host API helpers
@@ -206,6 +208,14 @@ export type RandomDraw = (states: StateArray, i: number) => number;
  * `cuda.shared.array`, `cuda.atomic.add`, …), which have meaning only inside a kernel or device
  * function (on the host they throw).
  */
+/** `cuda.toDevice`: host arrays to DeviceArrays, host records to DeviceRecordArrays. */
+// the records overload first: ReturnType (and an instantiation like `typeof cuda.toDevice<Float32Array>`) sees the last one
+function toDeviceOrRecords<T extends object>(records: RecordArray<T> | readonly T[], stream?: StreamLike): DeviceRecordArray<T>;
+function toDeviceOrRecords<A extends HostArray>(hostArray: A, stream?: StreamLike): DeviceArrayLike<A>;
+function toDeviceOrRecords(host: HostArray | RecordArray | readonly object[], stream?: StreamLike): DeviceArray | DeviceRecordArray {
+  return isHostRecords(host) ? recordsToDevice(host, stream) : toDevice(host as HostArray, stream);
+}
+
 export const cuda = {
   // kernels
   /**
@@ -345,8 +355,17 @@ export const cuda = {
   },
 
   // host memory API
-  /** Copies a host array to a new DeviceArray of its shape and dtype (Numba's `cuda.to_device`). */
-  toDevice: <A extends HostArray>(hostArray: A, stream?: StreamLike) => toDevice(hostArray, stream),
+  /**
+   * Copies a host array to a new DeviceArray of its shape and dtype (Numba's `cuda.to_device`); host
+   * records (a RecordArray, or plain objects) to a new DeviceRecordArray.
+   */
+  toDevice: toDeviceOrRecords,
+  /** A record dtype: a C-layout struct of the fields given, in order (Numba's records; see RecordDType). */
+  record,
+  /** `n` zeroed records of `dtype`, or `objects` converted to it, in one host buffer (a NumPy structured array). */
+  recordArray,
+  /** `n` uninitialised records of `dtype` in device memory. */
+  deviceRecordArray: <T extends object>(n: number, dtype: RecordDType<T>) => deviceRecordArray(n, dtype),
   /**
    * An uninitialised DeviceArray of `shape` and `dtype` (a dtype object or its name, e.g. `float32` or
    * `"float32"`; Numba's `cuda.device_array`).

@@ -5,6 +5,8 @@
 // buffers with them. The per-dtype facts live in one table (DTYPE_INFO) so no
 // stage keeps its own copy.
 
+import type { RecordDType } from "./records.js";
+
 /** The name of a scalar dtype, as Numba spells it (`"float32"`); APIs taking a dtype accept it as a string. */
 export type ScalarName =
   | "bool"
@@ -153,6 +155,8 @@ export interface TupleType {
   readonly kind: "tuple";
   /** the items' types, in order */
   readonly items: readonly Type[];
+  /** a record (items: its fields' dtypes) or an array of records (items: one array per field) of this record dtype */
+  readonly record?: RecordDType;
 }
 
 /** A kernel-language type: a scalar dtype name, an array type, a tuple type, or "void" (no value). */
@@ -177,6 +181,7 @@ export function typeToString(t: Type): string {
     const space = t.space === "global" ? "" : `, ${t.space}`;
     return `array(${t.dtype}, ${t.ndim}d, ${t.layout}${space})`;
   }
+  if (t.record) return t.record.typeString(t.items);
   const items = t.items.map(typeToString);
   if (items.length > 0 && items.every((s) => s === items[0])) return `UniTuple(${items[0]} x ${items.length})`;
   return `Tuple(${items.join(", ")})`;

@@ -7,7 +7,7 @@ export {
 } from "./cuda.js";
 export {
   Kernel, type JitOptions, type Dim, type Launcher, type LaunchArgument, type LaunchArguments, type KernelArgument,
-  type ArrayArgument, type AnyKernelFunction, type TypedLaunchArgument, type InnermostElement,
+  type ArrayArgument, type HostRecord, type RecordElement, type RecordsArgument, type AnyKernelFunction, type TypedLaunchArgument, type InnermostElement,
 } from "./kernel.js";
 export { NDArray, ndarray, type NDArrayLike, type ElementOf, type Nested } from "./runtime/ndarray.js";
 export {
@@ -15,6 +15,10 @@ export {
   type RankOfHost, type Shape, type SliceSpec, type StreamLike,
 } from "./runtime/devicearray.js";
 export { Stream, Event } from "./runtime/streams.js";
+export {
+  RecordDType, RecordArray, type RecordField, type RecordObject, type RecordValue, type RecordOf, type RecordOfFields,
+} from "./records.js";
+export { DeviceRecordArray } from "./runtime/records.js";
 export type { DeviceInfo, DeviceLimits } from "./runtime/backend.js";
 export type { Reducer, ReduceInput, ReduceOptions } from "./reduce.js";
 export type { Ufunc, Gufunc, UfuncOptions, GufuncOptions, UfuncReduceOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";

@@ -5,7 +5,7 @@
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
   typedScalarDType, convertScalar, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
-  type DType, type Type, type TypedArray, type TypedScalar,
+  type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
@@ -21,6 +21,8 @@ import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
+import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
+import { FieldArgument, bindRecordArguments, recordArgumentType, type DeviceRecordArray } from "./runtime/records.js";
 
 /** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {
@@ -32,7 +34,7 @@ export interface JitOptions {
    * a launch takes the first its arguments match exactly, else the first they convert to); the kernel
    * then compiles at `cuda.jit`, and launches compile nothing
    */
-  readonly signature?: string | readonly (Type | DType<unknown>)[] | readonly string[];
+  readonly signature?: string | readonly (Type | DType<unknown> | RecordDType)[] | readonly string[];
   /** values for free names: constants, device functions, host arrays (frozen into constant memory) */
   readonly env?: Readonly<Record<string, unknown>>;
   /** faster, approximate math: flush-to-zero, approximate division, square root and transcendentals (Numba's `fastmath`) */
@@ -72,17 +74,20 @@ export function typeOfArgument(v: unknown, position: number): Type {
   if (typeof v === "number") return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 && !Object.is(v, -0) ? "int32" : "float64";
   if (typeof v === "bigint") return "int64";
   if (typeof v === "boolean") return "bool";
-  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints and booleans`);
+  const rec = recordArgumentType(v, position);
+  if (rec) return rec;
+  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans and records (see cuda.record)`);
 }
 
 function describe(v: unknown): string {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array)";
+  if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array, or an array of records: plain objects)";
   return typeof v === "object" ? `an object (${(v as object).constructor?.name ?? "Object"})` : `a ${typeof v}`;
 }
 
 /** Whether an argument of type `have` can be passed for a parameter of type `want` (eager signatures). */
 function fits(have: Type, want: Type): boolean {
+  if (recordOf(want)) return recordFits(have, want as TupleType);
   if (isArrayType(want)) {
     // float16 and bool arrays arrive as their storage (Uint16Array, Uint8Array)
     const storage = isArrayType(have) && DTYPE_INFO[have.dtype].array === DTYPE_INFO[want.dtype].array && DTYPE_INFO[have.dtype].size === DTYPE_INFO[want.dtype].size;
@@ -96,7 +101,8 @@ function signaturesFromOption(sig: NonNullable<JitOptions["signature"]>): Signat
   if (typeof sig === "string") return [parseSignature(sig)];
   if (sig.length > 0 && sig.every((s) => typeof s === "string")) return (sig as readonly string[]).map((s) => parseSignature(s));
   return [{
-    args: (sig as readonly (Type | DType<unknown>)[]).map((t) => (typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
+    args: (sig as readonly (Type | DType<unknown> | RecordDType)[]).map((t) => (
+      isRecordDType(t) ? t.type : typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
     ret: "void",
   }];
 }
@@ -150,7 +156,10 @@ function validateLaunch(backend: Backend, compiled: CompiledKernel, dims: Launch
 // the kernel
 
 interface Specialisation {
+  /** the compiled code's parameters: each record argument's fields, every other argument as it is */
   readonly signature: Signature;
+  /** one type per launch argument (a record argument is one type) */
+  readonly params: readonly Type[];
   readonly key: string;
   readonly ir: FunctionIR;
   readonly compiled: Map<Backend, CompiledKernel>;
@@ -161,7 +170,10 @@ interface Specialisation {
 // launch argument types: what a launch accepts for each of the kernel's own parameters
 
 /** Any value a launch accepts: what a parameter without a TypeScript type (plain JavaScript) takes. */
-export type KernelArgument = number | bigint | boolean | TypedScalar | HostArray | DeviceArray;
+export type KernelArgument = number | bigint | boolean | TypedScalar | HostArray | DeviceArray | RecordArray | DeviceRecordArray | HostRecord | readonly HostRecord[];
+
+/** A record on the host: a plain object of numbers, bigints, booleans or typed scalars (`float32(2)`). */
+export type HostRecord = Readonly<Record<string, number | bigint | boolean | TypedScalar>>;
 
 /** An array argument of dtype `D`: a DeviceArray of it, or a host array holding it (copied in and back). */
 export type ArrayArgument<D extends ScalarName> = DeviceArray<D> | HostArrayOf<D>;
@@ -190,8 +202,14 @@ export type TypedLaunchArgument<P> =
   : P extends DeviceArray<infer D> ? ArrayArgument<D>
   : P extends NDArray<TypedArray, infer D> ? ArrayArgument<D>
   : P extends NDArrayLike<infer T> ? ArrayArgument<DTypesStoredIn<T>>
-  : P extends ArrayLike<unknown> ? ArrayArgument<DTypesWithElement<InnermostElement<P>>>
+  : P extends ArrayLike<infer E> ? ([E] extends [RecordElement] ? RecordsArgument<E> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
   : P;
+
+/** A record as a kernel sees it (`{ x: number; id: number }`): an object that is no array. */
+export type RecordElement = object & { readonly length?: never };
+
+/** What a launch accepts for an array of records with elements `E`: a RecordArray, a DeviceRecordArray, or plain objects (copied in, written fields back). */
+export type RecordsArgument<E> = RecordArray | DeviceRecordArray | readonly E[];
 
 /** The launch arguments for a kernel whose parameters are `P`, one LaunchArgument per parameter. */
 export type LaunchArguments<P extends readonly unknown[]> = { [K in keyof P]: LaunchArgument<P[K]> };
@@ -354,12 +372,12 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   }
 
   private specialise(argTypes: readonly Type[]): Specialisation {
-    const signature: Signature = { args: argTypes, ret: "void" };
-    const key = signatureToString(signature);
+    const signature: Signature = { args: argTypes.flatMap((t) => (recordOf(t) ? (t as TupleType).items : [t])), ret: "void" };
+    const key = signatureToString({ args: argTypes, ret: "void" });
     let spec = this.specialisations.get(key);
     if (!spec) {
       const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction });
-      const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, key, ir, compiled: new Map() };
+      const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, ir, compiled: new Map() };
       made.slots = new ArgumentSlots(made as Specialisation, this.eager !== undefined);
       spec = made as Specialisation;
       this.specialisations.set(key, spec);
@@ -370,9 +388,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   /** The specialisation for these arguments; the last one used is checked first without building its key. */
   private specialisationFor(args: readonly unknown[]): Specialisation {
     const last = this.last;
-    if (last && args.length === last.signature.args.length) {
+    if (last && args.length === last.params.length) {
       let ok = true;
-      for (let i = 0; ok && i < args.length; i++) ok = this.accepts(last.signature.args[i]!, args[i]);
+      for (let i = 0; ok && i < args.length; i++) ok = this.accepts(last.params[i]!, args[i]);
       if (ok) return last;
     }
     const spec = this.specialise(this.argumentTypes(args));
@@ -417,14 +435,22 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const spec = this.specialisationFor(args);
     const fast = spec.slots.fastLaunch(backend, this.compiledFor(spec, backend));
     fast.validate(dims);
-    this.fastPath.launch = fast;
-    const temps = spec.slots.fill(backend, args);
+    // record arguments are flattened on every launch (one parameter per field): no fast path
+    const records = spec.params.some(recordOf)
+      ? bindRecordArguments(backend, args, spec.params, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
+      : undefined;
+    this.fastPath.launch = records ? undefined : fast;
     let launched = false;
     try {
-      fast.launch(dims, stream, false);
-      launched = true;
+      const temps = spec.slots.fill(backend, records?.values ?? args);
+      try {
+        fast.launch(dims, stream, false);
+        launched = true;
+      } finally {
+        if (temps) settle(temps, launched);
+      }
     } finally {
-      if (temps) settle(temps, launched);
+      records?.finish(launched);
     }
   }
 }
@@ -676,6 +702,7 @@ class ArgumentSlots {
         continue;
       }
       const name = spec.ir.params[i]!.name;
+      if (v instanceof FieldArgument) { args[i] = v.toKernelArg(name); this.arrays[i] = null; continue; }
       if (v instanceof DeviceArray && v.backend !== backend) throw new LaunchError(foreignArray(i, name, v.backend, backend));
       checkIndexable(v as DeviceArray | TypedArray | NDArrayLike, i, name);
       this.arrays[i] = null; // until the record below is made

@@ -4,8 +4,9 @@
 import { test } from "node:test";
 import { API_CASES } from "./cases/api.js";
 import { LANGUAGE_CASES } from "./cases/language.js";
+import { RECORD_CASES } from "./cases/records.js";
 import { runCase } from "./helpers/crosscheck.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
 
-for (const c of [...LANGUAGE_CASES, ...API_CASES]) test(c.name, () => runCase(c));
+for (const c of [...LANGUAGE_CASES, ...API_CASES, ...RECORD_CASES]) test(c.name, () => runCase(c));

@@ -15,6 +15,7 @@ import { locOf } from "./parse.js";
 import { MATH_LIBRARY, MATH_HELPERS, MODULES as MATH_MODULES } from "../mathlib/index.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "../mathlib/random.js";
 import { rememberFunctions } from "./source.js";
+import { allocateRecords } from "./records.js";
 
 // Errors and line info in the library's device functions point at the library's files.
 for (const mod of [...Object.values(MATH_MODULES), RANDOM_DEVICE_FUNCTIONS]) {
@@ -203,6 +204,8 @@ function allocation(space: "shared" | "local"): Builtin {
       const shape = shapeOf(L, args[0]!);
       if (space === "local" && shape.includes(0)) return L.fail(args[0]!, "local arrays need a non-zero size");
       if (shape.length > 1 && shape.includes(0)) return L.fail(args[0]!, "only a 1-d shared array can be dynamic (shape 0)");
+      const rec = L.recordDTypeNamed(args[1]!);
+      if (rec) return expr(allocateRecords(L, space, rec, shape, local, n));
       return L.allocate(space, dtypeArg(L, args[1]!), shape, local, n);
     });
 }

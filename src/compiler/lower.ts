@@ -16,12 +16,14 @@ import { checkSyntax } from "./check.js";
 import { binaryType, floatTypeOf, integerLiteralType, join, promote, promoteOne, weakDefault, type Weak } from "./infer.js";
 import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
-  type FunctionIR, type Loc, type Stmt, type VarExpr,
+  type FunctionIR, type Loc, type Param, type Stmt, type VarExpr,
 } from "./ir.js";
 import { foldExpr } from "./passes/fold.js";
 import { mapBodyExprs } from "./passes/walk.js";
 import { locOf, parseFunction, type Node, type ParsedFunction } from "./parse.js";
 import { originOf } from "./source.js";
+import { assignField, assignRecord, assignRecordLocal, constRecords, fieldOf, recordElement, recordMember, recordParams } from "./records.js";
+import { hostRecordsOf, isRecordArrayType, isRecordDType, isRecordType, recordOf, type RecordDType } from "../records.js";
 import { didYouMean, unknownMemberMessage } from "./suggest.js";
 
 /** What `cuda.jit(fn, {device: true})` returns carries this, so kernels can call it. */
@@ -227,8 +229,9 @@ export class Lowerer {
 
   run(): FunctionIR {
     this.scopes.push(new Map());
-    const params = this.parsed.params.map((p, i) => {
+    const params = this.parsed.params.flatMap((p, i) => {
       const type = this.argTypes[i]!;
+      if (this.kind === "kernel" && recordOf(type)) return this.recordParam(p.name, type as TupleType);
       const name = this.freshName(p.name);
       const declStart = -2 - i;
       // a scalar parameter assigned a wider value is a local of the joined type, as a `let` is
@@ -236,7 +239,7 @@ export class Lowerer {
       const local = widened ? this.freshName(p.name) : name;
       if (widened) this.emit({ k: "let", name: local, type: widened, init: this.convert({ e: { k: "var", type, name } }, widened, p), loc: locOf(p) });
       this.scopes[0]!.set(p.name, { b: "var", name: local, type: widened ?? type, declStart, isConst: false, param: isArrayType(type) ? name : undefined });
-      return { name, type };
+      return [{ name, type }];
     });
     const body = this.parsed.body;
     if (body.type === "BlockStatement") {
@@ -259,6 +262,15 @@ export class Lowerer {
       writtenParams: this.written,
       options: this.options,
     };
+  }
+
+  /** A kernel's record parameter: one parameter per field (the host passes them so), `name` the record (array) they make. */
+  private recordParam(name: string, type: TupleType): Param[] {
+    return recordParams(this, name, type, (value, fields) => {
+      // the fields are parameters for markWritten, under names no source text can say
+      for (const f of fields) this.scopes[0]!.set(`${name}.${f.name}`, { b: "var", name: f.name, type: f.type, declStart: -1, isConst: true, param: isArrayType(f.type) ? f.name : undefined });
+      this.scopes[0]!.set(name, { b: "value", value: expr(value) });
+    });
   }
 
   // ------------------------------------------------------------------ errors
@@ -530,7 +542,7 @@ export class Lowerer {
   }
 
   /** A compiler-made local holding `init`, evaluated once here. */
-  private temporary(name: string, init: Expr, n: Node): VarExpr {
+  temporary(name: string, init: Expr, n: Node): VarExpr {
     const v = this.freshName(name);
     this.emit({ k: "let", name: v, type: init.type, init, loc: locOf(n) });
     return { k: "var", type: init.type, name: v };
@@ -650,8 +662,9 @@ export class Lowerer {
         this.widened = true;
         return;
       }
-      if (!isScalarType(b.type)) this.fail(target, `cannot assign to '${target.name}' of type ${typeToString(b.type)}`);
       const cur: Expr = { k: "var", type: b.type, name: b.name };
+      if (isRecordType(b.type)) { this.emit(assignRecordLocal(this, b.name, cur, compute, target)); return; }
+      if (!isScalarType(b.type)) this.fail(target, `cannot assign to '${target.name}' of type ${typeToString(b.type)}`);
       const v = compute({ e: cur });
       // a `let` (or a parameter) holds the join of every value assigned to it
       this.joinInto(b.declStart, b.type, valueType(v));
@@ -659,6 +672,15 @@ export class Lowerer {
       return;
     }
     if (target.type === "MemberExpression") {
+      if (assignField(this, target, compute)) return;
+      if (target.computed) {
+        const { base, indexNodes } = splitIndexing(target);
+        const records = this.lowerValue(base);
+        if (records.v === "expr" && isRecordArrayType(records.e.type)) {
+          const { index } = this.arrayElement(expr(fieldOf(records.e, 0)), base, indexNodes, target);
+          return assignRecord(this, recordElement(this, records.e, index, target), compute, target);
+        }
+      }
       const { array, index } = this.elementRef(target);
       const at = array.type as ArrayType;
       if (at.space === "const") this.fail(target, "constant arrays are read-only");
@@ -807,6 +829,8 @@ export class Lowerer {
     if (typed) return typed;
     const host = hostArrayOf(v);
     if (host) return expr(this.constArray(name, v, host));
+    const records = hostRecordsOf(v);
+    if (records) return expr(constRecords(this, name, records));
     return this.fail(n, `env value '${name}' has an unsupported kind (${typeof v}); env takes numbers, booleans, bigints, typed scalars, device functions and host arrays`);
   }
 
@@ -846,12 +870,13 @@ export class Lowerer {
     if (obj.v === "gridGroup" && prop === "sync") return { v: "builtin", name: "grid.sync", call: (L, _args, node) => L.gridSync(node) };
     if (obj.v !== "expr") return this.unsupported(n.property, `'${prop}' of ${describeValue(obj)} is not supported`);
     const t = obj.e.type;
+    if (recordOf(t)) return recordMember(this, obj.e, prop, n);
     if (isArrayType(t)) return this.arrayProperty(obj.e, t, prop, n);
     if (isTupleType(t) && prop === "length") return numberLiteral(t.items.length);
     return this.fail(n.property, `'${prop}' is not a property of ${typeToString(t)}`);
   }
 
-  private arrayProperty(array: Expr, t: ArrayType, prop: string, n: Node): Value {
+  arrayProperty(array: Expr, t: ArrayType, prop: string, n: Node): Value {
     const attr = (attr: "shape" | "size", dim: number): Value =>
       expr({ k: "arrayAttr", attr, type: "int32", array, dim, loc: locOf(n) });
     switch (prop) {
@@ -877,6 +902,10 @@ export class Lowerer {
       // Numba's strides are in bytes
       const size = DTYPE_INFO[(v.array.type as ArrayType).dtype].size;
       return expr({ k: "binary", op: "mul", type: "int32", a: e, b: int32Const(size) });
+    }
+    if (v.v === "expr" && isRecordArrayType(v.e.type)) {
+      const { index } = this.arrayElement(expr(fieldOf(v.e, 0)), base, indexNodes, n);
+      return expr(recordElement(this, v.e, index, n));
     }
     if (v.v === "expr" && isTupleType(v.e.type)) {
       if (indexNodes.length !== 1) this.fail(n, "a tuple takes one index");
@@ -1151,6 +1180,13 @@ export class Lowerer {
   }
 
   /** Declares a shared/local array for an allocation built-in. */
+  /** The record dtype an `env` name stands for (`cuda.local.array(4, Particle)`), if it is one. */
+  recordDTypeNamed(n: Node): RecordDType | undefined {
+    if (n.type !== "Identifier" || this.lookup(n.name) || !Object.prototype.hasOwnProperty.call(this.env, n.name)) return undefined;
+    const v = this.env[n.name];
+    return isRecordDType(v) ? v : undefined;
+  }
+
   allocate(space: "shared" | "local", dtype: ScalarName, shape: number[], name: string, n: Node): Value {
     const type = arrayType(dtype, shape.length, "C", space);
     const v: VarBinding = { b: "var", name: this.freshName(name), type, declStart: n.start, isConst: true };

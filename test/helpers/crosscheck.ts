@@ -24,6 +24,8 @@ import { emitPtx } from "../../src/targets/ptx/index.js";
 import { cuda, type KernelArgument } from "../../src/index.js";
 import { hasPtxas, ptxasCheck } from "./ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./ptxsim.js";
+import { recordFields } from "./records.js";
+import { RecordArray } from "../../src/records.js";
 
 export type HostArg = ArrayBufferView | number | bigint | boolean | object;
 
@@ -57,7 +59,7 @@ const dims3 = (d: Dim): [number, number, number] => {
 function arrayContents(args: readonly HostArg[], c: KernelCase): unknown[] {
   return args.map((a, i) => {
     if (c.scheduleDependent?.includes(i)) return "schedule-dependent";
-    const v = ArrayBuffer.isView(a) ? a : isNDArrayLike(a) ? a.data : undefined;
+    const v = ArrayBuffer.isView(a) ? a : isNDArrayLike(a) ? a.data : a instanceof RecordArray ? a.bytes : undefined;
     if (!v) return undefined;
     if (v instanceof Float32Array || v instanceof Float64Array) return Array.from(v, (x) => (Number.isNaN(x) ? "NaN" : Object.is(x, -0) ? "-0" : x));
     return new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
@@ -66,7 +68,7 @@ function arrayContents(args: readonly HostArg[], c: KernelCase): unknown[] {
 
 /** The host arguments as KernelArgs over their own memory (for ptxsim and the direct simulator). */
 function kernelArgs(args: readonly HostArg[], ir: FunctionIR): KernelArg[] {
-  return args.map((a, i): KernelArg => {
+  return recordFields(args).map((a, i): KernelArg => {
     const t = ir.params[i]!.type;
     if (isArrayType(t)) {
       const name = ir.params[i]!.name;

@@ -18,6 +18,8 @@ import { compileSim } from "../../src/targets/js/index.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "./ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./ptxsim.js";
+import { recordFields } from "./records.js";
+import { FieldArgument } from "../../src/runtime/records.js";
 
 /** Launches of one specialisation replayed at most this often (later ones repeat the same code). */
 const REPLAYS = 2;
@@ -34,9 +36,13 @@ const copyBuffer = (bytes: Uint8Array): SimBuffer => {
 
 /** The launch's arguments as KernelArgs over copies of their current contents. */
 function snapshotOf(ir: FunctionIR, args: readonly unknown[]): () => KernelArg[] {
-  const frozen = args.map((a, i): KernelArg => {
+  const frozen = recordFields(args).map((a, i): KernelArg => {
     const t = ir.params[i]!.type, name = ir.params[i]!.name;
     if (!isArrayType(t)) return { kind: "scalar", dtype: t as ScalarName, value: convertScalar(t as ScalarName, (a as { valueOf(): number }).valueOf()) };
+    if (a instanceof FieldArgument) {
+      const k = a.toKernelArg(name), b = k.buffer as SimBuffer;
+      return { ...k, buffer: copyBuffer(new Uint8Array(b.bytes, b.byteOffset, b.byteLength)) };
+    }
     if (a instanceof DeviceArray) {
       const b = a.buffer as SimBuffer;
       return { kind: "array", buffer: copyBuffer(new Uint8Array(b.bytes, b.byteOffset, b.byteLength)), byteOffset: a.byteOffset, dtype: t.dtype, shape: a.shape, strides: a.elementStrides, name };

@@ -40,17 +40,18 @@ export async function runOnPtxsim(mod: PtxModule, dims: LaunchDims, args: readon
   const m = ps.loadModule(mod.text);
   if (m.compileErrors && m.compileErrors.length) throw new Error(`ptxsim cannot run this module: ${JSON.stringify(m.compileErrors)}`);
   const memory = ps.createMemory();
-  // one ptxsim allocation per distinct buffer, so views of one buffer alias there too
-  const placed = new Map<SimBuffer, number>();
+  // one ptxsim allocation per distinct host memory, so views of one memory alias there too (the
+  // fields of records are typed arrays of several types over one ArrayBuffer)
+  const placed = new Map<ArrayBufferLike, number>();
   const addrOf = (a: ArrayArg): number => {
     const buf = simBuffer(a);
-    let addr = placed.get(buf);
+    let addr = placed.get(buf.bytes);
     if (addr === undefined) {
-      addr = memory.alloc(Math.max(buf.byteLength, 1));
-      memory.write(addr, new Uint8Array(buf.bytes, buf.byteOffset, buf.byteLength));
-      placed.set(buf, addr);
+      addr = memory.alloc(Math.max(buf.bytes.byteLength, 1));
+      memory.write(addr, new Uint8Array(buf.bytes));
+      placed.set(buf.bytes, addr);
     }
-    return addr + a.byteOffset;
+    return addr + buf.byteOffset + a.byteOffset;
   };
   const params = mod.params.map((p) => {
     const a = args[p.from.arg];
@@ -66,7 +67,7 @@ export async function runOnPtxsim(mod: PtxModule, dims: LaunchDims, args: readon
   });
   // a cooperative launch keeps every block resident, as a grid barrier needs
   const res = ps.launch(m, mod.entry, { grid: dims.grid, block: dims.block, sharedBytes: dims.sharedMemBytes, memory, params, cooperative: mod.cooperative });
-  for (const [buf, addr] of placed) new Uint8Array(buf.bytes, buf.byteOffset, buf.byteLength).set(memory.read(addr, buf.byteLength));
+  for (const [bytes, addr] of placed) new Uint8Array(bytes).set(memory.read(addr, bytes.byteLength));
   return { output: res.output, stdout: res.stdout };
 }
 

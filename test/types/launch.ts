@@ -4,7 +4,7 @@
 
 import {
   cuda, ndarray, NDArray, bool, float16, float32, float64, int32, int64, uint8, type DeviceArray, type Kernel,
-  type KernelArray1, type KernelArray2, type Launcher,
+  type KernelArray1, type KernelArray2, type Launcher, type RecordOf, type DeviceRecordArray as DeviceRecord,
 } from "../../src/index.js";
 
 /** Exact type equality (not mere assignability). */
@@ -204,5 +204,22 @@ sum(dF32, { res: cuda.deviceArray(1, float32) }); // into a device array: nothin
 sum(new BigInt64Array(4));
 // @ts-expect-error a bigint reduction returns a bigint
 const wrongSum: number = bigSum(new BigUint64Array(4));
+
+// --- records: the element type from the dtype, launches of record arrays -------------
+
+const Rec = cuda.record({ x: float32, n: int64, on: bool });
+expectType<RecordOf<typeof Rec>, { x: number; n: bigint; on: boolean }>(true);
+const recs = cuda.recordArray(Rec, [{ x: 1, n: 2n, on: true }]);
+typeOf(recs.get(0)).is<{ x: number; n: bigint; on: boolean }>(true);
+const dRecs = cuda.toDevice(recs);
+typeOf(dRecs).is<DeviceRecord<RecordOf<typeof Rec>>>(true);
+const moveRecs = cuda.jit((a: KernelArray1<RecordOf<typeof Rec>>, p: RecordOf<typeof Rec>) => { a[0].x = p.x; });
+moveRecs.configure(1, 1)(recs, { x: 1, n: 0n, on: false });
+moveRecs.configure(1, 1)(dRecs, recs.get(0));
+moveRecs.configure(1, 1)([{ x: 1, n: 0n, on: false }], { x: 1, n: 0n, on: false });
+// @ts-expect-error an array of records is no Float32Array
+moveRecs.configure(1, 1)(new Float32Array(1), { x: 1, n: 0n, on: false });
+// @ts-expect-error n is a bigint field
+moveRecs.configure(1, 1)(recs, { x: 1, n: 0, on: false });
 
 export { anyDevice, back, bigBack, halfBack, boolBack, into, wrongBack, flatBack, notF32, s32, sDev, s64, s64dev, wrongSum };

@@ -1,0 +1,182 @@
+// Records on the device and as launch arguments: DeviceRecordArray, and how a launch passes an array
+// of records (one strided array argument per field over one buffer; see src/records.ts) or a record
+// (its field values).
+
+import { DTYPE_INFO, type TupleType, type Type } from "../dtypes.js";
+import { LaunchError } from "../errors.js";
+import {
+  RecordArray, inferRecordDType, isObjectArray, isRecordDType, isRecordType, plainObject, recordArrayType, recordOf, recordType, viewDType,
+  type RecordDType, type RecordField, type RecordObject,
+} from "../records.js";
+import type { ArrayArg, Backend } from "./backend.js";
+import { DeviceArray, toDevice, type StreamLike } from "./devicearray.js";
+import { getBackend } from "./select.js";
+import { wrapHostArray } from "./sim-backend.js";
+
+/**
+ * An array of records in device memory, made by `cuda.toDevice(records)` or `cuda.deviceRecordArray(n,
+ * dtype)`: passed to kernels without a copy; `copyToHost()` brings the records back as a RecordArray.
+ */
+export class DeviceRecordArray<T extends object = RecordObject> {
+  /** @internal the raw bytes, `length × dtype.itemsize` of them */
+  readonly storage: DeviceArray;
+
+  /** @internal */
+  constructor(readonly dtype: RecordDType<T>, readonly length: number, storage: DeviceArray) {
+    this.storage = storage;
+  }
+
+  /** the array's shape, `[length]` */
+  get shape(): readonly number[] { return [this.length]; }
+
+  /** true until `free()` or a device reset */
+  get alive(): boolean { return this.storage.alive; }
+
+  /** Copies the records to the host: into `target` when given, else into a new RecordArray. */
+  copyToHost(target?: RecordArray<T>, stream?: StreamLike): RecordArray<T> {
+    const out = target ?? new RecordArray(this.dtype, this.length);
+    if (out.dtype.toString() !== this.dtype.toString() || out.length !== this.length) {
+      throw new TypeError(`copyToHost: the target holds ${out.length} × ${out.dtype}; the device array ${this.length} × ${this.dtype}`);
+    }
+    this.storage.copyToHost(out.bytes, stream);
+    return out;
+  }
+
+  /** Copies records from the host (a RecordArray of this dtype, or plain objects converted to it). */
+  copyToDevice(source: RecordArray<T> | readonly Partial<T>[], stream?: StreamLike): void {
+    const host = source instanceof RecordArray ? source : new RecordArray(this.dtype, source);
+    if (host.dtype.toString() !== this.dtype.toString() || host.length !== this.length) {
+      throw new TypeError(`copyToDevice: the source holds ${host.length} × ${host.dtype}; the device array ${this.length} × ${this.dtype}`);
+    }
+    this.storage.copyToDevice(host.bytes, stream);
+  }
+
+  /** Releases the device memory; idempotent. */
+  free(): void { this.storage.free(); }
+
+  /** `free()`, for `using`. */
+  [Symbol.dispose](): void { this.free(); }
+}
+
+/** Copies host records (a RecordArray, or plain objects, typed as inferRecordDType says) to the device. */
+export function recordsToDevice<T extends object>(host: RecordArray<T> | readonly T[], stream?: StreamLike, backend: Backend = getBackend()): DeviceRecordArray<T> {
+  const records = host instanceof RecordArray ? host : new RecordArray(inferRecordDType(host, "cuda.toDevice") as RecordDType<T>, host);
+  return new DeviceRecordArray(records.dtype, records.length, toDevice(records.bytes, stream, backend));
+}
+
+/** `n` uninitialised records of `dtype` in device memory. */
+export function deviceRecordArray<T extends object>(n: number, dtype: RecordDType<T>, backend: Backend = getBackend()): DeviceRecordArray<T> {
+  if (!isRecordDType(dtype)) throw new TypeError(`cuda.deviceRecordArray needs a record dtype from cuda.record({...}); got ${String(dtype)}`);
+  return new DeviceRecordArray(dtype, n, DeviceArray.allocate(backend, Math.max(1, n * dtype.itemsize), "uint8"));
+}
+
+
+// ---------------------------------------------------------------------------
+// kernel arguments
+
+/** The kernel-language type of a record argument (an array of records, or one record), else undefined. */
+export function recordArgumentType(v: unknown, position: number): TupleType | undefined {
+  if (v instanceof RecordArray || v instanceof DeviceRecordArray) return recordArrayType(v.dtype, 1, "C");
+  if (isObjectArray(v)) return recordArrayType(inferRecordDType(v, `argument ${position + 1}`), 1, "C");
+  if (plainObject(v) || (typeof v === "object" && v !== null && viewDType(v))) {
+    return recordType(viewDType(v) ?? inferRecordDType([v], `argument ${position + 1}`));
+  }
+  return undefined;
+}
+
+/** One field of an array of records as a kernel's array argument: a strided view of the records' bytes. */
+export class FieldArgument {
+  constructor(private readonly storage: DeviceArray, private readonly dtype: RecordDType, private readonly field: RecordField, readonly shape: readonly number[]) {}
+
+  /** strides in elements */
+  get stride(): readonly number[] { return [this.dtype.itemsize / DTYPE_INFO[this.field.dtype].size]; }
+
+  /** The field as an array argument of the kernel parameter `name`. */
+  toKernelArg(name: string): ArrayArg {
+    const base = this.storage.toKernelArg(name);
+    return { ...base, byteOffset: base.byteOffset + this.field.offset, dtype: this.field.dtype, shape: this.shape, strides: this.stride };
+  }
+}
+
+/** The record arguments of one launch, as the kernel's flat parameters take them, and what to do after it. */
+export interface BoundRecords {
+  /** one value per flat parameter: each record array's fields as FieldArguments, each record's field values */
+  readonly values: unknown[];
+  /** after the launch: written fields back into host records (when it succeeded), temporaries freed */
+  finish(launched: boolean): void;
+}
+
+/**
+ * Flattens launch arguments for a kernel compiled for `types` (one per argument; records as
+ * recordArgumentType gives them): an array of records becomes one FieldArgument per field over one
+ * device buffer (host records are packed into a temporary one, copied back after the launch when
+ * `written(flatIndex)` says the kernel may write one of its fields); a record becomes its field values.
+ */
+export function bindRecordArguments(backend: Backend, args: readonly unknown[], types: readonly Type[], written: (flat: number) => boolean): BoundRecords {
+  const values: unknown[] = [];
+  const after: ((launched: boolean) => void)[] = [];
+  try {
+    args.forEach((v, i) => {
+      const r = recordOf(types[i]!);
+      if (!r) { values.push(v); return; }
+      if (isRecordType(types[i]!)) {
+        const o = v as Record<string, unknown>;
+        for (const f of r.fields) {
+          if (!(f.name in o)) throw new LaunchError(`argument ${i + 1} has no field '${f.name}'; the kernel was compiled for ${r}`);
+          values.push(o[f.name]);
+        }
+        return;
+      }
+      const writtenFields = new Set(r.fields.filter((_, k) => written(values.length + k)).map((f) => f.name));
+      const storage = deviceStorageOf(backend, v, r, i, writtenFields, after, args);
+      for (const f of r.fields) values.push(new FieldArgument(storage, r, f, [recordCount(v)]));
+    });
+  } catch (e) {
+    for (const f of after) f(false);
+    throw e;
+  }
+  return { values, finish: (launched) => { for (const f of after) f(launched); } };
+}
+
+const recordCount = (v: unknown) => (v instanceof RecordArray || v instanceof DeviceRecordArray ? v.length : (v as readonly object[]).length);
+
+/**
+ * The device bytes of a records argument: its own (a DeviceRecordArray), or host records' bytes. As
+ * for typed arrays, the simulator uses a RecordArray's own buffer (restored if the launch fails) unless
+ * the same records are passed twice (the GPU would see two copies); elsewhere a temporary device copy.
+ */
+function deviceStorageOf(
+  backend: Backend, v: unknown, r: RecordDType, i: number, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[], args: readonly unknown[],
+): DeviceArray {
+  if ((v instanceof DeviceRecordArray || v instanceof RecordArray) && v.dtype.toString() !== r.toString()) {
+    throw new LaunchError(`argument ${i + 1} holds records of ${v.dtype}; the kernel was compiled for ${r} (convert with cuda.recordArray(dtype, records.toObjects()))`);
+  }
+  if (v instanceof DeviceRecordArray) {
+    if (v.storage.backend !== backend) throw new LaunchError(`argument ${i + 1} is a device array of another target (${v.storage.backend.name}); the kernel runs on ${backend.name}`);
+    return v.storage;
+  }
+  const objects = v instanceof RecordArray ? undefined : (v as readonly object[]);
+  const host = v instanceof RecordArray ? v : new RecordArray(r, objects!);
+  if (backend.name === "sim" && args.filter((a) => a === v).length === 1) return inPlace(backend, host, objects, writtenFields, after);
+  const device = toDevice(host.bytes, undefined, backend);
+  after.push((launched) => {
+    try {
+      if (!launched || writtenFields.size === 0) return;
+      device.copyToHost(host.bytes);
+      if (objects) host.readInto(objects, writtenFields);
+    } finally {
+      device.free();
+    }
+  });
+  return device;
+}
+
+/** Host records used in place on the simulator: written fields into the objects after a launch, the bytes restored after a failed one. */
+function inPlace(backend: Backend, host: RecordArray, objects: readonly object[] | undefined, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[]): DeviceArray {
+  const backup = writtenFields.size > 0 && !objects ? host.bytes.slice() : undefined;
+  after.push((launched) => {
+    if (!launched && backup) host.bytes.set(backup);
+    if (launched && objects && writtenFields.size > 0) host.readInto(objects, writtenFields);
+  });
+  return DeviceArray.over(backend, wrapHostArray(host.bytes), Math.max(1, host.bytes.byteLength), "uint8");
+}

@@ -1,0 +1,21 @@
+// Record arguments as the compiled kernel's parameters take them (one per field), for running a
+// case's IR directly on the simulator and on ptxsim.
+
+import { RecordArray } from "../../src/records.js";
+import { DeviceRecordArray, FieldArgument } from "../../src/runtime/records.js";
+import { isNDArrayLike } from "../../src/runtime/ndarray.js";
+import type { HostArg } from "./crosscheck.js";
+
+/**
+ * The arguments with each RecordArray replaced by its fields (strided views of its bytes, in field
+ * order), each DeviceRecordArray by its FieldArguments, and each record (a plain object) by its
+ * field values, as the kernel's parameters list them.
+ */
+export function recordFields(args: readonly unknown[]): HostArg[] {
+  return args.flatMap((a): HostArg[] => {
+    if (a instanceof RecordArray) return a.dtype.fields.map((f) => a.field(f.name));
+    if (a instanceof DeviceRecordArray) return a.dtype.fields.map((f) => new FieldArgument(a.storage, a.dtype, f, a.shape));
+    if (typeof a === "object" && !ArrayBuffer.isView(a) && !isNDArrayLike(a)) return Object.values(a) as HostArg[];
+    return [a as HostArg];
+  });
+}
