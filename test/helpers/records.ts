@@ -1,7 +1,7 @@
 // Record arguments as the compiled kernel's parameters take them (one per field), for running a
 // case's IR directly on the simulator and on ptxsim.
 
-import { RecordArray } from "../../src/records.js";
+import { RecordArray, plainObject, viewDType } from "../../src/records.js";
 import { DeviceRecordArray, FieldArgument } from "../../src/runtime/records.js";
 import { isNDArrayLike } from "../../src/runtime/ndarray.js";
 import type { HostArg } from "./crosscheck.js";
@@ -15,7 +15,10 @@ export function recordFields(args: readonly unknown[]): HostArg[] {
   return args.flatMap((a): HostArg[] => {
     if (a instanceof RecordArray) return a.dtype.fields.map((f) => a.field(f.name));
     if (a instanceof DeviceRecordArray) return a.dtype.fields.map((f) => new FieldArgument(a.storage, a.dtype, f, a.shape));
-    if (typeof a === "object" && !ArrayBuffer.isView(a) && !isNDArrayLike(a)) return Object.values(a) as HostArg[];
+    if (isRecord(a)) return Object.values(a) as HostArg[];
     return [a as HostArg];
   });
 }
+
+/** A record argument: a plain object that is no ndarray-style array, or a RecordArray's element view. */
+const isRecord = (a: unknown): a is object => (plainObject(a) && !isNDArrayLike(a)) || (typeof a === "object" && a !== null && viewDType(a) !== undefined);
