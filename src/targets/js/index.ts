@@ -35,7 +35,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
   const plain = build(ir, {}, rt);
   const { code, staticSharedBytes, sites, run } = plain;
   const parallel = new ParallelKernel(ir, { code, consts: ir.constArrays.map((c) => c.data), sites });
-  let checked: KernelFn | undefined, sanitized: ReturnType<typeof build> | undefined, shuffled: KernelFn | undefined;
+  let checked: KernelFn | undefined, shuffled: KernelFn | undefined;
+  // the sanitizer's variants: the plain code's shape, and all generators for the random schedule
+  const sanitized = new Map<boolean, ReturnType<typeof build>>();
   return {
     ir,
     code,
@@ -59,8 +61,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
       try {
         if (checks.tools) {
           // threads are generators only where the kernel synchronises or the schedule is random
-          sanitized ??= build(ir, { sanitize: true, generators: checks.seed !== undefined }, sanitizedRuntime);
-          runSanitized(sanitized.run as unknown as SanitizedKernelFn, ir.name, sanitized.sites, ir.features.warp, L, args, checks);
+          const random = checks.seed !== undefined;
+          const variant = sanitized.get(random) ?? sanitized.set(random, build(ir, { sanitize: true, generators: random }, sanitizedRuntime)).get(random)!;
+          runSanitized(variant.run as unknown as SanitizedKernelFn, ir.name, variant.sites, ir.features.warp, L, args, checks);
         } else if (checks.seed !== undefined) {
           shuffled ??= build(ir, { generators: true, assumeLaunch: false }, rt).run;
           shuffled({ ...L, hooks: randomSchedule(checks.seed) }, args);

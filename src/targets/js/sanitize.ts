@@ -1,10 +1,12 @@
 // The simulator as a CUDA sanitizer (docs/sanitizer.md), and its random schedule.
 //
 // NUMBATS_SANITIZE=all | a comma list of memcheck, racecheck, initcheck, synccheck runs every launch
-// through a separately compiled, instrumented variant of the kernel (emit.ts with `sanitize`): every
-// thread is a generator, every array access calls `S.rd`, `S.wr` or `S.at` (atomic) of this module's
-// LaunchSanitizer before it happens, and the scheduler (sim.ts) reports barriers and warp operations
-// through ScheduleHooks. Plain launches never touch any of this.
+// through a separately compiled, instrumented variant of the kernel (emit.ts with `sanitize`), of the
+// same shape as the plain code: one loop over the threads, barrier phases (phases.ts: one SanThread
+// moved from thread to thread, `passBarrier` where the block passes a barrier), or generator threads
+// (warp operations, barriers under an `if`, the random schedule: the scheduler, sim.ts, reports
+// barriers and warp operations through ScheduleHooks). Every array access calls `S.rd`, `S.wr` or
+// `S.at` (atomic) of this module's LaunchSanitizer before it happens. Plain launches never touch any of this.
 //
 // Shadow state:
 //  - initcheck: a "written" byte per byte of memory from `cuda.deviceArray` (set by host copies and
@@ -299,7 +301,7 @@ export class LaunchSanitizer implements ScheduleHooks {
   readonly shuffle?: (items: unknown[]) => void;
   private readonly racecheck: boolean;
   private readonly initcheck: boolean;
-  private readonly synccheck: boolean;
+  readonly synccheck: boolean;
   private readonly memcheck: boolean;
   private readonly blockSize: number;
   private readonly nx: number;
@@ -465,6 +467,32 @@ export class LaunchSanitizer implements ScheduleHooks {
     const b = sh.byteBase + at * sh.size;
     if (init[b] === 0) this.uninitialized(sh, at, site, Z);
     init.fill(1, b, b + sh.size);
+  }
+
+  /**
+   * Phases: the block's threads pass the barrier at `site` together (`Z` is the block's last thread).
+   * `exited`: per thread of the block, 1 once it returned (undefined when the kernel has no return).
+   */
+  passBarrier(Z: SanThread, site: number, exited: Uint8Array | undefined): void {
+    Z.epoch++;
+    if (!this.synccheck || exited === undefined) return;
+    const gone = exited.indexOf(1), live = exited.indexOf(0);
+    if (gone < 0 || live < 0) return;
+    const thread = (lin: number) => this.enter(new SanThread(), lin % this.nx, Math.floor(lin / this.nx) % this.ny, Math.floor(lin / (this.nx * this.ny)), Z.bx, Z.by, Z.bz);
+    const waiting = thread(live);
+    waiting.at = site;
+    this.barrierAfterExit(waiting, thread(gone));
+  }
+
+  /**
+   * Phases: threads of one block disagree on the condition of a loop that holds a barrier; the launch
+   * stops here (its threads would wait at different barriers).
+   */
+  divergentLoop(site: AccessSite, stays: boolean, t: Dim3, b: Dim3): never {
+    const text = `Barrier error detected: divergent threads in block ${dim(b)}: thread ${dim(t)} ${stays ? "stays in" : "leaves"} the loop at ${whereOf(site)}, `
+      + `which holds a barrier, while the block's earlier threads ${stays ? "leave" : "stay"} (the launch stopped here)`;
+    this.finish({ finding: { tool: "synccheck", kind: "divergent-barrier", threads: [t], blocks: [b], where: [whereOf(site)] }, text, site });
+    throw new Error("unreachable: finish throws");
   }
 
   // ----------------------------------------------------- called by the scheduler (sim.ts)
@@ -706,6 +734,10 @@ export const sanitizedRuntime: typeof rt = {
       + `${name}[${index.join(", ")}] with shape [${shape.join(", ")}] (the launch stopped here)`;
     active.finish({ finding, text, site });
     throw new Error("unreachable: finish throws");
+  },
+  divergentLoop(site, stays, tx, ty, tz, bx, by, bz): never {
+    if (!active?.synccheck) return rt.divergentLoop(site, stays, tx, ty, tz, bx, by, bz);
+    return active.divergentLoop(site, stays, [tx, ty, tz], [bx, by, bz]);
   },
 };
 
