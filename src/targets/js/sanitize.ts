@@ -225,6 +225,8 @@ export class SanThread {
   /** global linear thread id + 1 (0 means "nobody" in the race cells) */
   id = 0;
   block = 0;
+  /** the id of the block's first thread: `id - base` is the thread's linear index in its block */
+  base = 1;
   warp = 0;
   lane = 0;
   tx = 0; ty = 0; tz = 0; bx = 0; by = 0; bz = 0;
@@ -365,7 +367,8 @@ export class LaunchSanitizer implements ScheduleHooks {
   enter(Z: SanThread, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
     const lin = tx + this.nx * (ty + this.ny * tz);
     Z.block = bx + this.gx * (by + this.gy * bz);
-    Z.id = Z.block * this.blockSize + lin + 1;
+    Z.base = Z.block * this.blockSize + 1;
+    Z.id = Z.base + lin;
     Z.warp = lin >> 5;
     Z.lane = lin & 31;
     Z.tx = tx; Z.ty = ty; Z.tz = tz; Z.bx = bx; Z.by = by; Z.bz = bz;
@@ -423,13 +426,19 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (sh.freed) this.useAfterFree(sh, at, site, Z, "Read");
     const init = sh.init;
     if (init !== undefined && init[sh.byteBase + at * sh.size] === 0) this.uninitialized(sh, at, site, Z);
-    const R = sh.cells;
-    if (R === undefined) return;
+    if (sh.cells !== undefined) this.readRace(sh.cells, sh, at, site, Z);
+  }
+
+  // (apart from rd, so that rd stays small enough to be inlined into the kernel's code)
+  private readRace(R: Int32Array, sh: Shadow, at: number, site: number, Z: SanThread): void {
     const c = (sh.cellBase + at) * CELL;
     if (R[c + STAMP] !== sh.stamp) clearCell(R, c, sh.stamp);
     const w = R[c + ID]!;
     if (w !== 0 && w !== Z.id && !this.ordered(R, c + W, Z)) this.race("read-after-write", sh, at, R, c + W, site, Z);
     const r = c + R1;
+    // both readers kept are already reads like this one by two other threads: a third changes no finding
+    // (a later access by either of them is checked against the other), only which thread a message names
+    if (!this.warpOps && this.alike(R, r, site, Z) && this.alike(R, c + R2, site, Z)) return;
     if (R[r + ID] !== 0 && R[r + ID] !== Z.id) {
       // keep the previous reader (another thread) as the second
       R[c + R2 + ID] = R[r + ID]!; R[c + R2 + EPOCH] = R[r + EPOCH]!; R[c + R2 + GRID] = R[r + GRID]!;
@@ -595,13 +604,22 @@ export class LaunchSanitizer implements ScheduleHooks {
 
   /** whether the access recorded at R[r…] happens before the current access of Z */
   private ordered(R: Int32Array, r: number, Z: SanThread): boolean {
-    const g = R[r + ID]! - 1;
-    const block = Math.floor(g / this.blockSize);
-    if (block !== Z.block) return R[r + GRID]! < Z.grid;
+    const lin = (R[r + ID]! - Z.base) >>> 0; // the recorded thread's index in Z's block, if it is one of its threads
+    if (lin >= this.blockSize) return R[r + GRID]! < Z.grid;
     if (R[r + EPOCH]! < Z.epoch) return true;
     if (!this.warpOps) return false;
-    const lin = g - block * this.blockSize;
     return lin >> 5 === Z.warp && Z.vc[lin & 31]! >= R[r + CLOCK]!;
+  }
+
+  /**
+   * Whether the read record at R[r…] is another thread's read at `site` that every later access finds
+   * ordered or not exactly as it finds Z's read now: same block, same barrier and grid epochs (kernels
+   * without warp operations, whose clocks would tell the threads apart).
+   */
+  private alike(R: Int32Array, r: number, site: number, Z: SanThread): boolean {
+    const id = R[r + ID]!;
+    return id !== 0 && id !== Z.id && R[r + SITE] === site && R[r + EPOCH] === Z.epoch && R[r + GRID] === Z.grid
+      && (id - Z.base) >>> 0 < this.blockSize;
   }
 
   /** thread and block indices of global thread id `id` */
