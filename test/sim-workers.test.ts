@@ -240,8 +240,22 @@ test("a fault on a worker: the single-thread LaunchError, the output before it, 
   assert.deepEqual(two.result.lines, Array.from({ length: 38 }, (_, b) => `block ${b}`));
   assert.deepEqual(two.result.lines, one.result.lines);
   assert.ok(two.result.out.every((x) => x === -1), "the written host array is as it was");
+  assert.ok(one.result.out.every((x) => x === -1), "the written host array is as it was, in the calling thread too");
   assert.ok(a.every((x, i) => x === i));
   assemble(faulty);
+});
+
+test("a failed launch leaves a host array over a SharedArrayBuffer as it was, on workers and in the calling thread", () => {
+  const n = 64 * 50, bad = 64 * 37 + 5;
+  const a = Float32Array.from({ length: n }, (_, i) => i);
+  for (const workers of [2, 1]) {
+    const out = new Float32Array(new SharedArrayBuffer(4 * n)).fill(-1);
+    const { parallel } = withWorkers(workers, () => {
+      printed(() => assert.throws(() => faulty.configure(50, 64)(a, out, bad), LaunchError));
+    });
+    assert.equal(parallel, workers === 2 ? 1 : 0);
+    assert.ok(out.every((x) => x === -1), `the written host array is as it was (${workers} workers)`);
+  }
 });
 
 const scale = cuda.jit((src: Float64Array, dst: Float64Array, k: number) => {

@@ -9,7 +9,7 @@ import { launchSatisfies } from "./bounds.js";
 import { rt } from "./runtime.js";
 import { randomSchedule, runSanitized, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "./sanitize.js";
 import type { LaunchCtx } from "./sim.js";
-import { ParallelKernel } from "../../runtime/sim-workers.js";
+import { keepHostArrays, ParallelKernel } from "../../runtime/sim-workers.js";
 
 export { emitKernel, needsGenerators, type EmittedKernel, type KernelShape } from "./emit.js";
 export { fma16, fma32, fma64 } from "./fp.js";
@@ -58,6 +58,8 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         const runners = parallel.runners(dims, L.cooperative);
         if (runners > 1) return parallel.launch(dims, args, runners);
       }
+      // workers run on copies of host arrays; here the kernel writes them in place: back them up
+      const restore = keepHostArrays(ir, args);
       try {
         if (checks.tools) {
           // threads are generators only where the kernel synchronises or the schedule is random
@@ -72,6 +74,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         } else {
           (checked ??= build(ir, { assumeLaunch: false }, rt).run)(L, args);
         }
+      } catch (e) {
+        restore();
+        throw e;
       } finally {
         if (L.out.length > 0) process.stdout.write(L.out.join(""));
       }
