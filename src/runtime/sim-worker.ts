@@ -5,7 +5,7 @@
 // shared counter, which wakes the caller. It never returns to its event loop.
 
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
-import { awaitChange, compileShared, CTL, describe, runChunks, type Job, type KernelFn, type RunnerResult, type WorkerInit } from "./sim-workers.js";
+import { compileShared, CTL, describe, runChunks, type Job, type KernelFn, type RunnerResult, type WorkerInit } from "./sim-workers.js";
 
 const { port, ready, bell, index } = workerData as WorkerInit;
 const kernels = new Map<number, KernelFn>();
@@ -26,7 +26,7 @@ function run(job: Job): void {
 
 Atomics.store(ready, index, 1);
 for (let rung = 0; ; ) {
-  awaitChange(bell, index, rung);
+  Atomics.wait(bell, index, rung);
   rung = Atomics.load(bell, index);
   for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) run(m.message as Job);
 }

@@ -5,13 +5,15 @@
 // calling thread and every started worker take the next chunk until none is
 // left, so a busy or still-starting worker costs nothing (the first large
 // launches run in the calling thread while the workers boot). A worker waits
-// for launches on its doorbell, not in its event loop: the caller posts the
-// launch on the worker's port, then rings. Waking a sleeping thread costs
-// 0.1–0.2 ms here (a 2 ms launch's tenth), so both sides spin for up to
-// SPIN_MS before they sleep in Atomics.wait: a worker after a launch, for the
-// next one; the caller, for the workers to finish. The caller then reads the
-// results of the workers that have something to report (printf output, a
-// fault) synchronously (receiveMessageOnPort) and:
+// for launches on its doorbell (Atomics.wait), not in its event loop, which
+// wakes slower: the caller posts the launch on the worker's port, then rings.
+// Waking a sleeping thread costs 0.1–0.2 ms here (a 2 ms launch's tenth), so
+// the caller, when its share is done, spins for up to CALLER_SPIN_MS (about a
+// chunk) for the workers to finish before it sleeps. (Workers do not spin for
+// the next launch: on a loaded machine a spinning worker takes the core the
+// caller needs.) The caller then reads the results of the workers that have
+// something to report (printf output, a fault) synchronously
+// (receiveMessageOnPort) and:
 //  - prints the printf output of the chunks in block order, each chunk's
 //    lines whole, as one thread would have printed them;
 //  - on a fault, throws the error of the lowest failing chunk: chunks are
@@ -106,17 +108,15 @@ export interface WorkerInit {
   readonly index: number;
 }
 
-/** how long a worker waits for the next launch, and the caller for the workers, before sleeping */
-export const SPIN_MS = 1;
+/** how long the caller spins for the workers to finish before it sleeps */
+const CALLER_SPIN_MS = 0.2;
 
-/** spins while `slot` of `cells` holds `value`, at most SPIN_MS; then sleeps until it changes */
-export function awaitChange(cells: Int32Array, slot: number, value: number): void {
-  for (const until = performance.now() + SPIN_MS; Atomics.load(cells, slot) === value && performance.now() < until;) { /* spin */ }
-  Atomics.wait(cells, slot, value);
-}
-
-/** Settings tests turn (the launch size that goes to workers; whether the calling thread takes blocks too). */
-export const simWorkerTuning = { minWork: 1 << 20, callerRuns: true };
+/**
+ * Settings tests turn (the launch size that goes to workers; whether the calling thread takes blocks too).
+ * minWork, measured on 2 cores: a 2-worker launch costs about 0.05–0.1 ms more than it saves below
+ * a 2^17-thread vector add (work 3 a thread), and gains 1.5× from 2^18 threads on.
+ */
+export const simWorkerTuning = { minWork: 1 << 19, callerRuns: true };
 
 /** What the last launches did, for tests: launches that used workers, chunks workers ran. */
 export const simWorkerStats = { parallelLaunches: 0, workerChunks: 0 };
@@ -329,7 +329,8 @@ export class ParallelKernel {
 
 /** waits for the posted workers to finish and reads the results they posted (those with output or a fault) */
 function collect(posted: readonly PoolWorker[], ctl: Int32Array): RunnerResult[] {
-  for (let done = Atomics.load(ctl, CTL.done); done < posted.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done);
+  for (const until = performance.now() + CALLER_SPIN_MS; Atomics.load(ctl, CTL.done) < posted.length && performance.now() < until;) { /* spin */ }
+  for (let done = Atomics.load(ctl, CTL.done); done < posted.length; done = Atomics.load(ctl, CTL.done)) Atomics.wait(ctl, CTL.done, done);
   return posted.flatMap((w) => {
     const m = receiveMessageOnPort(w.port);
     return m ? [m.message as RunnerResult] : [];
