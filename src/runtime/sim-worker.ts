@@ -1,11 +1,12 @@
-// A simulator worker thread (sim-workers.ts starts it): waits on its doorbell,
+// A simulator worker thread (sim-workers.ts starts it): waits on its doorbell
+// (spinning briefly, then asleep),
 // takes the launches posted on its port, compiles each kernel it is sent once,
 // runs chunks of a launch's blocks, posts a result when there is something to
 // report (printf output, a fault), then counts itself done on the launch's
 // shared counter, which wakes the caller. It never returns to its event loop.
 
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
-import { compileShared, CTL, describe, runChunks, type Job, type KernelFn, type RunnerResult, type WorkerInit } from "./sim-workers.js";
+import { awaitChange, compileShared, CTL, describe, runChunks, type Job, type KernelFn, type RunnerResult, type WorkerInit } from "./sim-workers.js";
 
 const { port, ready, bell, index } = workerData as WorkerInit;
 const kernels = new Map<number, KernelFn>();
@@ -26,7 +27,7 @@ function run(job: Job): void {
 
 Atomics.store(ready, index, 1);
 for (let rung = 0; ; ) {
-  Atomics.wait(bell, index, rung);
+  awaitChange(bell, index, rung);
   rung = Atomics.load(bell, index);
   for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) run(m.message as Job);
 }

@@ -7,13 +7,14 @@
 // launches run in the calling thread while the workers boot). A worker waits
 // for launches on its doorbell (Atomics.wait), not in its event loop, which
 // wakes slower: the caller posts the launch on the worker's port, then rings.
-// Waking a sleeping thread costs 0.1–0.2 ms here (a 2 ms launch's tenth), so
-// the caller, when its share is done, spins for up to CALLER_SPIN_MS (about a
-// chunk) for the workers to finish before it sleeps. (Workers do not spin for
-// the next launch: on a loaded machine a spinning worker takes the core the
-// caller needs.) The caller then reads the results of the workers that have
-// something to report (printf output, a fault) synchronously
-// (receiveMessageOnPort) and:
+// Waking a sleeping thread costs 0.05–0.2 ms here (a 2 ms launch's tenth), so
+// both sides spin a little before they sleep (Atomics.wait): the caller, when
+// its share is done, for up to SPIN_MS (about a chunk) for the workers to
+// finish; a worker, after a launch, for up to SPIN_MS for the next (launches in
+// a loop follow each other at once). Not longer: on a loaded machine a
+// spinning worker takes the core the caller needs. The caller then reads the
+// results of the workers that have something to report (printf output, a
+// fault) synchronously (receiveMessageOnPort) and:
 //  - prints the printf output of the chunks in block order, each chunk's
 //    lines whole, as one thread would have printed them;
 //  - on a fault, throws the error of the lowest failing chunk: chunks are
@@ -108,8 +109,15 @@ export interface WorkerInit {
   readonly index: number;
 }
 
-/** how long the caller spins for the workers to finish before it sleeps */
-const CALLER_SPIN_MS = 0.2;
+/** how long the caller spins for the workers to finish, and a worker for the next launch, before sleeping */
+const SPIN_MS = 0.25;
+
+/** returns once `slot` of `cells` no longer holds `value`: spinning for up to SPIN_MS, then asleep */
+export function awaitChange(cells: Int32Array, slot: number, value: number): void {
+  for (const until = performance.now() + SPIN_MS; Atomics.load(cells, slot) === value;) {
+    if (performance.now() > until) { Atomics.wait(cells, slot, value); return; }
+  }
+}
 
 /**
  * Settings tests turn (the launch size that goes to workers; whether the calling thread takes blocks too).
@@ -329,8 +337,7 @@ export class ParallelKernel {
 
 /** waits for the posted workers to finish and reads the results they posted (those with output or a fault) */
 function collect(posted: readonly PoolWorker[], ctl: Int32Array): RunnerResult[] {
-  for (const until = performance.now() + CALLER_SPIN_MS; Atomics.load(ctl, CTL.done) < posted.length && performance.now() < until;) { /* spin */ }
-  for (let done = Atomics.load(ctl, CTL.done); done < posted.length; done = Atomics.load(ctl, CTL.done)) Atomics.wait(ctl, CTL.done, done);
+  for (let done = Atomics.load(ctl, CTL.done); done < posted.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done);
   return posted.flatMap((w) => {
     const m = receiveMessageOnPort(w.port);
     return m ? [m.message as RunnerResult] : [];
