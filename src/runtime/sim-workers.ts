@@ -316,8 +316,9 @@ export class ParallelKernel {
     posted.forEach((w) => {
       w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
       w.known.add(this.id);
-      Atomics.add(bell, pool.indexOf(w), 1);
-      Atomics.notify(bell, pool.indexOf(w));
+      const i = pool.indexOf(w);
+      Atomics.add(bell, i, 1);
+      Atomics.notify(bell, i);
     });
     const results: RunnerResult[] = [];
     let fromWorkers: RunnerResult[];
