@@ -14,6 +14,13 @@ import { atomic } from "../src/targets/js/runtime.js";
 import { sharedAtomic } from "../src/targets/js/shared-atomics.js";
 import { simWorkersReady, simWorkerStats, simWorkerTuning } from "../src/runtime/sim-workers.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
+import { compileToIR } from "../src/compiler/index.js";
+import { resolveDeviceFunction } from "../src/device-functions.js";
+import { typeOfArgument } from "../src/kernel.js";
+import type { KernelArg } from "../src/runtime/backend.js";
+import { getBackend } from "../src/runtime/select.js";
+import { compileSim } from "../src/targets/js/index.js";
+import { emitPtx } from "../src/targets/ptx/index.js";
 import { TPB, tiledMatmul } from "./helpers/kernels.js";
 
 process.env.NUMBATS_TARGET = "sim";
@@ -275,6 +282,25 @@ test("host arrays: written ones come back, read-only ones keep their contents an
   assert.ok(!(src.buffer instanceof SharedArrayBuffer) && !(sub.buffer instanceof SharedArrayBuffer));
   for (let i = 0; i < n; i += 101) assert.equal(sub[i], src[i]! * 3 + 2);
   assemble(scale);
+});
+
+test("an array in memory that is not shared (neither a host nor a device array) reaches workers staged, its writes back", () => {
+  const twicePlusIndex = (x: Float64Array) => {
+    const i = cuda.grid(1);
+    if (i < x.length) x[i] = x[i] * 2 + i;
+  };
+  const ir = compileToIR(twicePlusIndex, [typeOfArgument(new Float64Array(1), 0)], { name: "twicePlusIndex", resolveDeviceFunction });
+  const n = 1 << 14, data = new Float64Array(n).fill(1);
+  const arg: KernelArg = {
+    kind: "array", buffer: { kind: "sim", bytes: data.buffer, byteOffset: 0, byteLength: data.byteLength, freed: false },
+    byteOffset: 0, dtype: "float64", shape: [n], strides: [1], name: "x",
+  };
+  const dims = { grid: [n / 128, 1, 1], block: [128, 1, 1], sharedMemBytes: 0 } as const;
+  const { parallel, workerChunks } = withWorkers(2, () => compileSim(ir).launch(dims, [arg], getBackend().defaultStream(), false));
+  assert.equal(parallel, 1);
+  assert.ok(workerChunks > 0);
+  assert.ok(data.every((x, i) => x === 2 + i), "the workers' writes are in the array");
+  if (hasPtxas()) for (const t of PTXAS_TARGETS) ptxasCheck(emitPtx(ir, { computeCapability: t.computeCapability }).text, t.arch);
 });
 
 test("device arrays live in shared memory: workers write them in place, launch after launch", () => {

@@ -407,11 +407,14 @@ export function keepHostArrays(ir: FunctionIR, args: readonly KernelArg[]): () =
 let staging = new SharedArrayBuffer(0);
 
 /**
- * The launch's arguments with every host array (used in place by a launch in the calling thread)
- * replaced by a copy in the staging area; `copyBack` returns the copies of written ones to their arrays.
+ * The launch's arguments with every host array (used in place by a launch in the calling thread), and
+ * any other array not in shared memory, replaced by a copy in the staging area; `copyBack` returns the
+ * copies of written ones to their arrays.
  */
 function stageHostArrays(ir: FunctionIR, args: readonly KernelArg[]): { args: KernelArg[]; copyBack: () => void } {
-  const outside = (a: KernelArg, i: number): a is KernelArg & { buffer: SimBuffer } => isHostArray(ir, a, i, false);
+  // host arrays, and any other memory that is not shared (it would reach a worker as a copy)
+  const outside = (a: KernelArg, i: number): a is KernelArg & { buffer: SimBuffer } =>
+    isHostArray(ir, a, i, false) || (a.kind === "array" && a.buffer.kind === "sim" && !(a.buffer.bytes instanceof SharedArrayBuffer));
   let need = 0;
   args.forEach((a, i) => { if (outside(a, i)) need += a.buffer.byteLength + 16; });
   if (need === 0) return { args: [...args], copyBack: () => {} };
