@@ -8,7 +8,8 @@
 // Then the simulator against itself, on device arrays (no copies): the tiled
 // matmul at 256² against the same algorithm written by hand as barrier phases
 // (plain loops over a block's threads), and the kernels whose bounds checks
-// the loop conditions prove (vector add 2^20, naive matmul 256²).
+// the loop conditions prove (vector add 2^20, naive matmul 256²); and those
+// three under NUMBATS_SANITIZE=all against plain.
 // Prints the tables, then the figures as JSON.
 
 import { spawnSync } from "node:child_process";
@@ -201,16 +202,43 @@ function selfRowsInline(): { tiled256_ms: number; hand256_ms: number; vadd1m_dev
   return { tiled256_ms: tiled256, hand256_ms: hand256, vadd1m_device_ms: vadd1m, naive256_ms: naive256 };
 }
 
+/**
+ * The self rows' kernels with every sanitizer tool against plain, alternate runs on device arrays in the
+ * calling thread (the sanitizer always runs there): [plain, sanitized] ms per kernel.
+ */
+function sanitizedSelfRows(): Record<"tiled256" | "naive256" | "vadd1m_device", [number, number]> {
+  const n = SELF_MATMUL_N, blocks = Math.ceil(n / TPB);
+  const dA = cuda.toDevice(ndarray(pattern(n * n, 7), [n, n])), dB = cuda.toDevice(ndarray(pattern(n * n, 5), [n, n]));
+  const dC = cuda.deviceArray([n, n], float32);
+  const va = pattern(BIG_N, 1000), dva = cuda.toDevice(va), dvc = cuda.deviceArrayLike(va);
+  const sanitizing = (launch: () => void) => () => {
+    setSimChecks({ tools: "all" });
+    try { launch(); } finally { setSimChecks(undefined); }
+  };
+  const paired = (launch: () => void, reps: number) => pairedMedianMs(launch, sanitizing(launch), reps);
+  process.env.NUMBATS_SIM_WORKERS = "1";
+  try {
+    return {
+      tiled256: paired(() => fastMatmul.configure([blocks, blocks], [TPB, TPB])(dA, dB, dC), 5),
+      naive256: paired(() => naiveMatmul.configure([blocks, blocks], [TPB, TPB])(dA, dB, dC), 5),
+      vadd1m_device: paired(() => vadd.configure(Math.ceil(BIG_N / BLOCK), BLOCK)(dva, dva, dvc), 7),
+    };
+  } finally {
+    delete process.env.NUMBATS_SIM_WORKERS;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // 1 worker against N: device arrays, so the rows time the kernel, not the copies
 
-/** `run` timed with NUMBATS_SIM_WORKERS=n (its result returned for the same-bits check) */
-function onWorkers<T>(n: number, run: () => T, reps?: number): { ms: number; result: T } {
+/** `launch` timed with NUMBATS_SIM_WORKERS=n, then what `read` reads of its result (for the same-bits check) */
+function onWorkers<T>(n: number, launch: () => void, read: () => T, reps?: number): { ms: number; result: T } {
   process.env.NUMBATS_SIM_WORKERS = String(n);
-  let result!: T;
-  const ms = medianMs(() => { result = run(); }, reps);
-  delete process.env.NUMBATS_SIM_WORKERS;
-  return { ms, result };
+  try {
+    return { ms: medianMs(launch, reps), result: read() };
+  } finally {
+    delete process.env.NUMBATS_SIM_WORKERS;
+  }
 }
 
 const sameBits = (x: ArrayBufferView, y: ArrayBufferView) =>
@@ -219,8 +247,8 @@ const sameBits = (x: ArrayBufferView, y: ArrayBufferView) =>
 function workersVadd(): [number, number] {
   const n = BIG_N;
   const a = cuda.toDevice(pattern(n, 1000)), b = cuda.toDevice(pattern(n, 7)), c = cuda.deviceArray(n, "float32");
-  const run = () => { vadd.configure(n / BLOCK, BLOCK)(a, b, c); return c.copyToHost() as Float32Array; };
-  const one = onWorkers(1, run), many = onWorkers(WORKERS, run);
+  const launch = () => vadd.configure(n / BLOCK, BLOCK)(a, b, c), read = () => c.copyToHost() as Float32Array;
+  const one = onWorkers(1, launch, read), many = onWorkers(WORKERS, launch, read);
   check(`vector add on ${WORKERS} workers`, sameBits(one.result, many.result));
   return [one.ms, many.ms];
 }
@@ -229,8 +257,8 @@ function workersMatmul(): [number, number] {
   const n = BIG_MATMUL_N, blocks = n / TPB;
   const A = cuda.toDevice(ndarray(pattern(n * n, 7), [n, n])), B = cuda.toDevice(ndarray(pattern(n * n, 5), [n, n]));
   const C = cuda.deviceArray([n, n], "float32");
-  const run = () => { fastMatmul.configure([blocks, blocks], [TPB, TPB])(A, B, C); return C.copyToHost().data as Float32Array; };
-  const one = onWorkers(1, run, BIG_MATMUL_REPS), many = onWorkers(WORKERS, run, BIG_MATMUL_REPS);
+  const launch = () => fastMatmul.configure([blocks, blocks], [TPB, TPB])(A, B, C), read = () => C.copyToHost().data as Float32Array;
+  const one = onWorkers(1, launch, read, BIG_MATMUL_REPS), many = onWorkers(WORKERS, launch, read, BIG_MATMUL_REPS);
   check(`tiled matmul ${n}² on ${WORKERS} workers`, sameBits(one.result, many.result));
   return [one.ms, many.ms];
 }
@@ -280,14 +308,17 @@ function loadGpuJs(): { GPU: GpuCtor; version: string } | string {
   }
 }
 
-function gpuJsVadd(GPU: GpuCtor, n: number): number {
+/** gpu.js's vector add and ours on host arrays, side by side (alternate runs): [ours, gpu.js] */
+function gpuJsVadd(GPU: GpuCtor, n: number): [number, number] {
   const add = new GPU({ mode: "cpu" }).createKernel(function (a, b) {
     return a[this.thread.x]! + b[this.thread.x]!;
   }).setOutput([n]);
-  const a = pattern(n, 1000), b = pattern(n, 7);
+  const a = pattern(n, 1000), b = pattern(n, 7), want = a.map((v, i) => v + b[i]!);
   let c: Float32Array = new Float32Array(0);
-  const ms = medianMs(() => { c = add(a, b); });
-  check("gpu.js vector add", sameAs(c, a.map((v, i) => v + b[i]!)));
+  const ours = new Float32Array(n);
+  const ms = pairedMedianMs(() => vadd.configure(Math.ceil(n / BLOCK), BLOCK)(a, b, ours), () => { c = add(a, b); }, REPS);
+  check("gpu.js vector add", sameAs(c, want));
+  check(`vector add (${n}) beside gpu.js`, sameAs(ours, want));
   return ms;
 }
 
@@ -322,18 +353,20 @@ async function main(): Promise<void> {
   const [vadd1mW1, vadd1mWN] = workersVadd();
   const [matmul512W1, matmul512WN] = workersMatmul();
   const self = selfRows();
+  const sanitizedSelf = sanitizedSelfRows();
 
   const numba = numbaSim();
   if (typeof numba === "string") console.error(`bench/sim: skipping the Numba peer: ${numba}`);
   const gpujs = loadGpuJs();
   if (typeof gpujs === "string") console.error(`bench/sim: skipping the gpu.js peer: ${gpujs}`);
-  const gpujsVadd = typeof gpujs === "string" ? undefined : gpuJsVadd(gpujs.GPU, BIG_N);
+  // ours beside gpu.js when it is there (alternate runs), else ours alone
+  const [vadd1mBeside, gpujsVadd] = typeof gpujs === "string" ? [ours.vadd1m_ms, undefined] : gpuJsVadd(gpujs.GPU, BIG_N);
 
   const nb = typeof numba === "string" ? undefined : numba;
   const rows: [string, string, number, number | undefined, string][] = [
     [`vector add, ${VADD_N} threads, float32`, "Numba CUDA simulator", ours.vadd16k_ms, nb?.vadd_ms, "≥ 1000× faster"],
     [`tiled matmul ${MATMUL_N}×${MATMUL_N}, TPB ${TPB}`, "Numba CUDA simulator", ours.matmul64_ms, nb?.matmul_ms, "≥ 1000× faster"],
-    [`vector add, ${BIG_N} elements, float32`, "gpu.js CPU mode", ours.vadd1m_ms, gpujsVadd, "≥ 1× (as fast)"],
+    [`vector add, ${BIG_N} elements, float32`, "gpu.js CPU mode", vadd1mBeside, gpujsVadd, "≥ 1× (as fast)"],
     [`vector add, ${BIG_N} elements, device arrays`, "ourselves on 1 worker", vadd1mWN, vadd1mW1, `≥ 1.8× on ${WORKERS} workers`],
     [`tiled matmul ${BIG_MATMUL_N}×${BIG_MATMUL_N}, device arrays`, "ourselves on 1 worker", matmul512WN, matmul512W1, `≥ 1.8× on ${WORKERS} workers`],
     [`vector add, ${VADD_N} threads, NUMBATS_SANITIZE=all`, "numbats, plain", sanitized.vadd16k_ms, ours.vadd16k_ms, "≥ 0.1× (≤ 10× plain)"],
@@ -356,19 +389,26 @@ async function main(): Promise<void> {
     [`vector add, ${BIG_N} elements, device arrays`, fmt(self.vadd1m_device_ms), "—", "—", ""],
   ]);
 
+  console.log(`\nNUMBATS_SANITIZE=all against plain, device arrays, in the calling thread (medians of 5 alternate runs; vector add: of 7)`);
+  const sanitizedNames = { tiled256: `tiled matmul ${SELF_MATMUL_N}², TPB ${TPB}`, naive256: `naive matmul ${SELF_MATMUL_N}²`, vadd1m_device: `vector add, ${BIG_N} elements, device arrays` };
+  printTable([
+    ["kernel", "plain ms", "sanitized ms", "sanitized/plain", "goal"],
+    ...Object.entries(sanitizedSelf).map(([k, [plain, san]]) => [sanitizedNames[k as keyof typeof sanitizedNames], fmt(plain), fmt(san), `${(san / plain).toFixed(1)}×`, "≤ 10×"]),
+  ]);
+
   console.log(`\n${JSON.stringify({
     date: new Date().toISOString(),
     node: process.version,
     cpus: os.cpus().length,
     numbats: { ...ours, ...self },
-    sanitized,
+    sanitized: { ...sanitized, self: sanitizedSelf },
     workers: { count: WORKERS, vadd1m_dev_ms: [vadd1mW1, vadd1mWN], matmul512_ms: [matmul512W1, matmul512WN] },
     numba: nb ? { version: nb.numba, vadd16k_ms: nb.vadd_ms, matmul64_ms: nb.matmul_ms } : null,
-    gpujs: gpujsVadd === undefined ? null : { version: (gpujs as { version: string }).version, vadd1m_ms: gpujsVadd },
+    gpujs: gpujsVadd === undefined ? null : { version: (gpujs as { version: string }).version, vadd1m_ms: gpujsVadd, ours_beside_ms: vadd1mBeside },
     ratios: {
       numba_over_ours_vadd16k: nb ? nb.vadd_ms / ours.vadd16k_ms : null,
       numba_over_ours_matmul64: nb ? nb.matmul_ms / ours.matmul64_ms : null,
-      ours_over_gpujs_vadd1m: gpujsVadd === undefined ? null : ours.vadd1m_ms / gpujsVadd,
+      ours_over_gpujs_vadd1m: gpujsVadd === undefined ? null : vadd1mBeside / gpujsVadd,
       speedup_workers_vadd1m: vadd1mW1 / vadd1mWN,
       speedup_workers_matmul512: matmul512W1 / matmul512WN,
     },

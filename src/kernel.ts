@@ -459,22 +459,18 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
 // argument marshalling: host arrays in and (when written) back out
 
 /**
- * How a host array takes part in one launch: through a device copy (copied back if written and the
- * launch succeeds), or, on the simulator, written in place with a backup restored if it fails.
+ * A host array that takes part in one launch through a device copy (copied back if written and the
+ * launch succeeds). (The simulator uses typed arrays in place, and itself leaves them as they were if
+ * the launch fails.)
  */
-type HostTemp =
-  | { readonly kind: "copy"; readonly device: DeviceArray; readonly host: TypedArray | NDArrayLike; readonly written: boolean }
-  | { readonly kind: "inPlace"; readonly host: TypedArray; readonly backup: TypedArray };
+interface HostTemp { readonly device: DeviceArray; readonly host: TypedArray | NDArrayLike; readonly written: boolean }
 
-/** After a launch: results back into the host arrays if it succeeded, else the host arrays as they were. */
+/** After a launch: results back into the host arrays if it succeeded. */
 function settle(temps: readonly HostTemp[], launched: boolean): void {
   try {
-    for (const t of temps) {
-      if (t.kind === "copy" && launched && t.written) t.device.copyToHost(t.host);
-      if (t.kind === "inPlace" && !launched) t.host.set(t.backup as never);
-    }
+    for (const t of temps) if (launched && t.written) t.device.copyToHost(t.host);
   } finally {
-    for (const t of temps) if (t.kind === "copy") t.device.free();
+    for (const t of temps) t.device.free();
   }
 }
 
@@ -685,7 +681,7 @@ class ArgumentSlots {
     try {
       this.fillEach(backend, values, temps);
     } catch (e) {
-      for (const t of temps) if (t.kind === "copy") t.device.free(); // a bad later argument: nothing copied in stays allocated
+      for (const t of temps) t.device.free(); // a bad later argument: nothing copied in stays allocated
       throw e;
     }
     return temps.length ? temps : undefined;
@@ -754,8 +750,8 @@ function checkIndexable(v: DeviceArray | TypedArray | NDArrayLike, i: number, na
 }
 
 /**
- * A host array as a kernel argument. On the simulator a typed array is used in place: as it is when
- * the kernel never writes it, else with a backup restored if the launch fails, unless it shares
+ * A host array as a kernel argument. On the simulator a typed array is used in place (the simulator
+ * restores a written one if the launch fails), unless the kernel writes it and it shares
  * memory with another argument (on the GPU each host array is a copy of its own, and the simulator
  * must agree). Anything else goes through a temporary device array, copied back after a successful
  * launch only.
@@ -765,11 +761,10 @@ function hostArrayArg(
   temps: HostTemp[], args: readonly unknown[],
 ): KernelArg {
   if (backend.name === "sim" && isTypedArray(host) && (!written || !sharesMemory(host, args))) {
-    if (written) temps.push({ kind: "inPlace", host, backup: host.slice() });
     return { kind: "array", buffer: wrapHostArray(host), byteOffset: 0, dtype: t.dtype, shape: [host.length], strides: [1], name };
   }
   const device = toDevice(host, undefined, backend);
-  temps.push({ kind: "copy", device, host, written });
+  temps.push({ device, host, written });
   // float16/bool data arrives in its storage type (Uint16Array/Uint8Array): the parameter's dtype names it
   return { ...device.toKernelArg(name), dtype: t.dtype };
 }

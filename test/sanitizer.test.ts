@@ -288,6 +288,66 @@ describe("synccheck", () => {
   });
 });
 
+describe("barrier kernels, sanitized as phases", () => {
+  // the sanitizer counts the barriers a block passes, not the phases: leaving a loop is no barrier
+  const lastRead = (sync: boolean) => cuda.jit((out: Float32Array) => {
+    const s = cuda.shared.array(32, float32);
+    const t = cuda.threadIdx.x;
+    s[t] = t;
+    let acc = float32(0);
+    for (let i = 0; i < 2; i++) {
+      cuda.syncthreads();
+      acc += s[(t + 1) % 32] + i; // phases: read the neighbour
+    }
+    if (sync) cuda.syncthreads();
+    s[t] = acc; // phases: write after the loop
+    out[t] = s[t];
+  }, { env: { sync } });
+
+  test("a write after a loop races with the last iteration's reads when no barrier separates them", () => {
+    const out = new Float32Array(32);
+    const bad = lastRead(false), good = lastRead(true);
+    expectFinding(sanitized(bad, () => bad.configure(1, 32)(out)), {
+      tool: "racecheck", kind: "write-after-read", array: "s", where: [at("// phases: read the neighbour"), at("// phases: write after the loop")],
+    });
+    assert.equal(sanitized(good, () => good.configure(1, 32)(out)), undefined);
+    const want = Array.from({ length: 32 }, (_, t) => 2 * ((t + 1) % 32) + 1);
+    assert.deepEqual(Array.from(out), want);
+  });
+
+  test("a local array that lives across a barrier keeps each thread's written bits", () => {
+    const across = (bug: boolean) => cuda.jit((out: Float32Array) => {
+      const l = cuda.local.array(2, float32);
+      const t = cuda.threadIdx.x;
+      l[0] = t;
+      if (!bug) l[1] = 1;
+      cuda.syncthreads();
+      out[t] = l[0] + l[1]; // phases: read local after the barrier
+    }, { env: { bug } });
+    const out = new Float32Array(32);
+    const bad = across(true), good = across(false);
+    expectFinding(sanitized(bad, () => bad.configure(1, 32)(out)), {
+      tool: "initcheck", kind: "uninitialized-read", array: "l", where: [at("// phases: read local after the barrier")],
+    });
+    assert.equal(sanitized(good, () => good.configure(1, 32)(out)), undefined);
+    assert.deepEqual(Array.from(out), Array.from({ length: 32 }, (_, t) => t + 1));
+  });
+
+  test("threads that disagree on a loop holding a barrier: a synccheck finding, the launch stopped", () => {
+    const loop = cuda.jit((n: Int32Array, out: Float32Array) => {
+      const t = cuda.threadIdx.x;
+      for (let i = 0; i < n[t]; i++) { // phases: loop with a barrier
+        out[t] += 1;
+        cuda.syncthreads();
+      }
+    });
+    const out = new Float32Array(32);
+    const e = sanitized(loop, () => loop.configure(1, 32)(Int32Array.from({ length: 32 }, (_, t) => (t < 16 ? 2 : 3)), out));
+    expectFinding(e, { tool: "synccheck", kind: "divergent-barrier", where: [at("// phases: loop with a barrier")] });
+    assert.deepEqual(e!.findings.find((f) => f.tool === "synccheck")!.threads, [[16, 0, 0]], "the first thread that stays in the loop");
+  });
+});
+
 describe("memcheck", () => {
   test("a freed DeviceArray used by a kernel is reported where the kernel touches it", () => {
     const scale = cuda.jit((x: Float32Array) => {

@@ -11,17 +11,18 @@ import { resolveDeviceFunction } from "../src/device-functions.js";
 import { typeOfArgument } from "../src/kernel.js";
 import { parseSignature, float16Bits, float16FromBits } from "../src/dtypes.js";
 import { emitKernel, type EmittedKernel } from "../src/targets/js/index.js";
+import type { EmitOptions } from "../src/targets/js/emit.js";
 import { emitPtx } from "../src/targets/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 import { TPB, tiledMatmul as tiledMatmulKernel } from "./helpers/kernels.js";
 import { randomInts, runCase, type HostArg, type KernelCase } from "./helpers/crosscheck.js";
 
 
-/** what the simulator emits for case c */
-function emitted(c: KernelCase, args: readonly HostArg[] = c.args()): EmittedKernel {
+/** what the simulator emits for case c (with `options`: a variant, e.g. the sanitizer's) */
+function emitted(c: KernelCase, args: readonly HostArg[] = c.args(), options?: EmitOptions): EmittedKernel {
   const sig = c.options?.signature;
   const types = typeof sig === "string" ? [...parseSignature(sig).args] : args.map((a, i) => typeOfArgument(a, i));
-  return emitKernel(compileToIR(c.kernel, types, { ...c.options, name: c.name, resolveDeviceFunction }));
+  return emitKernel(compileToIR(c.kernel, types, { ...c.options, name: c.name, resolveDeviceFunction }), options);
 }
 
 /** runs the case everywhere (simulator vs host reference, ptxas, ptxsim) and returns the simulator's code */
@@ -77,6 +78,15 @@ test("the tiled matmul runs as phases and equals the host product", async () => 
   assert.match(k.code, /ph\$l\$tmp = new Float64Array/);
   assert.match(k.code, /ph\$l\$i = new Int32Array/);
   assert.doesNotMatch(k.code, /ph\$l\$tx/);
+});
+
+test("the sanitizer's variant of the tiled matmul runs as phases too; the random schedule's as generators", () => {
+  const san = emitted(tiledMatmul, undefined, { sanitize: true });
+  assert.equal(san.shape, "phases");
+  assert.doesNotMatch(san.code, /function\*/);
+  // the block passes two barriers per tile
+  assert.equal(san.code.match(/S\.passBarrier\(/g)?.length, 2);
+  assert.equal(emitted(tiledMatmul, undefined, { sanitize: true, generators: true }).shape, "generators");
 });
 
 const treeReduce: KernelCase = {

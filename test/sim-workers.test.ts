@@ -14,6 +14,13 @@ import { atomic } from "../src/targets/js/runtime.js";
 import { sharedAtomic } from "../src/targets/js/shared-atomics.js";
 import { simWorkersReady, simWorkerStats, simWorkerTuning } from "../src/runtime/sim-workers.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
+import { compileToIR } from "../src/compiler/index.js";
+import { resolveDeviceFunction } from "../src/device-functions.js";
+import { typeOfArgument } from "../src/kernel.js";
+import type { KernelArg } from "../src/runtime/backend.js";
+import { getBackend } from "../src/runtime/select.js";
+import { compileSim } from "../src/targets/js/index.js";
+import { emitPtx } from "../src/targets/ptx/index.js";
 import { TPB, tiledMatmul } from "./helpers/kernels.js";
 
 process.env.NUMBATS_TARGET = "sim";
@@ -240,8 +247,22 @@ test("a fault on a worker: the single-thread LaunchError, the output before it, 
   assert.deepEqual(two.result.lines, Array.from({ length: 38 }, (_, b) => `block ${b}`));
   assert.deepEqual(two.result.lines, one.result.lines);
   assert.ok(two.result.out.every((x) => x === -1), "the written host array is as it was");
+  assert.ok(one.result.out.every((x) => x === -1), "the written host array is as it was, in the calling thread too");
   assert.ok(a.every((x, i) => x === i));
   assemble(faulty);
+});
+
+test("a failed launch leaves a host array over a SharedArrayBuffer as it was, on workers and in the calling thread", () => {
+  const n = 64 * 50, bad = 64 * 37 + 5;
+  const a = Float32Array.from({ length: n }, (_, i) => i);
+  for (const workers of [2, 1]) {
+    const out = new Float32Array(new SharedArrayBuffer(4 * n)).fill(-1);
+    const { parallel } = withWorkers(workers, () => {
+      printed(() => assert.throws(() => faulty.configure(50, 64)(a, out, bad), LaunchError));
+    });
+    assert.equal(parallel, workers === 2 ? 1 : 0);
+    assert.ok(out.every((x) => x === -1), `the written host array is as it was (${workers} workers)`);
+  }
 });
 
 const scale = cuda.jit((src: Float64Array, dst: Float64Array, k: number) => {
@@ -261,6 +282,25 @@ test("host arrays: written ones come back, read-only ones keep their contents an
   assert.ok(!(src.buffer instanceof SharedArrayBuffer) && !(sub.buffer instanceof SharedArrayBuffer));
   for (let i = 0; i < n; i += 101) assert.equal(sub[i], src[i]! * 3 + 2);
   assemble(scale);
+});
+
+test("an array in memory that is not shared (neither a host nor a device array) reaches workers staged, its writes back", () => {
+  const twicePlusIndex = (x: Float64Array) => {
+    const i = cuda.grid(1);
+    if (i < x.length) x[i] = x[i] * 2 + i;
+  };
+  const ir = compileToIR(twicePlusIndex, [typeOfArgument(new Float64Array(1), 0)], { name: "twicePlusIndex", resolveDeviceFunction });
+  const n = 1 << 14, data = new Float64Array(n).fill(1);
+  const arg: KernelArg = {
+    kind: "array", buffer: { kind: "sim", bytes: data.buffer, byteOffset: 0, byteLength: data.byteLength, freed: false },
+    byteOffset: 0, dtype: "float64", shape: [n], strides: [1], name: "x",
+  };
+  const dims = { grid: [n / 128, 1, 1], block: [128, 1, 1], sharedMemBytes: 0 } as const;
+  const { parallel, workerChunks } = withWorkers(2, () => compileSim(ir).launch(dims, [arg], getBackend().defaultStream(), false));
+  assert.equal(parallel, 1);
+  assert.ok(workerChunks > 0);
+  assert.ok(data.every((x, i) => x === 2 + i), "the workers' writes are in the array");
+  if (hasPtxas()) for (const t of PTXAS_TARGETS) ptxasCheck(emitPtx(ir, { computeCapability: t.computeCapability }).text, t.arch);
 });
 
 test("device arrays live in shared memory: workers write them in place, launch after launch", () => {

@@ -11,6 +11,7 @@ import type {
 } from "./backend.js";
 import { compileSim } from "../targets/js/index.js";
 import { noteAlloc, noteDeviceCopy, noteFree, noteHostCopy, simChecks } from "../targets/js/sanitize.js";
+import { hostBuffers } from "./sim-workers.js";
 
 /** Simulated device `id` (NUMBATS_SIM_DEVICES=N gives ids 0…N-1, all alike). */
 export function simDevice(id: number): DeviceInfo {
@@ -33,9 +34,14 @@ export const SIM_DEVICE: DeviceInfo = {
   },
 };
 
-/** A SimBuffer over a host array's own bytes, no copy (for arrays a kernel only reads). */
+/**
+ * A SimBuffer over a host array's own bytes, no copy: a launch uses it in place, and leaves it as it was
+ * if it fails (see keepHostArrays and stageHostArrays in sim-workers.ts).
+ */
 export function wrapHostArray(view: ArrayBufferView): SimBuffer {
-  return { kind: "sim", bytes: view.buffer, byteOffset: view.byteOffset, byteLength: view.byteLength, freed: false };
+  const buf: SimBuffer = { kind: "sim", bytes: view.buffer, byteOffset: view.byteOffset, byteLength: view.byteLength, freed: false };
+  hostBuffers.add(buf);
+  return buf;
 }
 
 function simBuffer(buf: DeviceBuffer): SimBuffer {

@@ -1,14 +1,17 @@
-// A simulator worker thread (sim-workers.ts starts it): compiles each kernel
-// it is sent once, runs chunks of a launch's blocks, reports through its port,
-// then counts itself done on the launch's shared counter, which wakes the caller.
+// A simulator worker thread (sim-workers.ts starts it): waits on its doorbell
+// (spinning briefly, then asleep),
+// takes the launches posted on its port, compiles each kernel it is sent once,
+// runs chunks of a launch's blocks, posts a result when there is something to
+// report (printf output, a fault), then counts itself done on the launch's
+// shared counter, which wakes the caller. It never returns to its event loop.
 
-import { workerData, parentPort } from "node:worker_threads";
-import { compileShared, CTL, describe, runChunks, type Job, type KernelFn, type RunnerResult, type WorkerInit } from "./sim-workers.js";
+import { receiveMessageOnPort, workerData } from "node:worker_threads";
+import { awaitChange, compileShared, CTL, describe, runChunks, type Job, type KernelFn, type RunnerResult, type WorkerInit } from "./sim-workers.js";
 
-const { port, ready, index } = workerData as WorkerInit;
+const { port, ready, bell, index } = workerData as WorkerInit;
 const kernels = new Map<number, KernelFn>();
 
-parentPort!.on("message", (job: Job) => {
+function run(job: Job): void {
   let result: RunnerResult;
   try {
     if (job.payload) kernels.set(job.kernel, compileShared(job.payload));
@@ -16,9 +19,15 @@ parentPort!.on("message", (job: Job) => {
   } catch (e) {
     result = { chunks: 0, outputs: [], error: { chunk: -1, ...describe(e) } };
   }
-  port.postMessage(result);
+  if (result.outputs.length > 0 || result.error) port.postMessage(result);
+  Atomics.add(job.ctl, CTL.chunks, result.chunks);
   Atomics.add(job.ctl, CTL.done, 1);
   Atomics.notify(job.ctl, CTL.done);
-});
+}
 
 Atomics.store(ready, index, 1);
+for (let rung = 0; ; ) {
+  awaitChange(bell, index, rung);
+  rung = Atomics.load(bell, index);
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) run(m.message as Job);
+}

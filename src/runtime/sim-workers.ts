@@ -4,9 +4,17 @@
 // A launch hands its blocks out in chunks through a shared counter: the
 // calling thread and every started worker take the next chunk until none is
 // left, so a busy or still-starting worker costs nothing (the first large
-// launches run in the calling thread while the workers boot). The caller then
-// blocks (Atomics.wait) until each worker it posted the launch to has
-// finished, reads their results synchronously (receiveMessageOnPort) and:
+// launches run in the calling thread while the workers boot). A worker waits
+// for launches on its doorbell (Atomics.wait), not in its event loop, which
+// wakes slower: the caller posts the launch on the worker's port, then rings.
+// Waking a sleeping thread costs 0.05–0.2 ms here (a 2 ms launch's tenth), so
+// both sides spin a little before they sleep (Atomics.wait): the caller, when
+// its share is done, for up to SPIN_MS (about a chunk) for the workers to
+// finish; a worker, after a launch, for up to SPIN_MS for the next (launches in
+// a loop follow each other at once). Not longer: on a loaded machine a
+// spinning worker takes the core the caller needs. The caller then reads the
+// results of the workers that have something to report (printf output, a
+// fault) synchronously (receiveMessageOnPort) and:
 //  - prints the printf output of the chunks in block order, each chunk's
 //    lines whole, as one thread would have printed them;
 //  - on a fault, throws the error of the lowest failing chunk: chunks are
@@ -48,7 +56,7 @@ export interface Job {
   /** blocks per chunk, and blocks in all */
   readonly chunk: number;
   readonly total: number;
-  /** shared counters: CTL.next, CTL.done, CTL.fail */
+  /** shared counters: CTL.next, CTL.done, CTL.fail, CTL.chunks */
   readonly ctl: Int32Array;
 }
 
@@ -60,6 +68,8 @@ export const CTL = {
   done: 1,
   /** the lowest chunk that failed (NO_FAILURE while none did) */
   fail: 2,
+  /** chunks the workers ran */
+  chunks: 3,
 } as const;
 const NO_FAILURE = 0x7fffffff;
 
@@ -90,14 +100,31 @@ export interface RunnerResult {
 
 /** What a worker is started with. */
 export interface WorkerInit {
+  /** launches come in on it, and results that have something to report go out */
   readonly port: MessagePort;
   /** set to 1 at `index` once the worker takes launches */
   readonly ready: Int32Array;
+  /** bumped at `index` (and notified) when a launch was posted to the worker */
+  readonly bell: Int32Array;
   readonly index: number;
 }
 
-/** Settings tests turn (the launch size that goes to workers; whether the calling thread takes blocks too). */
-export const simWorkerTuning = { minWork: 1 << 20, callerRuns: true };
+/** how long the caller spins for the workers to finish, and a worker for the next launch, before sleeping */
+const SPIN_MS = 0.25;
+
+/** returns once `slot` of `cells` no longer holds `value`: spinning for up to SPIN_MS, then asleep */
+export function awaitChange(cells: Int32Array, slot: number, value: number): void {
+  for (const until = performance.now() + SPIN_MS; Atomics.load(cells, slot) === value;) {
+    if (performance.now() > until) { Atomics.wait(cells, slot, value); return; }
+  }
+}
+
+/**
+ * Settings tests turn (the launch size that goes to workers; whether the calling thread takes blocks too).
+ * minWork, measured on 2 cores: a 2-worker launch costs about 0.05–0.1 ms more than it saves below
+ * a 2^17-thread vector add (work 3 a thread), and gains 1.5× from 2^18 threads on.
+ */
+export const simWorkerTuning = { minWork: 1 << 19, callerRuns: true };
 
 /** What the last launches did, for tests: launches that used workers, chunks workers ran. */
 export const simWorkerStats = { parallelLaunches: 0, workerChunks: 0 };
@@ -200,6 +227,7 @@ interface PoolWorker {
 
 const MAX_WORKERS = 256;
 const ready = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
+const bell = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
 const pool: PoolWorker[] = [];
 let noWorkers = false;
 
@@ -225,7 +253,7 @@ function growPool(n: number): void {
   while (pool.length < Math.min(n, MAX_WORKERS)) {
     const index = pool.length;
     const { port1, port2 } = new MessageChannel();
-    const init: WorkerInit = { port: port2, ready, index };
+    const init: WorkerInit = { port: port2, ready, bell, index };
     const worker = new Worker(entry.spec, { eval: entry.eval, workerData: init, transferList: [port2], stdout: false, stderr: false });
     // a worker that fails to start never reports ready: the launches run without it
     worker.on("error", () => Atomics.store(ready, index, 0));
@@ -281,14 +309,17 @@ export class ParallelKernel {
     const job: Omit<Job, "payload"> = {
       kernel: this.id, args: staged.args, dims,
       chunk: Math.max(1, Math.floor(total / (runners * 16))), total,
-      ctl: new Int32Array(new SharedArrayBuffer(12)),
+      ctl: new Int32Array(new SharedArrayBuffer(16)),
     };
     Atomics.store(job.ctl, CTL.fail, NO_FAILURE);
     const posted = pool.filter((_, i) => Atomics.load(ready, i) === 1).slice(0, runners - (simWorkerTuning.callerRuns ? 1 : 0));
-    for (const w of posted) {
-      w.worker.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
+    posted.forEach((w) => {
+      w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
       w.known.add(this.id);
-    }
+      const i = pool.indexOf(w);
+      Atomics.add(bell, i, 1);
+      Atomics.notify(bell, i);
+    });
     const results: RunnerResult[] = [];
     let fromWorkers: RunnerResult[];
     try {
@@ -298,22 +329,19 @@ export class ParallelKernel {
       fromWorkers = collect(posted, job.ctl);
     }
     simWorkerStats.parallelLaunches++;
-    simWorkerStats.workerChunks += fromWorkers.reduce((n, r) => n + r.chunks, 0);
+    simWorkerStats.workerChunks += Atomics.load(job.ctl, CTL.chunks);
     results.push(...fromWorkers);
     finish(results, this.payload.sites);
     staged.copyBack();
   }
 }
 
-/** waits for the posted workers to finish and reads their results */
+/** waits for the posted workers to finish and reads the results they posted (those with output or a fault) */
 function collect(posted: readonly PoolWorker[], ctl: Int32Array): RunnerResult[] {
-  for (let done = Atomics.load(ctl, CTL.done); done < posted.length; done = Atomics.load(ctl, CTL.done)) {
-    Atomics.wait(ctl, CTL.done, done);
-  }
-  return posted.map((w) => {
+  for (let done = Atomics.load(ctl, CTL.done); done < posted.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done);
+  return posted.flatMap((w) => {
     const m = receiveMessageOnPort(w.port);
-    if (!m) throw new Error("internal error: a simulator worker finished without reporting its result");
-    return m.message as RunnerResult;
+    return m ? [m.message as RunnerResult] : [];
   });
 }
 
@@ -342,25 +370,59 @@ function rebuild(f: FailedChunk, sites: readonly AccessSite[]): Error {
 }
 
 // ---------------------------------------------------------------------------
-// host arrays in shared memory
+// host arrays: used in place by a launch in the calling thread (backed up if written), copied into
+// shared memory for workers (and back if written); either way as they were if the launch fails
+
+/** the buffers of host arrays a launch uses in place (sim-backend.ts wrapHostArray) */
+export const hostBuffers = new WeakSet<SimBuffer>();
+
+const isHostArray = (ir: FunctionIR, a: KernelArg, i: number, written: boolean): a is KernelArg & { buffer: SimBuffer } =>
+  a.kind === "array" && a.buffer.kind === "sim" && hostBuffers.has(a.buffer) && (!written || ir.writtenParams.has(ir.params[i]!.name));
+
+/** reused from launch to launch: allocating megabytes anew is slow on a loaded machine */
+let backups = new ArrayBuffer(0);
+
+/**
+ * Backs up the host arrays the kernel writes (into one reused buffer) for a launch in the calling
+ * thread; the function returned puts them back (after a failed launch).
+ */
+export function keepHostArrays(ir: FunctionIR, args: readonly KernelArg[]): () => void {
+  let need = 0;
+  args.forEach((a, i) => { if (isHostArray(ir, a, i, true)) need += a.buffer.byteLength; });
+  if (need === 0) return () => {};
+  if (backups.byteLength < need) backups = new ArrayBuffer(need);
+  const saved: [copy: Uint8Array, to: Uint8Array][] = [];
+  let cursor = 0;
+  args.forEach((a, i) => {
+    if (!isHostArray(ir, a, i, true)) return;
+    const bytes = new Uint8Array(a.buffer.bytes, a.buffer.byteOffset, a.buffer.byteLength);
+    const copy = new Uint8Array(backups, cursor, bytes.length);
+    copy.set(bytes);
+    cursor += bytes.length;
+    saved.push([copy, bytes]);
+  });
+  return () => { for (const [copy, to] of saved) to.set(copy); };
+}
 
 let staging = new SharedArrayBuffer(0);
 
 /**
- * The launch's arguments with every array that is not in shared memory (a host array used in place)
- * replaced by a copy in the staging area; `copyBack` returns the copies of written ones to their arrays.
+ * The launch's arguments with every host array (used in place by a launch in the calling thread), and
+ * any other array not in shared memory, replaced by a copy in the staging area; `copyBack` returns the
+ * copies of written ones to their arrays.
  */
 function stageHostArrays(ir: FunctionIR, args: readonly KernelArg[]): { args: KernelArg[]; copyBack: () => void } {
-  const outside = (a: KernelArg): a is KernelArg & { buffer: SimBuffer } =>
-    a.kind === "array" && a.buffer.kind === "sim" && !(a.buffer.bytes instanceof SharedArrayBuffer);
+  // host arrays, and any other memory that is not shared (it would reach a worker as a copy)
+  const outside = (a: KernelArg, i: number): a is KernelArg & { buffer: SimBuffer } =>
+    isHostArray(ir, a, i, false) || (a.kind === "array" && a.buffer.kind === "sim" && !(a.buffer.bytes instanceof SharedArrayBuffer));
   let need = 0;
-  for (const a of args) if (outside(a)) need += a.buffer.byteLength + 16;
+  args.forEach((a, i) => { if (outside(a, i)) need += a.buffer.byteLength + 16; });
   if (need === 0) return { args: [...args], copyBack: () => {} };
   if (staging.byteLength < need) staging = new SharedArrayBuffer(need);
   let cursor = 0;
   const back: [from: Uint8Array, to: Uint8Array][] = [];
   const staged = args.map((a, i) => {
-    if (!outside(a)) return a;
+    if (!outside(a, i)) return a;
     const src = a.buffer;
     // the copy keeps the bytes' alignment modulo 8, which typed views over it need
     const at = ((cursor + 7) & ~7) + (src.byteOffset & 7);

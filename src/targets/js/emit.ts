@@ -249,10 +249,10 @@ class Emitter {
 
   constructor(ir: FunctionIR, options: EmitOptions) {
     this.san = options.sanitize === true;
-    // barrier kernels run as phases, except for the sanitizer and the random schedule, which need each
-    // thread as a generator where it synchronises (or, `generators`, always)
+    // barrier kernels run as phases (sanitized too: the sanitizer counts the barriers the block passes),
+    // except for the random schedule, which needs every thread as a generator
     const sync = needsGenerators(ir);
-    const plan = sync && !this.san && !options.generators ? planPhases(ir) : undefined;
+    const plan = sync && !options.generators ? planPhases(ir) : undefined;
     this.phases = typeof plan === "object" ? plan : undefined;
     this.gen = options.generators === true || (sync && !this.phases);
     this.ir = this.phases ? { ...ir, body: this.phases.body } : ir;
@@ -299,6 +299,7 @@ class Emitter {
       out.push(
         ...hoisted.map((l) => `  ${l}`),
         ...decl(threadLocals, "  "),
+        ...(this.san ? [`  const Z = S.thread0();`] : []),
         ...phases.setup.map((l) => `  ${l}`),
         `  const [first, end] = blockRange(L);`,
         `  for (let b = first; b < end; b++) {`,
@@ -353,10 +354,17 @@ class Emitter {
       expr: (e) => this.expr(e),
       ids: (name) => {
         const a = this.arrays.get(name);
-        if (!a) return [this.ident(name)];
-        return [a.v, ...[a.o, ...a.n, ...a.s, a.size].filter((x) => /^[A-Za-z_]/.test(x))];
+        if (!a) return [{ id: this.ident(name), object: false }];
+        const numbers = [a.o, ...a.n, ...a.s, a.size].filter((x) => /^[A-Za-z_]/.test(x));
+        return [a.v, ...(a.sh ? [a.sh] : [])].map((id) => ({ id, object: true })).concat(numbers.map((id) => ({ id, object: false })));
       },
       site: (loc) => this.site(loc),
+      ...(this.san ? {
+        sanitizer: {
+          enter: `S.enter(Z, tx, ty, tz, bx, by, bz);`,
+          barrier: (site: number, exited: string) => `S.passBarrier(Z, ${site}, ${exited});`,
+        },
+      } : {}),
     };
   }
 

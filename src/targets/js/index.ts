@@ -9,7 +9,7 @@ import { launchSatisfies } from "./bounds.js";
 import { rt } from "./runtime.js";
 import { randomSchedule, runSanitized, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "./sanitize.js";
 import type { LaunchCtx } from "./sim.js";
-import { ParallelKernel } from "../../runtime/sim-workers.js";
+import { keepHostArrays, ParallelKernel } from "../../runtime/sim-workers.js";
 
 export { emitKernel, needsGenerators, type EmittedKernel, type KernelShape } from "./emit.js";
 export { fma16, fma32, fma64 } from "../../fp.js";
@@ -35,7 +35,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
   const plain = build(ir, {}, rt);
   const { code, staticSharedBytes, sites, run } = plain;
   const parallel = new ParallelKernel(ir, { code, consts: ir.constArrays.map((c) => c.data), sites });
-  let checked: KernelFn | undefined, sanitized: ReturnType<typeof build> | undefined, shuffled: KernelFn | undefined;
+  let checked: KernelFn | undefined, shuffled: KernelFn | undefined;
+  // the sanitizer's variants: the plain code's shape, and all generators for the random schedule
+  const sanitized = new Map<boolean, ReturnType<typeof build>>();
   return {
     ir,
     code,
@@ -56,11 +58,14 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         const runners = parallel.runners(dims, L.cooperative);
         if (runners > 1) return parallel.launch(dims, args, runners);
       }
+      // workers run on copies of host arrays; here the kernel writes them in place: back them up
+      const restore = keepHostArrays(ir, args);
       try {
         if (checks.tools) {
           // threads are generators only where the kernel synchronises or the schedule is random
-          sanitized ??= build(ir, { sanitize: true, generators: checks.seed !== undefined }, sanitizedRuntime);
-          runSanitized(sanitized.run as unknown as SanitizedKernelFn, ir.name, sanitized.sites, ir.features.warp, L, args, checks);
+          const random = checks.seed !== undefined;
+          const variant = sanitized.get(random) ?? sanitized.set(random, build(ir, { sanitize: true, generators: random }, sanitizedRuntime)).get(random)!;
+          runSanitized(variant.run as unknown as SanitizedKernelFn, ir.name, variant.sites, ir.features.warp, L, args, checks);
         } else if (checks.seed !== undefined) {
           shuffled ??= build(ir, { generators: true, assumeLaunch: false }, rt).run;
           shuffled({ ...L, hooks: randomSchedule(checks.seed) }, args);
@@ -69,6 +74,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         } else {
           (checked ??= build(ir, { assumeLaunch: false }, rt).run)(L, args);
         }
+      } catch (e) {
+        restore();
+        throw e;
       } finally {
         if (L.out.length > 0) process.stdout.write(L.out.join(""));
       }

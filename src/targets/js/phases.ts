@@ -45,6 +45,8 @@ interface Phase {
 
 export type PlanNode =
   | { readonly k: "phase"; readonly phase: Phase }
+  /** where the block's threads pass a barrier (the sanitizer counts them; plain code has nothing to do) */
+  | { readonly k: "barrier"; readonly loc: Loc | undefined }
   /** the block-wide result of a reducing barrier, from its phase's count */
   | { readonly k: "reduce"; readonly id: number; readonly op: BarrierOp }
   | { readonly k: "loop"; readonly testFirst: boolean; readonly agree: number; readonly body: PlanNode[] };
@@ -189,7 +191,7 @@ class Builder {
     for (const s of body) {
       if (!hasBarrier([s])) { this.phase().stmts.push(s); continue; }
       const barrier = barrierStmt(s);
-      if (barrier) { this.barrier(barrier, s.k === "let" || s.k === "assign" ? s.name : undefined); continue; }
+      if (barrier) { this.barrier(barrier, s.k === "let" || s.k === "assign" ? s.name : undefined, s.loc); continue; }
       switch (s.k) {
         case "block":
           if (jumpsTo(s.body, s.label)) throw new NotPhases("a barrier in a block left by break");
@@ -217,13 +219,13 @@ class Builder {
     this.open = undefined;
   }
 
-  private barrier(e: IntrinsicExpr, target: string | undefined): void {
+  private barrier(e: IntrinsicExpr, target: string | undefined, loc: Loc | undefined): void {
     const op = REDUCING[e.name];
-    if (!op) { this.close(); return; }
+    if (!op) { this.close(); this.seq.push({ k: "barrier", loc: loc ?? e.loc }); return; }
     const id = this.reduces++;
     this.phase().tails.push({ k: "reduce", id, arg: e.args[0]! });
     this.close();
-    this.seq.push({ k: "reduce", id, op });
+    this.seq.push({ k: "barrier", loc: loc ?? e.loc }, { k: "reduce", id, op });
     if (target) this.pending.push({ name: target, id });
   }
 
@@ -250,6 +252,7 @@ class Builder {
     this.items(s.update);
     this.phase().tails.push(cond);
     this.close();
+    if (early) this.seq.push({ k: "barrier", loc: last.loc });
     this.seq = outer;
   }
 }
@@ -315,10 +318,12 @@ export interface PhaseHost {
   /** JS lines of statements at an indentation depth */
   stmts(body: readonly Stmt[], depth: number): string[];
   expr(e: Expr): string;
-  /** the JS locals that hold a local (an array: its view, then its variable offset / shape / strides) */
-  ids(name: string): readonly string[];
+  /** the JS locals that hold a local (an array: its view, then its variable offset / shape / strides); `object`: not a number */
+  ids(name: string): readonly { readonly id: string; readonly object: boolean }[];
   /** the index in `sites` of a source position */
   site(loc: Loc | undefined): number;
+  /** sanitizing: a line that makes the sanitizer's thread the one starting a phase, and one per barrier passed */
+  readonly sanitizer?: { enter: string; barrier(site: number, exited: string): string };
 }
 
 const STORAGE: Record<ScalarName, string> = {
@@ -328,10 +333,10 @@ const STORAGE: Record<ScalarName, string> = {
   float16: "Float64Array", float32: "Float64Array", float64: "Float64Array", bool: "Array",
 };
 
-/** the per-thread array type holding component k of a local of type t */
-function storageOf(t: Type, k: number): string {
-  if (isArrayType(t)) return k === 0 ? "Array" : "Float64Array"; // the view; then offsets, shapes, strides
-  if (isTupleType(t) || t === "void") return "Array";
+/** the per-thread array type holding a component of a local of type t (`object`: a view or a shadow, not a number) */
+function storageOf(t: Type, object: boolean): string {
+  if (object || isTupleType(t) || t === "void") return "Array";
+  if (isArrayType(t)) return "Float64Array"; // an array's offsets, shapes, strides
   return STORAGE[t];
 }
 
@@ -353,10 +358,10 @@ class PhaseEmitter {
   emit(): { setup: string[]; block: string[] } {
     const setup = [`const ph$nt = nx * ny * nz;`];
     for (const [name, type] of this.plan.persistent) {
-      this.host.ids(name).forEach((id, k) => {
+      for (const { id, object } of this.host.ids(name)) {
         this.store.set(id, `ph$l$${id}`);
-        setup.push(`const ph$l$${id} = new ${storageOf(type, k)}(ph$nt);`);
-      });
+        setup.push(`const ph$l$${id} = new ${storageOf(type, object)}(ph$nt);`);
+      }
     }
     if (this.plan.hasReturn) setup.push(`const ph$exit = new Uint8Array(ph$nt);`);
     const counters = [
@@ -377,6 +382,9 @@ class PhaseEmitter {
     for (const n of nodes) {
       switch (n.k) {
         case "phase": this.phase(n.phase, depth); break;
+        case "barrier":
+          if (this.host.sanitizer) this.line(depth, this.host.sanitizer.barrier(this.host.site(n.loc), this.plan.hasReturn ? "ph$exit" : "undefined"));
+          break;
         case "reduce": this.line(depth, `ph$r${n.id} = ${REDUCE_JS[n.op](`ph$c${n.id}`, `ph$n${n.id}`)};`); break;
         case "loop":
           this.line(depth, n.testFirst ? `while (ph$a${n.agree} === 1) {` : `do {`);
@@ -389,18 +397,19 @@ class PhaseEmitter {
 
   private phase(p: Phase, depth: number): void {
     const { named, assigned, fresh } = phaseNames(p);
-    const kept = (names: Set<string>) => [...names].filter((n) => this.plan.persistent.has(n)).flatMap((n) => this.host.ids(n));
+    const kept = (names: Set<string>) => [...names].filter((n) => this.plan.persistent.has(n)).flatMap((n) => this.host.ids(n).map((x) => x.id));
     for (const t of p.tails) this.line(depth, t.k === "reduce" ? `ph$c${t.id} = 0, ph$n${t.id} = 0;` : `ph$a${t.id} = -1;`);
     this.line(depth, `for (let tz = 0, ph$t = 0; tz < nz; tz++) for (let ty = 0; ty < ny; ty++) thread: for (let tx = 0; tx < nx; tx++, ph$t++) {`);
     const d = depth + 1;
+    if (this.host.sanitizer) this.line(d, this.host.sanitizer.enter);
     if (this.plan.hasReturn) this.line(d, `if (ph$exit[ph$t] !== 0) continue;`);
     const loads = kept(new Set([...named].filter((n) => !fresh.has(n))));
     if (loads.length) this.line(d, loads.map((id) => `${id} = ${this.store.get(id)}[ph$t]`).join(", ") + ";");
     for (const n of named) {
       const init = this.plan.recomputed.get(n);
-      if (init && !fresh.has(n)) this.line(d, `${this.host.ids(n)[0]} = ${this.host.expr(init)};`);
+      if (init && !fresh.has(n)) this.line(d, `${this.host.ids(n)[0]!.id} = ${this.host.expr(init)};`);
     }
-    for (const r of p.results) this.line(d, `${this.host.ids(r.name)[0]} = ph$r${r.id};`);
+    for (const r of p.results) this.line(d, `${this.host.ids(r.name)[0]!.id} = ph$r${r.id};`);
     this.lines.push(...this.host.stmts(p.stmts, d));
     for (const t of p.tails) {
       if (t.k === "reduce") {

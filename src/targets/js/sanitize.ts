@@ -1,10 +1,12 @@
 // The simulator as a CUDA sanitizer (docs/sanitizer.md), and its random schedule.
 //
 // NUMBATS_SANITIZE=all | a comma list of memcheck, racecheck, initcheck, synccheck runs every launch
-// through a separately compiled, instrumented variant of the kernel (emit.ts with `sanitize`): every
-// thread is a generator, every array access calls `S.rd`, `S.wr` or `S.at` (atomic) of this module's
-// LaunchSanitizer before it happens, and the scheduler (sim.ts) reports barriers and warp operations
-// through ScheduleHooks. Plain launches never touch any of this.
+// through a separately compiled, instrumented variant of the kernel (emit.ts with `sanitize`), of the
+// same shape as the plain code: one loop over the threads, barrier phases (phases.ts: one SanThread
+// moved from thread to thread, `passBarrier` where the block passes a barrier), or generator threads
+// (warp operations, barriers under an `if`, the random schedule: the scheduler, sim.ts, reports
+// barriers and warp operations through ScheduleHooks). Every array access calls `S.rd`, `S.wr` or
+// `S.at` (atomic) of this module's LaunchSanitizer before it happens. Plain launches never touch any of this.
 //
 // Shadow state:
 //  - initcheck: a "written" byte per byte of memory from `cuda.deviceArray` (set by host copies and
@@ -223,6 +225,8 @@ export class SanThread {
   /** global linear thread id + 1 (0 means "nobody" in the race cells) */
   id = 0;
   block = 0;
+  /** the id of the block's first thread: `id - base` is the thread's linear index in its block */
+  base = 1;
   warp = 0;
   lane = 0;
   tx = 0; ty = 0; tz = 0; bx = 0; by = 0; bz = 0;
@@ -299,7 +303,7 @@ export class LaunchSanitizer implements ScheduleHooks {
   readonly shuffle?: (items: unknown[]) => void;
   private readonly racecheck: boolean;
   private readonly initcheck: boolean;
-  private readonly synccheck: boolean;
+  readonly synccheck: boolean;
   private readonly memcheck: boolean;
   private readonly blockSize: number;
   private readonly nx: number;
@@ -363,7 +367,8 @@ export class LaunchSanitizer implements ScheduleHooks {
   enter(Z: SanThread, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
     const lin = tx + this.nx * (ty + this.ny * tz);
     Z.block = bx + this.gx * (by + this.gy * bz);
-    Z.id = Z.block * this.blockSize + lin + 1;
+    Z.base = Z.block * this.blockSize + 1;
+    Z.id = Z.base + lin;
     Z.warp = lin >> 5;
     Z.lane = lin & 31;
     Z.tx = tx; Z.ty = ty; Z.tz = tz; Z.bx = bx; Z.by = by; Z.bz = bz;
@@ -421,13 +426,19 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (sh.freed) this.useAfterFree(sh, at, site, Z, "Read");
     const init = sh.init;
     if (init !== undefined && init[sh.byteBase + at * sh.size] === 0) this.uninitialized(sh, at, site, Z);
-    const R = sh.cells;
-    if (R === undefined) return;
+    if (sh.cells !== undefined) this.readRace(sh.cells, sh, at, site, Z);
+  }
+
+  // (apart from rd, so that rd stays small enough to be inlined into the kernel's code)
+  private readRace(R: Int32Array, sh: Shadow, at: number, site: number, Z: SanThread): void {
     const c = (sh.cellBase + at) * CELL;
     if (R[c + STAMP] !== sh.stamp) clearCell(R, c, sh.stamp);
     const w = R[c + ID]!;
     if (w !== 0 && w !== Z.id && !this.ordered(R, c + W, Z)) this.race("read-after-write", sh, at, R, c + W, site, Z);
     const r = c + R1;
+    // both readers kept are already reads like this one by two other threads: a third changes no finding
+    // (a later access by either of them is checked against the other), only which thread a message names
+    if (!this.warpOps && this.alike(R, r, site, Z) && this.alike(R, c + R2, site, Z)) return;
     if (R[r + ID] !== 0 && R[r + ID] !== Z.id) {
       // keep the previous reader (another thread) as the second
       R[c + R2 + ID] = R[r + ID]!; R[c + R2 + EPOCH] = R[r + EPOCH]!; R[c + R2 + GRID] = R[r + GRID]!;
@@ -465,6 +476,32 @@ export class LaunchSanitizer implements ScheduleHooks {
     const b = sh.byteBase + at * sh.size;
     if (init[b] === 0) this.uninitialized(sh, at, site, Z);
     init.fill(1, b, b + sh.size);
+  }
+
+  /**
+   * Phases: the block's threads pass the barrier at `site` together (`Z` is the block's last thread).
+   * `exited`: per thread of the block, 1 once it returned (undefined when the kernel has no return).
+   */
+  passBarrier(Z: SanThread, site: number, exited: Uint8Array | undefined): void {
+    Z.epoch++;
+    if (!this.synccheck || exited === undefined) return;
+    const gone = exited.indexOf(1), live = exited.indexOf(0);
+    if (gone < 0 || live < 0) return;
+    const thread = (lin: number) => this.enter(new SanThread(), lin % this.nx, Math.floor(lin / this.nx) % this.ny, Math.floor(lin / (this.nx * this.ny)), Z.bx, Z.by, Z.bz);
+    const waiting = thread(live);
+    waiting.at = site;
+    this.barrierAfterExit(waiting, thread(gone));
+  }
+
+  /**
+   * Phases: threads of one block disagree on the condition of a loop that holds a barrier; the launch
+   * stops here (its threads would wait at different barriers).
+   */
+  divergentLoop(site: AccessSite, stays: boolean, t: Dim3, b: Dim3): never {
+    const text = `Barrier error detected: divergent threads in block ${dim(b)}: thread ${dim(t)} ${stays ? "stays in" : "leaves"} the loop at ${whereOf(site)}, `
+      + `which holds a barrier, while the block's earlier threads ${stays ? "leave" : "stay"} (the launch stopped here)`;
+    this.finish({ finding: { tool: "synccheck", kind: "divergent-barrier", threads: [t], blocks: [b], where: [whereOf(site)] }, text, site });
+    throw new Error("unreachable: finish throws");
   }
 
   // ----------------------------------------------------- called by the scheduler (sim.ts)
@@ -567,13 +604,22 @@ export class LaunchSanitizer implements ScheduleHooks {
 
   /** whether the access recorded at R[r…] happens before the current access of Z */
   private ordered(R: Int32Array, r: number, Z: SanThread): boolean {
-    const g = R[r + ID]! - 1;
-    const block = Math.floor(g / this.blockSize);
-    if (block !== Z.block) return R[r + GRID]! < Z.grid;
+    const lin = (R[r + ID]! - Z.base) >>> 0; // the recorded thread's index in Z's block, if it is one of its threads
+    if (lin >= this.blockSize) return R[r + GRID]! < Z.grid;
     if (R[r + EPOCH]! < Z.epoch) return true;
     if (!this.warpOps) return false;
-    const lin = g - block * this.blockSize;
     return lin >> 5 === Z.warp && Z.vc[lin & 31]! >= R[r + CLOCK]!;
+  }
+
+  /**
+   * Whether the read record at R[r…] is another thread's read at `site` that every later access finds
+   * ordered or not exactly as it finds Z's read now: same block, same barrier and grid epochs (kernels
+   * without warp operations, whose clocks would tell the threads apart).
+   */
+  private alike(R: Int32Array, r: number, site: number, Z: SanThread): boolean {
+    const id = R[r + ID]!;
+    return id !== 0 && id !== Z.id && R[r + SITE] === site && R[r + EPOCH] === Z.epoch && R[r + GRID] === Z.grid
+      && (id - Z.base) >>> 0 < this.blockSize;
   }
 
   /** thread and block indices of global thread id `id` */
@@ -706,6 +752,10 @@ export const sanitizedRuntime: typeof rt = {
       + `${name}[${index.join(", ")}] with shape [${shape.join(", ")}] (the launch stopped here)`;
     active.finish({ finding, text, site });
     throw new Error("unreachable: finish throws");
+  },
+  divergentLoop(site, stays, tx, ty, tz, bx, by, bz): never {
+    if (!active?.synccheck) return rt.divergentLoop(site, stays, tx, ty, tz, bx, by, bz);
+    return active.divergentLoop(site, stays, [tx, ty, tz], [bx, by, bz]);
   },
 };
 
