@@ -199,9 +199,11 @@ for (const fmt of FORMATS) {
   });
 }
 
-test("cuda.math.ldexp needs an integer exponent; the others take float32 or float64 (integers compute in float64)", () => {
+test("cuda.math.ldexp needs an integer exponent, gamma points to tgamma; integers compute in float64", () => {
   const k = cuda.jit((x: Float32Array) => { x[0] = cuda.math.ldexp(x[0], 1.5); });
   assert.throws(() => k.configure(1, 1)(new Float32Array(1)), /the exponent of cuda\.math\.ldexp must be an integer; got float64/);
+  const g = cuda.jit(new Function("x", "x[0] = cuda.math.gamma(x[0]);") as (x: Float32Array) => void);
+  assert.throws(() => g.configure(1, 1)(new Float32Array(1)), /Γ\(x\) is cuda\.math\.tgamma/);
   const m = cuda.jit((x: Float32Array, n: Int32Array, d: Float64Array) => {
     x[0] = cuda.math.ldexp(x[0], n[0]);
     d[0] = cuda.math.erf(n[0]); // an int32 operand computes in float64

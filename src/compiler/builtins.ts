@@ -295,7 +295,10 @@ const CUDA = ns("cuda", {
     const t = binaryType(a.e.type as ScalarName, a.weak, b.e.type as ScalarName, b.weak);
     return expr({ k: "select", type: t, cond, a: L.convert(a, t, args[1]!), b: L.convert(b, t, args[2]!), eager: true, loc: locOf(n) });
   }),
-  math: ns("cuda.math", Object.fromEntries(Object.keys(CUDA_MATH).map((name) => [name, fn(`cuda.math.${name}`, (L, args, n) => lowerCudaMath(L, name, args, n))]))),
+  math: ns("cuda.math", {
+    ...Object.fromEntries(Object.keys(CUDA_MATH).map((name) => [name, fn(`cuda.math.${name}`, (L, args, n) => lowerCudaMath(L, name, args, n))])),
+    gamma: fn("cuda.math.gamma", (L, _args, n) => L.fail(n, "Γ(x) is cuda.math.tgamma (C's name; Numba's math.gamma)")),
+  }),
   cg: ns("cuda.cg", {
     thisGrid: fn("cuda.cg.thisGrid", (L, args, n) => { arity(L, n, args, "cuda.cg.thisGrid", 0); return { v: "gridGroup" }; }),
   }),
