@@ -32,6 +32,7 @@ import * as misc from "./misc.js";
 import * as misc32 from "./misc32.js";
 import * as pow from "./pow.js";
 import * as special from "./special.js";
+import * as special32 from "./special32.js";
 import * as trig from "./trig.js";
 import * as trig32 from "./trig32.js";
 import { rememberFunctions } from "../compiler/source.js";
@@ -45,7 +46,7 @@ export interface MathEntry {
 }
 
 // Errors and line info in the library's functions point at the library's files.
-const MODULES = { atrig, atrig32, dd, exp, exp32, f32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, special, trig, trig32 };
+const MODULES = { atrig, atrig32, dd, exp, exp32, f32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, special, special32, trig, trig32 };
 for (const mod of Object.values(MODULES)) {
   rememberFunctions((Object.values(mod) as unknown[]).filter((v): v is Function => typeof v === "function"));
 }
@@ -86,7 +87,7 @@ export const MATH_LIBRARY: Record<string, MathEntry> = Object.fromEntries(NAMES.
  * parameter is int32; `modf` returns [fraction, whole], `frexp` [mantissa, int32 exponent].
  */
 export const CUDA_MATH: Record<string, MathEntry> = {
-  erf: { f64: special.__erf64, f32: special.__erf32 },
+  erf: { f64: special.__erf64, f32: special32.__erf32 },
   erfc: { f64: special.__erfc64, f32: special.__erfc32 },
   lgamma: { f64: special.__lgamma64, f32: special.__lgamma32 },
   tgamma: { f64: special.__tgamma64, f32: special.__tgamma32 },

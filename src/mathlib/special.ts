@@ -11,8 +11,9 @@
 // corrected to first order, the power split in two halves so it cannot overflow early; x < 0 by the
 // reflection Γ(x) = −π/(x·sin(πx)·Γ(−x)); integers up to 23 are exact products.
 //
-// The float32 variants evaluate the float64 function once and round once (as pow and hypot do; see
-// f32.ts): within 1 ulp of the correctly rounded float32 result.
+// The float32 erfc, lgamma and tgamma evaluate the float64 function once and round once (as pow and
+// hypot do; see f32.ts): within 1 ulp of the correctly rounded float32 result. erf is native float32
+// (special32.ts).
 
 import { __f64hi, __f64lo, __f64make } from "./bits.js";
 import { __exp64 } from "./exp.js";
@@ -250,10 +251,6 @@ export function __tgamma64(x: number): number {
   r = r + dy * (GMHALF + 0.5) * r / y;
   const h = __pow64(y, 0.5 * z);
   return r * h * h;
-}
-
-export function __erf32(x: number): number {
-  return Math.fround(__erf64(__toF64(x)));
 }
 
 export function __erfc32(x: number): number {
