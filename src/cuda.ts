@@ -330,6 +330,31 @@ export const cuda = {
   selp: inKernel<<T>(condition: boolean | number, a: T, b: T) => T>("selp"),
   /** In a kernel: sleeps the thread for about `ns` nanoseconds (`__nanosleep`; compute capability 7.0+). */
   nanosleep: inKernel<(ns: number) => void>("nanosleep"),
+  /** In a kernel: C's math functions beyond JavaScript's `Math` (Numba's `math.erf`, `math.gamma`, …), float32 and float64. */
+  math: {
+    /** The error function. */
+    erf: inKernel<(x: number) => number>("math.erf"),
+    /** 1 − erf(x), accurate where erf(x) is near 1. */
+    erfc: inKernel<(x: number) => number>("math.erfc"),
+    /** log|Γ(x)|; +∞ at 0 and the negative integers. */
+    lgamma: inKernel<(x: number) => number>("math.lgamma"),
+    /** Γ(x) (Numba's `math.gamma`); NaN at the negative integers, ±∞ at ±0. */
+    tgamma: inKernel<(x: number) => number>("math.tgamma"),
+    /** |x| with the sign bit of `y` (NaNs and ±0 included). */
+    copysign: inKernel<(x: number, y: number) => number>("math.copysign"),
+    /** x − trunc(x/y)·y, exact (the same as the float `%`). */
+    fmod: inKernel<(x: number, y: number) => number>("math.fmod"),
+    /** x − n·y with n the nearest integer to x/y, ties to even; exact. */
+    remainder: inKernel<(x: number, y: number) => number>("math.remainder"),
+    /** x·2^n, rounded once; `n` is an integer (converted as `int32(n)`). */
+    ldexp: inKernel<(x: number, n: number) => number>("math.ldexp"),
+    /** The next float after `x` towards `y` (in `x`'s format); `y` when they are equal. */
+    nextafter: inKernel<(x: number, y: number) => number>("math.nextafter"),
+    /** `[fraction, whole]`: x's fractional and integral parts, both with x's sign. */
+    modf: inKernel<(x: number) => [number, number]>("math.modf"),
+    /** `[m, e]` with x = m·2^e, ½ ≤ |m| < 1 and `e` an int32; `[x, 0]` for ±0, ±∞ and NaN. */
+    frexp: inKernel<(x: number) => [number, number]>("math.frexp"),
+  },
   /** In a kernel: cooperative groups (Numba's `cuda.cg`). */
   cg: {
     /** The whole grid as a group; its `sync()` is a grid-wide barrier, which makes the launch cooperative. */

@@ -12,7 +12,7 @@ import { foldExpr } from "./passes/fold.js";
 import { lowerAssert, lowerLog } from "./console.js";
 import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
-import { MATH_LIBRARY, MATH_HELPERS, MODULES as MATH_MODULES } from "../mathlib/index.js";
+import { CUDA_MATH, MATH_LIBRARY, MATH_HELPERS, MODULES as MATH_MODULES, type MathEntry } from "../mathlib/index.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "../mathlib/random.js";
 import { rememberFunctions } from "./source.js";
 import { allocateRecords } from "./records.js";
@@ -304,6 +304,10 @@ const CUDA = ns("cuda", {
     const t = binaryType(a.e.type as ScalarName, a.weak, b.e.type as ScalarName, b.weak);
     return expr({ k: "select", type: t, cond, a: L.convert(a, t, args[1]!), b: L.convert(b, t, args[2]!), eager: true, loc: locOf(n) });
   }),
+  math: ns("cuda.math", {
+    ...Object.fromEntries(Object.keys(CUDA_MATH).map((name) => [name, fn(`cuda.math.${name}`, (L, args, n) => lowerCudaMath(L, name, args, n))])),
+    gamma: fn("cuda.math.gamma", (L, _args, n) => L.fail(n, "Γ(x) is cuda.math.tgamma (C's name; Numba's math.gamma)")),
+  }),
   cg: ns("cuda.cg", {
     thisGrid: fn("cuda.cg.thisGrid", (L, args, n) => { arity(L, n, args, "cuda.cg.thisGrid", 0); return { v: "gridGroup" }; }),
   }),
@@ -444,9 +448,25 @@ export function lowerMathCall(L: Lowerer, name: string, vals: readonly Typed[], 
   if (t === "float32" && L.options.fastmath && fastForm) return { e: fastForm(xs, loc) };
   const entry = MATH_LIBRARY[name];
   if (!entry) return L.fail(n, `Math.${name} is not available in kernels`);
+  return { e: callLibrary(L, name, entry, t, xs, n) };
+}
+
+/** The float32 or float64 routine of a library entry, called on operands already converted for it. */
+function callLibrary(L: Lowerer, name: string, entry: MathEntry, t: ScalarName, xs: readonly Expr[], n: Node): Expr {
   const variant = t === "float32" ? "f32" : "f64";
   const dev: DeviceFunctionLike = { fn: entry[variant], name: `${name}_${variant}`, env: libraryEnv(entry) };
-  return { e: L.callDeviceWith(dev, xs, n) };
+  return L.callDeviceWith(dev, xs, n);
+}
+
+/** `cuda.math.name(…)`: float operands of one type as for `Math.*`, except ldexp's int32 exponent. */
+function lowerCudaMath(L: Lowerer, name: string, args: readonly Node[], n: Node): Value {
+  const full = `cuda.math.${name}`;
+  const entry = CUDA_MATH[name]!;
+  arity(L, n, args, full, entry.f64.length);
+  const floats = name === "ldexp" ? args.slice(0, 1) : args;
+  const { t, xs } = commonFloat(L, floats.map((a) => L.lowerExpr(a)), floats);
+  if (name === "ldexp") xs.push(integerArg(L, args[1]!, "int32", `the exponent of ${full}`));
+  return expr(callLibrary(L, `cuda_${name}`, entry, t, xs, n));
 }
 
 // ---------------------------------------------------------------------------

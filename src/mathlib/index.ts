@@ -23,12 +23,16 @@ import * as dd from "./dd.js";
 import * as exp from "./exp.js";
 import * as exp32 from "./exp32.js";
 import * as f32 from "./f32.js";
+import * as fpmanip from "./fpmanip.js";
+import * as fpmanip32 from "./fpmanip32.js";
 import * as hyper from "./hyper.js";
 import * as log from "./log.js";
 import * as log32 from "./log32.js";
 import * as misc from "./misc.js";
 import * as misc32 from "./misc32.js";
 import * as pow from "./pow.js";
+import * as special from "./special.js";
+import * as special32 from "./special32.js";
 import * as trig from "./trig.js";
 import * as trig32 from "./trig32.js";
 
@@ -41,13 +45,13 @@ export interface MathEntry {
 }
 
 /** The library's modules, whose functions the compiler registers so that errors point into these files. */
-export const MODULES = { atrig, atrig32, dd, exp, exp32, f32, hyper, log, log32, misc, misc32, pow, trig, trig32 };
+export const MODULES = { atrig, atrig32, dd, exp, exp32, f32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, special, special32, trig, trig32 };
 
 const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI };
 
 /** Every `__`-prefixed function of the library modules, by name. */
 export const MATH_HELPERS: Record<string, Function> = {};
-for (const mod of [atrig, atrig32, dd, exp, exp32, f32, hyper, log, log32, misc, misc32, pow, trig, trig32] as readonly Record<string, unknown>[]) {
+for (const mod of Object.values(MODULES) as readonly Record<string, unknown>[]) {
   for (const [name, v] of Object.entries(mod)) if (name.startsWith("__") && typeof v === "function") MATH_HELPERS[name] = v;
 }
 
@@ -73,3 +77,21 @@ function entry(name: MathName): MathEntry {
 
 /** Keyed by the JS Math name (plus `exp2`). */
 export const MATH_LIBRARY: Record<string, MathEntry> = Object.fromEntries(NAMES.map((n) => [n, entry(n)]));
+
+/**
+ * The functions of `cuda.math` (C's libm names beyond JS `Math`), keyed by name. `ldexp`'s second
+ * parameter is int32; `modf` returns [fraction, whole], `frexp` [mantissa, int32 exponent].
+ */
+export const CUDA_MATH: Record<string, MathEntry> = {
+  erf: { f64: special.__erf64, f32: special32.__erf32 },
+  erfc: { f64: special.__erfc64, f32: special.__erfc32 },
+  lgamma: { f64: special.__lgamma64, f32: special.__lgamma32 },
+  tgamma: { f64: special.__tgamma64, f32: special.__tgamma32 },
+  copysign: { f64: fpmanip.__copysign64, f32: fpmanip32.__copysign32 },
+  fmod: { f64: fpmanip.__fmod64, f32: fpmanip32.__fmod32 },
+  remainder: { f64: fpmanip.__remainder64, f32: fpmanip32.__remainder32 },
+  ldexp: { f64: fpmanip.__ldexp64, f32: fpmanip32.__ldexpf32 },
+  nextafter: { f64: fpmanip.__nextafter64, f32: fpmanip32.__nextafter32 },
+  modf: { f64: fpmanip.__modf64, f32: fpmanip32.__modf32 },
+  frexp: { f64: fpmanip.__frexp64, f32: fpmanip32.__frexp32 },
+};
