@@ -319,6 +319,54 @@ export const cuda = {
   selp: inKernel<<T>(condition: boolean | number, a: T, b: T) => T>("selp"),
   /** In a kernel: sleeps the thread for about `ns` nanoseconds (`__nanosleep`; compute capability 7.0+). */
   nanosleep: inKernel<(ns: number) => void>("nanosleep"),
+  /**
+   * In a kernel: half-precision arithmetic (Numba's `cuda.fp16`, CUDA's `__hadd` and friends). Arguments are
+   * converted to float16; every result is a float16, rounded once (the comparisons return booleans).
+   */
+  fp16: {
+    /** `a + b` in float16 */
+    hadd: inKernel<(a: number, b: number) => number>("fp16.hadd"),
+    /** `a - b` in float16 */
+    hsub: inKernel<(a: number, b: number) => number>("fp16.hsub"),
+    /** `a * b` in float16 */
+    hmul: inKernel<(a: number, b: number) => number>("fp16.hmul"),
+    /** `a / b` in float16 */
+    hdiv: inKernel<(a: number, b: number) => number>("fp16.hdiv"),
+    /** `a * b + c` in float16 with one rounding */
+    hfma: inKernel<(a: number, b: number, c: number) => number>("fp16.hfma"),
+    /** `-x` */
+    hneg: inKernel<(x: number) => number>("fp16.hneg"),
+    /** `|x|` */
+    habs: inKernel<(x: number) => number>("fp16.habs"),
+    /** the larger of `a` and `b`; a NaN operand yields the other one */
+    hmax: inKernel<(a: number, b: number) => number>("fp16.hmax"),
+    /** the smaller of `a` and `b`; a NaN operand yields the other one */
+    hmin: inKernel<(a: number, b: number) => number>("fp16.hmin"),
+    /** `a === b` */
+    heq: inKernel<(a: number, b: number) => boolean>("fp16.heq"),
+    /** `a !== b`, false when either is NaN */
+    hne: inKernel<(a: number, b: number) => boolean>("fp16.hne"),
+    /** `a < b` */
+    hlt: inKernel<(a: number, b: number) => boolean>("fp16.hlt"),
+    /** `a <= b` */
+    hle: inKernel<(a: number, b: number) => boolean>("fp16.hle"),
+    /** `a > b` */
+    hgt: inKernel<(a: number, b: number) => boolean>("fp16.hgt"),
+    /** `a >= b` */
+    hge: inKernel<(a: number, b: number) => boolean>("fp16.hge"),
+    /** the square root, correctly rounded */
+    hsqrt: inKernel<(x: number) => number>("fp16.hsqrt"),
+    /** `1 / sqrt(x)` */
+    hrsqrt: inKernel<(x: number) => number>("fp16.hrsqrt"),
+    /** `e ** x` */
+    hexp: inKernel<(x: number) => number>("fp16.hexp"),
+    /** the natural logarithm */
+    hlog: inKernel<(x: number) => number>("fp16.hlog"),
+    /** the sine */
+    hsin: inKernel<(x: number) => number>("fp16.hsin"),
+    /** the cosine */
+    hcos: inKernel<(x: number) => number>("fp16.hcos"),
+  },
   /** In a kernel: cooperative groups (Numba's `cuda.cg`). */
   cg: {
     /** The whole grid as a group; its `sync()` is a grid-wide barrier, which makes the launch cooperative. */

@@ -14,6 +14,7 @@ import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
 import { MATH_LIBRARY, MATH_HELPERS } from "../mathlib/index.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "../random.js";
+import { FP16 } from "./fp16.js";
 
 type Member = Value | ((L: Lowerer, n: Node) => Value);
 
@@ -295,6 +296,7 @@ const CUDA = ns("cuda", {
     const t = binaryType(a.e.type as ScalarName, a.weak, b.e.type as ScalarName, b.weak);
     return expr({ k: "select", type: t, cond, a: L.convert(a, t, args[1]!), b: L.convert(b, t, args[2]!), eager: true, loc: locOf(n) });
   }),
+  fp16: FP16,
   cg: ns("cuda.cg", {
     thisGrid: fn("cuda.cg.thisGrid", (L, args, n) => { arity(L, n, args, "cuda.cg.thisGrid", 0); return { v: "gridGroup" }; }),
   }),

@@ -530,7 +530,7 @@ export class Lowerer {
   }
 
   /** A compiler-made local holding `init`, evaluated once here. */
-  private temporary(name: string, init: Expr, n: Node): VarExpr {
+  temporary(name: string, init: Expr, n: Node): VarExpr {
     const v = this.freshName(name);
     this.emit({ k: "let", name: v, type: init.type, init, loc: locOf(n) });
     return { k: "var", type: init.type, name: v };

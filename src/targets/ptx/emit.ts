@@ -96,7 +96,9 @@ const INTRINSIC_NEEDS: Partial<Record<IntrinsicName, Requirement>> = {
 /** how the user calls an intrinsic, for errors (default `cuda.<name>`) */
 const INTRINSIC_SPELLING: Partial<Record<IntrinsicName, string>> = { gridSync: "cuda.cg.thisGrid().sync()" };
 const DYNAMIC_SMEM_SIZE: Requirement = { ptx: "4.1" };
-const FMA_F16: Requirement = { ptx: "4.2", cc: [5, 3] };
+/** `add/sub/mul/fma.rn.f16` */
+const F16_ARITH: Requirement = { ptx: "4.2", cc: [5, 3] };
+const F16_NATIVE = new Set<BinaryOp>(["add", "sub", "mul"]);
 const ATOMIC_ADD_F64: Requirement = { ptx: "5.0", cc: [6, 0] };
 const SIGNED_ZERO_MIN_MAX: Requirement = { ptx: "1.0", cc: [8, 0] };
 /** kernel parameter space: 4352 bytes, or 32764 from ISA 8.1 on sm_70+ (measured with ptxas, ptx.md §1) */
@@ -857,7 +859,13 @@ class KernelEmitter {
 
   private binary(op: BinaryOp, t: ScalarName, ae: Expr, be: Expr): Scalar {
     const P = PTX_SCALAR[t];
-    if (t === "float16") return this.viaF32([ae, be], ([a, b]) => this.floatBinary(op, "f32", a!, b!));
+    if (t === "float16") {
+      // one rounding either way: the native instruction where the target has it
+      if (F16_NATIVE.has(op) && this.supports(F16_ARITH)) {
+        return this.out("b16", `${op}.rn.f16`, this.toReg(this.scalar(ae), "b16"), this.toReg(this.scalar(be), "b16"));
+      }
+      return this.viaF32([ae, be], ([a, b]) => this.floatBinary(op, "f32", a!, b!));
+    }
     if (isFloat(t)) return this.floatBinary(op, P.arith as "f32" | "f64", this.scalar(ae), this.scalar(be));
     const a = this.scalar(ae), b = this.scalar(be);
     if (t === "bool") {
@@ -1025,7 +1033,7 @@ class KernelEmitter {
     const f = PTX_SCALAR[t].arith;
     if (t === "float16") {
       const [a, b, c] = [ae, be, ce].map((x) => this.toReg(this.scalar(x), "b16"));
-      this.require(FMA_F16, "cuda.fma on float16");
+      this.require(F16_ARITH, "fma on float16 (cuda.fma, cuda.fp16.hfma)");
       return this.out("b16", "fma.rn.f16", a!, b!, c!);
     }
     return this.out(PTX_SCALAR[t].reg, `fma.rn.${f}`, this.scalar(ae), this.scalar(be), this.scalar(ce));
