@@ -265,8 +265,31 @@ export const uint16 = makeDType<number, "uint16">("uint16");
 export const uint32 = makeDType<number, "uint32">("uint32");
 /** The dtype of a 64-bit unsigned integer (a bigint in JavaScript); `uint64(x)` casts `x` to it. */
 export const uint64 = makeDType<bigint, "uint64">("uint64");
-/** The dtype of an IEEE half-precision float (arithmetic in float32; host data is its raw bits in a Uint16Array); `float16(x)` casts `x` to it. */
-export const float16 = makeDType<number, "float16">("float16");
+/**
+ * The float16 dtype object, with host conversions between numbers and the binary16 bits that float16 host
+ * arrays (`Uint16Array`) hold: NumPy's `np.float16(x).view(np.uint16)` and back.
+ */
+export interface HalfDType extends DType<number, "float16"> {
+  /** The binary16 bits of `x`, rounded once to nearest even (NaN: 0x7e00, NumPy's). */
+  toBits(x: number): number;
+  /** Each number's binary16 bits, as a `Uint16Array` to pass as a float16 array. */
+  toBits(xs: ArrayLike<number>): Uint16Array;
+  /** The value of binary16 bits (the low 16 bits of `bits`). */
+  fromBits(bits: number): number;
+  /** The values of binary16 bits (a float16 host array), as a `Float32Array`, which holds every half exactly. */
+  fromBits(bits: ArrayLike<number>): Float32Array;
+}
+
+function halfDType(): HalfDType {
+  const d = makeDType<number, "float16">("float16");
+  const toBits = (x: number | ArrayLike<number>) => (typeof x === "number" ? float16Bits(x) : Uint16Array.from(x, float16Bits));
+  const fromBits = (h: number | ArrayLike<number>) =>
+    typeof h === "number" ? float16FromBits(h & 0xffff) : Float32Array.from(h, (b) => float16FromBits(b & 0xffff));
+  return Object.defineProperties(d, { toBits: { value: toBits }, fromBits: { value: fromBits } }) as HalfDType;
+}
+
+/** The dtype of an IEEE half-precision float (host data is its raw bits in a Uint16Array); `float16(x)` casts `x` to it; `float16.toBits`/`fromBits` convert on the host. */
+export const float16 = halfDType();
 /** The dtype of an IEEE single-precision float; `float32(x)` casts `x` to it. */
 export const float32 = makeDType<number, "float32">("float32");
 /** The dtype of an IEEE double-precision float (a JavaScript number); `float64(x)` casts `x` to it. */
