@@ -2,13 +2,13 @@
 // names. In-kernel names only have meaning inside a kernel, where the compiler
 // replaces them; on the host they say so.
 
-import type { DType, DTypeLike, ScalarName, TypedArray } from "./dtypes.js";
+import type { DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
 import { makeDeviceFunction } from "./device-functions.js";
 import { Kernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, pinnedArray, toDevice,
-  type HostArray, type Shape, type StreamLike,
+  type DeviceArrayLike, type HostArray, type RankOfHost, type Shape, type StreamLike, type ToDeviceOptions,
 } from "./runtime/devicearray.js";
 import { currentTargetInfo, forgetBackend, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
@@ -66,6 +66,16 @@ export type AtomicArray = ArrayLike<number> | ArrayLike<bigint> | KernelArray1<n
 export type AtomicBigIntArray = BigInt64Array | BigUint64Array | KernelArray1<bigint> | KernelArray2<bigint>;
 /** An element index: a number for 1-d arrays, a tuple of indices for N-d arrays (Numba's `a[i, j]`). */
 export type ArrayIndex = number | readonly number[];
+
+/** `cuda.toDevice`: the host array's own dtype, or the one `options.dtype` names. */
+function toDeviceOverloads<A extends HostArray>(hostArray: A, stream?: StreamLike): DeviceArrayLike<A>;
+function toDeviceOverloads<A extends HostArray, D extends DTypeLike>(
+  hostArray: A, options: ToDeviceOptions<D> & { readonly dtype: D },
+): DeviceArray<DTypeNameOf<D>, RankOfHost<A>>;
+function toDeviceOverloads<A extends HostArray>(hostArray: A, options: ToDeviceOptions): DeviceArrayLike<A>;
+function toDeviceOverloads(hostArray: HostArray, streamOrOptions?: StreamLike | ToDeviceOptions): DeviceArray {
+  return toDevice(hostArray, streamOrOptions);
+}
 
 function kernelOnly(name: string): never {
   throw new Error(`cuda.${name} can only be used inside a kernel or device function compiled by cuda.jit`);
@@ -392,8 +402,11 @@ export const cuda = {
   },
 
   // host memory API
-  /** Copies a host array to a new DeviceArray of its shape and dtype (Numba's `cuda.to_device`). */
-  toDevice: <A extends HostArray>(hostArray: A, stream?: StreamLike) => toDevice(hostArray, stream),
+  /**
+   * Copies a host array to a new DeviceArray of its shape and dtype (Numba's `cuda.to_device`); `{ dtype, stream }`
+   * names the dtype where the TypedArray does not (`cuda.toDevice(bits, { dtype: float16 })` for a `Uint16Array`).
+   */
+  toDevice: toDeviceOverloads,
   /**
    * An uninitialised DeviceArray of `shape` and `dtype` (a dtype object or its name, e.g. `float32` or
    * `"float32"`; Numba's `cuda.device_array`).

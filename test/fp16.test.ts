@@ -9,8 +9,11 @@ import { cuda, float16, TypingError } from "../src/index.js";
 import { compileToIR } from "../src/compiler/index.js";
 import { parseSignature } from "../src/dtypes.js";
 import { emitPtx } from "../src/targets/ptx/index.js";
-import { allHalves, doubleToHalf, halfArith, halfValue } from "./helpers/half.js";
+import { allHalves, bfloat16Value, doubleToHalf, halfArith, halfValue, toBfloat16 } from "./helpers/half.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
+import { hasPtxsim, runOnPtxsim } from "./helpers/ptxsim.js";
+import { wrapHostArray } from "../src/runtime/sim-backend.js";
+import { bfloat16 } from "../src/index.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
 
@@ -110,9 +113,64 @@ test("PTX: hadd/hsub/hmul/hfma are add/sub/mul/fma.rn.f16 from sm_53 and go thro
 });
 
 test("cuda.fp16 errors name the intrinsic: wrong argument count, an array argument", () => {
+  // @ts-expect-error: one argument, as a user might write it
   assert.throws(() => cuda.jit((a: Float32Array) => { a[0] = cuda.fp16.hadd(a[0]!); }, { signature: "void(float32[:])" }),
     (e: unknown) => e instanceof TypingError && /cuda\.fp16\.hadd takes 2 argument\(s\); got 1/.test(e.message));
   assert.throws(() => cuda.jit((a: Float32Array) => { a[0] = cuda.fp16.hsqrt(a as unknown as number); }, { signature: "void(float32[:])" }),
     (e: unknown) => e instanceof TypingError && /cuda\.fp16\.hsqrt needs numbers; got array\(float32, 1d, A\)/.test(e.message));
   assert.throws(() => cuda.fp16.hadd(1, 2), /cuda\.fp16\.hadd can only be used inside a kernel/);
+});
+
+test("bfloat16.toBits/fromBits: every non-NaN pattern round-trips; ties to even; rounding once from a double", () => {
+  for (let h = 0; h < 65536; h++) {
+    const v = bfloat16Value(h);
+    if (Number.isNaN(v)) { assert.ok(Number.isNaN(bfloat16.fromBits(h))); continue; }
+    assert.ok(Object.is(bfloat16.fromBits(h), v), `fromBits(${h.toString(16)})`);
+    assert.equal(bfloat16.toBits(v), h, `toBits(${v})`);
+  }
+  assert.equal(bfloat16.toBits(1 + 2 ** -8), 0x3f80); // tie: to even
+  assert.equal(bfloat16.toBits(1 + 2 ** -8 + 2 ** -40), 0x3f81); // Math.fround first would give the tie, then 0x3f80
+  assert.equal(bfloat16.toBits(NaN), 0x7fc0);
+  assert.deepEqual(bfloat16.toBits([1, -2]), Uint16Array.of(0x3f80, 0xc000));
+  let s = 3;
+  for (let i = 0; i < 20000; i++) {
+    s = (s * 1103515245 + 12345) >>> 0;
+    const x = (s / 2 ** 32 - 0.5) * 2 ** ((i % 280) - 140);
+    assert.equal(bfloat16.toBits(x), toBfloat16(x), `toBits(${x})`);
+  }
+});
+
+test("PTX before sm_80 rounds float32 to bfloat16 with integer instructions (no cvt.rn.bf16.f32): the same bits on ptxsim", async () => {
+  const k = (x: Float32Array, o: Uint16Array) => { const i = cuda.grid(1); if (i < x.length) o[i] = bfloat16(x[i]); };
+  const ir = compileToIR(k, [...parseSignature("void(float32[::1], bfloat16[::1])").args], { name: "k" });
+  const sm75 = emitPtx(ir, { computeCapability: [7, 5] });
+  assert.doesNotMatch(sm75.text, /bf16/);
+  assert.match(emitPtx(ir, { computeCapability: [8, 0] }).text, /cvt\.rn\.bf16\.f32/);
+  if (hasPtxas()) ptxasCheck(sm75.text, "sm_75");
+  if (!hasPtxsim()) return;
+  const special = [1 + 2 ** -8, 1 + 3 * 2 ** -8, 3.4028234663852886e38, 3.3961e38, -Infinity, NaN, 2 ** -149, 2 ** -134, -0, 1.00390625];
+  let s = 11;
+  const x = Float32Array.from({ length: 512 }, (_, i) => {
+    s = (s * 1103515245 + 12345) >>> 0;
+    return special[i] ?? (s / 2 ** 32 - 0.5) * 2 ** ((i % 256) - 128);
+  });
+  const o = new Uint16Array(x.length);
+  await runOnPtxsim(sm75, { grid: [2, 1, 1], block: [256, 1, 1], sharedMemBytes: 0 }, [
+    { kind: "array", buffer: wrapHostArray(x), byteOffset: 0, dtype: "float32", shape: [x.length], strides: [1], name: "x" },
+    { kind: "array", buffer: wrapHostArray(o), byteOffset: 0, dtype: "bfloat16", shape: [o.length], strides: [1], name: "o" },
+  ]);
+  x.forEach((v, i) => assert.equal(o[i], toBfloat16(v), `bfloat16(${v})`));
+});
+
+test("float16 and bfloat16 device arrays: cuda.toDevice(bits, { dtype }) and copyToHost() give Uint16Array bits", () => {
+  const src = bfloat16.toBits([1.5, -2, 1e30]);
+  const d = cuda.toDevice(src, { dtype: bfloat16 });
+  assert.equal(d.dtype, "bfloat16");
+  const out = cuda.deviceArray(3, "float16");
+  cuda.jit((a: Uint16Array, o: Uint16Array) => { const i = cuda.grid(1); if (i < a.length) o[i] = a[i] * 2; }).configure(1, 32)(d, out);
+  const bits = out.copyToHost();
+  assert.ok(bits instanceof Uint16Array);
+  assert.deepEqual(Array.from(bits), [float16.toBits(3), float16.toBits(-4), 0x7c00]); // 2e30 overflows float16
+  assert.deepEqual(Array.from(d.copyToHost()), Array.from(src));
+  assert.throws(() => cuda.toDevice(new Float32Array(2), { dtype: "float16" }), /dtype mismatch: the device array holds float16, the host array float32/);
 });

@@ -5,9 +5,9 @@
 // for every half) so a NaN compares as any NaN: payloads are not promised.
 
 import assert from "node:assert/strict";
-import { cuda, float16, float32, int32 } from "../../src/index.js";
+import { bfloat16, cuda, float16, float32, int32, int64 } from "../../src/index.js";
 import { rng, type KernelCase } from "../helpers/crosscheck.js";
-import { doubleToHalf, halfArith, halfValue } from "../helpers/half.js";
+import { bfloat16Value, doubleToHalf, halfArith, halfValue, toBfloat16 } from "../helpers/half.js";
 
 const f32 = Math.fround;
 
@@ -139,6 +139,55 @@ export const HALF_CASES: KernelCase[] = [
         assert.ok(Object.is((back as Float64Array)[i], hv), `float16 → float64 of ${H[i]}`);
         const want = Number.isFinite(hv) ? Math.trunc(hv) + 0 : hv > 0 ? 2 ** 31 - 1 : -(2 ** 31);
         assert.equal((ints as Int32Array)[i], want, `int32 of ${hv}`);
+      }
+    },
+  },
+  {
+    name: "bfloat16: conversions round once from float64, float32, float16, int32 and int64 (no float32 double rounding), arithmetic in float32, local/shared arrays, a scalar argument",
+    kernel: (x: Float64Array, big: BigInt64Array, h: Uint16Array, o: Uint16Array, back: Float32Array, ints: Int32Array, s: number) => {
+      const i = cuda.grid(1);
+      const t = cuda.threadIdx.x;
+      const tile = cuda.shared.array(64, bfloat16);
+      const mine = cuda.local.array(3, bfloat16);
+      if (i < x.length) {
+        mine[0] = bfloat16(x[i]);
+        mine[1] = bfloat16(float32(x[i]));
+        mine[2] = bfloat16(float16(x[i]));
+        tile[t] = bfloat16(int32(x[i] * 1e6));
+      }
+      cuda.syncthreads();
+      if (i < x.length) {
+        o[6 * i] = mine[0]; o[6 * i + 1] = mine[1]; o[6 * i + 2] = mine[2]; o[6 * i + 3] = tile[t];
+        o[6 * i + 4] = bfloat16(big[i]);
+        o[6 * i + 5] = h[i] * s + 1; // float32 arithmetic, rounded once on the store
+        back[i] = h[i];
+        ints[i] = int32(h[i]);
+      }
+    },
+    grid: 2, block: 64,
+    options: { signature: "void(float64[::1], int64[::1], bfloat16[::1], bfloat16[::1], float32[::1], int32[::1], bfloat16)" },
+    args: () => {
+      const r = rng(51);
+      // a tie of bfloat16, just above one (a float32 step would make it the tie), the largest finite, overflow, subnormals
+      const tricky = [1 + 2 ** -8, 1 + 2 ** -8 + 2 ** -40, 1 + 3 * 2 ** -8, 3.3895313892515355e38, 3.4e38, 1e39, 2 ** -134, 2 ** -134 + 2 ** -170, 1e-40, -0];
+      const x = Float64Array.from({ length: 100 }, (_, i) => tricky[i] ?? (r() - 0.5) * 2 ** Math.floor(r() * 200 - 100));
+      // int64s needing rounding past 2^24 and with a tie pattern past 2^53
+      const big = BigInt64Array.from({ length: 100 }, (_, i) => i === 0 ? (1n << 60n) + (1n << 52n) + 1n : BigInt.asIntN(64, BigInt(Math.floor(r() * 2 ** 53)) << BigInt(i % 11)) * (i % 2 ? -1n : 1n));
+      const h = Uint16Array.from({ length: 100 }, (_, i) => (i < 2 ? [0x7f80, 0xff7f][i]! : Math.floor(r() * 0x7f80) | (r() < 0.5 ? 0x8000 : 0)));
+      return [x, big, h, new Uint16Array(600), new Float32Array(100), new Int32Array(100), bfloat16(0.3)];
+    },
+    check: ([x, big, h, o, back, ints]) => {
+      const X = x as Float64Array, B = big as BigInt64Array, H = h as Uint16Array, O = o as Uint16Array;
+      const s = bfloat16Value(toBfloat16(0.3));
+      for (let i = 0; i < X.length; i++) {
+        const v = X[i]!;
+        const scaled = BigInt(Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, Math.trunc(v * 1e6))));
+        const hv = bfloat16Value(H[i]!);
+        const want = [toBfloat16(v), toBfloat16(f32(v)), toBfloat16(halfValue(doubleToHalf(v))), toBfloat16(scaled), toBfloat16(B[i]!), toBfloat16(f32(f32(hv * s) + 1))];
+        assert.deepEqual(Array.from(O.subarray(6 * i, 6 * i + 6)), want, `conversions of ${v}, ${B[i]}, ${hv}`);
+        assert.ok(Object.is((back as Float32Array)[i], hv), `bfloat16 → float32 of ${H[i]}`);
+        const wantInt = Number.isFinite(hv) ? Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, Math.trunc(hv))) + 0 : hv > 0 ? 2 ** 31 - 1 : -(2 ** 31);
+        assert.equal((ints as Int32Array)[i], wantInt, `int32 of ${hv}`);
       }
     },
   },

@@ -9,15 +9,20 @@ export function halfValue(h: number): number {
   return sign * (e === 0 ? m * 2 ** -24 : (1024 + m) * 2 ** (e - 25));
 }
 
-/** binary16 bits of `sign · n · 2^scale` (n ≥ 0 an exact integer), rounded once to nearest even */
-export function roundToHalf(negative: boolean, n: bigint, scale: number): number {
+/** a 16-bit float format: stored significand bits, exponent range */
+interface Format { readonly mant: number; readonly emin: number; readonly emax: number }
+const BINARY16: Format = { mant: 10, emin: -14, emax: 15 };
+const BFLOAT16: Format = { mant: 7, emin: -126, emax: 127 };
+
+/** bits of `sign · n · 2^scale` (n ≥ 0 an exact integer) in format `f`, rounded once to nearest even */
+export function roundToHalf(negative: boolean, n: bigint, scale: number, f: Format = BINARY16): number {
   const sign = negative ? 0x8000 : 0;
+  const bias = f.emax, infinity = ((2 * f.emax + 1) << f.mant) & 0x7fff;
   if (n === 0n) return sign;
-  // represent as q · 2^-24 units first: subnormal spacing
   let bits = n.toString(2).length;
   let exp = scale + bits - 1; // value in [2^exp, 2^(exp+1))
-  // significand has 11 bits for normals; subnormals are multiples of 2^-24
-  const lsb = Math.max(exp - 10, -24);
+  // the last kept bit: mant below the leading one, but never below the subnormal spacing
+  const lsb = Math.max(exp - f.mant, f.emin - f.mant);
   const shift = lsb - scale;
   let q: bigint;
   if (shift <= 0) q = n << BigInt(-shift);
@@ -30,10 +35,10 @@ export function roundToHalf(negative: boolean, n: bigint, scale: number): number
   // q · 2^lsb; renormalise if rounding carried into a new binade
   bits = q.toString(2).length;
   exp = lsb + bits - 1;
-  if (exp > 15) return sign | 0x7c00;
-  if (exp < -14) return sign | Number(q); // subnormal (or carried into the smallest normal: same encoding)
-  const m = Number(q << BigInt(10 - (bits - 1))) - 1024;
-  return sign | ((exp + 15) << 10) | m;
+  if (exp > f.emax) return sign | infinity;
+  if (exp < f.emin) return sign | Number(q); // subnormal (or carried into the smallest normal: same encoding)
+  const m = Number(q << BigInt(f.mant - (bits - 1))) - (1 << f.mant);
+  return sign | ((exp + bias) << f.mant) | m;
 }
 
 /** a finite double as (negative, n, scale) with value (-1)^neg · n · 2^scale */
@@ -54,6 +59,22 @@ export function doubleToHalf(x: number): number {
   if (!Number.isFinite(x)) return x > 0 ? 0x7c00 : 0xfc00;
   const [neg, n, s] = exact(x);
   return roundToHalf(neg, n, s);
+}
+
+/** bfloat16 bits of the double `x`, or of the integer `x`, rounded once (NaN as 0x7fc0) */
+export function toBfloat16(x: number | bigint): number {
+  if (typeof x === "bigint") return x === 0n ? 0 : roundToHalf(x < 0n, x < 0n ? -x : x, 0, BFLOAT16);
+  if (Number.isNaN(x)) return 0x7fc0;
+  if (!Number.isFinite(x)) return x > 0 ? 0x7f80 : 0xff80;
+  const [neg, n, s] = exact(x);
+  return roundToHalf(neg, n, s, BFLOAT16);
+}
+
+/** the value of bfloat16 bits, decoded field by field */
+export function bfloat16Value(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1, e = (h >> 7) & 0xff, m = h & 0x7f;
+  if (e === 255) return m === 0 ? sign * Infinity : NaN;
+  return sign * (e === 0 ? m * 2 ** -133 : (128 + m) * 2 ** (e - 134));
 }
 
 /** half bits as an exact rational (n · 2^-24, signed): every finite half is a multiple of 2^-24 */
