@@ -2,13 +2,13 @@
 // names. In-kernel names only have meaning inside a kernel, where the compiler
 // replaces them; on the host they say so.
 
-import type { DType, DTypeLike, ScalarName, TypedArray } from "./dtypes.js";
+import type { DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
 import { makeDeviceFunction } from "./device-functions.js";
 import { Kernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, openIpcArray, pinnedArray, toDevice,
-  type DeviceArrayLike, type HostArray, type Shape, type StreamLike,
+  type DeviceArrayLike, type HostArray, type RankOfHost, type Shape, type StreamLike, type ToDeviceOptions,
 } from "./runtime/devicearray.js";
 import { RecordArray, isHostRecords, record, recordArray, type RecordDType } from "./records.js";
 import { DeviceRecordArray, deviceRecordArray, recordsToDevice } from "./runtime/records.js";
@@ -69,6 +69,19 @@ export type AtomicArray = ArrayLike<number> | ArrayLike<bigint> | KernelArray1<n
 export type AtomicBigIntArray = BigInt64Array | BigUint64Array | KernelArray1<bigint> | KernelArray2<bigint>;
 /** An element index: a number for 1-d arrays, a tuple of indices for N-d arrays (Numba's `a[i, j]`). */
 export type ArrayIndex = number | readonly number[];
+
+/** `cuda.toDevice`: the host array's own dtype, or the one `options.dtype` names. */
+function toDeviceOverloads<T extends object>(records: RecordArray<T> | readonly T[], stream?: StreamLike): DeviceRecordArray<T>;
+function toDeviceOverloads<A extends HostArray>(hostArray: A, stream?: StreamLike): DeviceArrayLike<A>;
+function toDeviceOverloads<A extends HostArray, D extends DTypeLike>(
+  hostArray: A, options: ToDeviceOptions<D> & { readonly dtype: D },
+): DeviceArray<DTypeNameOf<D>, RankOfHost<A>>;
+function toDeviceOverloads<A extends HostArray>(hostArray: A, options: ToDeviceOptions): DeviceArrayLike<A>;
+function toDeviceOverloads(host: HostArray | RecordArray | readonly object[], streamOrOptions?: StreamLike | ToDeviceOptions): DeviceArray | DeviceRecordArray {
+  if (!isHostRecords(host)) return toDevice(host as HostArray, streamOrOptions);
+  if (streamOrOptions && "dtype" in streamOrOptions) throw new TypeError("cuda.toDevice: records take their dtype from the RecordArray or the objects; pass a stream only");
+  return recordsToDevice(host, streamOrOptions && "stream" in streamOrOptions ? streamOrOptions.stream : streamOrOptions as StreamLike | undefined);
+}
 
 function kernelOnly(name: string): never {
   throw new Error(`cuda.${name} can only be used inside a kernel or device function compiled by cuda.jit`);
@@ -210,12 +223,6 @@ export type RandomDraw = (states: StateArray, i: number) => number;
  */
 /** `cuda.toDevice`: host arrays to DeviceArrays, host records to DeviceRecordArrays. */
 // the records overload first: ReturnType (and an instantiation like `typeof cuda.toDevice<Float32Array>`) sees the last one
-function toDeviceOrRecords<T extends object>(records: RecordArray<T> | readonly T[], stream?: StreamLike): DeviceRecordArray<T>;
-function toDeviceOrRecords<A extends HostArray>(hostArray: A, stream?: StreamLike): DeviceArrayLike<A>;
-function toDeviceOrRecords(host: HostArray | RecordArray | readonly object[], stream?: StreamLike): DeviceArray | DeviceRecordArray {
-  return isHostRecords(host) ? recordsToDevice(host, stream) : toDevice(host as HostArray, stream);
-}
-
 export const cuda = {
   // kernels
   /**
@@ -355,6 +362,54 @@ export const cuda = {
     /** `[m, e]` with x = m·2^e, ½ ≤ |m| < 1 and `e` an int32; `[x, 0]` for ±0, ±∞ and NaN. */
     frexp: inKernel<(x: number) => [number, number]>("math.frexp"),
   },
+  /**
+   * In a kernel: half-precision arithmetic (Numba's `cuda.fp16`, CUDA's `__hadd` and friends). Arguments are
+   * converted to float16; every result is a float16, rounded once (the comparisons return booleans).
+   */
+  fp16: {
+    /** `a + b` in float16 */
+    hadd: inKernel<(a: number, b: number) => number>("fp16.hadd"),
+    /** `a - b` in float16 */
+    hsub: inKernel<(a: number, b: number) => number>("fp16.hsub"),
+    /** `a * b` in float16 */
+    hmul: inKernel<(a: number, b: number) => number>("fp16.hmul"),
+    /** `a / b` in float16 */
+    hdiv: inKernel<(a: number, b: number) => number>("fp16.hdiv"),
+    /** `a * b + c` in float16 with one rounding */
+    hfma: inKernel<(a: number, b: number, c: number) => number>("fp16.hfma"),
+    /** `-x` */
+    hneg: inKernel<(x: number) => number>("fp16.hneg"),
+    /** `|x|` */
+    habs: inKernel<(x: number) => number>("fp16.habs"),
+    /** the larger of `a` and `b`; a NaN operand yields the other one */
+    hmax: inKernel<(a: number, b: number) => number>("fp16.hmax"),
+    /** the smaller of `a` and `b`; a NaN operand yields the other one */
+    hmin: inKernel<(a: number, b: number) => number>("fp16.hmin"),
+    /** `a === b` */
+    heq: inKernel<(a: number, b: number) => boolean>("fp16.heq"),
+    /** `a !== b`, false when either is NaN */
+    hne: inKernel<(a: number, b: number) => boolean>("fp16.hne"),
+    /** `a < b` */
+    hlt: inKernel<(a: number, b: number) => boolean>("fp16.hlt"),
+    /** `a <= b` */
+    hle: inKernel<(a: number, b: number) => boolean>("fp16.hle"),
+    /** `a > b` */
+    hgt: inKernel<(a: number, b: number) => boolean>("fp16.hgt"),
+    /** `a >= b` */
+    hge: inKernel<(a: number, b: number) => boolean>("fp16.hge"),
+    /** the square root, correctly rounded */
+    hsqrt: inKernel<(x: number) => number>("fp16.hsqrt"),
+    /** `1 / sqrt(x)` */
+    hrsqrt: inKernel<(x: number) => number>("fp16.hrsqrt"),
+    /** `e ** x` */
+    hexp: inKernel<(x: number) => number>("fp16.hexp"),
+    /** the natural logarithm */
+    hlog: inKernel<(x: number) => number>("fp16.hlog"),
+    /** the sine */
+    hsin: inKernel<(x: number) => number>("fp16.hsin"),
+    /** the cosine */
+    hcos: inKernel<(x: number) => number>("fp16.hcos"),
+  },
   /** In a kernel: cooperative groups (Numba's `cuda.cg`). */
   cg: {
     /** The whole grid as a group; its `sync()` is a grid-wide barrier, which makes the launch cooperative. */
@@ -381,10 +436,11 @@ export const cuda = {
 
   // host memory API
   /**
-   * Copies a host array to a new DeviceArray of its shape and dtype (Numba's `cuda.to_device`); host
-   * records (a RecordArray, or plain objects) to a new DeviceRecordArray.
+   * Copies a host array to a new DeviceArray of its shape and dtype (Numba's `cuda.to_device`); `{ dtype, stream }`
+   * names the dtype where the TypedArray does not (`cuda.toDevice(bits, { dtype: float16 })` for a `Uint16Array`).
+   * Host records (a RecordArray, or plain objects) go to a new DeviceRecordArray.
    */
-  toDevice: toDeviceOrRecords,
+  toDevice: toDeviceOverloads,
   /** A record dtype: a C-layout struct of the fields given, in order (Numba's records; see RecordDType). */
   record,
   /** `n` zeroed records of `dtype`, or `objects` converted to it, in one host buffer (a NumPy structured array). */

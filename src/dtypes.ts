@@ -6,13 +6,14 @@
 // stage keeps its own copy.
 
 import type { RecordDType } from "./records.js";
+import { bfloat16Bits, bfloat16FromBits, bfloat16Round } from "./half.js";
 
 /** The name of a scalar dtype, as Numba spells it (`"float32"`); APIs taking a dtype accept it as a string. */
 export type ScalarName =
   | "bool"
   | "int8" | "int16" | "int32" | "int64"
   | "uint8" | "uint16" | "uint32" | "uint64"
-  | "float16" | "float32" | "float64";
+  | "float16" | "bfloat16" | "float32" | "float64";
 
 export type ScalarClass = "bool" | "int" | "uint" | "float";
 
@@ -38,6 +39,8 @@ export interface StorageArrays {
   uint64: BigUint64Array;
   /** float16 storage: each element's IEEE binary16 bits */
   float16: Uint16Array;
+  /** bfloat16 storage: each element's bits (the upper half of a float32) */
+  bfloat16: Uint16Array;
   /** float32 storage */
   float32: Float32Array;
   /** float64 storage */
@@ -111,6 +114,7 @@ export const DTYPE_INFO: Readonly<Record<ScalarName, ScalarInfo>> = {
   uint32: info("uint32", "uint", 32, Uint32Array),
   uint64: info("uint64", "uint", 64, BigUint64Array),
   float16: info("float16", "float", 16, Uint16Array),
+  bfloat16: info("bfloat16", "float", 16, Uint16Array),
   float32: info("float32", "float", 32, Float32Array),
   float64: info("float64", "float", 64, Float64Array),
 };
@@ -228,6 +232,7 @@ export function convertScalar(t: ScalarName, v: number | bigint | boolean): numb
     const x = Number(n);
     if (t === "float32") return Math.fround(x);
     if (t === "float16") return float16Round(x);
+    if (t === "bfloat16") return bfloat16Round(x);
     return x;
   }
   const big = typeof n === "bigint" ? n : BigInt(Number.isFinite(n) ? Math.trunc(n) : 0);
@@ -270,15 +275,43 @@ export const uint16 = makeDType<number, "uint16">("uint16");
 export const uint32 = makeDType<number, "uint32">("uint32");
 /** The dtype of a 64-bit unsigned integer (a bigint in JavaScript); `uint64(x)` casts `x` to it. */
 export const uint64 = makeDType<bigint, "uint64">("uint64");
-/** The dtype of an IEEE half-precision float (arithmetic in float32; host data is its raw bits in a Uint16Array); `float16(x)` casts `x` to it. */
-export const float16 = makeDType<number, "float16">("float16");
+/**
+ * A 16-bit float dtype object (`float16`, `bfloat16`), with host conversions between numbers and the bits
+ * its host arrays (`Uint16Array`) hold: NumPy's `np.float16(x).view(np.uint16)` and back.
+ */
+export interface HalfDType<N extends "float16" | "bfloat16" = "float16" | "bfloat16"> extends DType<number, N> {
+  /** The bits of `x`, rounded once to nearest even (NaN: float16 0x7e00, NumPy's; bfloat16 0x7fc0). */
+  toBits(x: number): number;
+  /** Each number's bits, as a `Uint16Array` to pass as an array of this dtype. */
+  toBits(xs: ArrayLike<number>): Uint16Array;
+  /** The value of 16 bits (the low 16 bits of `bits`). */
+  fromBits(bits: number): number;
+  /** The values of a host array's bits, as a `Float32Array`, which holds every value exactly. */
+  fromBits(bits: ArrayLike<number>): Float32Array;
+}
+
+function halfDType<N extends "float16" | "bfloat16">(name: N, bits: (x: number) => number, value: (h: number) => number): HalfDType<N> {
+  const toBits = (x: number | ArrayLike<number>) => (typeof x === "number" ? bits(x) : Uint16Array.from(x, bits));
+  const fromBits = (h: number | ArrayLike<number>) =>
+    typeof h === "number" ? value(h & 0xffff) : Float32Array.from(h, (b) => value(b & 0xffff));
+  return Object.defineProperties(makeDType<number, N>(name), { toBits: { value: toBits }, fromBits: { value: fromBits } }) as HalfDType<N>;
+}
+
+/** The dtype of an IEEE half-precision float (host data is its raw bits in a Uint16Array); `float16(x)` casts `x` to it; `float16.toBits`/`fromBits` convert on the host. */
+export const float16 = halfDType("float16", float16Bits, float16FromBits);
+/**
+ * The dtype of a bfloat16 (8 exponent bits like float32, 8 significant bits; a storage type: arithmetic is
+ * float32's); host data is its bits in a Uint16Array; `bfloat16(x)` casts `x` to it; `bfloat16.toBits`/`fromBits`
+ * convert on the host.
+ */
+export const bfloat16 = halfDType("bfloat16", bfloat16Bits, bfloat16FromBits);
 /** The dtype of an IEEE single-precision float; `float32(x)` casts `x` to it. */
 export const float32 = makeDType<number, "float32">("float32");
 /** The dtype of an IEEE double-precision float (a JavaScript number); `float64(x)` casts `x` to it. */
 export const float64 = makeDType<number, "float64">("float64");
 
 export const dtypes: Readonly<Record<ScalarName, DType<unknown>>> = {
-  bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64,
+  bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64,
 };
 
 /** The dtype of a value made by `float32(x)` and friends, else undefined. */

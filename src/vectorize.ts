@@ -13,10 +13,11 @@
 // on them, and copies the outputs back (see docs/ufuncs.md).
 
 import {
-  DTYPE_INFO, convertScalar, dtypeOfTypedArray, float16Bits, float16FromBits, isArrayType, isFloat, isInteger,
-  isScalarType, parseSignature, signatureToString, typedScalarDType, type ScalarName, type Signature,
+  DTYPE_INFO, convertScalar, dtypeOfTypedArray, dtypes, isArrayType, isFloat, isInteger,
+  isScalarType, parseSignature, signatureToString, typedScalarDType, type HalfDType, type ScalarName, type Signature,
   type TypedArray, type TypedScalar,
 } from "./dtypes.js";
+import { isHalfFloat } from "./half.js";
 import { LaunchError, TypingError } from "./errors.js";
 import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
 import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
@@ -74,7 +75,7 @@ export interface Gufunc {
 }
 
 // ---------------------------------------------------------------------------
-// host scalars in typed storage (float16 as bits, bool as 0/1)
+// host scalars in typed storage (float16 and bfloat16 as bits, bool as 0/1)
 
 const newStorage = (dtype: ScalarName, n: number): TypedArray =>
   new (DTYPE_INFO[dtype].array as unknown as new (n: number) => TypedArray)(n);
@@ -83,15 +84,17 @@ const newStorage = (dtype: ScalarName, n: number): TypedArray =>
 export function scalarArray(dtype: ScalarName, v: number | bigint | boolean): TypedArray {
   const data = newStorage(dtype, 1);
   const x = convertScalar(dtype, v);
-  (data as unknown as unknown[])[0] = dtype === "float16" ? float16Bits(x as number) : typeof x === "boolean" ? Number(x) : x;
+  (data as unknown as unknown[])[0] = isHalfFloat(dtype) ? halfDType(dtype).toBits(x as number) : typeof x === "boolean" ? Number(x) : x;
   return data;
 }
 
 /** Element `i` of `dtype` storage as a JS value. */
 export function readScalar(dtype: ScalarName, data: TypedArray, i = 0): number | bigint {
   const x = data[i]!;
-  return dtype === "float16" ? float16FromBits(x as number) : x;
+  return isHalfFloat(dtype) ? halfDType(dtype).fromBits(x as number) : x;
 }
+
+const halfDType = (dtype: "float16" | "bfloat16") => dtypes[dtype] as HalfDType;
 
 // ---------------------------------------------------------------------------
 // operands: where the elements are

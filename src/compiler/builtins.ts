@@ -21,6 +21,7 @@ import { allocateRecords } from "./records.js";
 for (const mod of [...Object.values(MATH_MODULES), RANDOM_DEVICE_FUNCTIONS]) {
   rememberFunctions((Object.values(mod) as unknown[]).filter((v): v is Function => typeof v === "function"));
 }
+import { FP16 } from "./fp16.js";
 
 type Member = Value | ((L: Lowerer, n: Node) => Value);
 
@@ -308,6 +309,7 @@ const CUDA = ns("cuda", {
     ...Object.fromEntries(Object.keys(CUDA_MATH).map((name) => [name, fn(`cuda.math.${name}`, (L, args, n) => lowerCudaMath(L, name, args, n))])),
     gamma: fn("cuda.math.gamma", (L, _args, n) => L.fail(n, "Γ(x) is cuda.math.tgamma (C's name; Numba's math.gamma)")),
   }),
+  fp16: FP16,
   cg: ns("cuda.cg", {
     thisGrid: fn("cuda.cg.thisGrid", (L, args, n) => { arity(L, n, args, "cuda.cg.thisGrid", 0); return { v: "gridGroup" }; }),
   }),

@@ -171,7 +171,7 @@ function widthArgument(L: Lowerer, a: Node): Expr {
 /** printf conversions by dtype (after `printable`'s promotions, as in C varargs). */
 const SPACED: Record<ScalarName, string> = {
   bool: "%d", int8: "%d", int16: "%d", int32: "%d", uint8: "%u", uint16: "%u", uint32: "%u",
-  int64: "%lld", uint64: "%llu", float16: "%g", float32: "%g", float64: "%g",
+  int64: "%lld", uint64: "%llu", float16: "%g", bfloat16: "%g", float32: "%g", float64: "%g",
 };
 
 function spacedArguments(L: Lowerer, args: readonly Node[], n: Node): { format: string; values: Expr[] } {

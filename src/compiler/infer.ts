@@ -2,6 +2,7 @@
 // Pure functions over dtypes; the lowering applies them and inserts casts.
 
 import { DTYPE_INFO, isFloat, isInteger, isSigned, type ScalarName } from "../dtypes.js";
+import { isHalfFloat } from "../half.js";
 
 /** A literal whose type yields to the other operand's, by its value ('int': `1`, also written `1.0`; 'float': `0.5`). */
 export type Weak = "int" | "float";
@@ -10,13 +11,13 @@ export type Weak = "int" | "float";
 export const weakDefault = (w: Weak): ScalarName => (w === "int" ? "int32" : "float64");
 
 const RANK: Record<ScalarName, number> = {
-  bool: 0, int8: 1, uint8: 1, int16: 2, uint16: 2, float16: 2,
+  bool: 0, int8: 1, uint8: 1, int16: 2, uint16: 2, float16: 2, bfloat16: 2,
   int32: 3, uint32: 3, float32: 3, int64: 4, uint64: 4, float64: 4,
 };
 
-/** Integer promotion: anything narrower than int32 (incl. bool) becomes int32; float16 computes as float32. */
+/** Integer promotion: anything narrower than int32 (incl. bool) becomes int32; float16 and bfloat16 compute as float32. */
 export function promoteOne(t: ScalarName): ScalarName {
-  if (t === "float16") return "float32";
+  if (isHalfFloat(t)) return "float32";
   if (t === "bool" || (isInteger(t) && DTYPE_INFO[t].bits < 32)) return "int32";
   return t;
 }
@@ -45,7 +46,7 @@ export function promote(a: ScalarName, b: ScalarName): ScalarName {
 export function join(a: ScalarName, b: ScalarName): ScalarName {
   if (a === b) return a;
   const af = isFloat(a), bf = isFloat(b);
-  if (af && bf) return RANK[a] >= RANK[b] ? a : b;
+  if (af && bf) return isHalfFloat(a) && isHalfFloat(b) ? "float32" : RANK[a] >= RANK[b] ? a : b;
   if (af || bf) return "float64";
   if (a === "bool" || b === "bool") return a === "bool" ? b : a;
   if (isSigned(a) === isSigned(b)) return RANK[a] >= RANK[b] ? a : b;
@@ -75,4 +76,4 @@ export function integerLiteralType(v: number): ScalarName {
 }
 
 /** The float type arithmetic on `t` uses (ints go to float64, as JS numbers are doubles). */
-export const floatTypeOf = (t: ScalarName): ScalarName => (t === "float32" || t === "float16" ? "float32" : "float64");
+export const floatTypeOf = (t: ScalarName): ScalarName => (t === "float32" || isHalfFloat(t) ? "float32" : "float64");

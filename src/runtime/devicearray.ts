@@ -465,9 +465,25 @@ export function sliceIndices(spec: readonly [start?: number | null, stop?: numbe
 // constructors (Numba's cuda.to_device, device_array, device_array_like, pinned_array, mapped_array)
 
 /** Copies a host array to a new DeviceArray of the same shape and dtype. */
-export function toDevice<A extends HostArray>(hostArray: A, stream?: StreamLike, backend: Backend = getBackend()): DeviceArrayLike<A> {
-  const d = DeviceArray.allocate(backend, hostShape(hostArray), hostDType(hostArray));
-  d.copyToDevice(hostArray, stream);
+/**
+ * `cuda.toDevice`'s second argument as an object: the stream, and the dtype of the host array's elements where
+ * its TypedArray does not say it (float16 or bfloat16 bits in a `Uint16Array`, bools in a `Uint8Array`).
+ */
+export interface ToDeviceOptions<D extends DTypeLike = DTypeLike> {
+  /** the dtype of the elements; its storage must be the host array's TypedArray */
+  readonly dtype?: D;
+  /** the stream the copy is ordered on */
+  readonly stream?: StreamLike;
+}
+
+const isToDeviceOptions = (o: StreamLike | ToDeviceOptions | undefined): o is ToDeviceOptions =>
+  typeof o === "object" && o !== null && !(o instanceof Stream) && ("dtype" in o || "stream" in o);
+
+/** A DeviceArray copy of a host array; its dtype is the host array's, or `options.dtype`. */
+export function toDevice<A extends HostArray>(hostArray: A, streamOrOptions?: StreamLike | ToDeviceOptions, backend: Backend = getBackend()): DeviceArrayLike<A> {
+  const { stream, dtype } = isToDeviceOptions(streamOrOptions) ? streamOrOptions : { stream: streamOrOptions, dtype: undefined };
+  const d = DeviceArray.allocate(backend, hostShape(hostArray), dtype ?? hostDType(hostArray));
+  d.copyToDevice(hostArray as never, stream);
   return d as DeviceArrayLike<A>;
 }
 

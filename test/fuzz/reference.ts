@@ -22,8 +22,8 @@ interface Val { readonly t: ScalarName; readonly v: number | bigint; readonly we
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Node = any;
 
-const BITS: Record<ScalarName, number> = { bool: 1, int8: 8, uint8: 8, int16: 16, uint16: 16, int32: 32, uint32: 32, int64: 64, uint64: 64, float16: 16, float32: 32, float64: 64 };
-const RANK: Record<ScalarName, number> = { bool: 0, int8: 1, uint8: 1, int16: 2, uint16: 2, float16: 2, int32: 3, uint32: 3, float32: 3, int64: 4, uint64: 4, float64: 4 };
+const BITS: Record<ScalarName, number> = { bool: 1, int8: 8, uint8: 8, int16: 16, uint16: 16, int32: 32, uint32: 32, int64: 64, uint64: 64, float16: 16, bfloat16: 16, float32: 32, float64: 64 };
+const RANK: Record<ScalarName, number> = { bool: 0, int8: 1, uint8: 1, int16: 2, uint16: 2, float16: 2, bfloat16: 2, int32: 3, uint32: 3, float32: 3, int64: 4, uint64: 4, float64: 4 };
 const isFloat = (t: ScalarName) => t === "float16" || t === "float32" || t === "float64";
 const isSigned = (t: ScalarName) => t.startsWith("int");
 const is64 = (t: ScalarName) => t === "int64" || t === "uint64";

@@ -4,7 +4,8 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { float16Bits } from "../../src/dtypes.js";
+import { float16Bits, type ScalarName } from "../../src/dtypes.js";
+import { bfloat16Bits } from "../../src/half.js";
 import type { ArrayArg, KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend.js";
 import type { PtxModule } from "../../src/targets/ptx/module.js";
 import { reportSkipped } from "./skip.js";
@@ -58,7 +59,7 @@ export async function runOnPtxsim(mod: PtxModule, dims: LaunchDims, args: readon
     if (!a) throw new Error(`runOnPtxsim: missing argument ${p.from.arg}`);
     if (p.from.part === "value") {
       if (a.kind !== "scalar") throw new Error(`runOnPtxsim: argument ${p.from.arg} should be a scalar`);
-      return { type: p.ptxType, value: scalarParam(p.ptxType, a.value) };
+      return { type: p.ptxType, value: scalarParam(p.ptxType, a.dtype, a.value) };
     }
     if (a.kind !== "array") throw new Error(`runOnPtxsim: argument ${p.from.arg} should be an array`);
     if (p.from.part === "ptr") return { type: "u64", value: addrOf(a) };
@@ -76,7 +77,8 @@ function simBuffer(a: ArrayArg): SimBuffer {
   return a.buffer;
 }
 
-/** float16 parameters travel as their bits */
-function scalarParam(type: string, v: number | bigint | boolean): number | bigint | boolean {
-  return type === "b16" ? float16Bits(Number(v)) : v;
+/** float16 and bfloat16 parameters travel as their bits */
+function scalarParam(type: string, dtype: ScalarName, v: number | bigint | boolean): number | bigint | boolean {
+  if (type !== "b16") return v;
+  return dtype === "bfloat16" ? bfloat16Bits(Number(v)) : float16Bits(Number(v));
 }

@@ -3,7 +3,7 @@
 // fails on an unused directive). Nothing here runs.
 
 import {
-  cuda, ndarray, NDArray, bool, float16, float32, float64, int32, int64, uint8, type DeviceArray, type Kernel,
+  cuda, ndarray, NDArray, bool, bfloat16, float16, float32, float64, int32, int64, uint8, type DeviceArray, type Kernel,
   type KernelArray1, type KernelArray2, type Launcher, type RecordOf, type DeviceRecordArray as DeviceRecord,
 } from "../../src/index.js";
 
@@ -38,6 +38,12 @@ expectType<typeof mat, NDArray<Float32Array<ArrayBuffer>, "float32">>(true);
 typeOf(cuda.toDevice(mat)).is<DeviceArray<"float32", number>>(true);
 const halfMat = new NDArray(new Uint16Array(4), [2, 2], undefined, 0, "float16");
 typeOf(cuda.toDevice(halfMat)).is<DeviceArray<"float16", number>>(true);
+// { dtype } names what a Uint16Array holds; the plain form keeps the TypedArray's own dtype
+typeOf(cuda.toDevice(bfloat16.toBits([1, 2]), { dtype: bfloat16 })).is<DeviceArray<"bfloat16", 1>>(true);
+typeOf(cuda.toDevice(new Uint16Array(2), { dtype: "float16" })).is<DeviceArray<"float16", 1>>(true);
+typeOf(cuda.toDevice(new Uint16Array(2))).is<DeviceArray<"uint16", 1>>(true);
+typeOf(float16.fromBits(float16.toBits([0.5]))).is<Float32Array>(true);
+typeOf(float16.toBits(0.5)).is<number>(true);
 typeOf(cuda.toDevice({ data: new Int32Array(4), shape: [2, 2], stride: [2, 1], offset: 0 })).is<DeviceArray<"int32", number>>(true);
 typeOf(cuda.deviceArrayLike(hostF32)).is<DeviceArray<"float32", 1>>(true);
 typeOf(cuda.deviceArrayLike(dF64)).is<DeviceArray<"float64", 2>>(true);

@@ -9,6 +9,7 @@ import { koffi } from "./ffi.js";
 import type { ArrayArg, KernelArg, ScalarSlots } from "../backend.js";
 import type { PtxParam } from "../../targets/ptx/module.js";
 import { float16Bits } from "../../dtypes.js";
+import { bfloat16Bits } from "../../half.js";
 import { LaunchError } from "../../errors.js";
 
 type Value = number | bigint | boolean;
@@ -139,9 +140,9 @@ function scalarOffsets(params: readonly PtxParam[], offsets: readonly number[]):
 /**
  * How each PTX slot type stores a JS value: typed-array views of the block
  * (slots are naturally aligned; x86-64 and Arm64 hosts are little-endian, as
- * the GPU reads the block). b16 carries float16 bits.
+ * the GPU reads the block). b16 carries float16 or bfloat16 bits, by the argument's dtype.
  */
-const STORE: Readonly<Record<PtxParam["ptxType"], (o: number, x: string) => string>> = {
+const STORE: Readonly<Record<PtxParam["ptxType"], (o: number, x: string, arg: string) => string>> = {
   u8: (o, x) => `u8[${o}] = Number(${x})`,
   s8: (o, x) => `u8[${o}] = Number(${x})`,
   u16: (o, x) => `u16[${o / 2}] = Number(${x})`,
@@ -152,7 +153,7 @@ const STORE: Readonly<Record<PtxParam["ptxType"], (o: number, x: string) => stri
   s64: (o, x) => `i64[${o / 8}] = BigInt.asIntN(64, BigInt(${x}))`,
   f32: (o, x) => `f32[${o / 4}] = ${x}`,
   f64: (o, x) => `f64[${o / 8}] = ${x}`,
-  b16: (o, x) => `u16[${o / 2}] = f16(Number(${x}))`,
+  b16: (o, x, arg) => `u16[${o / 2}] = (${arg}.dtype === "bfloat16" ? bf16 : f16)(Number(${x}))`,
 };
 
 type Writer = (args: readonly KernelArg[], pointerOf: PointerOf) => void;
@@ -167,14 +168,14 @@ function compileWriter(params: readonly (PtxParam | undefined)[], offsets: reado
     const x = p.from.part === "shape" ? `${a}.shape[${p.from.dim ?? 0}]`
       : p.from.part === "stride" ? `${a}.strides[${p.from.dim ?? 0}]`
       : `${a}.value`;
-    return `    ${STORE[p.ptxType](offsets[i]!, x)};`;
+    return `    ${STORE[p.ptxType](offsets[i]!, x, a)};`;
   });
-  const make = new Function("f16", "b", `
+  const make = new Function("f16", "bf16", "b", `
   const u8 = new Uint8Array(b), u16 = new Uint16Array(b, 0, b.byteLength >> 1), i32 = new Int32Array(b, 0, b.byteLength >> 2), u32 = new Uint32Array(b, 0, b.byteLength >> 2);
   const f32 = new Float32Array(b, 0, b.byteLength >> 2), f64 = new Float64Array(b, 0, b.byteLength >> 3), i64 = new BigInt64Array(b, 0, b.byteLength >> 3);
   return function writeParams(args, pointerOf) {
     let p;
 ${lines.join("\n")}
   };`);
-  return make(float16Bits, buffer) as Writer;
+  return make(float16Bits, bfloat16Bits, buffer) as Writer;
 }

@@ -31,6 +31,7 @@ import { BARRIER, WAIT, WARP } from "./sim.js";
 import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases.js";
 import { proveBounds, type BoundsProofs, type LaunchAssumptions } from "./bounds.js";
 import { mapBodyExprs } from "../../compiler/passes/walk.js";
+import { isHalfFloat } from "../../half.js";
 
 /** how the simulator runs the kernel's threads (see the top of this file) */
 export type KernelShape = "loop" | "phases" | "generators";
@@ -100,6 +101,7 @@ function wrap(t: ScalarName, x: string): string {
     case "int64": return `BigInt.asIntN(64, ${x})`;
     case "uint64": return `BigInt.asUintN(64, ${x})`;
     case "float16": return `f16(${x})`;
+    case "bfloat16": return `bf16(${x})`;
     case "float32": return `Math.fround(${x})`;
     case "float64": return `(${x})`;
     case "bool": return `(${x})`;
@@ -679,12 +681,14 @@ class Emitter {
   private toMemory(t: ScalarName, x: string): string {
     if (t === "bool") return `(${x} ? 1 : 0)`;
     if (t === "float16") return `f2h(${x})`;
+    if (t === "bfloat16") return `f2b(${x})`;
     return x;
   }
 
   private fromMemory(t: ScalarName, x: string): string {
     if (t === "bool") return `(${x} !== 0)`;
     if (t === "float16") return `h2f(${x})`;
+    if (t === "bfloat16") return `b2f(${x})`;
     return x;
   }
 
@@ -795,8 +799,8 @@ class Emitter {
     if (to === "bool") return isBigInt(from) ? `(${x} !== 0n)` : `(${x} !== 0)`;
     if (from === "bool") return isBigInt(to) ? `(${x} ? 1n : 0n)` : `(${x} ? 1 : 0)`;
     if (tc === "float") {
-      if (isBigInt(from)) return to === "float64" ? `Number(${x})` : to === "float32" ? `big2f32(${x})` : `big2f16(${x})`;
-      if (to === "float64" || (to === "float32" && from === "float16")) return x; // exact widening
+      if (isBigInt(from)) return to === "float64" ? `Number(${x})` : to === "float32" ? `big2f32(${x})` : to === "float16" ? `big2f16(${x})` : `big2bf16(${x})`;
+      if (to === "float64" || (to === "float32" && isHalfFloat(from))) return x; // exact widening
       return wrap(to, x);
     }
     const info = DTYPE_INFO[to];

@@ -329,8 +329,8 @@ export interface PhaseHost {
 const STORAGE: Record<ScalarName, string> = {
   int8: "Int8Array", int16: "Int16Array", int32: "Int32Array", uint8: "Uint8Array", uint16: "Uint16Array",
   uint32: "Uint32Array", int64: "BigInt64Array", uint64: "BigUint64Array",
-  // float16 and float32 values are doubles already rounded to their format: kept exactly
-  float16: "Float64Array", float32: "Float64Array", float64: "Float64Array", bool: "Array",
+  // float16, bfloat16 and float32 values are doubles already rounded to their format: kept exactly
+  float16: "Float64Array", bfloat16: "Float64Array", float32: "Float64Array", float64: "Float64Array", bool: "Array",
 };
 
 /** the per-thread array type holding a component of a local of type t (`object`: a view or a shadow, not a number) */

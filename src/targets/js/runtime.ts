@@ -8,6 +8,7 @@ import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedAr
 import { LaunchError, locateSource, sourcePosition } from "../../errors.js";
 import type { AtomicOp } from "../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../../fp.js";
+import { bfloat16Bits, bfloat16FromBits, bfloat16Round } from "../../half.js";
 import { formatPrintf, type PrintArg } from "./printf.js";
 import { blockRange, runThreads } from "./sim.js";
 
@@ -25,6 +26,10 @@ export function h2f(bits: number): number {
 }
 export const f2h = float16Bits;
 export const f16 = (x: number): number => h2f(float16Bits(x));
+/** bfloat16: a value rounded once, its bits, the value of bits */
+export const bf16 = bfloat16Round;
+export const f2b = bfloat16Bits;
+export const b2f = bfloat16FromBits;
 
 // ---------------------------------------------------------------------------
 // integers
@@ -78,6 +83,7 @@ export const f2big = (x: number, lo: bigint, hi: bigint): bigint =>
 /** 64-bit int → float32 / float16 with one rounding */
 export const big2f32 = (x: bigint): number => Math.fround(bigToOddDouble(x));
 export const big2f16 = (x: bigint): number => f16(bigToOddDouble(x));
+export const big2bf16 = (x: bigint): number => bfloat16Round(bigToOddDouble(x));
 
 const scratch = new ArrayBuffer(8);
 const scratchViews = Object.fromEntries(
@@ -88,8 +94,8 @@ const scratchViews = Object.fromEntries(
 export function bitcast(from: ScalarName, to: ScalarName): (x: never) => number | bigint {
   const src = scratchViews[from] as unknown as { [i: number]: number | bigint };
   const dst = scratchViews[to] as unknown as { [i: number]: number | bigint };
-  const toBits = from === "float16" ? (x: number) => f2h(x) : (x: number) => x;
-  const fromBits = to === "float16" ? (b: number) => h2f(b) : (b: number | bigint) => b;
+  const toBits = from === "float16" ? (x: number) => f2h(x) : from === "bfloat16" ? f2b : (x: number) => x;
+  const fromBits = to === "float16" ? (b: number) => h2f(b) : to === "bfloat16" ? b2f : (b: number | bigint) => b;
   return ((x: number) => { src[0] = toBits(x); return fromBits(dst[0] as number); }) as (x: never) => number | bigint;
 }
 
@@ -112,7 +118,7 @@ export const ftz32 = (x: number): number => (Math.abs(x) < 2 ** -126 ? x * 0 : x
 /** how `op` combines an element's old value with the operand (shared-atomics.ts wraps it in a CAS loop) */
 export function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
   const cls = DTYPE_INFO[t].cls;
-  const wrap = t === "float16" ? f16 : t === "float32" ? Math.fround
+  const wrap = t === "float16" ? f16 : t === "bfloat16" ? (x: number) => bf16(x) : t === "float32" ? Math.fround
     : cls === "float" ? (x: number) => x
     : t === "int64" ? (x: bigint) => BigInt.asIntN(64, x)
     : t === "uint64" ? (x: bigint) => BigInt.asUintN(64, x)
@@ -170,8 +176,8 @@ export type AtomicFn = (view: TypedArray, i: number, v: number | bigint, cmp?: n
 export function atomic(op: AtomicOp, t: ScalarName, space: string): AtomicFn {
   if (op === "cas" && DTYPE_INFO[t].cls === "float") return floatCas(t);
   const combine = combiner(op, t, space);
-  const load = t === "float16" ? (x: number) => h2f(x) : (x: Num) => x;
-  const store = t === "float16" ? (x: number) => f2h(x) : (x: Num) => x;
+  const load = t === "float16" ? (x: number) => h2f(x) : t === "bfloat16" ? b2f : (x: Num) => x;
+  const store = t === "float16" ? (x: number) => f2h(x) : t === "bfloat16" ? f2b : (x: Num) => x;
   return ((view: { [i: number]: Num }, i: number, v: Num, cmp: Num) => {
     const old = load(view[i]!) as Num;
     const nu = combine(old, v, cmp);
@@ -275,7 +281,7 @@ export function printf(out: string[], fmt: string, args: PrintArg[]): void {
 export const selp = <T>(c: boolean, a: T, b: T): T => (c ? a : b);
 
 export const rt = {
-  h2f, f2h, f16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
+  h2f, f2h, f16, bf16, f2b, b2f, big2bf16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
   atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, printf, runThreads, blockRange,

@@ -11,14 +11,14 @@
 
 import type { AtomicOp } from "../../compiler/ir.js";
 import { DTYPE_INFO, type ScalarName, type TypedArray } from "../../dtypes.js";
-import { atomic, combiner, f2h, h2f, rt, type AtomicFn } from "./runtime.js";
+import { atomic, b2f, combiner, f2b, f2h, h2f, rt, type AtomicFn } from "./runtime.js";
 
 type IntView = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
 type IntCtor = new (b: ArrayBufferLike, offset: number, length: number) => IntView;
 
 /** the integer view of the same width that `Atomics` works on, for each dtype's storage */
 const INT_VIEW: Record<ScalarName, IntCtor> = {
-  bool: Uint8Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, float16: Uint16Array,
+  bool: Uint8Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, float16: Uint16Array, bfloat16: Uint16Array,
   int32: Int32Array, uint32: Uint32Array, float32: Int32Array, int64: BigInt64Array, uint64: BigUint64Array, float64: BigInt64Array,
 };
 
@@ -51,6 +51,7 @@ function bitsCas(t: ScalarName): AtomicFn {
 /** element value ↔ its bits in the integer view (identity for integers) */
 function bitConverters(t: ScalarName): [(x: unknown) => number | bigint, (b: number | bigint) => unknown] {
   if (t === "float16") return [(x) => f2h(x as number), (b) => h2f(b as number)];
+  if (t === "bfloat16") return [(x) => f2b(x as number), (b) => b2f(b as number)];
   if (t !== "float32" && t !== "float64") return [(x) => x as number | bigint, (b) => b];
   const value = t === "float32" ? new Float32Array(1) : new Float64Array(1);
   const bits = t === "float32" ? new Int32Array(value.buffer) : new BigInt64Array(value.buffer);

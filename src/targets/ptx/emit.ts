@@ -25,6 +25,7 @@ import { hoistLoopInvariants } from "./licm.js";
 import { mergeCommonSubexpressions } from "./cse.js";
 import { reduceInductionAddresses, renameAddress, type InductionAddress } from "./lsr.js";
 import { IR_LIMIT_OPS, NUMBER_LIMIT_OPS, UNROLL, mainLoopLimit, mainLoopTest, scaledUpdate, unrollPlan, type UnrollPlan } from "./unroll.js";
+import { bfloat16Bits, isHalfFloat } from "../../half.js";
 import { chooseVersion, hasCapability, maxVersion, targetName, type Requirement } from "./version.js";
 import type { PtxModule, PtxParam, PtxTargetOptions } from "./module.js";
 
@@ -96,7 +97,10 @@ const INTRINSIC_NEEDS: Partial<Record<IntrinsicName, Requirement>> = {
 /** how the user calls an intrinsic, for errors (default `cuda.<name>`) */
 const INTRINSIC_SPELLING: Partial<Record<IntrinsicName, string>> = { gridSync: "cuda.cg.thisGrid().sync()" };
 const DYNAMIC_SMEM_SIZE: Requirement = { ptx: "4.1" };
-const FMA_F16: Requirement = { ptx: "4.2", cc: [5, 3] };
+/** `add/sub/mul/fma.rn.f16` */
+const F16_ARITH: Requirement = { ptx: "4.2", cc: [5, 3] };
+const F16_NATIVE = new Set<BinaryOp>(["add", "sub", "mul"]);
+const BF16_CVT: Requirement = { ptx: "7.0", cc: [8, 0] };
 const ATOMIC_ADD_F64: Requirement = { ptx: "5.0", cc: [6, 0] };
 const SIGNED_ZERO_MIN_MAX: Requirement = { ptx: "1.0", cc: [8, 0] };
 /** kernel parameter space: 4352 bytes, or 32764 from ISA 8.1 on sm_70+ (measured with ptxas, ptx.md §1) */
@@ -325,7 +329,7 @@ class KernelEmitter {
 
   private constant(type: ScalarName, value: number | bigint | boolean): Scalar {
     if (type === "bool") return this.kernelInvariant(`true:${value}`, () => this.out("pred", "mov.pred", imm(value ? 1 : 0)));
-    if (type === "float16") return this.kernelInvariant(`h:${value}`, () => this.out("b16", "mov.b16", imm(f16Hex(Number(value)))));
+    if (isHalfFloat(type)) return this.kernelInvariant(`${type}:${value}`, () => this.out("b16", "mov.b16", imm(halfHex(type, Number(value)))));
     if (type === "float32" || type === "float64") return imm(floatImm(PTX_SCALAR[type].arith as "f32" | "f64", Number(value)));
     return imm(typeof value === "boolean" ? Number(value) : value);
   }
@@ -788,12 +792,44 @@ class KernelEmitter {
     return v;
   }
 
-  private f16to32(s: Scalar): Reg { return this.out("f32", "cvt.f32.f16", this.toReg(s, "b16")); }
-  private f32to16(s: Scalar): Reg { return this.out("b16", "cvt.rn.f16.f32", s); }
+  /** a float16/bfloat16 value as float32 (exact) */
+  private halfTo32(t: ScalarName, s: Scalar): Reg {
+    const h = this.toReg(s, "b16");
+    if (t === "float16") return this.out("f32", "cvt.f32.f16", h);
+    // a bfloat16 is the upper half of a float32 (cvt.f32.bf16 needs sm_90)
+    return this.out("f32", "mov.b32", this.out("b32", "shl.b32", this.out("b32", "cvt.u32.u16", h), imm(16)));
+  }
 
-  /** evaluates float16 arithmetic in float32 (exact for + − × ÷ √ and friends: 24 ≥ 2·11+2 bits) */
-  private viaF32(args: readonly Expr[], f: (xs: Scalar[]) => Scalar): Scalar {
-    return this.f32to16(f(args.map((a) => this.f16to32(this.scalar(a)))));
+  /** a float32 rounded once to float16/bfloat16 */
+  private f32ToHalf(t: ScalarName, s: Scalar): Reg {
+    if (t === "float16") return this.out("b16", "cvt.rn.f16.f32", s);
+    if (this.supports(BF16_CVT)) return this.out("b16", "cvt.rn.bf16.f32", s);
+    // before sm_80: round the float32's bits to nearest even at bit 16 (a carry into the exponent is right,
+    // up to infinity); a NaN becomes 0x7FC0
+    const bits = this.out("b32", "mov.b32", s);
+    const lsb = this.out("b32", "and.b32", this.out("b32", "shr.u32", bits, imm(16)), imm(1));
+    const up = this.out("b32", "add.u32", this.out("b32", "add.u32", bits, imm(0x7fff)), lsb);
+    const nan = this.out("pred", "testp.notanumber.f32", s);
+    return this.out("b16", "cvt.u16.u32", this.out("b32", "selp.b32", imm(0x7fc0), this.out("b32", "shr.u32", up, imm(16)), nan));
+  }
+
+  /**
+   * A float64 or integer as float32 rounded to odd (toward zero, then the last bit set if inexact), so
+   * that rounding it to bfloat16 rounds as once from the exact value (24 ≥ 8 + 2 bits); float16 exactly.
+   */
+  private toF32Odd(from: ScalarName, v: Scalar): Reg {
+    if (from === "float16") return this.halfTo32(from, v);
+    const F = PTX_SCALAR[from];
+    const y = this.out("f32", `cvt.rz.f32.${F.arith}`, v);
+    const back = from === "float64" ? this.out("f64", "cvt.f64.f32", y) : this.out(F.reg, `cvt.rzi.${F.arith}.f32`, y);
+    const inexact = this.out("pred", `setp.${from === "float64" ? "neu" : "ne"}.${F.arith}`, back, v);
+    const sticky = this.out("b32", "selp.b32", imm(1), imm(0), inexact);
+    return this.out("f32", "mov.b32", this.out("b32", "or.b32", this.out("b32", "mov.b32", y), sticky));
+  }
+
+  /** evaluates float16/bfloat16 arithmetic in float32 (exact for + − × ÷ √ and friends: 24 ≥ 2·11+2 bits) */
+  private viaF32(t: ScalarName, args: readonly Expr[], f: (xs: Scalar[]) => Scalar): Scalar {
+    return this.f32ToHalf(t, f(args.map((a) => this.halfTo32(t, this.scalar(a)))));
   }
 
   /** re-wraps an 8/16-bit int held sign/zero-extended in a 32-bit register */
@@ -810,13 +846,13 @@ class KernelEmitter {
     const P = PTX_SCALAR[xt];
     const x = () => this.scalar(xe);
     if (TESTP[op]) {
-      const v = xt === "float16" ? this.f16to32(x()) : x();
-      return this.out("pred", `testp.${TESTP[op]}.${xt === "float16" ? "f32" : P.arith}`, v);
+      const v = isHalfFloat(xt) ? this.halfTo32(xt, x()) : x();
+      return this.out("pred", `testp.${TESTP[op]}.${isHalfFloat(xt) ? "f32" : P.arith}`, v);
     }
-    if (xt === "float16") {
+    if (isHalfFloat(xt)) {
       if (op === "neg") return this.out("b16", "xor.b16", this.toReg(x(), "b16"), imm("0x8000"));
       if (op === "abs") return this.out("b16", "and.b16", this.toReg(x(), "b16"), imm("0x7FFF"));
-      return this.viaF32([xe], ([v]) => this.floatUnary(op, "f32", v!));
+      return this.viaF32(xt, [xe], ([v]) => this.floatUnary(op, "f32", v!));
     }
     if (isFloat(xt)) return this.floatUnary(op, P.arith as "f32" | "f64", x());
     switch (op) {
@@ -870,7 +906,13 @@ class KernelEmitter {
 
   private binary(op: BinaryOp, t: ScalarName, ae: Expr, be: Expr): Scalar {
     const P = PTX_SCALAR[t];
-    if (t === "float16") return this.viaF32([ae, be], ([a, b]) => this.floatBinary(op, "f32", a!, b!));
+    if (isHalfFloat(t)) {
+      // one rounding either way: the native instruction where the target has it
+      if (t === "float16" && F16_NATIVE.has(op) && this.supports(F16_ARITH)) {
+        return this.out("b16", `${op}.rn.f16`, this.toReg(this.scalar(ae), "b16"), this.toReg(this.scalar(be), "b16"));
+      }
+      return this.viaF32(t, [ae, be], ([a, b]) => this.floatBinary(op, "f32", a!, b!));
+    }
     if (isFloat(t)) return this.floatBinary(op, P.arith as "f32" | "f64", this.scalar(ae), this.scalar(be));
     const a = this.scalar(ae), b = this.scalar(be);
     if (t === "bool") {
@@ -1038,7 +1080,7 @@ class KernelEmitter {
     const f = PTX_SCALAR[t].arith;
     if (t === "float16") {
       const [a, b, c] = [ae, be, ce].map((x) => this.toReg(this.scalar(x), "b16"));
-      this.require(FMA_F16, "cuda.fma on float16");
+      this.require(F16_ARITH, "fma on float16 (cuda.fma, cuda.fp16.hfma)");
       return this.out("b16", "fma.rn.f16", a!, b!, c!);
     }
     return this.out(PTX_SCALAR[t].reg, `fma.rn.${f}`, this.scalar(ae), this.scalar(be), this.scalar(ce));
@@ -1049,11 +1091,11 @@ class KernelEmitter {
     const operand = (e: Expr): Scalar => {
       const v = this.scalar(e);
       if (t === "bool") return this.out("b32", "selp.u32", imm(1), imm(0), this.toReg(v, "pred"));
-      return t === "float16" ? this.f16to32(v) : v;
+      return isHalfFloat(t) ? this.halfTo32(t, v) : v;
     };
     const a = operand(ae), b = operand(be);
     if (t === "bool") return this.out("pred", `setp.${op}.u32`, a, b);
-    if (isFloat(t)) return this.out("pred", `setp.${FLOAT_CMP[op]}.${t === "float16" ? "f32" : PTX_SCALAR[t].arith}`, a, b);
+    if (isFloat(t)) return this.out("pred", `setp.${FLOAT_CMP[op]}.${isHalfFloat(t) ? "f32" : PTX_SCALAR[t].arith}`, a, b);
     return this.out("pred", `setp.${op}.${PTX_SCALAR[t].arith}`, a, b);
   }
 
@@ -1062,16 +1104,21 @@ class KernelEmitter {
     if (from === to) return v;
     const F = PTX_SCALAR[from], T = PTX_SCALAR[to];
     if (to === "bool") {
-      if (from === "float16") return this.out("pred", "setp.neu.f32", this.f16to32(v), imm(floatImm("f32", 0)));
+      if (isHalfFloat(from)) return this.out("pred", "setp.neu.f32", this.halfTo32(from, v), imm(floatImm("f32", 0)));
       if (isFloat(from)) return this.out("pred", `setp.neu.${F.arith}`, v, imm(floatImm(F.arith as "f32", 0)));
       return this.out("pred", `setp.ne.${F.arith}`, v, imm(0));
     }
     if (from === "bool") {
       const p = this.toReg(v, "pred");
-      if (to === "float16") return this.out("b16", "selp.b16", imm("0x3C00"), imm("0x0000"), p);
+      if (isHalfFloat(to)) return this.out("b16", "selp.b16", imm(halfHex(to, 1)), imm("0x0000"), p);
       if (isFloat(to)) return this.out(T.reg, `selp.${T.arith}`, imm(floatImm(T.arith as "f32", 1)), imm(floatImm(T.arith as "f32", 0)), p);
       return this.out(T.reg, `selp.${T.arith}`, imm(1), imm(0), p);
     }
+    if (from === "bfloat16") {
+      const x = this.halfTo32(from, v);
+      return to === "float32" ? x : this.convert("float32", to, x);
+    }
+    if (to === "bfloat16") return this.f32ToHalf(to, from === "float32" ? v : this.toF32Odd(from, v));
     if (isFloat(from) && isFloat(to)) {
       const narrowing = DTYPE_INFO[to].size < DTYPE_INFO[from].size;
       const x = from === "float16" ? this.toReg(v, "b16") : v;
@@ -1089,7 +1136,7 @@ class KernelEmitter {
   private floatToInt(from: ScalarName, to: ScalarName, v: Scalar): Scalar {
     const T = PTX_SCALAR[to];
     let x = v, f = PTX_SCALAR[from].arith;
-    if (from === "float16") { x = this.f16to32(v); f = "f32"; }
+    if (isHalfFloat(from)) { x = this.halfTo32(from, v); f = "f32"; }
     const wide = T.width < 32 ? (T.signed ? "s32" : "u32") : T.arith;
     let r: Scalar = this.out(T.reg, `cvt.rzi.${wide}.${f}`, x);
     if (f === "f64" || T.width === 64) {
@@ -1107,8 +1154,9 @@ class KernelEmitter {
   private bitcast(from: ScalarName, to: ScalarName, v: Scalar): Scalar {
     const F = PTX_SCALAR[from], T = PTX_SCALAR[to];
     if (from === to) return v;
-    if (from === "float16") return this.out("b32", `cvt.${T.signed ? "s" : "u"}32.${T.signed ? "s" : "u"}16`, this.toReg(v, "b16"));
-    if (to === "float16") return this.out("b16", "cvt.u16.u32", v);
+    if (isHalfFloat(from) && isHalfFloat(to)) return v;
+    if (isHalfFloat(from)) return this.out("b32", `cvt.${T.signed ? "s" : "u"}32.${T.signed ? "s" : "u"}16`, this.toReg(v, "b16"));
+    if (isHalfFloat(to)) return this.out("b16", "cvt.u16.u32", v);
     if (F.reg === T.reg) return this.wrap(to, v);
     return this.out(T.reg, `mov.${T.bits}`, v);
   }
@@ -1381,7 +1429,7 @@ class KernelEmitter {
     const t = e.type;
     const P = PTX_SCALAR[t];
     if (a.type.space !== "global" && a.type.space !== "shared") throw new Error(`PTX target: atomics on ${a.type.space} arrays are not supported`);
-    if (t === "bool" || t === "float16" || P.width < 32) throw new Error(`PTX target: atomics on ${t} arrays are not supported`);
+    if (t === "bool" || isHalfFloat(t) || P.width < 32) throw new Error(`PTX target: atomics on ${t} arrays are not supported`);
     const sp = a.type.space;
     const addr = this.address(a, e.index);
     const v = this.scalar(e.value);
@@ -1522,7 +1570,7 @@ class KernelEmitter {
   private toWords(t: ScalarName, v: Scalar): Reg[] {
     const P = PTX_SCALAR[t];
     if (t === "bool") return [this.out("b32", "selp.u32", imm(1), imm(0), this.toReg(v, "pred"))];
-    if (t === "float16") return [this.out("b32", "cvt.u32.u16", this.toReg(v, "b16"))];
+    if (isHalfFloat(t)) return [this.out("b32", "cvt.u32.u16", this.toReg(v, "b16"))];
     if (P.bits === "b64") {
       const lo = this.reg("b32"), hi = this.reg("b32");
       this.ins("mov.b64", [{ k: "vec", items: [lo, hi] }, this.toReg(v, P.reg)]);
@@ -1534,7 +1582,7 @@ class KernelEmitter {
   private fromWords(t: ScalarName, w: Reg[]): Scalar {
     const P = PTX_SCALAR[t];
     if (t === "bool") return this.out("pred", "setp.ne.u32", w[0]!, imm(0));
-    if (t === "float16") return this.out("b16", "cvt.u16.u32", w[0]!);
+    if (isHalfFloat(t)) return this.out("b16", "cvt.u16.u32", w[0]!);
     if (P.bits === "b64") { const d = this.reg(P.reg); this.ins("mov.b64", [d, { k: "vec", items: w }]); return d; }
     return P.reg === "f32" ? this.out("f32", "mov.b32", w[0]!) : w[0]!;
   }
@@ -1659,10 +1707,8 @@ function byteArrayDecl(head: string, name: string, bytes: readonly number[]): st
   return `${head} .b8 ${name}[${Math.max(1, bytes.length)}] = {${(bytes.length ? bytes : [0]).join(", ")}};`;
 }
 
-function f16Hex(x: number): string {
-  const v = new DataView(new ArrayBuffer(2));
-  v.setUint16(0, float16Bits(x));
-  return "0x" + v.getUint16(0).toString(16).toUpperCase().padStart(4, "0");
+function halfHex(t: "float16" | "bfloat16", x: number): string {
+  return "0x" + (t === "float16" ? float16Bits(x) : bfloat16Bits(x)).toString(16).toUpperCase().padStart(4, "0");
 }
 
 

@@ -40,6 +40,7 @@ export const PTX_SCALAR: Readonly<Record<ScalarName, PtxScalar>> = {
   uint32: row("b32", "u32", "u32", "u32", 32, false),
   uint64: row("b64", "u64", "u64", "u64", 64, false),
   float16: row("b16", "f16", "b16", "b16", 16, true),
+  bfloat16: row("b16", "bf16", "b16", "b16", 16, true),
   float32: row("f32", "f32", "f32", "f32", 32, true),
   float64: row("f64", "f64", "f64", "f64", 64, true),
 };
