@@ -14,6 +14,7 @@ export {
   DeviceArray, type HostArray, type HostArrayOf, type HostCopyOf, type DeviceArrayLike, type DTypeOfHost, type RankOf,
   type RankOfHost, type Shape, type SliceSpec, type StreamLike,
 } from "./runtime/devicearray.js";
+export type { Complex, ComplexOperand, CMath } from "./complex.js";
 export { Stream, Event } from "./runtime/streams.js";
 export type { DeviceInfo, DeviceLimits } from "./runtime/backend.js";
 export type { Reducer, ReduceInput, ReduceOptions } from "./reduce.js";

@@ -14,6 +14,7 @@ import { printFunction } from "./compiler/print.js";
 import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
+import { complexKernelArg } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
 import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
@@ -83,6 +84,10 @@ function describe(v: unknown): string {
 
 /** Whether an argument of type `have` can be passed for a parameter of type `want` (eager signatures). */
 function fits(have: Type, want: Type): boolean {
+  if (isArrayType(want) && want.complex) {
+    // a complex array arrives as its interleaved float parts, one dimension fewer than the IR's
+    return isArrayType(have) && !have.complex && have.dtype === want.dtype && have.ndim === want.ndim - 1 && (want.layout === "A" || have.layout === "C");
+  }
   if (isArrayType(want)) {
     // float16 and bool arrays arrive as their storage (Uint16Array, Uint8Array)
     const storage = isArrayType(have) && DTYPE_INFO[have.dtype].array === DTYPE_INFO[want.dtype].array && DTYPE_INFO[have.dtype].size === DTYPE_INFO[want.dtype].size;
@@ -681,9 +686,11 @@ class ArgumentSlots {
       }
       checkIndexable(v as DeviceArray | TypedArray | NDArrayLike, i, name);
       this.arrays[i] = null; // until the record below is made
-      args[i] = v instanceof DeviceArray
+      const t = spec.signature.args[i] as ArrayType;
+      const arg = v instanceof DeviceArray
         ? v.toKernelArg(name)
-        : hostArrayArg(backend, v as TypedArray | NDArrayLike, spec.signature.args[i] as ArrayType, name, spec.ir.writtenParams.has(name), temps, values);
+        : hostArrayArg(backend, v as TypedArray | NDArrayLike, t, name, spec.ir.writtenParams.has(name), temps, values);
+      args[i] = t.complex && arg.kind === "array" ? complexKernelArg(arg, t, i) : arg;
       if (v instanceof DeviceArray) this.arrays[i] = v;
     }
   }
