@@ -5,6 +5,7 @@
 import { test } from "node:test";
 import { probeCuda } from "../../src/runtime/cuda/detect.js";
 import { API_CASES } from "../cases/api.js";
+import { COMPLEX_CASES } from "../cases/complex.js";
 import { LANGUAGE_CASES } from "../cases/language.js";
 import { runCase } from "../helpers/crosscheck.js";
 
@@ -13,4 +14,4 @@ const probe = probeCuda();
 const skip = probe.ok ? false : `no GPU: ${probe.reason}`;
 if (skip) console.log(`# GPU suite skipped: ${skip}`);
 
-for (const c of [...LANGUAGE_CASES, ...API_CASES]) test(`GPU: ${c.name}`, { skip }, () => runCase(c));
+for (const c of [...LANGUAGE_CASES, ...API_CASES, ...COMPLEX_CASES]) test(`GPU: ${c.name}`, { skip }, () => runCase(c));
