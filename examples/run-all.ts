@@ -15,6 +15,7 @@ const EXAMPLES = [
   "histogram.ts",
   "monte-carlo-pi.ts",
   "mandelbrot.ts",
+  "julia.ts",
   "sanitizer.ts",
 ];
 
