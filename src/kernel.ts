@@ -14,7 +14,7 @@ import { printFunction } from "./compiler/print.js";
 import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
-import { complexKernelArg } from "./complex.js";
+import { complexKernelArg, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
 import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
@@ -79,6 +79,7 @@ export function typeOfArgument(v: unknown, position: number): Type {
 function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array)";
+  if (typeof v === "object" && "re" in v && "im" in v) return "a complex { re, im } (complex scalar arguments are not supported yet: pass an interleaved [re, im] array of one complex element)";
   return typeof v === "object" ? `an object (${(v as object).constructor?.name ?? "Object"})` : `a ${typeof v}`;
 }
 
@@ -195,7 +196,7 @@ export type TypedLaunchArgument<P> =
   : P extends DeviceArray<infer D> ? ArrayArgument<D>
   : P extends NDArray<TypedArray, infer D> ? ArrayArgument<D>
   : P extends NDArrayLike<infer T> ? ArrayArgument<DTypesStoredIn<T>>
-  : P extends ArrayLike<unknown> ? ArrayArgument<DTypesWithElement<InnermostElement<P>>>
+  : P extends ArrayLike<unknown> ? (InnermostElement<P> extends Complex ? ArrayArgument<"float32" | "float64"> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
   : P;
 
 /** The launch arguments for a kernel whose parameters are `P`, one LaunchArgument per parameter. */
