@@ -16,6 +16,7 @@ const EXAMPLES = [
   "monte-carlo-pi.ts",
   "mandelbrot.ts",
   "nbody-records.ts",
+  "julia.ts",
   "sanitizer.ts",
 ];
 

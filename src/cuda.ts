@@ -2,7 +2,8 @@
 // names. In-kernel names only have meaning inside a kernel, where the compiler
 // replaces them; on the host they say so.
 
-import type { DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
+import type { CMath, Complex } from "./complex.js";
+import type { ComplexName, DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
 import { makeDeviceFunction } from "./device-functions.js";
 import { Kernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
@@ -33,7 +34,7 @@ export interface Dim3 {
 }
 
 /** The in-kernel element type of arrays made from a dtype or its name: number, bigint (64-bit integers) or boolean. */
-export type ElementOfDTypeLike<D> = D extends RecordDType<infer T> ? T : D extends DType<infer R> ? R : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
+export type ElementOfDTypeLike<D> = D extends RecordDType<infer T> ? T : D extends DType<infer R> ? R : D extends ComplexName ? Complex : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
 
 /** What every kernel-side array has: its extents and element count. */
 interface KernelArrayInfo {
@@ -156,7 +157,7 @@ export interface GridGroup {
 }
 
 /** `cuda.shared.array` / `cuda.local.array`: an array of `shape` (a number or up to 3 extents) and `dtype`. */
-export type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName | RecordDType>(shape: S, dtype: D) => ArrayOfShape<S, ElementOfDTypeLike<D>>;
+export type ArrayMaker = <const S extends number | readonly number[], D extends DType<unknown> | ScalarName | RecordDType | ComplexName>(shape: S, dtype: D) => ArrayOfShape<S, ElementOfDTypeLike<D>>;
 
 // ---------------------------------------------------------------------------
 // host API helpers
@@ -253,6 +254,26 @@ export const cuda = {
   grid: inKernel<GridFn>("grid"),
   /** In a kernel: the grid's extent in threads, `gridDim * blockDim` per axis (Numba's `cuda.gridsize(ndim)`). */
   gridsize: inKernel<GridFn>("gridsize"),
+
+  // complex numbers
+  /** In a kernel: the complex number re + im·i (complex64 when both parts are float32, else complex128). */
+  complex: inKernel<(re: number, im?: number) => Complex>("complex"),
+  /** In a kernel: complex arithmetic and functions (Python's `cmath`), for TypeScript, which has no operators on objects. */
+  cmath: {
+    add: inKernel<CMath["add"]>("cmath.add"),
+    sub: inKernel<CMath["sub"]>("cmath.sub"),
+    mul: inKernel<CMath["mul"]>("cmath.mul"),
+    div: inKernel<CMath["div"]>("cmath.div"),
+    abs: inKernel<CMath["abs"]>("cmath.abs"),
+    arg: inKernel<CMath["arg"]>("cmath.arg"),
+    conj: inKernel<CMath["conj"]>("cmath.conj"),
+    exp: inKernel<CMath["exp"]>("cmath.exp"),
+    log: inKernel<CMath["log"]>("cmath.log"),
+    sqrt: inKernel<CMath["sqrt"]>("cmath.sqrt"),
+    pow: inKernel<CMath["pow"]>("cmath.pow"),
+    sin: inKernel<CMath["sin"]>("cmath.sin"),
+    cos: inKernel<CMath["cos"]>("cmath.cos"),
+  } satisfies CMath,
 
   // memory
   /**

@@ -151,6 +151,8 @@ export interface ArrayType {
   readonly layout: Layout;
   /** where the array lives: kernel parameters are always "global" */
   readonly space: MemorySpace;
+  /** an array of complex: `dtype` is the part type and the last of `ndim` dimensions is the (re, im) pair */
+  readonly complex?: ComplexName;
 }
 
 /** A tuple type (Numba's `UniTuple`/`Tuple`): what a device function returning `[a, b]` returns. */
@@ -161,7 +163,12 @@ export interface TupleType {
   readonly items: readonly Type[];
   /** a record (items: its fields' dtypes) or an array of records (items: one array per field) of this record dtype */
   readonly record?: RecordDType;
+  /** a complex value: the items are its (re, im) parts */
+  readonly complex?: ComplexName;
 }
+
+/** The complex dtypes: a pair of float32 (complex64) or float64 (complex128) parts. */
+export type ComplexName = "complex64" | "complex128";
 
 /** A kernel-language type: a scalar dtype name, an array type, a tuple type, or "void" (no value). */
 export type Type = ScalarName | ArrayType | TupleType | "void";
@@ -169,6 +176,15 @@ export type Type = ScalarName | ArrayType | TupleType | "void";
 export const arrayType = (dtype: ScalarName, ndim: number, layout: Layout = "A", space: MemorySpace = "global"): ArrayType =>
   ({ kind: "array", dtype, ndim, layout, space });
 export const tupleType = (items: readonly Type[]): TupleType => ({ kind: "tuple", items });
+
+export const COMPLEX_PART: Readonly<Record<ComplexName, "float32" | "float64">> = { complex64: "float32", complex128: "float64" };
+export const isComplexName = (s: unknown): s is ComplexName => s === "complex64" || s === "complex128";
+/** A complex value's type: a tuple of its two float parts, tagged (the back ends see a pair of floats). */
+export const complexType = (name: ComplexName): TupleType => ({ kind: "tuple", items: [COMPLEX_PART[name], COMPLEX_PART[name]], complex: name });
+/** An array of complex: a float array with a trailing (re, im) dimension of extent 2 (interleaved, as NumPy stores it). */
+export const complexArrayType = (name: ComplexName, ndim: number, layout: Layout = "A", space: MemorySpace = "global"): ArrayType =>
+  ({ kind: "array", dtype: COMPLEX_PART[name], ndim: ndim + 1, layout, space, complex: name });
+export const isComplexType = (t: Type): t is TupleType & { complex: ComplexName } => typeof t === "object" && t.kind === "tuple" && t.complex !== undefined;
 
 export const isArrayType = (t: Type): t is ArrayType => typeof t === "object" && t.kind === "array";
 export const isTupleType = (t: Type): t is TupleType => typeof t === "object" && t.kind === "tuple";
@@ -183,9 +199,11 @@ export function typeToString(t: Type): string {
   if (typeof t === "string") return t;
   if (t.kind === "array") {
     const space = t.space === "global" ? "" : `, ${t.space}`;
-    return `array(${t.dtype}, ${t.ndim}d, ${t.layout}${space})`;
+    // a complex array's pair dimension is not the user's
+    return t.complex ? `array(${t.complex}, ${t.ndim - 1}d, ${t.layout}${space})` : `array(${t.dtype}, ${t.ndim}d, ${t.layout}${space})`;
   }
   if (t.record) return t.record.typeString(t.items);
+  if (t.complex) return t.complex;
   const items = t.items.map(typeToString);
   if (items.length > 0 && items.every((s) => s === items[0])) return `UniTuple(${items[0]} x ${items.length})`;
   return `Tuple(${items.join(", ")})`;
@@ -443,14 +461,16 @@ export function parseTypeText(s: string, whole = s): Type {
   const t = s.trim();
   const arr = /^([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]$/s.exec(t);
   if (arr) {
-    const dtype = resolveDTypeInSignature(arr[1]!, whole);
+    const dtype = isComplexName(arr[1]!) ? COMPLEX_PART[arr[1]!] : resolveDTypeInSignature(arr[1]!, whole);
     const dims = arr[2]!.split(",").map((d) => d.replace(/\s+/g, ""));
     if (!dims.every((d) => d === ":" || d === "::1")) {
       throw new TypeError(`bad array type ${JSON.stringify(t)} in signature ${JSON.stringify(whole)}: each dimension is ':' or '::1'`);
     }
     const layout: Layout = dims[dims.length - 1] === "::1" ? "C" : "A";
+    if (isComplexName(arr[1]!)) return complexArrayType(arr[1]!, dims.length, layout);
     return arrayType(dtype, dims.length, layout);
   }
+  if (isComplexName(t)) return complexType(t);
   return resolveDTypeInSignature(t, whole);
 }
 

@@ -14,6 +14,7 @@ export {
   DeviceArray, type HostArray, type HostArrayOf, type HostCopyOf, type DeviceArrayLike, type DTypeOfHost, type RankOf,
   type RankOfHost, type Shape, type SliceSpec, type StreamLike, type ToDeviceOptions,
 } from "./runtime/devicearray.js";
+export type { Complex, ComplexOperand, CMath } from "./complex.js";
 export { Stream, Event } from "./runtime/streams.js";
 export {
   RecordDType, RecordArray, type RecordField, type RecordObject, type RecordValue, type RecordOf, type RecordOfFields,

@@ -14,6 +14,7 @@ import { printFunction } from "./compiler/print.js";
 import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
+import { complexKernelArg, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
 import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
@@ -82,12 +83,17 @@ export function typeOfArgument(v: unknown, position: number): Type {
 function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array, or an array of records: plain objects)";
+  if (typeof v === "object" && "re" in v && "im" in v) return "a complex { re, im } (complex scalar arguments are not supported yet: pass an interleaved [re, im] array of one complex element)";
   return typeof v === "object" ? `an object (${(v as object).constructor?.name ?? "Object"})` : `a ${typeof v}`;
 }
 
 /** Whether an argument of type `have` can be passed for a parameter of type `want` (eager signatures). */
 function fits(have: Type, want: Type): boolean {
   if (recordOf(want)) return recordFits(have, want as TupleType);
+  if (isArrayType(want) && want.complex) {
+    // a complex array arrives as its interleaved float parts, one dimension fewer than the IR's
+    return isArrayType(have) && !have.complex && have.dtype === want.dtype && have.ndim === want.ndim - 1 && (want.layout === "A" || have.layout === "C");
+  }
   if (isArrayType(want)) {
     // float16 and bool arrays arrive as their storage (Uint16Array, Uint8Array)
     const storage = isArrayType(have) && DTYPE_INFO[have.dtype].array === DTYPE_INFO[want.dtype].array && DTYPE_INFO[have.dtype].size === DTYPE_INFO[want.dtype].size;
@@ -202,7 +208,7 @@ export type TypedLaunchArgument<P> =
   : P extends DeviceArray<infer D> ? ArrayArgument<D>
   : P extends NDArray<TypedArray, infer D> ? ArrayArgument<D>
   : P extends NDArrayLike<infer T> ? ArrayArgument<DTypesStoredIn<T>>
-  : P extends ArrayLike<infer E> ? ([E] extends [RecordElement] ? RecordsArgument<E> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
+  : P extends ArrayLike<infer E> ? ([E] extends [RecordElement] ? RecordsArgument<E> : InnermostElement<P> extends Complex ? ArrayArgument<"float32" | "float64"> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
   : P;
 
 /** A record as a kernel sees it (`{ x: number; id: number }`): an object that is no array. */
@@ -702,9 +708,11 @@ class ArgumentSlots {
       if (v instanceof DeviceArray && v.backend !== backend) throw new LaunchError(foreignArray(i, name, v.backend, backend));
       checkIndexable(v as DeviceArray | TypedArray | NDArrayLike, i, name);
       this.arrays[i] = null; // until the record below is made
-      args[i] = v instanceof DeviceArray
+      const t = spec.signature.args[i] as ArrayType;
+      const arg = v instanceof DeviceArray
         ? v.toKernelArg(name)
-        : hostArrayArg(backend, v as TypedArray | NDArrayLike, spec.signature.args[i] as ArrayType, name, spec.ir.writtenParams.has(name), temps, values);
+        : hostArrayArg(backend, v as TypedArray | NDArrayLike, t, name, spec.ir.writtenParams.has(name), temps, values);
+      args[i] = t.complex && arg.kind === "array" ? complexKernelArg(arg, t, i) : arg;
       if (v instanceof DeviceArray) this.arrays[i] = v;
     }
   }

@@ -14,6 +14,7 @@ import {
   type ArrayType, type DTypeLike, type DTypeNameOf, type KernelElementOf, type Layout, type ScalarName, type TupleType, type Type,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
+import { bfloat16Bits, bfloat16FromBits } from "./half.js";
 import { NDArray } from "./runtime/ndarray.js";
 
 /** One field of a record dtype: its name, dtype and byte offset. */
@@ -171,6 +172,7 @@ function writeField(view: DataView, base: number, f: RecordField, v: RecordValue
     case "int64": view.setBigInt64(at, x as bigint, true); break;
     case "uint64": view.setBigUint64(at, x as bigint, true); break;
     case "float16": view.setUint16(at, float16Bits(x as number), true); break;
+    case "bfloat16": view.setUint16(at, bfloat16Bits(x as number), true); break;
     case "float32": view.setFloat32(at, x as number, true); break;
     case "float64": view.setFloat64(at, x as number, true); break;
   }
@@ -190,6 +192,7 @@ function readField(view: DataView, base: number, f: RecordField): RecordValue {
     case "int64": return view.getBigInt64(at, true);
     case "uint64": return view.getBigUint64(at, true);
     case "float16": return float16FromBits(view.getUint16(at, true));
+    case "bfloat16": return bfloat16FromBits(view.getUint16(at, true));
     case "float32": return view.getFloat32(at, true);
     case "float64": return view.getFloat64(at, true);
   }

@@ -2,12 +2,13 @@
 // `Number.*`, `console.log`/`console.assert`, the dtype names. Each entry says how it lowers
 // to IR; the table is the whole in-kernel API surface.
 
-import { DTYPE_INFO, SCALAR_NAMES, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName } from "../dtypes.js";
+import { COMPLEX_PART, DTYPE_INFO, SCALAR_NAMES, isComplexName, type ComplexName, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName } from "../dtypes.js";
 import type { Expr, IntrinsicName, SpecialReg, UnaryOp, AtomicOp } from "./ir.js";
 import { constExpr, int32Const } from "./ir.js";
 import type { Weak } from "./infer.js";
 import { binaryType, floatTypeOf, promoteOne, weakDefault } from "./infer.js";
 import type { DeviceFunctionLike, Lowerer, Typed } from "./lower.js";
+import { CMATH_NAMES, cmathCall, constructComplex } from "./complex.js";
 import { foldExpr } from "./passes/fold.js";
 import { lowerAssert, lowerLog } from "./console.js";
 import type { Node } from "./parse.js";
@@ -196,6 +197,12 @@ function dtypeArg(L: Lowerer, a: Node): ScalarName {
   return L.fail(a, `expected a dtype (float32, "float32", …)`);
 }
 
+/** "complex64" / "complex128" as an allocation's dtype, else undefined. */
+function complexDTypeArg(L: Lowerer, a: Node): ComplexName | undefined {
+  const v = L.lowerValue(a);
+  return v.v === "string" && isComplexName(v.text) ? v.text : undefined;
+}
+
 function allocation(space: "shared" | "local"): Builtin {
   const name = `cuda.${space}.array`;
   return fn(name,
@@ -207,7 +214,9 @@ function allocation(space: "shared" | "local"): Builtin {
       if (shape.length > 1 && shape.includes(0)) return L.fail(args[0]!, "only a 1-d shared array can be dynamic (shape 0)");
       const rec = L.recordDTypeNamed(args[1]!);
       if (rec) return expr(allocateRecords(L, space, rec, shape, local, n));
-      return L.allocate(space, dtypeArg(L, args[1]!), shape, local, n);
+      const complex = complexDTypeArg(L, args[1]!);
+      if (complex && shape.includes(0)) return L.fail(args[0]!, "a complex array cannot be dynamic shared memory (shape 0): give its size");
+      return complex ? L.allocate(space, COMPLEX_PART[complex], shape, local, n, complex) : L.allocate(space, dtypeArg(L, args[1]!), shape, local, n);
     });
 }
 
@@ -314,6 +323,8 @@ const CUDA = ns("cuda", {
     thisGrid: fn("cuda.cg.thisGrid", (L, args, n) => { arity(L, n, args, "cuda.cg.thisGrid", 0); return { v: "gridGroup" }; }),
   }),
   random: RANDOM,
+  complex: fn("cuda.complex", (L, args, n) => expr(constructComplex(L, args, n))),
+  cmath: ns("cuda.cmath", Object.fromEntries(CMATH_NAMES.map((name) => [name, fn(`cuda.cmath.${name}`, (L, args, n) => expr(cmathCall(L, name, args, n)))]))),
 });
 
 // ---------------------------------------------------------------------------

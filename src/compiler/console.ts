@@ -3,7 +3,7 @@
 // converted to what its conversion reads, so every target formats the same
 // values. console.assert is checked only under `debug`.
 
-import { isBigInt, isFloat, isScalarType, isTupleType, typeToString, DTYPE_INFO, type ScalarName } from "../dtypes.js";
+import { isBigInt, isComplexType, isFloat, isScalarType, isTupleType, typeToString, DTYPE_INFO, type ScalarName } from "../dtypes.js";
 import { locateSource } from "../errors.js";
 import type { Value } from "./builtins.js";
 import { conversionText, FormatError, hasConversion, parseFormat, type Conversion } from "./format.js";
@@ -184,6 +184,13 @@ function spacedArguments(L: Lowerer, args: readonly Node[], n: Node): { format: 
   const format = args.map((a) => {
     const v = L.lowerValue(a);
     if (v.v === "string") return escapePercent(stringLiteral(L, a, "the argument"));
+    // a complex value as Python writes it, (1+2j): the imaginary part always signed
+    if (v.v === "expr" && isComplexType(v.e.type)) {
+      const [re, im] = printedItems(v)!;
+      const reFormat = scalar(re!, a);
+      values.push(printable(L, im!, a));
+      return `(${reFormat}%+gj)`;
+    }
     const items = printedItems(v);
     if (items) return `(${items.map((item) => scalar(item, a)).join(", ")})`;
     if (v.v !== "expr" || !isScalarType(v.e.type)) return L.fail(a, "console.log prints numbers, booleans, string literals, tuples and cuda.threadIdx (and the other dim3 values)");

@@ -8,7 +8,7 @@
 
 import {
   DTYPE_INFO, SCALAR_NAMES, arrayType, dtypeOfTypedArray, typedScalarDType, isArrayType, isBigInt, isFloat, isInteger, isScalarType, isTupleType, sameType,
-  tupleType, typeToString, type ArrayType, type ScalarName, type TupleType, type Type,
+  tupleType, typeToString, complexType, complexArrayType, isComplexType, type ComplexName, type ArrayType, type ScalarName, type TupleType, type Type,
 } from "../dtypes.js";
 import { CompileError, TypingError, type SourceProblem } from "../errors.js";
 import { BUILTINS, lowerMathCall, type Value, type Builtin } from "./builtins.js";
@@ -18,6 +18,7 @@ import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
   type FunctionIR, type Loc, type Param, type Stmt, type VarExpr,
 } from "./ir.js";
+import { complexNegate, complexOperator, complexPart, makeComplex, toComplex } from "./complex.js";
 import { foldExpr } from "./passes/fold.js";
 import { mapBodyExprs } from "./passes/walk.js";
 import { locOf, parseFunction, type Node, type ParsedFunction } from "./parse.js";
@@ -664,7 +665,7 @@ export class Lowerer {
       }
       const cur: Expr = { k: "var", type: b.type, name: b.name };
       if (isRecordType(b.type)) { this.emit(assignRecordLocal(this, b.name, cur, compute, target)); return; }
-      if (!isScalarType(b.type)) this.fail(target, `cannot assign to '${target.name}' of type ${typeToString(b.type)}`);
+      if (!isScalarType(b.type) && !isComplexType(b.type)) this.fail(target, `cannot assign to '${target.name}' of type ${typeToString(b.type)}`);
       const v = compute({ e: cur });
       // a `let` (or a parameter) holds the join of every value assigned to it
       this.joinInto(b.declStart, b.type, valueType(v));
@@ -684,10 +685,16 @@ export class Lowerer {
       const { array, index } = this.elementRef(target);
       const at = array.type as ArrayType;
       if (at.space === "const") this.fail(target, "constant arrays are read-only");
-      const cur: Expr = { k: "load", type: at.dtype, array, index, loc: locOf(target) };
-      const v = compute({ e: cur });
+      const v = compute({ e: loadElement(array, index, target) });
       this.markWritten(array);
-      this.emit({ k: "store", array, index, value: this.convert(v, at.dtype, target), loc: locOf(target) });
+      const value = this.convert(v, elementType(at), target);
+      if (at.complex) {
+        // a complex element is two stores, of its parts
+        const z = value.k === "tuple" || value.k === "var" ? value : this.temporary("z", value, target);
+        [0, 1].forEach((k) => this.emit({ k: "store", array, index: [...index, int32Const(k)], value: complexPart(z, k ? "im" : "re")!, loc: locOf(target) }));
+        return;
+      }
+      this.emit({ k: "store", array, index, value, loc: locOf(target) });
       return;
     }
     this.unsupported(target, "unsupported in kernels: this assignment target");
@@ -872,19 +879,23 @@ export class Lowerer {
     const t = obj.e.type;
     if (recordOf(t)) return recordMember(this, obj.e, prop, n);
     if (isArrayType(t)) return this.arrayProperty(obj.e, t, prop, n);
+    const part = complexPart(obj.e, prop);
+    if (part) return expr({ ...part, loc: locOf(n) });
     if (isTupleType(t) && prop === "length") return numberLiteral(t.items.length);
     return this.fail(n.property, `'${prop}' is not a property of ${typeToString(t)}`);
   }
 
   arrayProperty(array: Expr, t: ArrayType, prop: string, n: Node): Value {
-    const attr = (attr: "shape" | "size", dim: number): Value =>
-      expr({ k: "arrayAttr", attr, type: "int32", array, dim, loc: locOf(n) });
+    const attr = (attr: "shape" | "size", dim: number): Expr =>
+      ({ k: "arrayAttr", attr, type: "int32", array, dim, loc: locOf(n) });
+    const ndim = userNdim(t);
     switch (prop) {
-      case "length": return attr("shape", 0);
-      case "size": return attr("size", 0);
-      case "ndim": return numberLiteral(t.ndim);
-      case "shape": return { v: "arrayDims", array, ndim: t.ndim, attr: "shape" };
-      case "strides": return { v: "arrayDims", array, ndim: t.ndim, attr: "stride" };
+      case "length": return expr(attr("shape", 0));
+      // a complex array's size counts pairs of its float elements
+      case "size": return expr(t.complex ? { k: "binary", op: "shr", type: "int32", a: attr("size", 0), b: int32Const(1) } : attr("size", 0));
+      case "ndim": return numberLiteral(ndim);
+      case "shape": return { v: "arrayDims", array, ndim, attr: "shape" };
+      case "strides": return { v: "arrayDims", array, ndim, attr: "stride" };
       default: return this.fail(n.property, `arrays have length, size, ndim, shape and strides; not '${prop}'`);
     }
   }
@@ -915,7 +926,7 @@ export class Lowerer {
       return expr({ k: "tupleGet", type: items[k]!, tuple: v.e, index: k, loc: locOf(n) });
     }
     const { array, index } = this.arrayElement(v, base, indexNodes, n);
-    return expr({ k: "load", type: (array.type as ArrayType).dtype, array, index, loc: locOf(n) });
+    return expr(loadElement(array, index, n));
   }
 
   /** The array and one index per dimension of an element reference (for stores and atomics too). */
@@ -929,8 +940,9 @@ export class Lowerer {
       this.fail(base, `only arrays can be indexed; this is ${arr.v === "expr" ? typeToString(arr.e.type) : describeValue(arr)}`);
     }
     const t = arr.e.type;
-    if (indexNodes.length !== t.ndim) {
-      this.fail(n, `a ${t.ndim}-d array needs ${t.ndim} ind${t.ndim === 1 ? "ex" : "ices"} (a[i]${t.ndim > 1 ? "[j]…" : ""}); got ${indexNodes.length}`);
+    const ndim = userNdim(t);
+    if (indexNodes.length !== ndim) {
+      this.fail(n, `a ${ndim}-d array needs ${ndim} ind${ndim === 1 ? "ex" : "ices"} (a[i]${ndim > 1 ? "[j]…" : ""}); got ${indexNodes.length}`);
     }
     return { array: arr.e, index: indexNodes.map((ix) => this.indexExpr(ix)) };
   }
@@ -980,6 +992,7 @@ export class Lowerer {
     if (op === "-" && a.type === "Literal" && typeof a.value === "bigint") return this.bigintLiteral(-(a.value as bigint), n, `-${a.value}n`);
     const v = this.lowerExpr(a);
     const t = v.e.type;
+    if (op === "-" && isComplexType(t)) return expr(complexNegate(this, v, n));
     if (!isScalarType(t)) this.fail(n, `'${op}' needs a number; got ${typeToString(t)}`);
     const loc = locOf(n);
     switch (op) {
@@ -1027,6 +1040,7 @@ export class Lowerer {
   /** Binary arithmetic, bitwise and comparison operators with promotion and weak literals. */
   arith(n: Node, op: string, a: Typed, b: Typed): Typed {
     const at = a.e.type, bt = b.e.type;
+    if (isComplexType(at) || isComplexType(bt)) return complexOperator(this, n, op, a, b);
     if (!isScalarType(at) || !isScalarType(bt)) this.fail(n, `'${op}' needs numbers; got ${typeToString(at)} and ${typeToString(bt)}`);
     const loc = locOf(n);
     const weak: Weak | undefined = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
@@ -1187,11 +1201,12 @@ export class Lowerer {
     return isRecordDType(v) ? v : undefined;
   }
 
-  allocate(space: "shared" | "local", dtype: ScalarName, shape: number[], name: string, n: Node): Value {
-    const type = arrayType(dtype, shape.length, "C", space);
+  allocate(space: "shared" | "local", dtype: ScalarName, shape: number[], name: string, n: Node, complex?: ComplexName): Value {
+    const type = complex ? complexArrayType(complex, shape.length, "C", space) : arrayType(dtype, shape.length, "C", space);
     const v: VarBinding = { b: "var", name: this.freshName(name), type, declStart: n.start, isConst: true };
     if (space === "shared" && shape.length === 1 && shape[0] === 0) this.features.dynamicShared = true;
-    this.emit({ k: "alloc", name: v.name, type, shape, loc: locOf(n) });
+    // a complex array's elements are (re, im) pairs of its part type
+    this.emit({ k: "alloc", name: v.name, type, shape: complex ? [...shape, 2] : shape, loc: locOf(n) });
     return expr({ k: "var", type, name: v.name });
   }
 
@@ -1201,6 +1216,7 @@ export class Lowerer {
   convert(v: Typed, t: Type, n: Node): Expr {
     const from = v.e.type;
     if (sameType(from, t)) return v.e;
+    if (isComplexType(t)) return toComplex(this, v, t.complex, n);
     if (!isScalarType(from) || !isScalarType(t)) this.fail(n, `cannot convert ${typeToString(from)} to ${typeToString(t)}`);
     return foldExpr({ k: "cast", type: t, x: v.e, loc: v.e.loc });
   }
@@ -1215,6 +1231,20 @@ const ARITH: Record<string, BinaryOp> = { "+": "add", "-": "sub", "*": "mul" };
 const BITWISE: Record<string, BinaryOp> = { "&": "and", "|": "or", "^": "xor" };
 const SHIFTS: Record<string, BinaryOp> = { "<<": "shl", ">>": "shr", ">>>": "shr" };
 const ROUNDING = new Set(["Math.floor", "Math.ceil", "Math.trunc", "Math.round"]);
+
+/** The dimensions a kernel indexes: a complex array's (re, im) dimension is not one of them. */
+const userNdim = (t: ArrayType): number => (t.complex ? t.ndim - 1 : t.ndim);
+
+/** The type of an element as the kernel sees it (complex64/complex128 for an array of complex). */
+const elementType = (t: ArrayType): Type => (t.complex ? complexType(t.complex) : t.dtype);
+
+/** Reads `array[index]`; a complex element is its two parts. */
+function loadElement(array: Expr, index: readonly Expr[], n: Node): Expr {
+  const t = array.type as ArrayType;
+  const part = (k: number): Expr => ({ k: "load", type: t.dtype, array, index: [...index, int32Const(k)], loc: locOf(n) });
+  if (t.complex) return makeComplex(t.complex, part(0), part(1), n);
+  return { k: "load", type: t.dtype, array, index, loc: locOf(n) };
+}
 
 function expr(e: Expr, weak?: Weak): Value {
   return { v: "expr", e, weak };

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { probeCuda } from "../../src/runtime/cuda/detect.js";
 import { API_CASES } from "../cases/api.js";
 import { HALF_CASES } from "../cases/half.js";
+import { COMPLEX_CASES } from "../cases/complex.js";
 import { LANGUAGE_CASES } from "../cases/language.js";
 import { RECORD_CASES } from "../cases/records.js";
 import { runCase } from "../helpers/crosscheck.js";
@@ -15,4 +16,4 @@ const probe = probeCuda();
 const skip = probe.ok ? false : `no GPU: ${probe.reason}`;
 if (skip) console.log(`# GPU suite skipped: ${skip}`);
 
-for (const c of [...LANGUAGE_CASES, ...API_CASES, ...RECORD_CASES, ...HALF_CASES]) test(`GPU: ${c.name}`, { skip }, () => runCase(c));
+for (const c of [...LANGUAGE_CASES, ...API_CASES, ...RECORD_CASES, ...HALF_CASES, ...COMPLEX_CASES]) test(`GPU: ${c.name}`, { skip }, () => runCase(c));

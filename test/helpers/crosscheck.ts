@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { complexKernelArg } from "../../src/complex.js";
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { typeOfArgument, type Dim, type JitOptions } from "../../src/kernel.js";
@@ -77,7 +78,8 @@ function kernelArgs(args: readonly HostArg[], ir: FunctionIR): KernelArg[] {
         return { kind: "array", buffer: wrapHostArray(a.data), byteOffset: offset, dtype: t.dtype, shape: a.shape, strides: a.stride, name };
       }
       const v = a as ArrayBufferView & { length: number };
-      return { kind: "array", buffer: wrapHostArray(v), byteOffset: 0, dtype: t.dtype, shape: [v.length], strides: [1], name };
+      const arg: KernelArg = { kind: "array", buffer: wrapHostArray(v), byteOffset: 0, dtype: t.dtype, shape: [v.length], strides: [1], name };
+      return t.complex ? complexKernelArg(arg, t, i) : arg;
     }
     const raw = (a as { valueOf(): number | bigint | boolean }).valueOf();
     return { kind: "scalar", dtype: t as ScalarName, value: convertScalar(t as ScalarName, raw) };

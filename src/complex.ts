@@ -1,0 +1,66 @@
+// Complex numbers on the host side: the kernel-side TypeScript types of complex values and
+// `cuda.cmath`, and how an interleaved (re, im) float array reaches a kernel's complex parameter.
+
+import { COMPLEX_PART, type ArrayType } from "./dtypes.js";
+import { LaunchError } from "./errors.js";
+import type { KernelArg } from "./runtime/backend.js";
+
+/** A complex value in a kernel (complex64 or complex128): its real and imaginary parts. */
+export interface Complex {
+  /** the real part */
+  re: number;
+  /** the imaginary part */
+  im: number;
+}
+
+/** An operand of complex arithmetic: a complex value or a real number (taken as x + 0j). */
+export type ComplexOperand = Complex | number;
+
+/** `cuda.cmath`: complex functions in kernels (Python's `cmath`); TypeScript has no operators on objects. */
+export interface CMath {
+  /** a + b */
+  add(a: ComplexOperand, b: ComplexOperand): Complex;
+  /** a − b */
+  sub(a: ComplexOperand, b: ComplexOperand): Complex;
+  /** a × b */
+  mul(a: ComplexOperand, b: ComplexOperand): Complex;
+  /** a ÷ b */
+  div(a: ComplexOperand, b: ComplexOperand): Complex;
+  /** |z|, as hypot(re, im) */
+  abs(z: ComplexOperand): number;
+  /** the phase of z, atan2(im, re) */
+  arg(z: ComplexOperand): number;
+  /** the complex conjugate */
+  conj(z: ComplexOperand): Complex;
+  /** e to the z */
+  exp(z: ComplexOperand): Complex;
+  /** the principal natural logarithm */
+  log(z: ComplexOperand): Complex;
+  /** the principal square root */
+  sqrt(z: ComplexOperand): Complex;
+  /** z to the w, exp(w·log z) */
+  pow(z: ComplexOperand, w: ComplexOperand): Complex;
+  /** the sine */
+  sin(z: ComplexOperand): Complex;
+  /** the cosine */
+  cos(z: ComplexOperand): Complex;
+}
+
+/**
+ * A float array's kernel argument as the complex array parameter `t` sees it: the last dimension,
+ * interleaved (re, im) pairs, becomes complex elements plus a trailing pair dimension of 2.
+ */
+export function complexKernelArg(arg: KernelArg & { kind: "array" }, t: ArrayType, index: number): KernelArg {
+  const last = arg.shape.length - 1;
+  const extent = arg.shape[last]!, stride = arg.strides[last]!;
+  if (extent % 2 !== 0 || stride !== 1) {
+    const why = extent % 2 !== 0 ? `its last dimension has ${extent} elements, an odd number` : "its last dimension is not contiguous";
+    throw new LaunchError(`argument ${index + 1} ('${arg.name}') is for a ${t.complex} parameter, which takes interleaved (re, im) ${COMPLEX_PART[t.complex!]} pairs; ${why}`);
+  }
+  return {
+    ...arg,
+    dtype: t.dtype,
+    shape: [...arg.shape.slice(0, last), extent / 2, 2],
+    strides: [...arg.strides.slice(0, last), 2, 1],
+  };
+}
