@@ -15,6 +15,7 @@ import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import { raiseKernelErrors } from "./runtime/kernel-errors.js";
 import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
@@ -422,6 +423,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     let launched = false;
     try {
       fast.launch(dims, stream, false);
+      // copying results back synchronises: a kernel that threw leaves the host arrays as they were
+      if (temps) raiseKernelErrors();
       launched = true;
     } finally {
       if (temps) settle(temps, launched);

@@ -13,6 +13,7 @@ import {
 import { CompileError, TypingError, type SourceProblem } from "../errors.js";
 import { BUILTINS, lowerMathCall, type Value, type Builtin } from "./builtins.js";
 import { checkSyntax } from "./check.js";
+import { lowerThrow } from "./console.js";
 import { binaryType, floatTypeOf, integerLiteralType, join, promote, promoteOne, weakDefault, type Weak } from "./infer.js";
 import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
@@ -338,6 +339,7 @@ export class Lowerer {
       case "BreakStatement": return this.lowerJump(n, "break");
       case "ContinueStatement": return this.lowerJump(n, "continue");
       case "ReturnStatement": return this.lowerReturn(n, n.argument);
+      case "ThrowStatement": return lowerThrow(this, n);
       default: this.unsupported(n, `unsupported in kernels: ${n.type}`);
     }
   }

@@ -7,6 +7,7 @@ import type {
   Backend, BackendEvent, BackendStream, DeviceBuffer, DeviceInfo, SimBuffer,
 } from "./backend.js";
 import { compileSim } from "../targets/js/index.js";
+import { raiseKernelErrors } from "./kernel-errors.js";
 import { noteAlloc, noteDeviceCopy, noteFree, noteHostCopy, simChecks } from "../targets/js/sanitize.js";
 
 export const SIM_DEVICE: DeviceInfo = {
@@ -47,11 +48,19 @@ function bytesOf(buf: DeviceBuffer, offset: number, length: number): Uint8Array 
 
 const viewBytes = (v: ArrayBufferView) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 
+// the synchronising calls raise the KernelError of a kernel that threw since the last one
 class SimStream implements BackendStream {
   constructor(readonly isDefault: boolean) {}
-  synchronize(): void {}
+  synchronize(): void {
+    raiseKernelErrors();
+  }
   done(): Promise<void> {
-    return Promise.resolve();
+    try {
+      raiseKernelErrors();
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 }
 
@@ -101,6 +110,7 @@ export function createSimBackend(): Backend {
       if (sanitizing()) noteHostCopy(buf as SimBuffer, byteOffset, src.byteLength);
     },
     copyToHost(dst, buf, byteOffset) {
+      raiseKernelErrors();
       viewBytes(dst).set(bytesOf(buf, byteOffset, dst.byteLength));
     },
     copyDeviceToDevice(dst, dstOffset, src, srcOffset, bytes) {
@@ -114,7 +124,7 @@ export function createSimBackend(): Backend {
     defaultStream: () => defaultStream,
     createStream: () => new SimStream(false),
     createEvent: () => new SimEvent(),
-    synchronize() {},
+    synchronize: raiseKernelErrors,
     memoryInfo: () => ({ free: freemem(), total: totalmem() }),
   };
 }

@@ -843,6 +843,7 @@ class Emitter {
       case "cstring": return this.string(e.args[0]!);
       // the message's arguments are evaluated only when the assertion fails
       case "assert": return `(${args[0]} || assertFailed(${this.string(e.args[1]!)}, [${args.slice(2).join(", ")}]))`;
+      case "throw": return `kernelThrow(${JSON.stringify(this.ir.name)}, ${this.string(e.args[0]!)}, ${args.slice(1).join(", ")})`;
       default: throw new Error(`simulator: intrinsic '${e.name}' is not supported`);
     }
   }

@@ -1,9 +1,10 @@
 // The JS target: typed IR → JavaScript, run on the CPU with the GPU's dtype
 // semantics (the simulator back end's kernels).
 
-import type { FunctionIR } from "../../compiler/ir.js";
+import { canThrow, type FunctionIR } from "../../compiler/ir.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../../runtime/backend.js";
-import { LaunchError } from "../../errors.js";
+import { KernelError, LaunchError } from "../../errors.js";
+import { noteThrowingLaunch } from "../../runtime/kernel-errors.js";
 import { emitKernel, type EmitOptions } from "./emit.js";
 import { launchSatisfies } from "./bounds.js";
 import { rt } from "./runtime.js";
@@ -36,6 +37,8 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
   const { code, staticSharedBytes, sites, run } = plain;
   const parallel = new ParallelKernel(ir, { code, consts: ir.constArrays.map((c) => c.data), sites });
   let checked: KernelFn | undefined, sanitized: ReturnType<typeof build> | undefined, shuffled: KernelFn | undefined;
+  // a launch ends at the first throw, which the calling thread catches (so no worker threads)
+  const throws = canThrow(ir);
   return {
     ir,
     code,
@@ -52,7 +55,7 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
       const checks = simChecks();
       const assumed = launchSatisfies(plain.assumes, dims.grid, dims.block, args);
       // the sanitizer and the random schedule run in the calling thread; large plain launches on workers
-      if (!checks.tools && checks.seed === undefined && assumed) {
+      if (!checks.tools && checks.seed === undefined && assumed && !throws) {
         const runners = parallel.runners(dims, L.cooperative);
         if (runners > 1) return parallel.launch(dims, args, runners);
       }
@@ -69,6 +72,10 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         } else {
           (checked ??= build(ir, { assumeLaunch: false }, rt).run)(L, args);
         }
+      } catch (e) {
+        // as on the GPU, the host learns of it at its next synchronising call
+        if (!(e instanceof KernelError)) throw e;
+        noteThrowingLaunch(() => e);
       } finally {
         if (L.out.length > 0) process.stdout.write(L.out.join(""));
       }

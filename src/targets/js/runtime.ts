@@ -5,8 +5,8 @@
 
 import type { ArrayArg, KernelArg } from "../../runtime/backend.js";
 import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../../dtypes.js";
-import { LaunchError, locateSource, sourcePosition } from "../../errors.js";
-import type { AtomicOp } from "../../compiler/ir.js";
+import { KernelError, LaunchError, locateSource, sourcePosition } from "../../errors.js";
+import { parseThrowSite, type AtomicOp } from "../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "./fp.js";
 import { formatPrintf, type PrintArg } from "./printf.js";
 import { blockRange, runThreads } from "./sim.js";
@@ -267,6 +267,15 @@ export function assertFailed(fmt: string, args: PrintArg[]): never {
   throw new LaunchError(formatPrintf(fmt, args).replace(/\n$/, ""));
 }
 
+/**
+ * `throw new Error(…)` in a kernel: ends the launch (the threads not yet run do not run) with the
+ * KernelError that the host raises at its next synchronising call
+ */
+export function kernelThrow(kernel: string, site: string, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never {
+  const { message, where } = parseThrowSite(site);
+  throw new KernelError(kernel, message, [tx, ty, tz], [bx, by, bz], where);
+}
+
 export function printf(out: string[], fmt: string, args: PrintArg[]): void {
   out.push(formatPrintf(fmt, args));
 }
@@ -278,7 +287,7 @@ export const rt = {
   h2f, f2h, f16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
-  atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, printf, runThreads, blockRange,
+  atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, kernelThrow, printf, runThreads, blockRange,
   fma16, fma32, fma64, copysign, rint, selp, ftz32,
 };
 export type Runtime = typeof rt;
