@@ -181,7 +181,8 @@ function shapeOf(L: Lowerer, a: Node): number[] {
   });
 }
 
-function dtypeArg(L: Lowerer, a: Node): ScalarName {
+/** A dtype argument: a dtype object or its name. */
+export function dtypeArgument(L: Lowerer, a: Node): ScalarName {
   const v = L.lowerValue(a);
   if (v.v === "dtype") return v.dtype;
   if (v.v === "string" && v.text in DTYPE_INFO) return v.text as ScalarName;
@@ -197,7 +198,7 @@ function allocation(space: "shared" | "local"): Builtin {
       const shape = shapeOf(L, args[0]!);
       if (space === "local" && shape.includes(0)) return L.fail(args[0]!, "local arrays need a non-zero size");
       if (shape.length > 1 && shape.includes(0)) return L.fail(args[0]!, "only a 1-d shared array can be dynamic (shape 0)");
-      return L.allocate(space, dtypeArg(L, args[1]!), shape, local, n);
+      return L.allocate(space, dtypeArgument(L, args[1]!), shape, local, n);
     });
 }
 

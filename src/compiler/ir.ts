@@ -295,6 +295,8 @@ export type Expr =
  * | throw | (site: index into FunctionIR.strings as int32 const (see `throwSite`), tid.x, tid.y, tid.z, ctaid.x, ctaid.y, ctaid.z) | void — `throw new Error(…)`: the thread stops; the first thrower of a launch records the site and its ids for the host, which raises a KernelError (no `trap`: the context survives) |
  * | fastExp2 / fastLog2 / fastSin / fastCos / fastRcp / fastTanh | (float32) | float32 — PTX .approx (fastmath only) |
  * | fastDiv | (float32, float32) | float32 — div.approx.ftz.f32 (fastmath only: `/` and `tan`) |
+ * | subarray | (1-d array, int32 begin, int32 end?) | the same array type: elements [begin, end) of it, shared; begin and end as JavaScript's `subarray` takes them (negative from the end, clamped to [0, length]; end absent: length) |
+ * | view | (contiguous 1-d array) | a C 1-d array of the result's dtype over the same bytes, as many whole elements as they hold (its start must be aligned to the new element size) |
  */
 export type IntrinsicName =
   | "syncthreads" | "syncthreadsCount" | "syncthreadsAnd" | "syncthreadsOr" | "syncwarp"
@@ -302,7 +304,7 @@ export type IntrinsicName =
   | "shflSync" | "shflUpSync" | "shflDownSync" | "shflXorSync"
   | "allSync" | "anySync" | "eqSync" | "ballotSync" | "matchAnySync" | "matchAllSync"
   | "activemask" | "lanemaskLt" | "nanosleep"
-  | "print" | "cstring" | "assert" | "throw"
+  | "print" | "cstring" | "assert" | "throw" | "subarray" | "view"
   | "fastExp2" | "fastLog2" | "fastSin" | "fastCos" | "fastRcp" | "fastTanh" | "fastDiv";
 
 // ---------------------------------------------------------------------------

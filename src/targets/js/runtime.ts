@@ -276,6 +276,19 @@ export function kernelThrow(kernel: string, site: string, tx: number, ty: number
   throw new KernelError(kernel, message, [tx, ty, tz], [bx, by, bz], where);
 }
 
+/** a `subarray` bound as JavaScript takes it: negative counts from the end, clamped to [0, n] */
+export const subarrayBound = (x: number, n: number): number => (x < 0 ? Math.max(n + x, 0) : Math.min(x, n));
+
+/** `a.view(dtype)`: the bytes of the `n` elements of `v` from element `o`, as whole elements of `dtype` */
+export function viewAs(v: TypedArray, o: number, n: number, dtype: ScalarName): TypedArray {
+  const Ctor = DTYPE_INFO[dtype].array;
+  const start = v.byteOffset + o * v.BYTES_PER_ELEMENT;
+  if (start % Ctor.BYTES_PER_ELEMENT !== 0) {
+    throw new LaunchError(`view as ${dtype}: the array starts ${start} bytes into its allocation, not a multiple of ${Ctor.BYTES_PER_ELEMENT}, the size of a ${dtype} (on the GPU a misaligned access faults)`);
+  }
+  return new Ctor(v.buffer as ArrayBuffer, start, Math.floor((n * v.BYTES_PER_ELEMENT) / Ctor.BYTES_PER_ELEMENT)) as TypedArray;
+}
+
 export function printf(out: string[], fmt: string, args: PrintArg[]): void {
   out.push(formatPrintf(fmt, args));
 }
@@ -287,7 +300,7 @@ export const rt = {
   h2f, f2h, f16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
-  atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, kernelThrow, printf, runThreads, blockRange,
+  atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, kernelThrow, subarrayBound, viewAs, printf, runThreads, blockRange,
   fma16, fma32, fma64, copysign, rint, selp, ftz32,
 };
 export type Runtime = typeof rt;

@@ -1152,6 +1152,34 @@ class KernelEmitter {
     return d;
   }
 
+  /** `a.subarray(begin, end?)`: the bounds taken as JavaScript does (negative from the end, clamped to [0, length]) */
+  private subarray(a: ArrayVal, [begin, end]: readonly Scalar[]): ArrayVal {
+    const n = this.toReg(a.shape[0]!, "b32");
+    const clamp = (x: Scalar): Reg => {
+      const fromEnd = this.out("b32", "max.s32", this.out("b32", "add.s32", n, x), imm(0));
+      return this.out("b32", "selp.b32", fromEnd, this.out("b32", "min.s32", x, n), this.out("pred", "setp.lt.s32", x, imm(0)));
+    };
+    const first = clamp(begin!);
+    const length = this.out("b32", "max.s32", this.out("b32", "sub.s32", end ? clamp(end) : n, first), imm(0));
+    const skipped = this.out("b32", "mul.lo.s32", first, a.strides[0]!);
+    const bytes = imm(DTYPE_INFO[a.type.dtype].size);
+    const base = SPACES_32BIT.has(a.type.space)
+      ? this.out("b32", "mad.lo.s32", skipped, bytes, a.base)
+      : this.out("b64", "mad.wide.s32", skipped, bytes, a.base);
+    return { ...a, key: this.tempKey(), origin: "value", base, shape: [length] };
+  }
+
+  /** `a.view(dtype)` of a contiguous 1-d array: the same bytes, as many whole elements of `type` as they hold */
+  private viewAs(a: ArrayVal, type: ArrayType): ArrayVal {
+    const from = DTYPE_INFO[a.type.dtype].size, to = DTYPE_INFO[type.dtype].size;
+    // element sizes are powers of two
+    const n = a.shape[0]!;
+    const length = from === to ? n
+      : from > to ? this.out("b32", "shl.b32", n, imm(Math.log2(from / to)))
+      : this.out("b32", "shr.u32", n, imm(Math.log2(to / from)));
+    return { ...a, type, key: this.tempKey(), origin: "value", shape: [length], strides: [imm(1)] };
+  }
+
   /** `c ? a : b` for two arrays of one type: base, shape and strides picked with selp */
   private selectArray(c: Reg, a: ArrayVal, b: ArrayVal): ArrayVal {
     const pick = (x: Scalar, y: Scalar, cls: "b32" | "b64"): Scalar =>
@@ -1487,6 +1515,8 @@ class KernelEmitter {
       case "cstring": return this.stringAddress(e.args[0]!);
       case "assert": this.assert(e.args); return null;
       case "throw": this.throwError(e.args); return null;
+      case "subarray": return this.subarray(this.array(e.args[0]!), e.args.slice(1).map((x) => this.scalar(x)));
+      case "view": return this.viewAs(this.array(e.args[0]!), e.type as ArrayType);
       case "fastDiv": return this.out("f32", "div.approx.ftz.f32", arg(0), arg(1));
       default: return this.out("f32", FAST_UNARY[name], arg(0));
     }
