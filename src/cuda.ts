@@ -51,7 +51,13 @@ interface KernelArrayInfo {
  * `boolean` for bool): `a[i]`, `a.length`, `a.shape`. Declare a kernel parameter with it to accept
  * any 1-d array whose elements have that type; shared and local arrays have this type.
  */
-export interface KernelArray1<T> extends KernelArrayInfo { [i: number]: T }
+export interface KernelArray1<T> extends KernelArrayInfo {
+  [i: number]: T;
+  /** elements [begin, end) as a view that shares them (bounds as a TypedArray's `subarray` takes them) */
+  subarray(begin: number, end?: number): KernelArray1<T>;
+  /** the same bytes as elements of `dtype` (of a contiguous array), as many as they hold whole */
+  view<R>(dtype: DType<R>): KernelArray1<R>;
+}
 /** A 2-d array inside a kernel (Numba's `a[i, j]` is `a[i][j]`); as a parameter it accepts 2-d device and host arrays. */
 export interface KernelArray2<T> extends KernelArrayInfo { [i: number]: KernelArray1<T> }
 /** A 3-d array inside a kernel: `a[i][j][k]`. */

@@ -221,3 +221,27 @@ export class NcclError extends Error {
   }
 }
 named(NcclError, "NcclError");
+
+/**
+ * A kernel ran `throw new Error("…")`: raised by the host's next synchronising call after the launch
+ * (`cuda.synchronize()`, `stream.synchronize()`, a copy to the host, a launch with host arrays). It
+ * names the kernel, the message, the first thread that threw and its block, and, when the kernel was
+ * compiled with `debug`, the throw's `file:line`. The device stays usable.
+ */
+export class KernelError extends LaunchError {
+  /** the kernel's name */
+  declare readonly kernel: string;
+  /** the message the kernel threw */
+  declare readonly reason: string;
+  /** threadIdx of the thread that threw, as [x, y, z] */
+  declare readonly thread: readonly [number, number, number];
+  /** blockIdx of that thread, as [x, y, z] */
+  declare readonly block: readonly [number, number, number];
+  /** `file:line` of the throw (kernels compiled with `debug`), else undefined */
+  declare readonly location: string | undefined;
+  constructor(kernel: string, reason: string, thread: readonly [number, number, number], block: readonly [number, number, number], location?: string) {
+    super(`kernel '${kernel}' threw: ${reason} (thread (${thread.join(", ")}) of block (${block.join(", ")})${location ? `, at ${location}` : ""})`);
+    defineHidden(this, { kernel, reason, thread, block, location });
+  }
+}
+named(KernelError, "KernelError");

@@ -30,5 +30,5 @@ export {
   type TypedScalar, type StorageArrays, type StorageOf, type HostStorageOf, type HostElementOf, type KernelElementOf,
 } from "./dtypes.js";
 export {
-  CompileError, TypingError, LaunchError, CudaError, SanitizerError, type SourceProblem, type SanitizerFinding, type SanitizerTool,
+  CompileError, TypingError, LaunchError, KernelError, CudaError, SanitizerError, type SourceProblem, type SanitizerFinding, type SanitizerTool,
 } from "./errors.js";

@@ -16,6 +16,7 @@ import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import { raiseKernelErrors } from "./runtime/kernel-errors.js";
 import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
@@ -451,6 +452,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       const temps = spec.slots.fill(backend, records?.values ?? args);
       try {
         fast.launch(dims, stream, false);
+        // copying results back synchronises: a kernel that threw leaves the host arrays as they were
+        if (temps) raiseKernelErrors();
         launched = true;
       } finally {
         if (temps) settle(temps, launched);

@@ -190,7 +190,8 @@ function shapeOf(L: Lowerer, a: Node): number[] {
   });
 }
 
-function dtypeArg(L: Lowerer, a: Node): ScalarName {
+/** A dtype argument: a dtype object or its name. */
+export function dtypeArgument(L: Lowerer, a: Node): ScalarName {
   const v = L.lowerValue(a);
   if (v.v === "dtype") return v.dtype;
   if (v.v === "string" && v.text in DTYPE_INFO) return v.text as ScalarName;
@@ -216,7 +217,7 @@ function allocation(space: "shared" | "local"): Builtin {
       if (rec) return expr(allocateRecords(L, space, rec, shape, local, n));
       const complex = complexDTypeArg(L, args[1]!);
       if (complex && shape.includes(0)) return L.fail(args[0]!, "a complex array cannot be dynamic shared memory (shape 0): give its size");
-      return complex ? L.allocate(space, COMPLEX_PART[complex], shape, local, n, complex) : L.allocate(space, dtypeArg(L, args[1]!), shape, local, n);
+      return complex ? L.allocate(space, COMPLEX_PART[complex], shape, local, n, complex) : L.allocate(space, dtypeArgument(L, args[1]!), shape, local, n);
     });
 }
 

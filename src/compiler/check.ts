@@ -8,7 +8,6 @@ import { childNodes, locOf } from "./parse.js";
 /** What users call the constructs we reject. */
 const UNSUPPORTED: Record<string, string> = {
   TryStatement: "try/catch",
-  ThrowStatement: "throw",
   SwitchStatement: "switch (use if/else)",
   ForInStatement: "for…in (use an indexed for loop)",
   WithStatement: "with",
@@ -61,6 +60,10 @@ export function checkSyntax(params: readonly Node[], body: Node): SourceProblem[
   const visit = (n: Node, effects: boolean): void => {
     const bad = UNSUPPORTED[n.type];
     if (bad) { report(n, bad); return; }
+    if (n.type === "ThrowStatement") {
+      if (!thrownMessage(n.argument)) report(n.argument, "throwing anything but `new Error(\"message\")` with a string literal message");
+      return;
+    }
     if (n.type === "Literal" && n.regex) { report(n, UNSUPPORTED.RegExpLiteral!); return; }
     if (n.type === "VariableDeclaration" && n.kind === "var") report(n, "`var` (use let or const)");
     if ((n.type === "BinaryExpression" || n.type === "UnaryExpression" || n.type === "LogicalExpression" || n.type === "AssignmentExpression")
@@ -77,6 +80,13 @@ export function checkSyntax(params: readonly Node[], body: Node): SourceProblem[
   if (body.type === "BlockStatement") visit(body, true);
   else visit(body, false);
   return problems;
+}
+
+/** The message of `new Error("message")` (or `Error("message")`), the one form a kernel may throw. */
+export function thrownMessage(n: Node): string | undefined {
+  const isError = (n.type === "NewExpression" || n.type === "CallExpression") && n.callee.type === "Identifier" && n.callee.name === "Error";
+  const [message, ...rest] = isError ? n.arguments as Node[] : [];
+  return message?.type === "Literal" && typeof message.value === "string" && rest.length === 0 ? message.value : undefined;
 }
 
 function allowsEffects(parent: Node, key: string, effects: boolean): boolean {

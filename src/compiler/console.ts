@@ -8,9 +8,10 @@ import { locateSource } from "../errors.js";
 import type { Value } from "./builtins.js";
 import { conversionText, FormatError, hasConversion, parseFormat, type Conversion } from "./format.js";
 import { weakDefault } from "./infer.js";
-import { constExpr, int32Const, type Expr, type IntrinsicName, type SpecialReg } from "./ir.js";
+import { constExpr, int32Const, throwSite, type Expr, type IntrinsicName, type SpecialReg } from "./ir.js";
 import type { Lowerer, Typed } from "./lower.js";
 import { locOf, type Node } from "./parse.js";
+import { thrownMessage } from "./check.js";
 
 /** CUDA's printf takes at most 32 arguments after the format and ignores the rest. */
 const MAX_ARGUMENTS = 32;
@@ -242,6 +243,23 @@ export function lowerAssert(L: Lowerer, args: readonly Node[], n: Node): Value {
   const ids: Expr[] = THREAD_AND_BLOCK.map((reg) => ({ k: "special", type: "int32", reg }));
   L.features.print = true;
   return expr(intrinsic("assert", "void", [cond, int32Const(stringIndex(L, format)), ...ids], n));
+}
+
+// ---------------------------------------------------------------------------
+// throw
+
+/**
+ * `throw new Error("message")` (the syntax check admits no other form): the thread stops, and the
+ * host's next synchronising call raises a KernelError naming it; under `debug` the error also says
+ * where the throw is.
+ */
+export function lowerThrow(L: Lowerer, n: Node): void {
+  const message = thrownMessage(n.argument) ?? L.fail(n, "a kernel throws only new Error(\"message\") with a string literal message");
+  const { line, column } = locOf(n);
+  const file = L.options.debug ? locateSource(L.parsed.source, line, column, L.parsed.origin) : undefined;
+  const where = L.options.debug ? (file ? `${file.file}:${file.line}` : `${L.parsed.name} line ${line}`) : undefined;
+  const ids: Expr[] = THREAD_AND_BLOCK.map((reg) => ({ k: "special", type: "int32", reg }));
+  L.emit({ k: "expr", expr: intrinsic("throw", "void", [int32Const(stringIndex(L, throwSite(message, where))), ...ids], n), loc: locOf(n) });
 }
 
 const sourceText = (L: Lowerer, a: Node): string => L.parsed.source.slice(a.start, a.end).replace(/\s+/g, " ");

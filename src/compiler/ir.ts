@@ -292,8 +292,11 @@ export type Expr =
  * | print | (format: index into FunctionIR.strings as int32 const, ...values) | void — C printf (vprintf on the GPU); values are scalars, promoted as C varargs are (floats to double, narrower ints and bool to int), or `cstring`s for %s |
  * | cstring | (index into FunctionIR.strings as int32 const) | uint64 — the address of that NUL-terminated string; only a `print`/`assert` value |
  * | assert | (cond: bool, format: index into FunctionIR.strings as int32 const, ...values) | void — a `debug` assertion: unless cond, prints like `print` and stops the kernel (PTX `trap`); the simulator throws a LaunchError with the printed text instead |
+ * | throw | (site: index into FunctionIR.strings as int32 const (see `throwSite`), tid.x, tid.y, tid.z, ctaid.x, ctaid.y, ctaid.z) | void — `throw new Error(…)`: the thread stops; the first thrower of a launch records the site and its ids for the host, which raises a KernelError (no `trap`: the context survives) |
  * | fastExp2 / fastLog2 / fastSin / fastCos / fastRcp / fastTanh | (float32) | float32 — PTX .approx (fastmath only) |
  * | fastDiv | (float32, float32) | float32 — div.approx.ftz.f32 (fastmath only: `/` and `tan`) |
+ * | subarray | (1-d array, int32 begin, int32 end?) | the same array type: elements [begin, end) of it, shared; begin and end as JavaScript's `subarray` takes them (negative from the end, clamped to [0, length]; end absent: length) |
+ * | view | (contiguous 1-d array) | a C 1-d array of the result's dtype over the same bytes, as many whole elements as they hold (its start must be aligned to the new element size) |
  */
 export type IntrinsicName =
   | "syncthreads" | "syncthreadsCount" | "syncthreadsAnd" | "syncthreadsOr" | "syncwarp"
@@ -301,7 +304,7 @@ export type IntrinsicName =
   | "shflSync" | "shflUpSync" | "shflDownSync" | "shflXorSync"
   | "allSync" | "anySync" | "eqSync" | "ballotSync" | "matchAnySync" | "matchAllSync"
   | "activemask" | "lanemaskLt" | "nanosleep"
-  | "print" | "cstring" | "assert"
+  | "print" | "cstring" | "assert" | "throw" | "subarray" | "view"
   | "fastExp2" | "fastLog2" | "fastSin" | "fastCos" | "fastRcp" | "fastTanh" | "fastDiv";
 
 // ---------------------------------------------------------------------------
@@ -471,7 +474,29 @@ export const constExpr = (type: ScalarName, value: number | bigint | boolean): C
 export const int32Const = (value: number): ConstExpr => constExpr("int32", value | 0);
 
 /** Which argument of these intrinsics is an index into `FunctionIR.strings`. */
-export const STRING_ARGUMENT: Partial<Record<IntrinsicName, number>> = { print: 0, cstring: 0, assert: 1 };
+export const STRING_ARGUMENT: Partial<Record<IntrinsicName, number>> = { print: 0, cstring: 0, assert: 1, throw: 0 };
+
+/** A `throw` site as its entry in `FunctionIR.strings`: the message, then, when known, where it is (`file:line`). */
+export function throwSite(message: string, where?: string): string {
+  return where === undefined ? message : `${message}\0${where}`;
+}
+
+/** The message and place of a `throw` site's string (see `throwSite`). */
+export function parseThrowSite(text: string): { message: string; where?: string } {
+  const cut = text.lastIndexOf("\0");
+  return cut < 0 ? { message: text } : { message: text.slice(0, cut), where: text.slice(cut + 1) };
+}
+
+/** Whether a function's body holds a `throw` (its launches report a KernelError at the host's next synchronising call). */
+export function canThrow(fn: FunctionIR): boolean {
+  let found = false;
+  const visit = (e: Expr): void => {
+    if (e.k === "intrinsic" && e.name === "throw") found = true;
+    else exprChildren(e).forEach(visit);
+  };
+  walkStmts(fn.body, (s) => stmtExprs(s).forEach(visit));
+  return found;
+}
 
 /** Children of an expression, in evaluation order. */
 export function exprChildren(e: Expr): readonly Expr[] {

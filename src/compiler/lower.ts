@@ -11,8 +11,9 @@ import {
   tupleType, typeToString, complexType, complexArrayType, isComplexType, type ComplexName, type ArrayType, type ScalarName, type TupleType, type Type,
 } from "../dtypes.js";
 import { CompileError, TypingError, type SourceProblem } from "../errors.js";
-import { BUILTINS, lowerMathCall, type Value, type Builtin } from "./builtins.js";
+import { BUILTINS, dtypeArgument, lowerMathCall, type Value, type Builtin } from "./builtins.js";
 import { checkSyntax } from "./check.js";
+import { lowerThrow } from "./console.js";
 import { binaryType, floatTypeOf, integerLiteralType, join, promote, promoteOne, weakDefault, type Weak } from "./infer.js";
 import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
@@ -351,6 +352,7 @@ export class Lowerer {
       case "BreakStatement": return this.lowerJump(n, "break");
       case "ContinueStatement": return this.lowerJump(n, "continue");
       case "ReturnStatement": return this.lowerReturn(n, n.argument);
+      case "ThrowStatement": return lowerThrow(this, n);
       default: this.unsupported(n, `unsupported in kernels: ${n.type}`);
     }
   }
@@ -896,8 +898,34 @@ export class Lowerer {
       case "ndim": return numberLiteral(ndim);
       case "shape": return { v: "arrayDims", array, ndim, attr: "shape" };
       case "strides": return { v: "arrayDims", array, ndim, attr: "stride" };
-      default: return this.fail(n.property, `arrays have length, size, ndim, shape and strides; not '${prop}'`);
+      case "subarray": return { v: "builtin", name: "subarray", call: (_L, args, node) => this.subarray(array, t, args, node) };
+      case "view": return { v: "builtin", name: "view", call: (_L, args, node) => this.view(array, t, args, node) };
+      default: return this.fail(n.property, `arrays have length, size, ndim, shape and strides, and the methods subarray and view; not '${prop}'`);
     }
+  }
+
+  /** `a.subarray(begin, end?)` of a 1-d array: a view of its elements [begin, end), clamped as JavaScript's */
+  private subarray(array: Expr, t: ArrayType, args: readonly Node[], n: Node): Value {
+    if (t.ndim !== 1) this.fail(n, `subarray needs a 1-d array; got ${typeToString(t)}`);
+    if (args.length < 1 || args.length > 2) this.fail(n, `subarray takes a begin and an optional end; got ${args.length} argument(s)`);
+    const bounds = args.map((a) => {
+      const v = this.lowerExpr(a);
+      if (!isScalarType(v.e.type) || isFloat(v.weak ? weakDefault(v.weak) : v.e.type)) this.fail(a, `subarray's bounds are integers; got ${typeToString(v.e.type)}`);
+      return this.convert(v, "int32", a);
+    });
+    return expr(this.temporary("view", { k: "intrinsic", name: "subarray", type: t, args: [array, ...bounds], loc: locOf(n) }, n));
+  }
+
+  /** `a.view(dtype)` of a contiguous 1-d array: its bytes as elements of `dtype` */
+  private view(array: Expr, t: ArrayType, args: readonly Node[], n: Node): Value {
+    if (t.ndim !== 1 || t.layout !== "C") this.fail(n, `view needs a contiguous 1-d array; got ${typeToString(t)}`);
+    if (args.length !== 1) this.fail(n, `view takes a dtype; got ${args.length} argument(s)`);
+    const dtype = dtypeArgument(this, args[0]!);
+    if (dtype === "bool" || t.dtype === "bool") this.fail(n, "view does not reinterpret bool arrays");
+    const type: ArrayType = { ...t, dtype };
+    // stores through the view reach the array under another type, which the written-array tracking cannot follow
+    if (t.space === "global") this.markWritten(array);
+    return expr(this.temporary("view", { k: "intrinsic", name: "view", type, args: [array], loc: locOf(n) }, n));
   }
 
   /** Reads `a[i]`, `a[i][j]`, `a[i, j]`, `a.shape[k]`, `a.strides[k]` (bytes) or `tuple[k]`. */

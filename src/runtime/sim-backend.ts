@@ -10,6 +10,7 @@ import type {
   Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory, KernelArg, SimBuffer,
 } from "./backend.js";
 import { compileSim } from "../targets/js/index.js";
+import { raiseKernelErrors } from "./kernel-errors.js";
 import { noteAlloc, noteDeviceCopy, noteFree, noteHostCopy, simChecks } from "../targets/js/sanitize.js";
 import { hostBuffers } from "./sim-workers.js";
 
@@ -161,11 +162,19 @@ function syncingShared(kernel: CompiledKernel): CompiledKernel {
   };
 }
 
+// the synchronising calls raise the KernelError of a kernel that threw since the last one
 class SimStream implements BackendStream {
   constructor(readonly isDefault: boolean) {}
-  synchronize(): void {}
+  synchronize(): void {
+    raiseKernelErrors();
+  }
   done(): Promise<void> {
-    return Promise.resolve();
+    try {
+      raiseKernelErrors();
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 }
 
@@ -224,6 +233,7 @@ export function createSimBackend(id = 0): Backend {
       if (sanitizing()) noteHostCopy(buf as SimBuffer, byteOffset, src.byteLength);
     },
     copyToHost(dst, buf, byteOffset) {
+      raiseKernelErrors();
       loadShared(simBuffer(buf), byteOffset, dst.byteLength);
       viewBytes(dst).set(bytesOf(buf, byteOffset, dst.byteLength));
     },
@@ -244,7 +254,7 @@ export function createSimBackend(id = 0): Backend {
     defaultStream: () => defaultStream,
     createStream: () => new SimStream(false),
     createEvent: () => new SimEvent(),
-    synchronize() {},
+    synchronize: raiseKernelErrors,
     // each simulated device has the host's memory as its size, less what its own arrays take
     memoryInfo: () => ({ free: Math.max(0, totalmem() - allocated), total: totalmem() }),
   };

@@ -18,7 +18,7 @@ const register = join(root, "..", "shared", "tools", "fakecuda", "register.mjs")
 /** Test files that run on the current target, beside the GPU suite (the others are the simulator's own or compile only). */
 const TARGET_TESTS = [
   "test/host-devicearray.test.ts", "test/reduce.test.ts", "test/vectorize.test.ts", "test/random.test.ts",
-  "test/typing-by-value.test.ts", "test/device-scope.test.ts", "test/launch-fast-path.test.ts",
+  "test/typing-by-value.test.ts", "test/device-scope.test.ts", "test/launch-fast-path.test.ts", "test/kernel-throw.test.ts", "test/array-views.test.ts",
 ];
 
 function missing(): string | undefined {

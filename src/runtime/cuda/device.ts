@@ -19,6 +19,7 @@ import { deviceInfo, initDriver } from "./detect.js";
 import { CudaKernel } from "./kernel.js";
 import { ptxVersionForDriver } from "./ptxversion.js";
 import { CudaEvent, CudaStream } from "./stream.js";
+import { raiseKernelErrors } from "../kernel-errors.js";
 
 export type EmitPtx = (ir: FunctionIR, options: PtxTargetOptions) => PtxModule;
 
@@ -224,6 +225,8 @@ export class CudaDevice implements Backend {
     if (dst.byteLength === 0) return;
     const bytes = asBytes(dst);
     const s = this.useStream(stream ?? this.nullStream, "cuMemcpyDtoH_v2");
+    // a copy to the host synchronises: a kernel that threw is reported before anything is copied
+    raiseKernelErrors();
     if (src.host) return this.hostCopy(s, bytes, new Uint8Array(src.host, byteOffset, bytes.length));
     const at = src.ptr + BigInt(byteOffset);
     // from device to pageable memory the driver returns only once the copy is done, so JS memory is safe
@@ -362,6 +365,7 @@ export class CudaDevice implements Backend {
   synchronize(): void {
     this.activate();
     this.call("cuCtxSynchronize");
+    raiseKernelErrors();
   }
 
   memoryInfo(): { free: number; total: number } {

@@ -33,6 +33,7 @@ const PROTOTYPES = {
   cuModuleLoadDataEx: "int cuModuleLoadDataEx(_Out_ void **module, const char *image, unsigned int n, int *options, void **values)",
   cuModuleUnload: "int cuModuleUnload(void *module)",
   cuModuleGetFunction: "int cuModuleGetFunction(_Out_ void **fn, void *module, const char *name)",
+  cuModuleGetGlobal_v2: "int cuModuleGetGlobal_v2(_Out_ uint64_t *dptr, _Out_ size_t *bytes, void *module, const char *name)",
   cuFuncGetAttribute: "int cuFuncGetAttribute(_Out_ int *value, int attrib, void *fn)",
   cuFuncSetAttribute: "int cuFuncSetAttribute(void *fn, int attrib, int value)",
   cuOccupancyMaxPotentialBlockSize:

@@ -5,7 +5,10 @@ import { koffi } from "./ffi.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "../backend.js";
 import type { FunctionIR } from "../../compiler/ir.js";
 import type { PtxModule } from "../../targets/ptx/module.js";
-import { LaunchError } from "../../errors.js";
+import { KernelError, LaunchError } from "../../errors.js";
+import { parseThrowSite } from "../../compiler/ir.js";
+import { KERNEL_ERROR_SYMBOL, KERNEL_ERROR_WORDS } from "../../targets/ptx/module.js";
+import { noteThrowingLaunch } from "../kernel-errors.js";
 import { CUDA_SUCCESS } from "./driver.js";
 import type { CudaDevice } from "./device.js";
 import { nativeMemory, ParamBlock, type PointerOf } from "./params.js";
@@ -76,6 +79,8 @@ export class CudaKernel implements CompiledKernel {
   private generation = -1;
   /** dynamic shared memory a launch may use without raising the function attribute */
   private dynamicSharedLimit = 0;
+  /** the device address of the module's error record (kernels that may throw), else 0 */
+  private errorRecord = 0n;
 
   constructor(owner: CudaDevice, ir: FunctionIR, ptx: PtxModule) {
     this.owner = owner;
@@ -108,6 +113,7 @@ export class CudaKernel implements CompiledKernel {
       const fn: unknown[] = [null];
       driver.check("cuModuleGetFunction", driver.api.cuModuleGetFunction(fn, module[0], this.ptx.entry), `entry '${this.ptx.entry}'`);
       this.owner.trackModule(this, module[0]);
+      if (this.ptx.throws) this.errorRecord = this.globalAddress(module[0], KERNEL_ERROR_SYMBOL);
       this.fn = fn[0];
       this.fnAddress = Number(ffi.address(fn[0]));
       this.generation = this.owner.generation;
@@ -117,6 +123,31 @@ export class CudaKernel implements CompiledKernel {
       ffi.free(infoLog);
     }
   }
+
+  /** The device address of a module's `.global` variable. */
+  private globalAddress(module: unknown, name: string): bigint {
+    const { driver } = this.owner;
+    const address: (number | bigint)[] = [0], bytes = [0];
+    driver.check("cuModuleGetGlobal_v2", driver.api.cuModuleGetGlobal_v2(address, bytes, module, name), `global '${name}' of kernel '${this.ir.name}'`);
+    return BigInt(address[0]!);
+  }
+
+  /**
+   * What the launches since the last read threw: the error record the first throwing thread wrote
+   * (see the PTX target's throwError), cleared for the next launches. Reading it waits for them.
+   */
+  private readonly readThrow = (): KernelError | undefined => {
+    const { driver } = this.owner;
+    // a reset context took the launches and the record with it
+    if (this.generation !== this.owner.generation) return undefined;
+    this.owner.activate();
+    const record = new Uint32Array(KERNEL_ERROR_WORDS);
+    driver.check("cuMemcpyDtoH_v2", driver.api.cuMemcpyDtoH_v2(record, this.errorRecord, record.byteLength), `reading the error record of kernel '${this.ir.name}'`);
+    if (record[0] === 0) return undefined;
+    driver.check("cuMemcpyHtoD_v2", driver.api.cuMemcpyHtoD_v2(this.errorRecord, new Uint32Array(KERNEL_ERROR_WORDS), record.byteLength), `clearing the error record of kernel '${this.ir.name}'`);
+    const { message, where } = parseThrowSite(this.ir.strings[record[0]! - 1] ?? "(an unknown throw site)");
+    return new KernelError(this.ir.name, message, [record[1]!, record[2]!, record[3]!], [record[4]!, record[5]!, record[6]!], where);
+  };
 
   private loadFailure(rc: number, log: string): string {
     const lines = [`while JIT-compiling kernel '${this.ir.name}' (entry ${this.ptx.entry})`, log ? `JIT log:\n${log}` : "the JIT gave no log"];
@@ -142,6 +173,7 @@ export class CudaKernel implements CompiledKernel {
     if (smem > this.dynamicSharedLimit) this.raiseDynamicShared(fn, smem);
     const [gx, gy, gz] = dims.grid;
     const [bx, by, bz] = dims.block;
+    if (this.errorRecord) noteThrowingLaunch(this.readThrow);
     if (cooperative || this.ptx.cooperative) {
       const rc = driver.api.cuLaunchCooperativeKernel(fn, gx, gy, gz, bx, by, bz, smem, s.handle, this.params.kernelParams);
       if (rc !== CUDA_SUCCESS) throw driver.error("cuLaunchCooperativeKernel", rc, this.describeLaunch(dims));

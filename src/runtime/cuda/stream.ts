@@ -6,6 +6,7 @@
 import type { BackendEvent, BackendStream } from "../backend.js";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./driver.js";
 import type { CudaDevice } from "./device.js";
+import { raiseKernelErrors } from "../kernel-errors.js";
 
 const IMMEDIATE_POLLS = 32;
 const MAX_POLL_MS = 8;
@@ -50,6 +51,7 @@ export class CudaStream implements BackendStream {
   synchronize(): void {
     this.owner.useStream(this, "cuStreamSynchronize");
     this.owner.driver.check("cuStreamSynchronize", this.owner.driver.api.cuStreamSynchronize(this.handle));
+    raiseKernelErrors();
   }
 
   /** true once all work queued so far has finished */
@@ -59,7 +61,11 @@ export class CudaStream implements BackendStream {
   }
 
   done(): Promise<void> {
-    return pollUntil(() => this.query());
+    return pollUntil(() => {
+      const finished = this.query();
+      if (finished) raiseKernelErrors();
+      return finished;
+    });
   }
 }
 
@@ -83,6 +89,7 @@ export class CudaEvent implements BackendEvent {
   synchronize(): void {
     this.owner.useEvent(this, "cuEventSynchronize");
     this.owner.driver.check("cuEventSynchronize", this.owner.driver.api.cuEventSynchronize(this.handle));
+    raiseKernelErrors();
   }
 
   query(): boolean {

@@ -520,10 +520,24 @@ class Emitter {
       this.line(`}`);
       return;
     }
+    if (e.k === "intrinsic" && (e.name === "subarray" || e.name === "view")) return this.assignView(dst, e);
     const src = this.arrayOf(e);
     const parts = [[dst.v, src.v], [dst.o, src.o], ...dst.n.map((n, k) => [n, src.n[k]]), ...dst.s.map((s, k) => [s, src.s[k]]), [dst.size, src.size],
       ...(dst.sh ? [[dst.sh, src.sh ?? "undefined"]] : [])];
     this.line(parts.map(([d, s]) => `${d} = ${s}`).join(", ") + ";");
+  }
+
+  /** dst := `a.subarray(begin, end?)` (bounds as JavaScript's) or `a.view(dtype)` of the 1-d array a */
+  private assignView(dst: ArrayInfo, e: IntrinsicExpr): void {
+    const src = this.arrayOf(e.args[0]!);
+    const [n, s] = [src.n[0]!, src.s[0]!];
+    if (e.name === "view") {
+      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${n}, "${dst.dtype}"), ${dst.o} = 0, ${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = undefined` : ""};`);
+      return;
+    }
+    const [begin, end] = e.args.slice(1).map((x) => `subarrayBound(${this.expr(x)}, ${n})`);
+    this.line(`${dst.o} = ${begin};`);
+    this.line(`${dst.v} = ${src.v}, ${dst.n[0]} = Math.max(${end ?? n} - ${dst.o}, 0), ${dst.o} = ${src.o} + ${dst.o} * ${s}, ${dst.s[0]} = ${s}, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = ${src.sh ?? "undefined"}` : ""};`);
   }
 
   /** the index in `sites` of an access at `loc` (the kernel's first line when unknown) */
@@ -855,6 +869,7 @@ class Emitter {
       case "cstring": return this.string(e.args[0]!);
       // the message's arguments are evaluated only when the assertion fails
       case "assert": return `(${args[0]} || assertFailed(${this.string(e.args[1]!)}, [${args.slice(2).join(", ")}]))`;
+      case "throw": return `kernelThrow(${JSON.stringify(this.ir.name)}, ${this.string(e.args[0]!)}, ${args.slice(1).join(", ")})`;
       default: throw new Error(`simulator: intrinsic '${e.name}' is not supported`);
     }
   }

@@ -1,9 +1,10 @@
 // The JS target: typed IR → JavaScript, run on the CPU with the GPU's dtype
 // semantics (the simulator back end's kernels).
 
-import type { FunctionIR } from "../../compiler/ir.js";
+import { canThrow, type FunctionIR } from "../../compiler/ir.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../../runtime/backend.js";
-import { LaunchError } from "../../errors.js";
+import { KernelError, LaunchError } from "../../errors.js";
+import { noteThrowingLaunch } from "../../runtime/kernel-errors.js";
 import { emitKernel, type EmitOptions } from "./emit.js";
 import { launchSatisfies } from "./bounds.js";
 import { rt } from "./runtime.js";
@@ -38,6 +39,8 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
   let checked: KernelFn | undefined, shuffled: KernelFn | undefined;
   // the sanitizer's variants: the plain code's shape, and all generators for the random schedule
   const sanitized = new Map<boolean, ReturnType<typeof build>>();
+  // a launch ends at the first throw, which the calling thread catches (so no worker threads)
+  const throws = canThrow(ir);
   return {
     ir,
     code,
@@ -54,7 +57,7 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
       const checks = simChecks();
       const assumed = launchSatisfies(plain.assumes, dims.grid, dims.block, args);
       // the sanitizer and the random schedule run in the calling thread; large plain launches on workers
-      if (!checks.tools && checks.seed === undefined && assumed) {
+      if (!checks.tools && checks.seed === undefined && assumed && !throws) {
         const runners = parallel.runners(dims, L.cooperative);
         if (runners > 1) return parallel.launch(dims, args, runners);
       }
@@ -76,7 +79,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
         }
       } catch (e) {
         restore();
-        throw e;
+        // as on the GPU, the host learns of it at its next synchronising call
+        if (!(e instanceof KernelError)) throw e;
+        noteThrowingLaunch(() => e);
       } finally {
         if (L.out.length > 0) process.stdout.write(L.out.join(""));
       }

@@ -5,8 +5,8 @@
 
 import type { ArrayArg, KernelArg } from "../../runtime/backend.js";
 import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../../dtypes.js";
-import { LaunchError, locateSource, sourcePosition } from "../../errors.js";
-import type { AtomicOp } from "../../compiler/ir.js";
+import { KernelError, LaunchError, locateSource, sourcePosition } from "../../errors.js";
+import { parseThrowSite, type AtomicOp } from "../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../../fp.js";
 import { bfloat16Bits, bfloat16FromBits, bfloat16Round } from "../../half.js";
 import { formatPrintf, type PrintArg } from "./printf.js";
@@ -273,6 +273,28 @@ export function assertFailed(fmt: string, args: PrintArg[]): never {
   throw new LaunchError(formatPrintf(fmt, args).replace(/\n$/, ""));
 }
 
+/**
+ * `throw new Error(…)` in a kernel: ends the launch (the threads not yet run do not run) with the
+ * KernelError that the host raises at its next synchronising call
+ */
+export function kernelThrow(kernel: string, site: string, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): never {
+  const { message, where } = parseThrowSite(site);
+  throw new KernelError(kernel, message, [tx, ty, tz], [bx, by, bz], where);
+}
+
+/** a `subarray` bound as JavaScript takes it: negative counts from the end, clamped to [0, n] */
+export const subarrayBound = (x: number, n: number): number => (x < 0 ? Math.max(n + x, 0) : Math.min(x, n));
+
+/** `a.view(dtype)`: the bytes of the `n` elements of `v` from element `o`, as whole elements of `dtype` */
+export function viewAs(v: TypedArray, o: number, n: number, dtype: ScalarName): TypedArray {
+  const Ctor = DTYPE_INFO[dtype].array;
+  const start = v.byteOffset + o * v.BYTES_PER_ELEMENT;
+  if (start % Ctor.BYTES_PER_ELEMENT !== 0) {
+    throw new LaunchError(`view as ${dtype}: the array starts ${start} bytes into its allocation, not a multiple of ${Ctor.BYTES_PER_ELEMENT}, the size of a ${dtype} (on the GPU a misaligned access faults)`);
+  }
+  return new Ctor(v.buffer as ArrayBuffer, start, Math.floor((n * v.BYTES_PER_ELEMENT) / Ctor.BYTES_PER_ELEMENT)) as TypedArray;
+}
+
 export function printf(out: string[], fmt: string, args: PrintArg[]): void {
   out.push(formatPrintf(fmt, args));
 }
@@ -284,7 +306,7 @@ export const rt = {
   h2f, f2h, f16, bf16, f2b, b2f, big2bf16, idiv, irem, ifloordiv, bdiv, brem, bfloordiv, bmin, bmax, babs,
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
-  atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, printf, runThreads, blockRange,
+  atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, kernelThrow, subarrayBound, viewAs, printf, runThreads, blockRange,
   fma16, fma32, fma64, copysign, rint, selp, ftz32,
 };
 export type Runtime = typeof rt;

@@ -27,7 +27,7 @@ import { reduceInductionAddresses, renameAddress, type InductionAddress } from "
 import { IR_LIMIT_OPS, NUMBER_LIMIT_OPS, UNROLL, mainLoopLimit, mainLoopTest, scaledUpdate, unrollPlan, type UnrollPlan } from "./unroll.js";
 import { bfloat16Bits, isHalfFloat } from "../../half.js";
 import { chooseVersion, hasCapability, maxVersion, targetName, type Requirement } from "./version.js";
-import type { PtxModule, PtxParam, PtxTargetOptions } from "./module.js";
+import { KERNEL_ERROR_SYMBOL, KERNEL_ERROR_WORDS, type PtxModule, type PtxParam, type PtxTargetOptions } from "./module.js";
 
 /**
  * An array value: base address plus shape and strides (elements). Where its
@@ -160,6 +160,8 @@ class KernelEmitter {
   private loc: Loc | undefined;
   private staticShared = 0;
   private usesPrint = false;
+  /** the kernel has a `throw`: the module declares the error record (KERNEL_ERROR_SYMBOL) */
+  private usesThrow = false;
   private readonly entry: string;
 
   constructor(private readonly ir: FunctionIR, private readonly cc: readonly [number, number]) {
@@ -182,6 +184,7 @@ class KernelEmitter {
 
     const version = chooseVersion(this.cc, this.featureVersion, options.maxPtxVersion);
     if (this.usesPrint) this.moduleDecls.push(".extern .func (.param .b32 rv) vprintf(.param .b64 fmt, .param .b64 args);");
+    if (this.usesThrow) this.moduleDecls.push(`.visible .global .align 4 .u32 ${KERNEL_ERROR_SYMBOL}[${KERNEL_ERROR_WORDS}];`);
     const merged = mergeCommonSubexpressions(hoistLoopInvariants([...this.prologue, ...this.body]));
     const addresses = this.inductionAddresses.map((a) => renameAddress(a, merged.rename));
     const lines = reduceInductionAddresses(merged.lines, addresses, (cls) => this.reg(cls));
@@ -205,7 +208,7 @@ class KernelEmitter {
       "}",
       "",
     ].join("\n");
-    return { text, entry: this.entry, params: this.params, staticSharedBytes: this.staticShared, cooperative: this.ir.features.gridSync };
+    return { text, entry: this.entry, params: this.params, staticSharedBytes: this.staticShared, cooperative: this.ir.features.gridSync, throws: this.usesThrow };
   }
 
   // -------------------------------------------------------------------------
@@ -1210,6 +1213,34 @@ class KernelEmitter {
     return d;
   }
 
+  /** `a.subarray(begin, end?)`: the bounds taken as JavaScript does (negative from the end, clamped to [0, length]) */
+  private subarray(a: ArrayVal, [begin, end]: readonly Scalar[]): ArrayVal {
+    const n = this.toReg(a.shape[0]!, "b32");
+    const clamp = (x: Scalar): Reg => {
+      const fromEnd = this.out("b32", "max.s32", this.out("b32", "add.s32", n, x), imm(0));
+      return this.out("b32", "selp.b32", fromEnd, this.out("b32", "min.s32", x, n), this.out("pred", "setp.lt.s32", x, imm(0)));
+    };
+    const first = clamp(begin!);
+    const length = this.out("b32", "max.s32", this.out("b32", "sub.s32", end ? clamp(end) : n, first), imm(0));
+    const skipped = this.out("b32", "mul.lo.s32", first, a.strides[0]!);
+    const bytes = imm(DTYPE_INFO[a.type.dtype].size);
+    const base = SPACES_32BIT.has(a.type.space)
+      ? this.out("b32", "mad.lo.s32", skipped, bytes, a.base)
+      : this.out("b64", "mad.wide.s32", skipped, bytes, a.base);
+    return { ...a, key: this.tempKey(), origin: "value", base, shape: [length] };
+  }
+
+  /** `a.view(dtype)` of a contiguous 1-d array: the same bytes, as many whole elements of `type` as they hold */
+  private viewAs(a: ArrayVal, type: ArrayType): ArrayVal {
+    const from = DTYPE_INFO[a.type.dtype].size, to = DTYPE_INFO[type.dtype].size;
+    // element sizes are powers of two
+    const n = a.shape[0]!;
+    const length = from === to ? n
+      : from > to ? this.out("b32", "shl.b32", n, imm(Math.log2(from / to)))
+      : this.out("b32", "shr.u32", n, imm(Math.log2(to / from)));
+    return { ...a, type, key: this.tempKey(), origin: "value", shape: [length], strides: [imm(1)] };
+  }
+
   /** `c ? a : b` for two arrays of one type: base, shape and strides picked with selp */
   private selectArray(c: Reg, a: ArrayVal, b: ArrayVal): ArrayVal {
     const pick = (x: Scalar, y: Scalar, cls: "b32" | "b64"): Scalar =>
@@ -1544,6 +1575,9 @@ class KernelEmitter {
       case "print": this.print(e.args); return null;
       case "cstring": return this.stringAddress(e.args[0]!);
       case "assert": this.assert(e.args); return null;
+      case "throw": this.throwError(e.args); return null;
+      case "subarray": return this.subarray(this.array(e.args[0]!), e.args.slice(1).map((x) => this.scalar(x)));
+      case "view": return this.viewAs(this.array(e.args[0]!), e.type as ArrayType);
       case "fastDiv": return this.out("f32", "div.approx.ftz.f32", arg(0), arg(1));
       default: return this.out("f32", FAST_UNARY[name], arg(0));
     }
@@ -1642,6 +1676,23 @@ class KernelEmitter {
     this.bra(end, { reg: holds, neg: false });
     this.pushScope(); this.print(args.slice(1)); this.ins("trap", [], 0); this.popScope();
     this.place(end);
+  }
+
+  /**
+   * `throw`: the first thread of the launch to throw claims the error record with a compare-and-swap
+   * (word 0: the site's string index + 1) and writes its thread and block ids after it; every thrower
+   * then exits. No `trap`: that would end the context, and the host reads the record after the launch.
+   */
+  private throwError(args: readonly Expr[]): void {
+    const site = args[0]!;
+    if (site.k !== "const") throw new Error("PTX target: a throw site must be a constant");
+    this.usesThrow = true;
+    const ids = args.slice(1).map((a) => this.toReg(this.scalar(a), "b32"));
+    const record = this.out("b64", "mov.u64", sym(KERNEL_ERROR_SYMBOL));
+    const old = this.out("b32", "atom.global.cas.b32", mem(record, 0), imm(0), imm(Number(site.value) + 1));
+    const first = this.out("pred", "setp.eq.u32", old, imm(0));
+    ids.forEach((id, i) => this.ins("st.global.u32", [mem(record, 4 * (i + 1)), id], 0, { reg: first, neg: false }));
+    this.ins("ret", [], 0);
   }
 
   /** this_grid().sync(), as nvcc 13 emits it (ptx.md §2; needs a cooperative launch) */

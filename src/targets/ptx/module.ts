@@ -22,7 +22,17 @@ export interface PtxModule {
   readonly staticSharedBytes: number;
   /** the kernel uses `this_grid().sync()`: launch with cuLaunchCooperativeKernel */
   readonly cooperative: boolean;
+  /** the kernel may `throw`: after a launch the host reads (and clears) the module's KERNEL_ERROR_SYMBOL */
+  readonly throws: boolean;
 }
+
+/**
+ * The error record of a kernel that may throw, a `.global` array of KERNEL_ERROR_WORDS uint32: 0 while
+ * nothing threw, else the throw site's index in the kernel's strings + 1, then the first thrower's
+ * threadIdx x, y, z and blockIdx x, y, z.
+ */
+export const KERNEL_ERROR_SYMBOL = "__numbats_error";
+export const KERNEL_ERROR_WORDS = 7;
 
 export interface PtxTargetOptions {
   /** compute capability, e.g. [9, 0]; default [7, 5] when no GPU is known */

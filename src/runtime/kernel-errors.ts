@@ -1,0 +1,33 @@
+// Errors that kernels throw (`throw new Error(…)`) reach the host as a GPU's do: a launch returns
+// before its threads run, so what a thread threw is known only at the host's next synchronising
+// call (cuda.synchronize(), stream.synchronize(), a copy to the host, a launch with host arrays).
+// Each launch of a kernel that may throw leaves a reader here; those calls run them all.
+
+import type { KernelError } from "../errors.js";
+
+/** Reads what a launch recorded of a throw, and clears the record (undefined: nothing threw). */
+export type ThrowRecord = () => KernelError | undefined;
+
+/** one reader per kernel on the GPU (its record stays the first throw until read), one per failed launch on the simulator */
+const pending = new Set<ThrowRecord>();
+
+/** Notes a launch of a kernel that may throw, to be checked at the next synchronising call. */
+export function noteThrowingLaunch(record: ThrowRecord): void {
+  pending.add(record);
+}
+
+/**
+ * At a synchronising call: throws the KernelError of the first noted launch that threw (every
+ * record is read and cleared, so the next launches start clean).
+ */
+export function raiseKernelErrors(): void {
+  if (pending.size === 0) return;
+  const records = [...pending];
+  pending.clear();
+  let first: KernelError | undefined;
+  for (const read of records) {
+    const thrown = read();
+    first ??= thrown;
+  }
+  if (first) throw first;
+}
