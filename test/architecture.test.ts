@@ -1,5 +1,5 @@
 // Imports run one way. The source is in layers, lowest first:
-//   leaf      dtypes.ts, errors.ts, fp.ts (numeric helpers)
+//   leaf      dtypes.ts, errors.ts, and the numeric helpers fp.ts (exact floating point), half.ts (float16, bfloat16)
 //   mathlib   the device math library and random draws, written in the kernel language
 //   compiler  source → typed IR → passes
 //   targets   IR → PTX, IR → the simulator's JavaScript
@@ -21,7 +21,7 @@ const LAYERS = ["leaf", "mathlib", "compiler", "targets", "runtime", "host"] as 
 type Layer = (typeof LAYERS)[number];
 
 function layerOf(file: string): Layer {
-  if (["dtypes.ts", "errors.ts", "fp.ts"].includes(file)) return "leaf";
+  if (["dtypes.ts", "errors.ts", "fp.ts", "half.ts"].includes(file)) return "leaf";
   const top = file.split("/")[0]!;
   return (LAYERS as readonly string[]).includes(top) ? (top as Layer) : "host";
 }
@@ -33,6 +33,7 @@ const KNOWN_UPWARD: Record<string, string> = {
   "targets/js/runtime.ts -> runtime/backend.ts": "the launch ABI types move to a leaf module",
   "targets/js/sanitize.ts -> runtime/backend.ts": "the launch ABI types move to a leaf module",
   "targets/js/index.ts -> runtime/sim-workers.ts": "the simulator's launcher moves to the runtime, which runs the target's artifact",
+  "targets/js/index.ts -> runtime/kernel-errors.ts": "the simulator's launcher moves to the runtime, which runs the target's artifact",
 };
 
 function sourceFiles(dir: string): string[] {

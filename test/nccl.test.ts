@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NcclError } from "../src/errors.js";
 import { openNccl } from "../src/runtime/cuda/nccl.js";
-import type { ReduceOp } from "../src/distributed/communicator.js";
+import type { ReduceOp } from "../src/runtime/communicator.js";
 import { RANK_ELEMENTS as n, REDUCED_DTYPES, REDUCE_OPS } from "./fixtures/nccl/data.js";
 import { checkRankResults } from "./helpers/nccl-reference.js";
 

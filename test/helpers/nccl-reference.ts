@@ -2,7 +2,7 @@
 // shared by the stand-in's tests (test/nccl.test.ts) and the GPU suite's run of real NCCL.
 import assert from "node:assert/strict";
 import type { ScalarName } from "../../src/dtypes.js";
-import type { ReduceOp } from "../../src/distributed/communicator.js";
+import type { ReduceOp } from "../../src/runtime/communicator.js";
 import { inputOf, REDUCED_DTYPES, REDUCE_OPS, RANK_ELEMENTS as n } from "../fixtures/nccl/data.js";
 
 type Typed = ReturnType<typeof inputOf>;

@@ -2,7 +2,7 @@
 // the library). Each call is checked here first (arrays on the communicator's device, contiguous,
 // dtypes and sizes that agree) so that NCCL never sees a call it would reject or misread.
 
-import type { Communicator, ReduceOp } from "../../distributed/communicator.js";
+import type { Communicator, ReduceOp } from "../communicator.js";
 import { LaunchError } from "../../errors.js";
 import { DTYPE_INFO } from "../../dtypes.js";
 import { DeviceArray, type StreamLike } from "../devicearray.js";

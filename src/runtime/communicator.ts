@@ -1,8 +1,8 @@
 // The contract between the public `nccl` API (src/distributed/nccl.ts) and the two engines behind it:
 // NCCL itself through koffi on the cuda target (src/runtime/cuda/nccl*.ts), and the simulator's
 // collectives between the ranks' processes (src/distributed/sim-*.ts).
-import type { DeviceArray } from "../runtime/devicearray.js";
-import type { StreamLike } from "../runtime/devicearray.js";
+import type { DeviceArray } from "./devicearray.js";
+import type { StreamLike } from "./devicearray.js";
 
 /** Reduction operators, as NCCL names them (`ncclSum`, `ncclProd`, `ncclMin`, `ncclMax`, `ncclAvg`). */
 export type ReduceOp = "sum" | "prod" | "min" | "max" | "avg";
