@@ -21,16 +21,16 @@ export function __remainder64(x: number, y: number): number {
 
 /**
  * remainder(x, y) for float64 or float32 x, y (specialised per type): ax = |x| mod 2|y| (exact), then at
- * most two exact subtractions of |y|. `twoUlimit` is 2^emax (2|y| overflows from there), `halfExact` the
+ * most two exact subtractions of |y|. `yOverflowsDoubled` is 2^emax (from there 2|y| overflows), `halfExact` the
  * least |y| whose half is exact (2^(emin+1)): below it 2·ax is compared with |y| instead.
  */
-export function __remainderIn(x: number, y: number, twoUlimit: number, halfExact: number): number {
+export function __remainderIn(x: number, y: number, yOverflowsDoubled: number, halfExact: number): number {
   if (Number.isNaN(x) || Number.isNaN(y)) return x + y;
   let ax = Math.abs(x);
   const ay = Math.abs(y);
   if (ay === 0 || ax === Infinity) return (x - x) / (y - y); // NaN of the operands' type
   if (ax === 0 || ay === Infinity) return x; // ±0 keeps its sign
-  if (ay < twoUlimit) ax = ax % (ay + ay); // now ax < 2·ay
+  if (ay < yOverflowsDoubled) ax = ax % (ay + ay); // now ax < 2·ay
   if (ay < halfExact) {
     if (ax + ax > ay) {
       ax = ax - ay;
