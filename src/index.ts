@@ -9,7 +9,7 @@ export {
   Kernel, type JitOptions, type Dim, type Launcher, type LaunchArgument, type LaunchArguments, type KernelArgument,
   type ArrayArgument, type HostRecord, type RecordElement, type RecordsArgument, type AnyKernelFunction, type TypedLaunchArgument, type InnermostElement,
 } from "./kernel.js";
-export { NDArray, ndarray, type NDArrayLike, type ElementOf, type Nested } from "./runtime/ndarray.js";
+export { NDArray, ndarray, type NDArrayLike, type ElementOf, type Nested } from "./ndarray.js";
 export {
   DeviceArray, type HostArray, type HostArrayOf, type HostCopyOf, type DeviceArrayLike, type DTypeOfHost, type RankOf,
   type RankOfHost, type Shape, type SliceSpec, type StreamLike, type ToDeviceOptions,

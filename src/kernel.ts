@@ -15,7 +15,7 @@ import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, type Complex } from "./complex.js";
-import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./runtime/ndarray.js";
+import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
 import { raiseKernelErrors } from "./runtime/kernel-errors.js";
 import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";

@@ -15,7 +15,7 @@ import {
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { bfloat16Bits, bfloat16FromBits } from "./half.js";
-import { NDArray } from "./runtime/ndarray.js";
+import { NDArray } from "./ndarray.js";
 
 /** One field of a record dtype: its name, dtype and byte offset. */
 export interface RecordField {

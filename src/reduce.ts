@@ -13,7 +13,7 @@ import { dtypes, isArrayType, type DTypesWithHostElement, type ScalarName, type 
 import { rememberCaller } from "./device-functions.js";
 import { Kernel, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
 import { DeviceArray, deviceArray } from "./runtime/devicearray.js";
-import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray } from "./runtime/ndarray.js";
+import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray } from "./ndarray.js";
 import type { Stream } from "./runtime/streams.js";
 import { readScalar, scalarArray, withInfo } from "./vectorize.js";
 

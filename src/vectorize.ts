@@ -24,7 +24,7 @@ import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
 import { rememberCaller, resolveDeviceFunction } from "./device-functions.js";
 import { Kernel, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
 import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
-import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./runtime/ndarray.js";
+import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./ndarray.js";
 import type { Stream } from "./runtime/streams.js";
 
 /** An array operand of a ufunc: a host array (TypedArray or ndarray-style) or a DeviceArray, of any shape that broadcasts. */

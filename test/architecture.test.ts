@@ -1,5 +1,6 @@
 // Imports run one way. The source is in layers, lowest first:
-//   leaf      dtypes.ts, errors.ts, and the numeric helpers fp.ts (exact floating point), half.ts (float16, bfloat16)
+//   leaf      dtypes.ts and records.ts (dtypes), errors.ts, ndarray.ts (host N-d arrays), and the numeric
+//             helpers fp.ts (exact floating point) and half.ts (float16, bfloat16)
 //   mathlib   the device math library and random draws, written in the kernel language
 //   compiler  source → typed IR → passes
 //   targets   IR → PTX, IR → the simulator's JavaScript
@@ -21,7 +22,7 @@ const LAYERS = ["leaf", "mathlib", "compiler", "targets", "runtime", "host"] as 
 type Layer = (typeof LAYERS)[number];
 
 function layerOf(file: string): Layer {
-  if (["dtypes.ts", "errors.ts", "fp.ts", "half.ts"].includes(file)) return "leaf";
+  if (["dtypes.ts", "records.ts", "errors.ts", "ndarray.ts", "fp.ts", "half.ts"].includes(file)) return "leaf";
   const top = file.split("/")[0]!;
   return (LAYERS as readonly string[]).includes(top) ? (top as Layer) : "host";
 }

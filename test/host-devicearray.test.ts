@@ -4,7 +4,7 @@ import { float32 } from "../src/dtypes.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, hostAllocationOf, mappedArray, pinnedArray, sliceIndices, toDevice,
 } from "../src/runtime/devicearray.js";
-import { NDArray, ndarray } from "../src/runtime/ndarray.js";
+import { NDArray, ndarray } from "../src/ndarray.js";
 import { getBackend } from "../src/runtime/select.js";
 
 // the current target's back end: the simulator under `npm test`, the (emulated) GPU under test:gpu and test:emu

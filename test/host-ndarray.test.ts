@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NDArray, asNDArray, cStrides, forEachStrided, isNDArrayLike, ndarray } from "../src/runtime/ndarray.js";
+import { NDArray, asNDArray, cStrides, forEachStrided, isNDArrayLike, ndarray } from "../src/ndarray.js";
 
 test("C strides and element addressing", () => {
   assert.deepEqual(cStrides([2, 3, 4]), [12, 4, 1]);

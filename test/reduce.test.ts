@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { cuda } from "../src/cuda.js";
-import { ndarray } from "../src/runtime/ndarray.js";
+import { ndarray } from "../src/ndarray.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
 
 /** deterministic uniform numbers in [lo, hi) (a 32-bit LCG) */

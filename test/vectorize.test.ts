@@ -5,7 +5,7 @@ import { cuda, type KernelArray2 } from "../src/cuda.js";
 import { float32, float64 } from "../src/dtypes.js";
 import { LaunchError, TypingError } from "../src/errors.js";
 import { DeviceArray } from "../src/runtime/devicearray.js";
-import { NDArray, ndarray } from "../src/runtime/ndarray.js";
+import { NDArray, ndarray } from "../src/ndarray.js";
 import type { Kernel } from "../src/kernel.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
 

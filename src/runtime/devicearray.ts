@@ -14,7 +14,7 @@ import type { ArrayArg, Backend, BackendStream, DeviceBuffer, DeviceInfo } from 
 import {
   NDArray, checkShape, cStrides, forEachStrided, isCContiguous, isTypedArray, product,
   type NDArrayLike,
-} from "./ndarray.js";
+} from "../ndarray.js";
 import { deviceBackend, getBackend } from "./select.js";
 import { sanitizes } from "../targets/js/sanitize.js";
 import { Stream, streamHandle } from "./streams.js";

@@ -18,7 +18,7 @@ import { convertScalar, isArrayType, parseSignature, type ScalarName, type Type 
 import type { FunctionIR } from "../../src/compiler/ir.js";
 import type { KernelArg, LaunchDims } from "../../src/runtime/backend.js";
 import { wrapHostArray } from "../../src/runtime/sim-backend.js";
-import { isNDArrayLike } from "../../src/runtime/ndarray.js";
+import { isNDArrayLike } from "../../src/ndarray.js";
 import { getBackend } from "../../src/runtime/select.js";
 import { compileSim } from "../../src/targets/js/index.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";

@@ -12,7 +12,7 @@ import { convertScalar, isArrayType, type ScalarName } from "../../src/dtypes.js
 import { Kernel } from "../../src/kernel.js";
 import type { KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend.js";
 import { DeviceArray } from "../../src/runtime/devicearray.js";
-import { isNDArrayLike } from "../../src/runtime/ndarray.js";
+import { isNDArrayLike } from "../../src/ndarray.js";
 import { getBackend } from "../../src/runtime/select.js";
 import { compileSim } from "../../src/targets/js/index.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";

@@ -3,7 +3,7 @@
 
 import { RecordArray, plainObject, viewDType } from "../../src/records.js";
 import { DeviceRecordArray, FieldArgument } from "../../src/runtime/records.js";
-import { isNDArrayLike } from "../../src/runtime/ndarray.js";
+import { isNDArrayLike } from "../../src/ndarray.js";
 import type { HostArg } from "./crosscheck.js";
 
 /**

@@ -3,7 +3,7 @@
 // Any object of that shape (the package's own arrays included) is accepted
 // wherever numbats takes a host array.
 
-import { DTYPE_INFO, dtypeOfTypedArray, type DTypeOfTypedArray, type DTypesStoredIn, type ScalarName, type TypedArray } from "../dtypes.js";
+import { DTYPE_INFO, dtypeOfTypedArray, type DTypeOfTypedArray, type DTypesStoredIn, type ScalarName, type TypedArray } from "./dtypes.js";
 
 /** What a read of one element gives: BigInts for 64-bit integer arrays. */
 export type ElementOf<T extends TypedArray> = T extends BigInt64Array | BigUint64Array ? bigint : number;
