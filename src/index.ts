@@ -27,3 +27,4 @@ export {
 export {
   CompileError, TypingError, LaunchError, CudaError, SanitizerError, type SourceProblem, type SanitizerFinding, type SanitizerTool,
 } from "./errors.js";
+export { nccl, NcclComm, type InitOptions, type ReduceOp } from "./distributed/nccl.js";
