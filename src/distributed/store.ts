@@ -134,8 +134,9 @@ export class StoreClient {
       for (const r of this.replies.values()) r.reject(new Error(`the store at ${formatAddress(address)} ${this.closedBecause}`));
       this.replies.clear();
     };
-    socket.on("error", (e) => fail(`failed: ${e.message}`));
-    socket.on("close", () => fail("closed the connection (did the launcher or rank 0 exit?)"));
+    const gone = "closed the connection (did the launcher or rank 0 exit?)";
+    socket.on("error", (e: NodeJS.ErrnoException) => fail(e.code === "ECONNRESET" || e.code === "EPIPE" ? gone : `failed: ${e.message}`));
+    socket.on("close", () => fail(gone));
   }
 
   /** Connects, retrying while nobody listens yet (the store's process may start after us) for up to `timeoutMs`. */
