@@ -79,3 +79,12 @@ test("numbats run: usage errors say what is missing", () => {
   assert.equal(r.status, 2);
   assert.match(r.stderr, /numbats: a run on several nodes needs --master HOST:PORT[^]*usage: numbats/);
 });
+
+test("the distributed examples under numbats run: the heat equation on 4 ranks, the histogram on 2, on the simulator", () => {
+  for (const [example, n, size] of [["distributed-heat.ts", "4", "120"], ["distributed-histogram.ts", "2", "2000"]] as const) {
+    const r = spawnSync(process.execPath, ["--import", "tsx", cli, "run", "-n", n, `examples/${example}`, size], { cwd: root, encoding: "utf8", env: { ...process.env, NUMBATS_TARGET: "sim" } });
+    assert.equal(r.status, 0, `${example}:\n${r.stdout}${r.stderr}`);
+    assert.doesNotMatch(r.stdout, /FAIL/);
+    assert.match(r.stdout, /\[0\] ok {4}/);
+  }
+});
