@@ -250,6 +250,7 @@ function simIdStore(): StoreAddress {
   return served.address;
 }
 
+/** A new communicator id (a string to send to the other ranks), for `nccl.init`. */
 async function uniqueId(): Promise<string> {
   if (onSimulator()) return simId(simIdStore());
   const { ncclUniqueId } = await nativeModule();

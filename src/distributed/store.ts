@@ -42,16 +42,26 @@ function frame(header: Header, payload: Uint8Array = new Uint8Array(0)): Buffer 
 
 /** Splits a byte stream into frames; `onFrame` gets each payload as its own (aligned) copy. */
 function frameReader(onFrame: (header: Header, payload: Uint8Array) => void): (chunk: Buffer) => void {
-  let pending: Buffer = Buffer.alloc(0);
+  // chunks are joined only once a whole frame has arrived: joining at every chunk is quadratic in a large frame
+  let chunks: Buffer[] = [], buffered = 0, need = 8;
   return (chunk) => {
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    while (pending.length >= 8) {
+    chunks.push(chunk);
+    buffered += chunk.length;
+    while (buffered >= need) {
+      let pending = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, buffered);
       const jsonLength = pending.readUInt32BE(0), payloadLength = pending.readUInt32BE(4);
       const end = 8 + jsonLength + payloadLength;
-      if (pending.length < end) return;
+      if (buffered < end) {
+        chunks = [pending];
+        need = end;
+        return;
+      }
       const header = JSON.parse(pending.subarray(8, 8 + jsonLength).toString()) as Header;
       onFrame(header, new Uint8Array(pending.subarray(8 + jsonLength, end)));
       pending = pending.subarray(end);
+      chunks = pending.length ? [pending] : [];
+      buffered = pending.length;
+      need = 8;
     }
   };
 }
