@@ -18,6 +18,9 @@ const EXAMPLES = [
   "nbody-records.ts",
   "julia.ts",
   "sanitizer.ts",
+  // one rank here; test/launcher.test.ts runs them with numbats run -n 2 and -n 4
+  "distributed-heat.ts",
+  "distributed-histogram.ts",
 ];
 
 const root = fileURLToPath(new URL("..", import.meta.url));

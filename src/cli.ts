@@ -5,6 +5,8 @@
 //                                               PTX of the kernels a module exports
 //   numbats sanitize [--tool LIST] [--schedule random:SEED] -- COMMAND …
 //                                               a program with the simulator's sanitizer on
+//   numbats run -n N [--nnodes M --node-rank R --master HOST:PORT] APP [ARG…]
+//                                               one process per rank (src/distributed/launcher.ts)
 //   numbats --version
 
 import { spawnSync } from "node:child_process";
@@ -24,6 +26,7 @@ import type { PtxTargetOptions } from "./targets/ptx/module.js";
 import { requestedTarget, selectTarget, type TargetInfo } from "./runtime/select.js";
 import { createSimBackend } from "./runtime/sim-backend.js";
 import { parseSchedule, parseTools } from "./targets/js/sanitize.js";
+import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
 
 /** What `ptx` compiles for without --arch when no GPU is found. */
 const DEFAULT_ARCH = "sm_80";
@@ -31,6 +34,7 @@ const DEFAULT_ARCH = "sm_80";
 const USAGE = `usage: numbats -s | --sysinfo
        numbats ptx FILE [--kernel NAME] [--sig SIG] [--arch sm_XX]
        numbats sanitize [--tool LIST] [--schedule random:SEED] -- COMMAND [ARG…]
+       numbats run -n N [--nnodes M --node-rank R --master HOST:PORT] APP [ARG…]
        numbats -v | --version
        numbats -h | --help
 
@@ -52,10 +56,18 @@ const USAGE = `usage: numbats -s | --sysinfo
                     global memory), initcheck (reads of unwritten memory),
                     synccheck (divergent barriers, warp masks naming exited lanes)
     --schedule random:SEED  run blocks, warps and threads in a seeded random order
+  run APP         start N processes of APP (a .js or .ts program), one per rank, with
+                  NUMBATS_RANK, NUMBATS_LOCAL_RANK, NUMBATS_WORLD_SIZE and NUMBATS_MASTER set
+                  for nccl.initFromEnv(); each output line is prefixed with [rank]; when a
+                  rank fails the others are ended and its exit code is ours
+    -n N            ranks on this node (default 1)
+    --nnodes M      nodes in the run (default 1); start \`numbats run\` on each
+    --node-rank R   this node's index, 0 … M-1 (node 0 serves the rendezvous store)
+    --master HOST:PORT  node 0's address and a free port (needed with --nnodes > 1)
   -v, --version   the version of numbats
 
 environment: NUMBATS_TARGET=cuda|sim|auto, NUMBATS_ENABLE_CUDASIM=1, NUMBATS_CUDA_LIBRARY=path,
-             NUMBATS_SANITIZE=all|LIST, NUMBATS_SIM_SCHEDULE=random:SEED
+             NUMBATS_SANITIZE=all|LIST, NUMBATS_SIM_SCHEDULE=random:SEED, NUMBATS_DIST_TIMEOUT=seconds
 `;
 
 /** A command line that makes no sense: usage on stderr, exit status 2. */
@@ -270,6 +282,14 @@ function describeError(e: unknown): string {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  // run's own options come before the program; everything after it is the program's
+  if (argv[0] === "run") {
+    try {
+      return await runRanks(parseRunArgs(argv.slice(1)));
+    } catch (e) {
+      throw e instanceof RunUsageError ? new UsageError(e.message) : e;
+    }
+  }
   let parsed;
   try {
     parsed = parseArgs({

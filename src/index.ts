@@ -32,3 +32,4 @@ export {
 export {
   CompileError, TypingError, LaunchError, KernelError, CudaError, SanitizerError, type SourceProblem, type SanitizerFinding, type SanitizerTool,
 } from "./errors.js";
+export { nccl, NcclComm, type InitOptions, type ReduceOp } from "./distributed/nccl.js";
