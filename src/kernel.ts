@@ -209,7 +209,7 @@ export type TypedLaunchArgument<P> =
   : P extends DeviceArray<infer D> ? ArrayArgument<D>
   : P extends NDArray<TypedArray, infer D> ? ArrayArgument<D>
   : P extends NDArrayLike<infer T> ? ArrayArgument<DTypesStoredIn<T>>
-  : P extends ArrayLike<infer E> ? ([E] extends [RecordElement] ? RecordsArgument<E> : InnermostElement<P> extends Complex ? ArrayArgument<"float32" | "float64"> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
+  : P extends ArrayLike<infer E> ? (InnermostElement<P> extends Complex ? ArrayArgument<"float32" | "float64"> : [E] extends [RecordElement] ? RecordsArgument<E> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
   : P;
 
 /** A record as a kernel sees it (`{ x: number; id: number }`): an object that is no array. */
@@ -453,7 +453,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       try {
         fast.launch(dims, stream, false);
         // copying results back synchronises: a kernel that threw leaves the host arrays as they were
-        if (temps) raiseKernelErrors();
+        // (the simulator uses host arrays in place, with no temporaries, and synchronises the same)
+        if (temps || records || args.some((a) => isTypedArray(a) || isNDArrayLike(a))) raiseKernelErrors();
         launched = true;
       } finally {
         if (temps) settle(temps, launched);
