@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { MATH_HELPERS, MATH_HELPER_ENV, MATH_LIBRARY } from "../src/mathlib/index.js";
 import { __TWO_OVER_PI } from "../src/mathlib/trig.js";
+import { fromHex } from "./helpers/mathlib.js";
 
 type Row = (string | number)[];
 type Fixture = Record<string, Row[]>;
@@ -17,14 +18,6 @@ type Fmt = keyof typeof GOAL;
 
 const dv = new DataView(new ArrayBuffer(8));
 
-function fromHex(h: string, fmt: Fmt): number {
-  if (fmt === "f64") {
-    dv.setBigUint64(0, BigInt("0x" + h));
-    return dv.getFloat64(0);
-  }
-  dv.setUint32(0, parseInt(h, 16));
-  return dv.getFloat32(0);
-}
 
 /** Position on the number line in ulps: consecutive floats differ by 1; ±0 share 0. */
 function ordinal(x: number, fmt: Fmt): bigint {

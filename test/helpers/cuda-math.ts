@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { cuda } from "../../src/index.js";
 import { CUDA_MATH } from "../../src/mathlib/index.js";
-import { floatArray, type FloatArray, type Fmt } from "./mathlib.js";
+import { floatArray, fromHex, type FloatArray, type Fmt } from "./mathlib.js";
 
 export const CUDA_MATH_NAMES = Object.keys(CUDA_MATH);
 
@@ -21,15 +21,6 @@ const data: Record<Fmt, Record<string, string[][]>> = JSON.parse(
   readFileSync(new URL("../fixtures/mathlib/cuda-math.json", import.meta.url), "utf8"),
 );
 
-const dv = new DataView(new ArrayBuffer(8));
-function fromHex(h: string, fmt: Fmt): number {
-  if (fmt === "f64") {
-    dv.setBigUint64(0, BigInt("0x" + h));
-    return dv.getFloat64(0);
-  }
-  dv.setUint32(0, parseInt(h, 16));
-  return dv.getFloat32(0);
-}
 
 /** Whether operand / result column j of `name` is an int32 (ldexp's exponent, frexp's exponent). */
 const intColumn = (name: string, j: number): boolean => (name === "ldexp" && j === 1) || (name === "frexp" && j === 2);

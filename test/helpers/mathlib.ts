@@ -24,7 +24,8 @@ const fixtures: Record<Fmt, Record<string, Row[]>> = {
 
 const dv = new DataView(new ArrayBuffer(8));
 
-function fromHex(h: string, fmt: Fmt): number {
+/** The float whose bits the fixture writes in hex (big-endian) in format `fmt`. */
+export function fromHex(h: string, fmt: Fmt): number {
   if (fmt === "f64") {
     dv.setBigUint64(0, BigInt("0x" + h));
     return dv.getFloat64(0);
