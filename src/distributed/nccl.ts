@@ -6,7 +6,7 @@
 // instead of a hang or corrupt data.
 
 import { randomBytes } from "node:crypto";
-import { LaunchError } from "../errors.js";
+import { LaunchError, NcclError } from "../errors.js";
 import { deviceArray, type DeviceArray, type StreamLike } from "../runtime/devicearray.js";
 import { currentTargetInfo, selectDevice } from "../runtime/select.js";
 import type { Communicator, ReduceOp } from "../runtime/communicator.js";
@@ -225,7 +225,7 @@ function sharedExchange(store: SyncStore): Exchange {
 }
 
 async function createEngine(rank: number, worldSize: number, id: string): Promise<Communicator> {
-  if (onSimulator()) {
+  if (onSimulator() || id === SINGLE_RANK_ID) {
     if (!id.startsWith(SIM_ID)) throw new RangeError(`nccl.init: '${id.slice(0, 24)}…' is not an id of the simulator's engine: the ranks run on different targets (make them all use NUMBATS_TARGET=sim, or all the GPU)`);
     const [address, token] = id.slice(SIM_ID.length).split("/") as [string, string];
     const exchange = worldSize === 1 ? new LocalExchange() : sharedExchange(storeAt(parseAddress(address, "the id's store")));
@@ -234,6 +234,22 @@ async function createEngine(rank: number, worldSize: number, id: string): Promis
   if (!id.startsWith(NCCL_ID)) throw new RangeError(`nccl.init: '${id.slice(0, 24)}…' is not an NCCL unique id: the ranks run on different targets (make them all use the GPU, or all NUMBATS_TARGET=sim)`);
   const { createNcclCommunicator } = await nativeModule();
   return createNcclCommunicator({ rank, worldSize, id: new Uint8Array(Buffer.from(id.slice(NCCL_ID.length), "base64")) });
+}
+
+/** A single rank's id on the simulator: no store, no other process. */
+const SINGLE_RANK_ID = `${SIM_ID}local/0`;
+
+/**
+ * NCCL's id for a lone rank on a GPU; where NCCL is not installed, the single-rank engine's (its collectives
+ * are copies through the host), so a program written for N ranks still runs as one without NCCL.
+ */
+async function singleRankNcclId(): Promise<string> {
+  try {
+    return await uniqueId();
+  } catch (e) {
+    if (e instanceof NcclError && e.code === -1) return SINGLE_RANK_ID;
+    throw e;
+  }
 }
 
 /** A simulator id: where the store is and a fresh token naming the communicator's keys. */
@@ -326,7 +342,7 @@ async function initFromEnv(): Promise<NcclComm> {
   const p = placementFromEnv();
   // each rank uses the GPU of its local rank
   if (!onSimulator()) selectDevice(p.localRank);
-  if (p.worldSize === 1) return init({ rank: 0, worldSize: 1, id: onSimulator() ? `${SIM_ID}local/0` : await uniqueId() });
+  if (p.worldSize === 1) return init({ rank: 0, worldSize: 1, id: onSimulator() ? SINGLE_RANK_ID : await singleRankNcclId() });
   const master = p.master!;
   const serves = p.rankZeroServes && p.rank === 0;
   let store: SyncStore;
