@@ -12,7 +12,7 @@ import { compileToIR } from "./compiler/index.js";
 import type { FunctionIR } from "./compiler/ir.js";
 import { printFunction } from "./compiler/print.js";
 import { rememberOrigin } from "./compiler/source.js";
-import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./runtime/backend.js";
+import type { Backend, CompiledKernel, KernelArg, KernelArtifact, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
@@ -21,6 +21,7 @@ import { getBackend } from "./runtime/select.js";
 import { wrapHostArray } from "./runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
+import { compileJs } from "./targets/js/index.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
 import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
@@ -131,6 +132,11 @@ function dims3(d: Dim, what: string): [number, number, number] {
   }
   while (list.length < 3) list.push(1);
   return list as [number, number, number];
+}
+
+/** Runs the target that `backend` executes, the PTX target with the device's options or the JS target. */
+function compileForTarget(ir: FunctionIR, backend: Backend): KernelArtifact {
+  return backend.ptxTarget ? { target: "cuda", ir, ptx: emitPtx(ir, backend.ptxTarget) } : { target: "sim", js: compileJs(ir) };
 }
 
 function validateLaunch(backend: Backend, compiled: CompiledKernel, dims: LaunchDims): void {
@@ -332,10 +338,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    */
   inspectAsm(sig?: string, target?: PtxTargetOptions): string {
     const spec = this.lookup(sig);
-    if (target) return emitPtx(spec.ir, target).text;
     const backend = getBackend();
-    if (backend.name === "cuda") return this.compiledFor(spec, backend).code;
-    return emitPtx(spec.ir).text;
+    if (!target && backend.name === "cuda") return this.compiledFor(spec, backend).code;
+    return emitPtx(spec.ir, target).text;
   }
 
   /** The typed IR of a compiled specialisation, each value with its type (Numba's `inspect_types`). */
@@ -425,7 +430,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
 
   private compiledFor(spec: Specialisation, backend: Backend): CompiledKernel {
     let c = spec.compiled.get(backend);
-    if (!c) { c = backend.compile(spec.ir); spec.compiled.set(backend, c); }
+    if (!c) { c = backend.load(compileForTarget(spec.ir, backend)); spec.compiled.set(backend, c); }
     return c;
   }
 

@@ -13,7 +13,7 @@ import { LaunchError, TypingError } from "../src/errors.js";
 import { cuda } from "../src/index.js";
 import { resolveDeviceFunction } from "../src/device-functions.js";
 import type { KernelArg, LaunchDims } from "../src/runtime/backend.js";
-import { compileSim } from "../src/targets/js/index.js";
+import { compileSim } from "../src/runtime/sim-kernel.js";
 import { emitPtx } from "../src/targets/ptx/index.js";
 import * as B from "./ptx-ir.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";

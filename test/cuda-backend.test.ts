@@ -8,9 +8,9 @@ import koffi from "koffi";
 import { buildMockCuda } from "./cuda-mock.js";
 import { probeCuda } from "../src/runtime/cuda/detect.js";
 import { openDriver, type CudaDriver } from "../src/runtime/cuda/driver.js";
-import { CudaDevice, type EmitPtx } from "../src/runtime/cuda/device.js";
-import type { CudaBuffer, LaunchDims } from "../src/runtime/backend.js";
-import type { PtxModule, PtxTargetOptions } from "../src/targets/ptx/module.js";
+import { CudaDevice } from "../src/runtime/cuda/device.js";
+import type { CompiledKernel, CudaBuffer, LaunchDims } from "../src/runtime/backend.js";
+import type { PtxModule } from "../src/targets/ptx/module.js";
 import { DEFAULT_COMPILE_OPTIONS, type FunctionIR } from "../src/compiler/ir.js";
 import { CudaError, LaunchError } from "../src/errors.js";
 
@@ -41,11 +41,11 @@ const VADD_PTX: PtxModule = {
 const fakeIR = (maxRegisters?: number): FunctionIR =>
   ({ name: "k", options: { ...DEFAULT_COMPILE_OPTIONS, maxRegisters } }) as unknown as FunctionIR;
 
-function device(module: PtxModule = VADD_PTX): { dev: CudaDevice; emitted: PtxTargetOptions[] } {
+/** A device on the mock driver, and a loader of `module` as the kernel of any IR. */
+function device(module: PtxModule = VADD_PTX): { dev: CudaDevice; load: (ir: FunctionIR) => CompiledKernel } {
   mock!.set({ initRc: 0, version: 13000, syncRc: 0, pendingPolls: 0 });
-  const emitted: PtxTargetOptions[] = [];
-  const emit: EmitPtx = (_ir, options) => (emitted.push(options), module);
-  return { dev: new CudaDevice(driver(), 0, emit), emitted };
+  const dev = new CudaDevice(driver(), 0);
+  return { dev, load: (ir) => dev.load({ target: "cuda", ir, ptx: module }) };
 }
 
 const dims = (smem = 0): LaunchDims => ({ grid: [4, 2, 1], block: [128, 1, 1], sharedMemBytes: smem });
@@ -81,7 +81,7 @@ test("probe: stub library, no device, mismatch, old driver each give a reason", 
     if (initRc) assert.ok(!probe.ok && probe.reason.includes(mock!.path), "the reason names the library");
   }
   mock!.set({ initRc: 100, version: 13000 });
-  assert.throws(() => new CudaDevice(driver(), 0, () => VADD_PTX), (e: unknown) =>
+  assert.throws(() => new CudaDevice(driver(), 0), (e: unknown) =>
     e instanceof CudaError && e.call === "cuInit" && e.code === 100 && /no CUDA-capable device/.test(e.message));
   mock!.set({ initRc: 0 });
 });
@@ -167,19 +167,19 @@ test("events: elapsed time from the driver", { skip }, () => {
 });
 
 test("compile: PTX options from the driver; JIT failure carries the log", { skip }, () => {
-  const { dev, emitted } = device();
-  dev.compile(fakeIR(40));
-  assert.deepEqual(emitted[0], { computeCapability: [9, 0], maxPtxVersion: "9.0" });
+  const { dev, load } = device();
+  load(fakeIR(40));
+  assert.deepEqual(dev.ptxTarget, { computeCapability: [9, 0], maxPtxVersion: "9.0" });
   assert.equal(mock!.stats().maxRegisters, 40);
-  const broken = device({ ...VADD_PTX, text: "garbage PTX text" }).dev;
-  assert.throws(() => broken.compile(fakeIR()), (e: unknown) =>
+  const broken = device({ ...VADD_PTX, text: "garbage PTX text" });
+  assert.throws(() => broken.load(fakeIR()), (e: unknown) =>
     e instanceof CudaError && e.call === "cuModuleLoadDataEx" && e.code === 218 &&
     e.message.includes("ptxas fatal: no entry in 'garbage PTX '") && e.message.includes("kernel 'k'"));
 });
 
 test("launch: packed parameters reach the driver; shared-memory opt-in; occupancy", { skip }, () => {
-  const { dev } = device();
-  const k = dev.compile(fakeIR());
+  const { dev, load } = device();
+  const k = load(fakeIR());
   const buf = dev.alloc(1024);
   mock!.expectParams([8, 4, 8, 1, 4]);
   const args = [
@@ -213,8 +213,8 @@ test("launch: packed parameters reach the driver; shared-memory opt-in; occupanc
 });
 
 test("launch: cuLaunchKernelEx's config block follows each launch's shape and stream", { skip }, () => {
-  const { dev } = device();
-  const k = dev.compile(fakeIR());
+  const { dev, load } = device();
+  const k = load(fakeIR());
   const buf = dev.alloc(64);
   const args = [
     { kind: "array", buffer: buf, byteOffset: 0, dtype: "float32", shape: [16], strides: [1], name: "a" },
@@ -238,8 +238,8 @@ test("launch: cuLaunchKernelEx's config block follows each launch's shape and st
 });
 
 test("a sticky fault surfaces on the next sync; reset makes old buffers refuse use", { skip }, () => {
-  const { dev } = device();
-  const k = dev.compile(fakeIR());
+  const { dev, load } = device();
+  const k = load(fakeIR());
   const old: CudaBuffer = dev.alloc(64);
   const oldStream = dev.createStream();
   mock!.set({ syncRc: 700 });

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileToIR } from "../src/compiler/index.js";
-import { compileSim } from "../src/targets/js/index.js";
+import { compileSim } from "../src/runtime/sim-kernel.js";
 import { arrayType } from "../src/dtypes.js";
 import type { ArrayArg } from "../src/runtime/backend.js";
 

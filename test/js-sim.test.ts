@@ -1,7 +1,7 @@
 // The JS target on small kernels built directly as typed IR.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileSim } from "../src/targets/js/index.js";
+import { compileSim } from "../src/runtime/sim-kernel.js";
 import { arrayType, DTYPE_INFO, float16Bits, type ArrayType, type ScalarName, type Type, type TypedArray } from "../src/dtypes.js";
 import { DEFAULT_COMPILE_OPTIONS, type Expr, type Features, type FunctionIR, type Stmt } from "../src/compiler/ir.js";
 import type { ArrayArg, BackendStream, KernelArg } from "../src/runtime/backend.js";

@@ -19,7 +19,7 @@ import { resolveDeviceFunction } from "../src/device-functions.js";
 import { typeOfArgument } from "../src/kernel.js";
 import type { KernelArg } from "../src/runtime/backend.js";
 import { getBackend } from "../src/runtime/select.js";
-import { compileSim } from "../src/targets/js/index.js";
+import { compileSim } from "../src/runtime/sim-kernel.js";
 import { emitPtx } from "../src/targets/ptx/index.js";
 import { TPB, tiledMatmul } from "./helpers/kernels.js";
 

@@ -7,90 +7,21 @@
 // the Backend that made the buffer.
 
 import type { FunctionIR } from "../compiler/ir.js";
-import type { ScalarName } from "../dtypes.js";
+import type { JsKernel } from "../targets/js/index.js";
+import type { PtxModule, PtxTargetOptions } from "../targets/ptx/module.js";
+import type { BackendStream, DeviceBuffer, KernelArg, LaunchDims } from "../launch-abi.js";
+
+export type {
+  ArrayArg, BackendStream, CudaBuffer, DeviceBuffer, KernelArg, LaunchDims, ScalarArg, SimBuffer, SimIpcFile,
+} from "../launch-abi.js";
 
 export type TargetName = "sim" | "cuda";
-
-/** Storage of a device allocation. */
-export type DeviceBuffer = SimBuffer | CudaBuffer;
-
-export interface SimBuffer {
-  readonly kind: "sim";
-  /** the bytes; may be a user's host ArrayBuffer for arrays a kernel only reads */
-  readonly bytes: ArrayBuffer | SharedArrayBuffer;
-  readonly byteOffset: number;
-  readonly byteLength: number;
-  freed: boolean;
-  /** the file the bytes are shared through with other processes, once exported or opened (IPC) */
-  ipc?: SimIpcFile;
-}
-
-/** The simulator's shared device memory: a file every sharing process reads and writes at launches and copies. */
-export interface SimIpcFile {
-  readonly path: string;
-  readonly fd: number;
-  /** the exporting process (which removes the file when it frees the memory) */
-  readonly owner: boolean;
-}
-
-export interface CudaBuffer {
-  readonly kind: "cuda";
-  readonly ptr: bigint;
-  /** `ptr` as a Number (exact: addresses are below 2^53), for launches: converting a BigInt costs more than a launch's driver call */
-  readonly address: number;
-  readonly byteLength: number;
-  /** the context generation it was allocated in; a context reset invalidates it */
-  readonly generation: number;
-  /** host memory for pinned/mapped buffers (else undefined) */
-  readonly host?: ArrayBuffer;
-  /** memory of another process opened through IPC: free() closes it (cuIpcCloseMemHandle) */
-  readonly opened?: boolean;
-  freed: boolean;
-}
 
 /** Exported device memory: what a handle string carries about the allocation. */
 export interface IpcMemory {
   /** the back end's own handle: CUDA's 64-byte cuIpcMemHandle (base64), or the simulator's shared file */
   readonly handle: string;
   readonly byteLength: number;
-}
-
-/** Launch geometry, already validated and padded to 3-d. */
-export interface LaunchDims {
-  readonly grid: readonly [number, number, number];
-  readonly block: readonly [number, number, number];
-  readonly sharedMemBytes: number;
-}
-
-/** An array argument as a compiled kernel sees it. Strides are in elements. */
-export interface ArrayArg {
-  readonly kind: "array";
-  readonly buffer: DeviceBuffer;
-  /** offset of element [0, 0, …] from the buffer's start, in bytes */
-  readonly byteOffset: number;
-  readonly dtype: ScalarName;
-  readonly shape: readonly number[];
-  readonly strides: readonly number[];
-  /** the parameter's name, for bounds-check messages */
-  readonly name: string;
-}
-
-export interface ScalarArg {
-  readonly kind: "scalar";
-  readonly dtype: ScalarName;
-  /** already converted to dtype: number, bigint (64-bit ints) or boolean */
-  readonly value: number | bigint | boolean;
-}
-
-export type KernelArg = ArrayArg | ScalarArg;
-
-/** Opaque handles made by a back end. */
-export interface BackendStream {
-  synchronize(): void;
-  /** resolves when all work queued so far is done, without blocking the event loop */
-  done(): Promise<void>;
-  /** true if this is the default (null) stream */
-  readonly isDefault: boolean;
 }
 
 export interface BackendEvent {
@@ -113,7 +44,12 @@ export interface ScalarSlots {
   readonly offsets: readonly (number | undefined)[];
 }
 
-/** A kernel compiled for one back end, ready to launch. */
+/** A kernel as a target compiled it: what the dispatcher hands a back end to load. */
+export type KernelArtifact =
+  | { readonly target: "cuda"; readonly ir: FunctionIR; readonly ptx: PtxModule }
+  | { readonly target: "sim"; readonly js: JsKernel };
+
+/** A kernel loaded into one back end, ready to launch. */
 export interface CompiledKernel {
   readonly ir: FunctionIR;
   /**
@@ -189,7 +125,10 @@ export interface Backend {
   /** Another process's exported memory, opened in this process; free() closes it (the exporter frees it). */
   ipcOpen(memory: IpcMemory): DeviceBuffer;
 
-  compile(ir: FunctionIR): CompiledKernel;
+  /** the PTX target's options for this device (GPUs only: the simulator runs the JS target) */
+  readonly ptxTarget?: PtxTargetOptions;
+  /** loads a kernel compiled by the target this back end runs */
+  load(kernel: KernelArtifact): CompiledKernel;
 
   defaultStream(): BackendStream;
   createStream(): BackendStream;

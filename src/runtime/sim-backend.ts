@@ -1,6 +1,6 @@
 // The simulator back end: device memory is SharedArrayBuffers, copies are memcpy,
 // and all work runs synchronously, so streams and events are always complete.
-// Kernels are compiled to JS by the JS target.
+// Kernels are the JS target's, loaded by sim-kernel.ts.
 
 import { closeSync, existsSync, fstatSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { availableParallelism, tmpdir, totalmem } from "node:os";
@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import type {
   Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory, KernelArg, SimBuffer,
 } from "./backend.js";
-import { compileSim } from "../targets/js/index.js";
+import { loadSimKernel } from "./sim-kernel.js";
 import { raiseKernelErrors } from "./kernel-errors.js";
 import { noteAlloc, noteDeviceCopy, noteFree, noteHostCopy, simChecks } from "../targets/js/sanitize.js";
 import { hostBuffers } from "./sim-workers.js";
@@ -248,8 +248,9 @@ export function createSimBackend(id = 0): Backend {
     },
     ipcExport: (buf) => exportShared(simBuffer(buf)),
     ipcOpen: openShared,
-    compile(ir) {
-      return syncingShared(compileSim(ir));
+    load(kernel) {
+      if (kernel.target !== "sim") throw new TypeError("a PTX kernel was given to the simulator back end");
+      return syncingShared(loadSimKernel(kernel.js));
     },
     defaultStream: () => defaultStream,
     createStream: () => new SimStream(false),

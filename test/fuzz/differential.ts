@@ -9,7 +9,7 @@ import type { FunctionIR } from "../../src/compiler/ir.js";
 import type { KernelArg, LaunchDims } from "../../src/runtime/backend.js";
 import { wrapHostArray } from "../../src/runtime/sim-backend.js";
 import { getBackend } from "../../src/runtime/select.js";
-import { compileSim } from "../../src/targets/js/index.js";
+import { compileSim } from "../../src/runtime/sim-kernel.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";
 import { rng } from "../helpers/crosscheck.js";
 import { ptxasCheck } from "../helpers/ptxas.js";

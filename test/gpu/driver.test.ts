@@ -9,7 +9,6 @@ import assert from "node:assert/strict";
 import { probeCuda } from "../../src/runtime/cuda/detect.js";
 import { cudaDriver, STICKY_ERRORS } from "../../src/runtime/cuda/driver.js";
 import { CudaDevice } from "../../src/runtime/cuda/device.js";
-import { CudaKernel } from "../../src/runtime/cuda/kernel.js";
 import type { CompiledKernel, CudaBuffer, KernelArg } from "../../src/runtime/backend.js";
 import type { PtxModule, PtxParam } from "../../src/targets/ptx/module.js";
 import { DEFAULT_COMPILE_OPTIONS, type FunctionIR } from "../../src/compiler/ir.js";
@@ -99,23 +98,21 @@ const u32 = (arg: number): PtxParam => ({ name: `n${arg}`, ptxType: "u32", size:
 const u64 = (arg: number): PtxParam => ({ name: `v${arg}`, ptxType: "u64", size: 8, from: { arg, part: "value" } });
 
 let dev: CudaDevice | undefined;
-/** One device for the whole file (no PTX emitter: kernels come from kernel()). */
+/** One device for the whole file (kernels are hand-written PTX, from kernel()). */
 function gpu(): CudaDevice {
   if (!dev) {
     const load = cudaDriver();
     assert.ok(load.ok);
-    dev = new CudaDevice(load.driver, 0, () => {
-      throw new Error("this test loads hand-written PTX with kernel()");
-    });
+    dev = new CudaDevice(load.driver, 0);
   }
   return dev;
 }
 
 /** Loads hand-written PTX as a compiled kernel. */
 function kernel(text: string, entry: string, params: PtxParam[]): CompiledKernel {
-  const module: PtxModule = { text, entry, params, staticSharedBytes: 0, cooperative: false };
+  const ptx: PtxModule = { text, entry, params, staticSharedBytes: 0, cooperative: false };
   const ir = { name: entry, options: DEFAULT_COMPILE_OPTIONS } as unknown as FunctionIR;
-  return new CudaKernel(gpu(), ir, module);
+  return gpu().load({ target: "cuda", ir, ptx });
 }
 
 const array = (buffer: CudaBuffer, n: number, name: string): KernelArg =>

@@ -15,7 +15,7 @@ import type { KernelArg } from "../../src/runtime/backend.js";
 import { probeCuda } from "../../src/runtime/cuda/detect.js";
 import { getBackend } from "../../src/runtime/select.js";
 import { wrapHostArray } from "../../src/runtime/sim-backend.js";
-import { compileSim } from "../../src/targets/js/index.js";
+import { compileSim } from "../../src/runtime/sim-kernel.js";
 import {
   FORMATS, GOAL, fixture, floatArray, mathKernel, measure, randomOperands, runKernel, sameBits, tableHeader, tableRow, type FloatArray,
 } from "../helpers/mathlib.js";

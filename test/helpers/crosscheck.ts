@@ -20,7 +20,7 @@ import type { KernelArg, LaunchDims } from "../../src/runtime/backend.js";
 import { wrapHostArray } from "../../src/runtime/sim-backend.js";
 import { isNDArrayLike } from "../../src/ndarray.js";
 import { getBackend } from "../../src/runtime/select.js";
-import { compileSim } from "../../src/targets/js/index.js";
+import { compileSim } from "../../src/runtime/sim-kernel.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";
 import { cuda, type KernelArgument } from "../../src/index.js";
 import { hasPtxas, ptxasCheck } from "./ptxas.js";

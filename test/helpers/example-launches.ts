@@ -14,7 +14,7 @@ import type { KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend
 import { DeviceArray } from "../../src/runtime/devicearray.js";
 import { isNDArrayLike } from "../../src/ndarray.js";
 import { getBackend } from "../../src/runtime/select.js";
-import { compileSim } from "../../src/targets/js/index.js";
+import { compileSim } from "../../src/runtime/sim-kernel.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "./ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./ptxsim.js";

@@ -1,7 +1,6 @@
-// The GPU back end: the system's CUDA driver, one device, the PTX target.
+// The GPU back end: the system's CUDA driver, one device, kernels the PTX target compiled.
 
 import { CudaError } from "../../errors.js";
-import { emitPtx } from "../../targets/ptx/emit.js";
 import { CudaDevice } from "./device.js";
 import { cudaDriver } from "./driver.js";
 
@@ -16,5 +15,5 @@ export { CudaEvent, CudaStream } from "./stream.js";
 export function createCudaBackend(deviceId = 0): CudaDevice {
   const load = cudaDriver();
   if (!load.ok) throw new CudaError(load.failed.call, load.failed.code, load.failed.errorName, load.reason);
-  return new CudaDevice(load.driver, deviceId, emitPtx);
+  return new CudaDevice(load.driver, deviceId);
 }

@@ -9,10 +9,9 @@
 
 import { koffi } from "./ffi.js";
 import type {
-  ArrayArg, Backend, BackendEvent, BackendStream, CompiledKernel, CudaBuffer, DeviceBuffer, DeviceInfo, IpcMemory,
+  ArrayArg, Backend, BackendEvent, BackendStream, CompiledKernel, CudaBuffer, DeviceBuffer, DeviceInfo, IpcMemory, KernelArtifact,
 } from "../backend.js";
-import type { FunctionIR } from "../../compiler/ir.js";
-import type { PtxModule, PtxTargetOptions } from "../../targets/ptx/module.js";
+import type { PtxTargetOptions } from "../../targets/ptx/module.js";
 import { CudaError, LaunchError } from "../../errors.js";
 import { CUDA_SUCCESS, STICKY_ERRORS, type CudaCall, type CudaDriver } from "./driver.js";
 import { deviceInfo, initDriver } from "./detect.js";
@@ -20,8 +19,6 @@ import { CudaKernel } from "./kernel.js";
 import { ptxVersionForDriver } from "./ptxversion.js";
 import { CudaEvent, CudaStream } from "./stream.js";
 import { raiseKernelErrors } from "../kernel-errors.js";
-
-export type EmitPtx = (ir: FunctionIR, options: PtxTargetOptions) => PtxModule;
 
 const CU_MEMHOSTALLOC_DEVICEMAP = 2;
 const CUDA_ERROR_INVALID_VALUE = 1;
@@ -53,7 +50,6 @@ export class CudaDevice implements Backend {
   generation = 0;
 
   private readonly ordinal: number;
-  private readonly emit: EmitPtx;
   private context: unknown;
   private closed = false;
   /** set when a reset could not revive the device: every later call reports it */
@@ -67,13 +63,12 @@ export class CudaDevice implements Backend {
     if (h.generation === this.generation && !this.closed) h.destroy();
   });
 
-  constructor(driver: CudaDriver, deviceId: number, emit: EmitPtx) {
+  constructor(driver: CudaDriver, deviceId: number) {
     const init = initDriver(driver);
     if (!init.ok) throw new CudaError(init.call, init.code, driver.errorName(init.code), init.reason);
     this.driver = driver;
     this.driverVersion = init.driverVersion;
     this.maxPtxVersion = ptxVersionForDriver(init.driverVersion);
-    this.emit = emit;
     this.device = deviceInfo(driver, deviceId);
     const dev = [0];
     driver.check("cuDeviceGet", driver.api.cuDeviceGet(dev, deviceId));
@@ -306,10 +301,14 @@ export class CudaDevice implements Backend {
 
   // ------------------------------------------------------------------ kernels
 
-  compile(ir: FunctionIR): CompiledKernel {
+  get ptxTarget(): PtxTargetOptions {
+    return { computeCapability: this.device.computeCapability, maxPtxVersion: this.maxPtxVersion };
+  }
+
+  load(kernel: KernelArtifact): CompiledKernel {
+    if (kernel.target !== "cuda") throw new TypeError("a simulator kernel was given to a CUDA device");
     this.activate();
-    const ptx = this.emit(ir, { computeCapability: this.device.computeCapability, maxPtxVersion: this.maxPtxVersion });
-    return new CudaKernel(this, ir, ptx);
+    return new CudaKernel(this, kernel.ir, kernel.ptx);
   }
 
   /** Registers a module so it is unloaded when its kernel is garbage-collected. */

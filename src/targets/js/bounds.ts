@@ -21,7 +21,7 @@
 // only the proofs that hold for every launch (index.ts).
 
 import { isArrayType, type ArrayType } from "../../dtypes.js";
-import type { KernelArg } from "../../runtime/backend.js";
+import type { KernelArg } from "../../launch-abi.js";
 import {
   exprChildren, stmtExprs, walkStmts,
   type Expr, type FunctionIR, type SpecialReg, type Stmt,

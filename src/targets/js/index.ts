@@ -1,90 +1,69 @@
 // The JS target: typed IR → JavaScript, run on the CPU with the GPU's dtype
-// semantics (the simulator back end's kernels).
+// semantics. Its artifact, a JsKernel, is what the simulator back end loads
+// (src/runtime/sim-kernel.ts decides per launch which variant runs, and where).
 
 import { canThrow, type FunctionIR } from "../../compiler/ir.js";
-import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../../runtime/backend.js";
-import { KernelError, LaunchError } from "../../errors.js";
-import { noteThrowingLaunch } from "../../runtime/kernel-errors.js";
-import { emitKernel, type EmitOptions } from "./emit.js";
-import { launchSatisfies } from "./bounds.js";
+import type { KernelArg } from "../../launch-abi.js";
+import { emitKernel, type EmitOptions, type EmittedKernel } from "./emit.js";
 import { rt } from "./runtime.js";
-import { randomSchedule, runSanitized, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "./sanitize.js";
+import { sanitizedRuntime, type SanitizedKernelFn } from "./sanitize.js";
 import type { LaunchCtx } from "./sim.js";
-import { keepHostArrays, ParallelKernel } from "../../runtime/sim-workers.js";
 
 export { emitKernel, needsGenerators, type EmittedKernel, type KernelShape } from "./emit.js";
 export { fma16, fma32, fma64 } from "../../fp.js";
 export { formatPrintf } from "./printf.js";
+export { launchSatisfies } from "./bounds.js";
+export { randomSchedule, runSanitized, simChecks } from "./sanitize.js";
+export type { LaunchCtx } from "./sim.js";
 
-type KernelFn = (L: LaunchCtx, args: readonly KernelArg[]) => void;
+export type KernelFn = (L: LaunchCtx, args: readonly KernelArg[]) => void;
+
+/** Generated code and the function it defines. */
+export type BuiltKernel<F = KernelFn> = EmittedKernel & { readonly run: F };
+
+/**
+ * A kernel compiled for the simulator: the plain code, which leaves out the bounds checks that the
+ * launch's shape proves (`assumes`, checked per launch by launchSatisfies), and the variants that some
+ * launches need, each compiled at its first use.
+ */
+export interface JsKernel extends BuiltKernel {
+  readonly ir: FunctionIR;
+  /** the constant arrays the code reads (from `env`) */
+  readonly consts: readonly ArrayBufferView[];
+  /** whether the kernel can `throw` */
+  readonly throws: boolean;
+  /** the plain code with every bounds check: for launches that break the plain code's assumptions */
+  checked(): KernelFn;
+  /** every thread a generator, for a random schedule */
+  shuffled(): KernelFn;
+  /** instrumented for the sanitizer; all generators under a random schedule */
+  sanitized(random: boolean): BuiltKernel<SanitizedKernelFn>;
+}
 
 /** Compiles `ir` to a launch function; `runtime` is what its `rt.*` names resolve to. */
-function build(ir: FunctionIR, options: EmitOptions, runtime: typeof rt) {
+function build<F>(ir: FunctionIR, options: EmitOptions, runtime: object): BuiltKernel<F> {
   const emitted = emitKernel(ir, options);
-  const factory = new Function("rt", "consts", "sites", emitted.code) as (r: typeof rt, consts: readonly ArrayBufferView[], s: typeof emitted.sites) => KernelFn;
+  const factory = new Function("rt", "consts", "sites", emitted.code) as (r: object, consts: readonly ArrayBufferView[], s: typeof emitted.sites) => F;
   return { ...emitted, run: factory(runtime, ir.constArrays.map((c) => c.data), emitted.sites) };
 }
 
-/**
- * Compiles a kernel for the simulator; launches run the whole grid synchronously. Plain launches run the
- * code whose left-out bounds checks assume things of the launch (bounds.ts) when the launch satisfies
- * them, else a variant that keeps those checks; large ones run on worker threads. The sanitizer's
- * instrumented variant and the random schedule's all-generator variant are compiled at their first use.
- */
-export function compileSim(ir: FunctionIR): CompiledKernel {
-  if (ir.kind !== "kernel") throw new Error(`compileSim: '${ir.name}' is a device function, not a kernel`);
-  const plain = build(ir, {}, rt);
-  const { code, staticSharedBytes, sites, run } = plain;
-  const parallel = new ParallelKernel(ir, { code, consts: ir.constArrays.map((c) => c.data), sites });
+/** Compiles a kernel for the simulator. */
+export function compileJs(ir: FunctionIR): JsKernel {
+  if (ir.kind !== "kernel") throw new Error(`compileJs: '${ir.name}' is a device function, not a kernel`);
+  const plain = build<KernelFn>(ir, {}, rt);
   let checked: KernelFn | undefined, shuffled: KernelFn | undefined;
-  // the sanitizer's variants: the plain code's shape, and all generators for the random schedule
-  const sanitized = new Map<boolean, ReturnType<typeof build>>();
-  // a launch ends at the first throw, which the calling thread catches (so no worker threads)
-  const throws = canThrow(ir);
+  const sanitized = new Map<boolean, BuiltKernel<SanitizedKernelFn>>();
   return {
+    ...plain,
     ir,
-    code,
-    staticSharedBytes,
-    suggestedBlockSize: () => 128,
-    launch(dims: LaunchDims, args: readonly KernelArg[], _stream: BackendStream, cooperative: boolean): void {
-      if (args.length !== ir.params.length) {
-        throw new LaunchError(`kernel '${ir.name}' takes ${ir.params.length} argument(s), got ${args.length}`);
-      }
-      const L: LaunchCtx = {
-        grid: dims.grid, block: dims.block, sharedMemBytes: dims.sharedMemBytes,
-        cooperative: cooperative || ir.features.gridSync, out: [],
-      };
-      const checks = simChecks();
-      const assumed = launchSatisfies(plain.assumes, dims.grid, dims.block, args);
-      // the sanitizer and the random schedule run in the calling thread; large plain launches on workers
-      if (!checks.tools && checks.seed === undefined && assumed && !throws) {
-        const runners = parallel.runners(dims, L.cooperative);
-        if (runners > 1) return parallel.launch(dims, args, runners);
-      }
-      // workers run on copies of host arrays; here the kernel writes them in place: back them up
-      const restore = keepHostArrays(ir, args);
-      try {
-        if (checks.tools) {
-          // threads are generators only where the kernel synchronises or the schedule is random
-          const random = checks.seed !== undefined;
-          const variant = sanitized.get(random) ?? sanitized.set(random, build(ir, { sanitize: true, generators: random }, sanitizedRuntime)).get(random)!;
-          runSanitized(variant.run as unknown as SanitizedKernelFn, ir.name, variant.sites, ir.features.warp, L, args, checks);
-        } else if (checks.seed !== undefined) {
-          shuffled ??= build(ir, { generators: true, assumeLaunch: false }, rt).run;
-          shuffled({ ...L, hooks: randomSchedule(checks.seed) }, args);
-        } else if (assumed) {
-          run(L, args);
-        } else {
-          (checked ??= build(ir, { assumeLaunch: false }, rt).run)(L, args);
-        }
-      } catch (e) {
-        restore();
-        // as on the GPU, the host learns of it at its next synchronising call
-        if (!(e instanceof KernelError)) throw e;
-        noteThrowingLaunch(() => e);
-      } finally {
-        if (L.out.length > 0) process.stdout.write(L.out.join(""));
-      }
+    consts: ir.constArrays.map((c) => c.data),
+    throws: canThrow(ir),
+    checked: () => (checked ??= build<KernelFn>(ir, { assumeLaunch: false }, rt).run),
+    shuffled: () => (shuffled ??= build<KernelFn>(ir, { generators: true, assumeLaunch: false }, rt).run),
+    sanitized(random) {
+      let v = sanitized.get(random);
+      if (!v) sanitized.set(random, (v = build<SanitizedKernelFn>(ir, { sanitize: true, generators: random }, sanitizedRuntime)));
+      return v;
     },
   };
 }

@@ -3,7 +3,7 @@
 // binding, bounds errors and printf. Generated code inlines the cheap cases
 // (wrap-around arithmetic, float32 rounding) and calls these for the rest.
 
-import type { ArrayArg, KernelArg } from "../../runtime/backend.js";
+import type { ArrayArg, KernelArg } from "../../launch-abi.js";
 import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../../dtypes.js";
 import { KernelError, LaunchError, locateSource, sourcePosition } from "../../errors.js";
 import { parseThrowSite, type AtomicOp } from "../../compiler/ir.js";

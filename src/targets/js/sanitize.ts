@@ -21,7 +21,7 @@
 
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { KernelArg, SimBuffer } from "../../runtime/backend.js";
+import type { KernelArg, SimBuffer } from "../../launch-abi.js";
 import { SanitizerError, locateSource, sourcePosition, type SanitizerFinding, type SanitizerTool } from "../../errors.js";
 import type { ScalarName, TypedArray } from "../../dtypes.js";
 import { rt, type AccessSite, type BoundArray } from "./runtime.js";
