@@ -14,6 +14,7 @@ import { foldExpr } from "./passes/fold.js";
 import { lowerAssert, lowerLog } from "./console.js";
 import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
+import type { ArrayExpression } from "acorn";
 import { CUDA_MATH, MATH_LIBRARY, MATH_HELPERS, MODULES as MATH_MODULES, type MathEntry } from "../mathlib/index.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "../mathlib/random.js";
 import { rememberFunctions } from "./source.js";
@@ -150,7 +151,7 @@ function atomic(op: AtomicOp): Builtin {
     const allowed = ATOMIC_DTYPES[ATOMIC_KINDS[op]]!;
     if (!allowed.includes(at.dtype)) return L.fail(args[0]!, `${name} supports ${allowed.join(", ")} arrays; this one is ${at.dtype}`);
     const ixNode = args[1]!;
-    const index = ixNode.type === "ArrayExpression" ? (ixNode.elements as Node[]).map((e) => L.indexExpr(e)) : [L.indexExpr(ixNode)];
+    const index = ixNode.type === "ArrayExpression" ? listItems(L, ixNode).map((e) => L.indexExpr(e)) : [L.indexExpr(ixNode)];
     if (index.length !== at.ndim) return L.fail(ixNode, `${name} on a ${at.ndim}-d array needs ${at.ndim} indices (write [i, j])`);
     const valueNode = args[op === "cas" ? 3 : 2]!;
     const val = asType(L, valueNode, at.dtype);
@@ -160,9 +161,14 @@ function atomic(op: AtomicOp): Builtin {
   });
 }
 
+/** The items of `[a, b, …]` written as an argument (an index list, a shape). */
+function listItems(L: LoweringContext, list: ArrayExpression): Node[] {
+  return list.elements.map((e) => e ?? L.unsupported(list, "unsupported in kernels: a hole in an array literal ([a, , b])"));
+}
+
 /** A compile-time shape: `16`, `[16, 16]`, or env constants. */
 function shapeOf(L: LoweringContext, a: Node): number[] {
-  const dims = a.type === "ArrayExpression" ? (a.elements as Node[]) : [a];
+  const dims = a.type === "ArrayExpression" ? listItems(L, a) : [a];
   return dims.map((d) => {
     const k = L.constInt(d, "an array shape");
     if (k < 0) return L.fail(d, "array dimensions must be ≥ 0");
@@ -435,7 +441,7 @@ function libraryEnv(entry: { readonly env?: Readonly<Record<string, unknown>> })
 
 /** A math-library call: the float type from the arguments, then the f32 or f64 routine (or its fastmath form). */
 export function lowerMathCall(L: LoweringContext, name: string, vals: readonly Typed[], n: Node): Typed {
-  const nodes = vals.map((_, i) => (n.arguments?.[i] as Node | undefined) ?? n);
+  const nodes = vals.map((_, i) => (n.type === "CallExpression" ? n.arguments[i] : undefined) ?? n);
   const { t, xs } = commonFloat(L, vals, nodes);
   const loc = locOf(n);
   const fastForm = FAST_MATH[name];

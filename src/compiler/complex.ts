@@ -92,10 +92,10 @@ const or = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "or", type: "bool", a
 const ARITH: Record<string, "add" | "sub" | "mul" | "div"> = { "+": "add", "-": "sub", "*": "mul", "/": "div" };
 
 /** `a op b` where at least one operand is complex: `+ - * /`, `===`/`!==` (and `==`/`!=`). */
-export function complexOperator(L: LoweringContext, n: Node, op: string, a: Typed, b: Typed): Typed {
+export function complexOperator(L: LoweringContext, n: Node, op: string, a: Typed, b: Typed, [left, right]: readonly [Node, Node]): Typed {
   const t = complexResult(a, b);
-  const x = parts(L, toComplex(L, a, t, n.left ?? n), n);
-  const y = parts(L, toComplex(L, b, t, n.right ?? n), n);
+  const x = parts(L, toComplex(L, a, t, left), n);
+  const y = parts(L, toComplex(L, b, t, right), n);
   if (op === "===" || op === "==") return { e: equal(x, y) };
   if (op === "!==" || op === "!=") return { e: or(cmp("ne", x.re, y.re), cmp("ne", x.im, y.im)) };
   const arith = ARITH[op];
@@ -228,7 +228,7 @@ export function cmathCall(L: LoweringContext, name: string, args: readonly Node[
     if (!isComplexType(t) && (!isScalarType(t) || t === "bool")) L.fail(args[i]!, `cuda.cmath.${name} takes complex or real numbers; got ${typeToString(t)}`);
   });
   const arith = ARITH_NAMES[name];
-  if (arith) return complexOperator(L, { ...n, left: args[0], right: args[1] } as Node, arith, vals[0]!, vals[1]!).e;
+  if (arith) return complexOperator(L, n, arith, vals[0]!, vals[1]!, [args[0]!, args[1]!]).e;
   const t = vals.length === 2 ? complexResult(vals[0]!, vals[1]!) : complexTypeOf(vals[0]!);
   const [z, w] = vals.map((v, i) => parts(L, toComplex(L, v, t, args[i]!), n));
   if (name === "pow") return complexPow(L, z!, n, w);

@@ -10,6 +10,7 @@ import { weakDefault } from "./infer.js";
 import { constExpr, int32Const, throwSite, type Expr, type IntrinsicName, type SpecialReg } from "./ir.js";
 import type { LoweringContext, Typed, Value } from "./context.js";
 import { locOf, type Node } from "./parse.js";
+import type { ThrowStatement } from "acorn";
 import { thrownMessage } from "./check.js";
 
 /** CUDA's printf takes at most 32 arguments after the format and ignores the rest. */
@@ -252,7 +253,7 @@ export function lowerAssert(L: LoweringContext, args: readonly Node[], n: Node):
  * host's next synchronising call raises a KernelError naming it; under `debug` the error also says
  * where the throw is.
  */
-export function lowerThrow(L: LoweringContext, n: Node): void {
+export function lowerThrow(L: LoweringContext, n: ThrowStatement): void {
   const message = thrownMessage(n.argument) ?? L.fail(n, "a kernel throws only new Error(\"message\") with a string literal message");
   const { line, column } = locOf(n);
   const file = L.options.debug ? locateSource(L.parsed.source, line, column, L.parsed.origin) : undefined;

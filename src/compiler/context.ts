@@ -9,6 +9,7 @@ import type { RecordDType } from "../records.js";
 import { weakDefault, type Weak } from "./infer.js";
 import type { CompileOptions, Expr, Features, FunctionIR, Stmt, VarExpr } from "./ir.js";
 import type { Node, ParsedFunction } from "./parse.js";
+import type { MemberExpression } from "acorn";
 
 /** A device function as kernels see it: `cuda.jit(fn, {device: true})`, a library routine, or a function from env. */
 export interface DeviceFunctionLike {
@@ -103,7 +104,7 @@ export interface LoweringContext {
   /** `a / b` with both integers as truncating ('div') or flooring integer division, or undefined if not integers. */
   lowerIntDivision(divNode: Node, op: "div" | "floordiv"): Typed | undefined;
   /** `x.prop` of an array (length, size, ndim, shape, strides, subarray, view). */
-  arrayProperty(array: Expr, t: ArrayType, prop: string, n: Node): Value;
+  arrayProperty(array: Expr, t: ArrayType, prop: string, n: MemberExpression): Value;
 
   /** Calls a math-library function by its JS Math name on float operands. */
   callMath(name: string, args: Typed[], n: Node): Typed;

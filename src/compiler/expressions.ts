@@ -11,7 +11,8 @@ import { weakDefault } from "./infer.js";
 import { constExpr, int32Const, type Expr, type Features } from "./ir.js";
 import type { Lowering } from "./lowering.js";
 import { lowerBinary, lowerConditional, lowerTupleLiteral, lowerUnary, toBool } from "./operators.js";
-import { locOf, type Node } from "./parse.js";
+import { locOf, memberName, type Node } from "./parse.js";
+import type { CallExpression, Identifier, Literal, MemberExpression } from "acorn";
 import { fieldOf, recordElement, recordMember } from "./records.js";
 import { didYouMean, unknownMemberMessage } from "./suggest.js";
 
@@ -55,7 +56,7 @@ export function lowerValue(L: Lowering, n: Node): Value {
   }
 }
 
-function lowerLiteral(L: Lowering, n: Node): Value {
+function lowerLiteral(L: Lowering, n: Literal): Value {
   const v = n.value;
   if (typeof v === "boolean") return expr(constExpr("bool", v));
   if (typeof v === "bigint") return bigintLiteral(L, v, n, `${v}n`);
@@ -64,8 +65,8 @@ function lowerLiteral(L: Lowering, n: Node): Value {
   return numberLiteral(v);
 }
 
-function lowerIdentifier(L: Lowering, n: Node): Value {
-  const name: string = n.name;
+function lowerIdentifier(L: Lowering, n: Identifier): Value {
+  const name = n.name;
   const b = L.lookup(name);
   if (b) {
     if (b.b === "value") return b.value;
@@ -108,9 +109,9 @@ function isFreeName(L: Lowering, name: string): boolean {
   return !L.lookup(name) && !Object.prototype.hasOwnProperty.call(L.env, name) && !L.session.resolveDevice(name, L.module) && !BUILTINS[name];
 }
 
-function lowerMember(L: Lowering, n: Node): Value {
+function lowerMember(L: Lowering, n: MemberExpression): Value {
   if (n.computed) return lowerIndexed(L, n);
-  const prop: string = n.property.name;
+  const prop = memberName(n);
   if (n.object.type === "Identifier" && isFreeName(L, n.object.name)) {
     // a module namespace as tsc's CommonJS output or `import * as nb` writes it: `numbats_1.cuda`,
     // `nb.float32`, `device_js_1.fraction` (a device function imported from another module)
@@ -135,7 +136,7 @@ function lowerMember(L: Lowering, n: Node): Value {
   return L.fail(n.property, `'${prop}' is not a property of ${typeToString(t)}`);
 }
 
-export function arrayProperty(L: Lowering, array: Expr, t: ArrayType, prop: string, n: Node): Value {
+export function arrayProperty(L: Lowering, array: Expr, t: ArrayType, prop: string, n: MemberExpression): Value {
   const attr = (attr: "shape" | "size", dim: number): Expr =>
     ({ k: "arrayAttr", attr, type: "int32", array, dim, loc: locOf(n) });
   const ndim = userNdim(t);
@@ -260,23 +261,24 @@ export function constInt(L: Lowering, n: Node, what: string): number {
 
 // ------------------------------------------------------------------ calls
 
-function lowerCall(L: Lowering, n: Node): Value {
+function lowerCall(L: Lowering, n: CallExpression): Value {
   const callee = L.lowerValue(n.callee);
-  if (callee.v === "builtin" || (callee.v === "ns" && callee.call)) return callee.call!(L, n.arguments as Node[], n);
+  if (callee.v === "builtin" || (callee.v === "ns" && callee.call)) return callee.call!(L, n.arguments, n);
   if (callee.v === "dtype") return lowerCast(L, callee.dtype, n);
   if (callee.v === "device") return callDevice(L, callee.fn, n);
   return L.fail(n.callee, `${describeValue(callee)} is not callable`);
 }
 
-function lowerCast(L: Lowering, dtype: ScalarName, n: Node): Value {
-  if (n.arguments.length !== 1) L.fail(n, `${dtype}(x) takes one argument`);
-  const v = L.lowerExpr(n.arguments[0]);
+function lowerCast(L: Lowering, dtype: ScalarName, n: CallExpression): Value {
+  const [arg] = n.arguments;
+  if (n.arguments.length !== 1 || !arg) return L.fail(n, `${dtype}(x) takes one argument`);
+  const v = L.lowerExpr(arg);
   const t = dtype === "float16" ? "float16" : dtype;
-  return expr(L.convert(v, t, n.arguments[0]));
+  return expr(L.convert(v, t, arg));
 }
 
-function callDevice(L: Lowering, dev: DeviceFunctionLike, n: Node): Value {
-  const args = (n.arguments as Node[]).map((a) => {
+function callDevice(L: Lowering, dev: DeviceFunctionLike, n: CallExpression): Value {
+  const args = n.arguments.map((a) => {
     const v = L.lowerExpr(a);
     return v.weak ? L.convert(v, weakDefault(v.weak), a) : v.e;
   });
@@ -303,7 +305,7 @@ export function tryAllocation(L: Lowering, init: Node, name: string): Value | un
   if (init.type !== "CallExpression") return undefined;
   const callee = lowerValueQuiet(L, init.callee);
   if (callee?.v !== "builtin" || !callee.alloc) return undefined;
-  return callee.alloc(L, init.arguments as Node[], init, name);
+  return callee.alloc(L, init.arguments, init, name);
 }
 
 function lowerValueQuiet(L: Lowering, n: Node): Value | undefined {

@@ -14,6 +14,7 @@ import type { CompileOptions, ConstArray, Expr, Features, FunctionIR, Loc, Param
 import { Poisoned, Problem, type Binding, type Decl, type Lowering, type LoopCtx, type Widening } from "./lowering.js";
 import * as operators from "./operators.js";
 import { locOf, type Node, type ParsedFunction } from "./parse.js";
+import type { MemberExpression } from "acorn";
 import { mapBodyExprs } from "./passes/walk.js";
 import { recordParams } from "./records.js";
 import { lowerReturn, lowerStatements } from "./statements.js";
@@ -52,14 +53,16 @@ export class Lowerer implements Lowering {
     this.scopes.push(new Map());
     const params = this.parsed.params.flatMap((p, i) => {
       const type = this.argTypes[i]!;
-      if (this.kind === "kernel" && recordOf(type)) return this.recordParam(p.name, type as TupleType);
-      const name = this.freshName(p.name);
+      // only plain names pass the syntax check; other forms are lowered only to find unknown names
+      const source = p.type === "Identifier" ? p.name : `argument ${i}`;
+      if (this.kind === "kernel" && recordOf(type)) return this.recordParam(source, type as TupleType);
+      const name = this.freshName(source);
       const decl: Decl = { kind: "param", index: i };
       // a scalar parameter assigned a wider value is a local of the joined type, as a `let` is
       const widened = this.widenedType(decl);
-      const local = widened ? this.freshName(p.name) : name;
+      const local = widened ? this.freshName(source) : name;
       if (widened) this.emit({ k: "let", name: local, type: widened, init: this.convert({ e: { k: "var", type, name } }, widened, p), loc: locOf(p) });
-      this.scopes[0]!.set(p.name, { b: "var", name: local, type: widened ?? type, decl, isConst: false, param: isArrayType(type) ? name : undefined });
+      this.scopes[0]!.set(source, { b: "var", name: local, type: widened ?? type, decl, isConst: false, param: isArrayType(type) ? name : undefined });
       return [{ name, type }];
     });
     const body = this.parsed.body;
@@ -138,7 +141,7 @@ export class Lowerer implements Lowering {
 
   poison(id: Node): void {
     const scope = this.scopes[this.scopes.length - 1]!;
-    for (const n of id.type === "ArrayPattern" ? (id.elements as (Node | null)[]) : [id]) {
+    for (const n of id.type === "ArrayPattern" ? id.elements : [id]) {
       if (n?.type === "Identifier" && !scope.has(n.name)) scope.set(n.name, { b: "poisoned" });
     }
   }
@@ -238,7 +241,7 @@ export class Lowerer implements Lowering {
   constInt(n: Node, what: string): number { return expressions.constInt(this, n, what); }
   indexExpr(n: Node): Expr { return expressions.indexExpr(this, n); }
   lowerIntDivision(divNode: Node, op: "div" | "floordiv"): Typed | undefined { return operators.lowerIntDivision(this, divNode, op); }
-  arrayProperty(array: Expr, t: ArrayType, prop: string, n: Node): Value { return expressions.arrayProperty(this, array, t, prop, n); }
+  arrayProperty(array: Expr, t: ArrayType, prop: string, n: MemberExpression): Value { return expressions.arrayProperty(this, array, t, prop, n); }
   callMath(name: string, args: Typed[], n: Node): Typed { return lowerMathCall(this, name, args, n); }
   callDeviceWith(dev: DeviceFunctionLike, args: readonly Expr[], n: Node): Expr { return expressions.callDeviceWith(this, dev, args, n); }
   recordDTypeNamed(n: Node): RecordDType | undefined { return expressions.recordDTypeNamed(this, n); }

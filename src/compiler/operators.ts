@@ -8,7 +8,8 @@ import { bigintLiteral, numberLiteral } from "./host-values.js";
 import { binaryType, floatTypeOf, promoteOne, weakDefault, type Weak } from "./infer.js";
 import { int32Const, type BinaryOp, type CompareOp, type Expr } from "./ir.js";
 import { foldExpr } from "./passes/fold.js";
-import { locOf, type Node } from "./parse.js";
+import { locOf, operandNodes, type Node } from "./parse.js";
+import type { ArrayExpression, BinaryExpression, ConditionalExpression, UnaryExpression } from "acorn";
 
 const COMPARE: Record<string, CompareOp> = {
   "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "===": "eq", "!=": "ne", "!==": "ne",
@@ -34,7 +35,7 @@ export function toBool(L: LoweringContext, v: Typed, n: Node): Expr {
   return foldExpr({ k: "cast", type: "bool", x: v.e, loc: locOf(n) });
 }
 
-export function lowerUnary(L: LoweringContext, n: Node): Value {
+export function lowerUnary(L: LoweringContext, n: UnaryExpression): Value {
   const op: string = n.operator;
   // `-2147483648` and `-3000000000` are the negative numbers they read as: the literal's type is
   // chosen for the negated value (int32, else int64), not for its magnitude (which would be uint32);
@@ -66,7 +67,7 @@ export function lowerUnary(L: LoweringContext, n: Node): Value {
   }
 }
 
-export function lowerBinary(L: LoweringContext, n: Node): Value {
+export function lowerBinary(L: LoweringContext, n: BinaryExpression): Value {
   const op: string = n.operator;
   if (op === "|" && n.right.type === "Literal" && n.right.value === 0) {
     // `(a / b) | 0` on integers is integer division
@@ -92,14 +93,15 @@ export function lowerIntDivision(L: LoweringContext, divNode: Node, op: "div" | 
 /** Binary arithmetic, bitwise and comparison operators with promotion and weak literals. */
 export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Typed): Typed {
   const at = a.e.type, bt = b.e.type;
-  if (isComplexType(at) || isComplexType(bt)) return complexOperator(L, n, op, a, b);
+  const [left, right] = operandNodes(n);
+  if (isComplexType(at) || isComplexType(bt)) return complexOperator(L, n, op, a, b, [left, right]);
   if (!isScalarType(at) || !isScalarType(bt)) L.fail(n, `'${op}' needs numbers; got ${typeToString(at)} and ${typeToString(bt)}`);
   const loc = locOf(n);
   const weak: Weak | undefined = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
   const cmp = COMPARE[op];
   if (cmp) {
     const t = binaryType(at, a.weak, bt, b.weak);
-    return { e: foldExpr({ k: "compare", op: cmp, type: "bool", a: L.convert(a, t, n.left ?? n), b: L.convert(b, t, n.right ?? n), loc }) };
+    return { e: foldExpr({ k: "compare", op: cmp, type: "bool", a: L.convert(a, t, left), b: L.convert(b, t, right), loc }) };
   }
   if (op === "**") return power(L, n, a, b);
   if (op === "/") {
@@ -108,7 +110,7 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
     if (!isFloat(t) && !isBigInt(t)) t = "float64";
     if (t === "float32" && L.options.fastmath && !weak) {
       // fastmath float32 division is the GPU's approximate one (div.approx.ftz.f32), as in Numba
-      const args = [L.convert(a, t, n.left ?? n), L.convert(b, t, n.right ?? n)];
+      const args = [L.convert(a, t, left), L.convert(b, t, right)];
       return { e: { k: "intrinsic", name: "fastDiv", type: t, args, loc } };
     }
     return binary(L, "div", t, a, b, n, weak);
@@ -120,19 +122,19 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
   if (bitOp) {
     // bools combine as bools
     if (at === "bool" && bt === "bool") return binary(L, bitOp, "bool", a, b, n, undefined);
-    const x = int32IfFloat(L, a, n.left ?? n), y = int32IfFloat(L, b, n.right ?? n);
+    const x = int32IfFloat(L, a, left), y = int32IfFloat(L, b, right);
     const t = binaryType(x.e.type as ScalarName, x.weak, y.e.type as ScalarName, y.weak);
     return binary(L, bitOp, t, x, y, n, weak ? "int" : undefined);
   }
   const shift = SHIFTS[op];
   if (shift) {
-    a = int32IfFloat(L, a, n.left ?? n);
+    a = int32IfFloat(L, a, left);
     let t = promoteOne(a.e.type as ScalarName);
     if (op === ">>>") t = DTYPE_INFO[t].bits === 64 ? "uint64" : "uint32";
     else if (op === ">>" && isBigInt(t) === false && t === "uint32" && a.weak) t = "int32";
     // the amount is int32 for every width (ir.ts); only its low bits matter
-    const amount = L.convert(b, "int32", n.right ?? n);
-    const e = foldExpr({ k: "binary", op: shift, type: t, a: L.convert(a, t, n.left ?? n), b: amount, loc });
+    const amount = L.convert(b, "int32", right);
+    const e = foldExpr({ k: "binary", op: shift, type: t, a: L.convert(a, t, left), b: amount, loc });
     return { e, weak: weak ? "int" : undefined };
   }
   return L.unsupported(n, `unsupported in kernels: the '${op}' operator`);
@@ -148,7 +150,8 @@ function int32IfFloat(L: LoweringContext, v: Typed, n: Node): Typed {
 }
 
 function binary(L: LoweringContext, op: BinaryOp, t: ScalarName, a: Typed, b: Typed, n: Node, weak: Weak | undefined): Typed {
-  const e = foldExpr({ k: "binary", op, type: t, a: L.convert(a, t, n.left ?? n), b: L.convert(b, t, n.right ?? n), loc: locOf(n) });
+  const [left, right] = operandNodes(n);
+  const e = foldExpr({ k: "binary", op, type: t, a: L.convert(a, t, left), b: L.convert(b, t, right), loc: locOf(n) });
   return { e, weak };
 }
 
@@ -157,13 +160,13 @@ function power(L: LoweringContext, n: Node, a: Typed, b: Typed): Typed {
   if (b.e.k === "const" && b.e.value === 2) {
     // in the operand's float type (float16 computes as float32, as `x * x` does); integers in float64
     const t = floatTypeOf(a.weak ? weakDefault(a.weak) : (a.e.type as ScalarName));
-    const x = L.convert(a, t, n.left);
+    const x = L.convert(a, t, operandNodes(n)[0]);
     return { e: foldExpr({ k: "binary", op: "mul", type: t, a: x, b: x, loc: locOf(n) }) };
   }
   return L.callMath("pow", [a, b], n);
 }
 
-export function lowerConditional(L: LoweringContext, n: Node): Value {
+export function lowerConditional(L: LoweringContext, n: ConditionalExpression): Value {
   const cond = L.condition(n.test);
   const a = L.lowerExpr(n.consequent);
   const b = L.lowerExpr(n.alternate);
@@ -178,9 +181,10 @@ export function lowerConditional(L: LoweringContext, n: Node): Value {
 }
 
 /** `[a, b, …]`: a tuple (its items keep their types; a literal item takes its default type) */
-export function lowerTupleLiteral(L: LoweringContext, n: Node): Typed {
-  if ((n.elements as (Node | null)[]).some((el) => el === null)) L.unsupported(n, "unsupported in kernels: a hole in an array literal ([a, , b])");
-  const items = (n.elements as Node[]).map((el) => {
+export function lowerTupleLiteral(L: LoweringContext, n: ArrayExpression): Typed {
+  const elements = n.elements.filter((el) => el !== null);
+  if (elements.length < n.elements.length) L.unsupported(n, "unsupported in kernels: a hole in an array literal ([a, , b])");
+  const items = elements.map((el) => {
     const v = L.lowerExpr(el);
     return v.weak ? L.convert(v, weakDefault(v.weak), el) : v.e;
   });

@@ -9,7 +9,8 @@ import { recordArrayType, recordOf, isRecordArrayType, isRecordType, recordColum
 import type { Expr, LoadExpr, Param, Stmt } from "./ir.js";
 import type { LoweringContext, Typed, Value } from "./context.js";
 import type { Node } from "./parse.js";
-import { locOf } from "./parse.js";
+import { locOf, memberName } from "./parse.js";
+import type { Identifier, MemberExpression } from "acorn";
 
 /** Field `k` of a record or record-array expression (the item itself when `e` is a tuple literal). */
 export function fieldOf(e: Expr, k: number): Expr {
@@ -37,7 +38,7 @@ export function recordParams(L: LoweringContext, name: string, type: TupleType, 
 }
 
 /** `x.prop` of a record (a field) or of an array of records (length, shape, size, ndim, strides: its first field's, in records). */
-export function recordMember(L: LoweringContext, e: Expr, prop: string, n: Node): Value {
+export function recordMember(L: LoweringContext, e: Expr, prop: string, n: MemberExpression): Value {
   if (isRecordArrayType(e.type)) return L.arrayProperty(fieldOf(e, 0), (e.type as TupleType).items[0] as ArrayType, prop, n);
   return { v: "expr", e: fieldOf(e, fieldIndex(L, recordOf(e.type)!, prop, n.property)) };
 }
@@ -59,10 +60,11 @@ export function assignField(L: LoweringContext, target: Node, compute: (current:
   if (target.type !== "MemberExpression" || target.computed) return false;
   const obj = L.lowerValue(target.object);
   if (obj.v !== "expr" || !isRecordType(obj.e.type)) return false;
-  const k = fieldIndex(L, recordOf(obj.e.type)!, target.property.name, target.property);
+  const field = memberName(target);
+  const k = fieldIndex(L, recordOf(obj.e.type)!, field, target.property);
   const item = fieldOf(obj.e, k);
   if (item.k !== "load") {
-    L.fail(target, `a record in a local is a copy (records are values): write the array's element instead, a[i].${target.property.name} = …`);
+    L.fail(target, `a record in a local is a copy (records are values): write the array's element instead, a[i].${field} = …`);
   }
   storeField(L, item, compute({ e: item }), target);
   return true;
@@ -84,7 +86,7 @@ export function assignRecord(L: LoweringContext, element: Expr, compute: (curren
 }
 
 /** `p = r` for a record local `p` (whose current value is `cur`): `r` must be a record of the same dtype. */
-export function assignRecordLocal(L: LoweringContext, name: string, cur: Expr, compute: (current: Typed) => Typed, n: Node): Stmt {
+export function assignRecordLocal(L: LoweringContext, name: string, cur: Expr, compute: (current: Typed) => Typed, n: Identifier): Stmt {
   const v = compute({ e: cur }).e;
   if (!sameType(v.type, cur.type)) L.fail(n, `cannot assign ${typeToString(v.type)} to '${n.name}', a ${typeToString(cur.type)}`);
   return { k: "assign", name, value: v, loc: locOf(n) };

@@ -12,17 +12,21 @@ import { promote, weakDefault } from "./infer.js";
 import { constExpr, int32Const, type Expr, type Stmt } from "./ir.js";
 import type { Lowering, VarBinding } from "./lowering.js";
 import { arith, lowerTupleLiteral } from "./operators.js";
-import { locOf, type Node } from "./parse.js";
+import { locOf, memberName, type Node } from "./parse.js";
+import type {
+  ArrayPattern, AssignmentExpression, BreakStatement, ContinueStatement, Expression, ForOfStatement, ForStatement, Identifier, IfStatement, LabeledStatement, Pattern,
+  Statement, VariableDeclarator,
+} from "acorn";
 import { assignField, assignRecord, assignRecordLocal, fieldOf, recordElement } from "./records.js";
 
 /** The names for…of binds: the index (entries() only) and the value. */
-interface LoopNames { readonly index: Node | null; readonly value: Node | null }
+interface LoopNames { readonly index: Identifier | null; readonly value: Identifier | null }
 
-export function lowerStatements(L: Lowering, list: readonly Node[]): void {
+export function lowerStatements(L: Lowering, list: readonly Statement[]): void {
   for (const s of list) L.guard(s, () => lowerStatement(L, s));
 }
 
-function lowerStatement(L: Lowering, n: Node): void {
+function lowerStatement(L: Lowering, n: Statement): void {
   switch (n.type) {
     case "EmptyStatement": return;
     case "BlockStatement": L.withScope(() => lowerStatements(L, n.body)); return;
@@ -42,16 +46,16 @@ function lowerStatement(L: Lowering, n: Node): void {
     case "LabeledStatement": return lowerLabeled(L, n);
     case "BreakStatement": return lowerJump(L, n, "break");
     case "ContinueStatement": return lowerJump(L, n, "continue");
-    case "ReturnStatement": return lowerReturn(L, n, n.argument);
+    case "ReturnStatement": return lowerReturn(L, n, n.argument ?? null);
     case "ThrowStatement": return lowerThrow(L, n);
     default: L.unsupported(n, `unsupported in kernels: ${n.type}`);
   }
 }
 
-function lowerDeclarator(L: Lowering, d: Node, isConst: boolean): void {
-  if (d.id.type === "ArrayPattern") return lowerDestructuring(L, d, isConst);
-  const name: string = d.id.name;
-  const init = d.init as Node | null;
+function lowerDeclarator(L: Lowering, d: VariableDeclarator, isConst: boolean): void {
+  if (d.id.type === "ArrayPattern") return lowerDestructuring(L, d, d.id, isConst);
+  const name = identifier(L, d.id).name;
+  const init = d.init ?? null;
   const builtin = init ? tryAllocation(L, init, name) : undefined;
   if (builtin) { L.declare(name, { b: "value", value: builtin }, d); return; }
   const decl = { kind: "local", start: d.start } as const;
@@ -77,12 +81,13 @@ function lowerDeclarator(L: Lowering, d: Node, isConst: boolean): void {
 }
 
 /** `const [x, y] = cuda.grid(2)` or a device function's tuple result. */
-function lowerDestructuring(L: Lowering, d: Node, isConst: boolean): void {
-  const tuple = L.lowerExpr(d.init);
-  if (!isTupleType(tuple.e.type)) L.fail(d.init, `destructuring needs a tuple (cuda.grid(2), a device function returning [a, b]); got ${typeToString(tuple.e.type)}`);
+function lowerDestructuring(L: Lowering, d: VariableDeclarator, pattern: ArrayPattern, isConst: boolean): void {
+  const init = d.init ?? L.fail(d, "destructuring needs a value: const [x, y] = …");
+  const tuple = L.lowerExpr(init);
+  if (!isTupleType(tuple.e.type)) L.fail(init, `destructuring needs a tuple (cuda.grid(2), a device function returning [a, b]); got ${typeToString(tuple.e.type)}`);
   const items = tuple.e.type.items;
-  const elements = d.id.elements as (Node | null)[];
-  if (elements.length > items.length) L.fail(d.id, `destructuring ${elements.length} names from a tuple of ${items.length}`);
+  const elements = pattern.elements;
+  if (elements.length > items.length) L.fail(pattern, `destructuring ${elements.length} names from a tuple of ${items.length}`);
   const tv = L.temporary("tuple", tuple.e, d);
   elements.forEach((el, i) => {
     if (!el) return;
@@ -94,30 +99,31 @@ function lowerDestructuring(L: Lowering, d: Node, isConst: boolean): void {
   });
 }
 
-function lowerIf(L: Lowering, n: Node): void {
+function lowerIf(L: Lowering, n: IfStatement): void {
   const cond = L.condition(n.test);
   const then = L.collect(() => L.withScope(() => L.guard(n.consequent, () => lowerStatement(L, n.consequent))));
-  const els = n.alternate ? L.collect(() => L.withScope(() => L.guard(n.alternate, () => lowerStatement(L, n.alternate)))) : [];
+  const alternate = n.alternate;
+  const els = alternate ? L.collect(() => L.withScope(() => L.guard(alternate, () => lowerStatement(L, alternate)))) : [];
   L.emit({ k: "if", cond, then, else: els, loc: locOf(n) });
 }
 
-function lowerFor(L: Lowering, n: Node, userLabel?: string): void {
+function lowerFor(L: Lowering, n: ForStatement, userLabel?: string): void {
   L.withScope(() => {
     if (n.init) {
       if (n.init.type === "VariableDeclaration") lowerStatement(L, n.init);
       else lowerEffect(L, n.init);
     }
-    lowerLoop(L, n, n.test, n.body, n.update, true, userLabel);
+    lowerLoop(L, n, n.test ?? null, n.body, n.update ?? null, true, userLabel);
   });
 }
 
-function lowerLoop(L: Lowering, n: Node, test: Node | null, body: Node, update: Node | null, testFirst: boolean, userLabel?: string): void {
+function lowerLoop(L: Lowering, n: Node, test: Expression | null, body: Statement, update: Expression | null, testFirst: boolean, userLabel?: string): void {
   const cond = test ? L.condition(test) : null;
   emitLoop(L, n, cond, body, () => (update ? L.collect(() => lowerEffect(L, update)) : []), testFirst, userLabel);
 }
 
 /** A loop of `body`; `bind` declares names in the body's scope first (for…of's variables), `update` runs after the body. */
-function emitLoop(L: Lowering, n: Node, cond: Expr | null, body: Node, update: () => Stmt[], testFirst: boolean, userLabel?: string, bind?: () => void): void {
+function emitLoop(L: Lowering, n: Node, cond: Expr | null, body: Statement, update: () => Stmt[], testFirst: boolean, userLabel?: string, bind?: () => void): void {
   const label = L.freshName(userLabel ?? "loop");
   L.loops.push({ label, userLabel, isLoop: true });
   try {
@@ -134,20 +140,20 @@ function emitLoop(L: Lowering, n: Node, cond: Expr | null, body: Node, update: (
  * `for (const v of a)` over a 1-d array (a loop over its indices) or a tuple (unrolled: each item may
  * have its own type), and `for (const [i, v] of a.entries())`.
  */
-function lowerForOf(L: Lowering, n: Node, userLabel?: string): void {
+function lowerForOf(L: Lowering, n: ForOfStatement, userLabel?: string): void {
   if (n.await) L.unsupported(n, "unsupported in kernels: for await");
-  const decl = n.left as Node;
+  const decl = n.left;
   if (decl.type !== "VariableDeclaration" || decl.declarations.length !== 1) {
-    L.unsupported(decl, "for…of in kernels declares its variable: for (const v of a), or for (const [i, v] of a.entries())");
+    return L.unsupported(decl, "for…of in kernels declares its variable: for (const v of a), or for (const [i, v] of a.entries())");
   }
-  const pattern = decl.declarations[0].id as Node;
+  const pattern = decl.declarations[0]!.id;
   const isConst = decl.kind === "const";
-  const right = n.right as Node;
+  const right = n.right;
   const entries = right.type === "CallExpression" && right.callee.type === "MemberExpression" && !right.callee.computed &&
-    right.callee.property.name === "entries";
-  if (entries && right.arguments.length > 0) L.fail(right, "entries() takes no arguments");
+    memberName(right.callee) === "entries" ? right.callee : undefined;
+  if (entries && right.type === "CallExpression" && right.arguments.length > 0) L.fail(right, "entries() takes no arguments");
   const names = entries ? entryNames(L, pattern) : { index: null, value: loopVariable(L, pattern) };
-  const source = entries ? (right.callee.object as Node) : right;
+  const source: Node = entries ? entries.object : right;
   const seq = L.lowerExpr(source).e;
   if (isTupleType(seq.type)) return lowerTupleForOf(L, n, seq, names, isConst, userLabel);
   if (!isArrayType(seq.type) || seq.type.ndim !== 1) {
@@ -165,7 +171,7 @@ function lowerForOf(L: Lowering, n: Node, userLabel?: string): void {
 }
 
 /** A tuple's for…of: one block per item, inside one block that `break` leaves (`continue` leaves the item's). */
-function lowerTupleForOf(L: Lowering, n: Node, seq: Expr, names: LoopNames, isConst: boolean, userLabel?: string): void {
+function lowerTupleForOf(L: Lowering, n: ForOfStatement, seq: Expr, names: LoopNames, isConst: boolean, userLabel?: string): void {
   const items = (seq.type as TupleType).items;
   const label = L.freshName(userLabel ?? "loop");
   const tuple = seq.k === "var" ? seq : L.temporary("items", seq, n);
@@ -186,18 +192,19 @@ function lowerTupleForOf(L: Lowering, n: Node, seq: Expr, names: LoopNames, isCo
 }
 
 /** The variable of `for (const v of …)`. */
-function loopVariable(L: Lowering, p: Node): Node {
-  if (p.type !== "Identifier") L.unsupported(p, "unsupported in kernels: destructuring the items of for…of (only `const [i, v] of a.entries()`)");
+function loopVariable(L: Lowering, p: Pattern): Identifier {
+  if (p.type !== "Identifier") return L.unsupported(p, "unsupported in kernels: destructuring the items of for…of (only `const [i, v] of a.entries()`)");
   return p;
 }
 
 /** The `[i, v]` of `for (const [i, v] of a.entries())` (either may be left out). */
-function entryNames(L: Lowering, p: Node): LoopNames {
-  const els = p.type === "ArrayPattern" ? (p.elements as (Node | null)[]) : [];
-  if (p.type !== "ArrayPattern" || els.length > 2 || els.some((e) => e && e.type !== "Identifier")) {
+function entryNames(L: Lowering, p: Pattern): LoopNames {
+  const els = p.type === "ArrayPattern" ? p.elements : [];
+  const names = els.filter((e): e is Identifier | null => !e || e.type === "Identifier");
+  if (p.type !== "ArrayPattern" || els.length > 2 || names.length < els.length) {
     L.unsupported(p, "entries() gives [index, value] pairs: for (const [i, v] of a.entries())");
   }
-  return { index: els[0] ?? null, value: els[1] ?? null };
+  return { index: names[0] ?? null, value: names[1] ?? null };
 }
 
 /** Declares the loop's index and value names for one iteration, as copies (the body may reassign a `let`). */
@@ -211,8 +218,8 @@ function bindLoopNames(L: Lowering, names: LoopNames, index: Expr, value: Expr, 
   }
 }
 
-function lowerLabeled(L: Lowering, n: Node): void {
-  const userLabel: string = n.label.name;
+function lowerLabeled(L: Lowering, n: LabeledStatement): void {
+  const userLabel = n.label.name;
   const b = n.body;
   if (b.type === "ForStatement") return lowerFor(L, b, userLabel);
   if (b.type === "ForOfStatement") return lowerForOf(L, b, userLabel);
@@ -228,8 +235,8 @@ function lowerLabeled(L: Lowering, n: Node): void {
   }
 }
 
-function lowerJump(L: Lowering, n: Node, kind: "break" | "continue"): void {
-  const want: string | undefined = n.label?.name;
+function lowerJump(L: Lowering, n: BreakStatement | ContinueStatement, kind: "break" | "continue"): void {
+  const want = n.label?.name;
   for (let i = L.loops.length - 1; i >= 0; i--) {
     const l = L.loops[i]!;
     if (want ? l.userLabel === want : l.isLoop) {
@@ -242,7 +249,7 @@ function lowerJump(L: Lowering, n: Node, kind: "break" | "continue"): void {
   L.fail(n, want ? `unknown label '${want}'` : `'${kind}' outside a loop`);
 }
 
-export function lowerReturn(L: Lowering, n: Node, arg: Node | null): void {
+export function lowerReturn(L: Lowering, n: Node, arg: Expression | null): void {
   if (L.kind === "kernel") {
     if (arg) L.fail(arg, "a kernel cannot return a value (write results into an array)");
     L.emit({ k: "return", loc: locOf(n) });
@@ -275,7 +282,7 @@ function unifyReturn(L: Lowering, n: Node, t: Type): Type {
 
 // ------------------------------------------------------------------ effects (assignments, ++, calls)
 
-function lowerEffect(L: Lowering, n: Node): void {
+function lowerEffect(L: Lowering, n: Expression): void {
   switch (n.type) {
     case "SequenceExpression": for (const e of n.expressions) lowerEffect(L, e); return;
     case "AssignmentExpression": return lowerAssignment(L, n);
@@ -291,7 +298,7 @@ function lowerEffect(L: Lowering, n: Node): void {
   }
 }
 
-function lowerAssignment(L: Lowering, n: Node): void {
+function lowerAssignment(L: Lowering, n: AssignmentExpression): void {
   const op: string = n.operator;
   if (op === "=") {
     if (n.left.type === "Identifier") {
@@ -364,4 +371,9 @@ function assignTo(L: Lowering, target: Node, compute: (current: Typed) => Typed)
 function zeroOf(t: Type): Expr | undefined {
   if (!isScalarType(t)) return undefined;
   return constExpr(t, t === "bool" ? false : isBigInt(t) ? 0n : 0);
+}
+
+/** A plain name where the syntax check admits no other form (a declaration's or a parameter's). */
+function identifier(L: Lowering, p: Pattern): Identifier {
+  return p.type === "Identifier" ? p : L.unsupported(p, "unsupported in kernels: destructuring other than const [a, b] = tuple");
 }
