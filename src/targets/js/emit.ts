@@ -32,6 +32,7 @@ import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases
 import { proveBounds, type BoundsProofs, type LaunchAssumptions } from "./bounds.js";
 import { mapBodyExprs } from "../../compiler/passes/walk.js";
 import { isHalfFloat } from "../../half.js";
+import { InternalCompilerError } from "../../errors.js";
 
 /** how the simulator runs the kernel's threads (see the top of this file) */
 export type KernelShape = "loop" | "phases" | "generators";
@@ -432,7 +433,7 @@ class Emitter {
   }
 
   private bindParam(name: string, t: Type, i: number): string[] {
-    if (isTupleType(t) || t === "void") throw new Error(`simulator: parameter '${name}' of type ${JSON.stringify(t)} is not supported`);
+    if (isTupleType(t) || t === "void") throw new InternalCompilerError(`simulator: parameter '${name}' of type ${JSON.stringify(t)} is not supported`);
     const id = this.ident(name);
     if (!isArrayType(t)) return [`let ${id} = scalarArg(args[${i}], ${JSON.stringify(name)}, "${t}");`];
     const v = this.variableArray(name, t);
@@ -506,7 +507,7 @@ class Emitter {
 
   private arrayOf(e: Expr): ArrayInfo {
     const a = e.k === "var" ? this.arrays.get(e.name) : undefined;
-    if (!a) throw new Error(`simulator: array expression '${e.k}' is not supported here (expected an array variable)`);
+    if (!a) throw new InternalCompilerError(`simulator: array expression '${e.k}' is not supported here (expected an array variable)`, e.loc);
     return a;
   }
 
@@ -710,7 +711,7 @@ class Emitter {
     switch (e.k) {
       case "const": return literal(e.type, e.value);
       case "var": {
-        if (isArrayType(e.type)) throw new Error(`simulator: array '${e.name}' used as a value`);
+        if (isArrayType(e.type)) throw new InternalCompilerError(`simulator: array '${e.name}' used as a value`, e.loc);
         return this.ident(e.name);
       }
       case "unary": return this.unary(e);
@@ -752,7 +753,7 @@ class Emitter {
         return `${fn}(${args.join(", ")})`;
       }
       case "intrinsic": return this.intrinsic(e);
-      case "call": throw new Error(`simulator: device function calls must be inlined before the JS target (call of '${e.fn.name}')`);
+      case "call": throw new InternalCompilerError(`simulator: device function calls must be inlined before the JS target (call of '${e.fn.name}')`, e.loc);
     }
   }
 
@@ -789,7 +790,7 @@ class Emitter {
     const a = this.expr(e.a), b = this.expr(e.b);
     const pick = <F>(table: Record<string, F>): F => {
       const f = table[e.op];
-      if (!f) throw new Error(`simulator: binary '${e.op}' is not defined on ${t}`);
+      if (!f) throw new InternalCompilerError(`simulator: binary '${e.op}' is not defined on ${t}`, e.loc);
       return f;
     };
     if (t === "bool") return pick(BINARY_BOOL)(a, b);
@@ -835,7 +836,7 @@ class Emitter {
   /** string `index` of the function's table as a JS literal */
   private string(index: Expr): string {
     const text = index.k === "const" ? this.ir.strings[Number(index.value)] : undefined;
-    if (text === undefined) throw new Error("simulator: a string index must be a constant into the function's strings");
+    if (text === undefined) throw new InternalCompilerError("simulator: a string index must be a constant into the function's strings", index.loc);
     return JSON.stringify(text);
   }
 
@@ -870,7 +871,7 @@ class Emitter {
       // the message's arguments are evaluated only when the assertion fails
       case "assert": return `(${args[0]} || assertFailed(${this.string(e.args[1]!)}, [${args.slice(2).join(", ")}]))`;
       case "throw": return `kernelThrow(${JSON.stringify(this.ir.name)}, ${this.string(e.args[0]!)}, ${args.slice(1).join(", ")})`;
-      default: throw new Error(`simulator: intrinsic '${e.name}' is not supported`);
+      default: throw new InternalCompilerError(`simulator: intrinsic '${e.name}' is not supported`, e.loc);
     }
   }
 }

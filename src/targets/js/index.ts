@@ -3,7 +3,7 @@
 
 import { canThrow, type FunctionIR } from "../../compiler/ir.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../../runtime/backend.js";
-import { KernelError, LaunchError } from "../../errors.js";
+import { InternalCompilerError, KernelError, LaunchError } from "../../errors.js";
 import { noteThrowingLaunch } from "../../runtime/kernel-errors.js";
 import { emitKernel, type EmitOptions } from "./emit.js";
 import { launchSatisfies } from "./bounds.js";
@@ -32,7 +32,7 @@ function build(ir: FunctionIR, options: EmitOptions, runtime: typeof rt) {
  * instrumented variant and the random schedule's all-generator variant are compiled at their first use.
  */
 export function compileSim(ir: FunctionIR): CompiledKernel {
-  if (ir.kind !== "kernel") throw new Error(`compileSim: '${ir.name}' is a device function, not a kernel`);
+  if (ir.kind !== "kernel") throw new InternalCompilerError(`compileSim: '${ir.name}' is a device function, not a kernel`);
   const plain = build(ir, {}, rt);
   const { code, staticSharedBytes, sites, run } = plain;
   const parallel = new ParallelKernel(ir, { code, consts: ir.constArrays.map((c) => c.data), sites });
