@@ -3,6 +3,7 @@
 // constant memory, record arrays.
 
 import { SCALAR_NAMES, dtypeOfTypedArray, typedScalarDType, typeToString, type ScalarName } from "../dtypes.js";
+import { cStrides } from "../ndarray.js";
 import { hostRecordsOf } from "../records.js";
 import { expr, type DeviceFunctionLike, type HostArray, type LoweringContext, type Value } from "./context.js";
 import { integerLiteralType } from "./infer.js";
@@ -114,8 +115,6 @@ export function hostArrayOf(v: unknown): HostArray | undefined {
   }
   return undefined;
 }
-
-const cStrides = (shape: readonly number[]) => shape.map((_, d) => shape.slice(d + 1).reduce((x, y) => x * y, 1));
 
 /** A value in words, for errors (`a float32`, `the dtype int8`, …). */
 export function describeValue(v: Value): string {

@@ -15,7 +15,7 @@ import { Poisoned, Problem, type Binding, type Decl, type Lowering, type LoopCtx
 import * as operators from "./operators.js";
 import { locOf, type Node, type ParsedFunction } from "./parse.js";
 import type { MemberExpression } from "acorn";
-import { mapBodyExprs } from "./passes/walk.js";
+import { mapBodyExprs } from "./walk.js";
 import { recordParams } from "./records.js";
 import { lowerReturn, lowerStatements } from "./statements.js";
 

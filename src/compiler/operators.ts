@@ -9,10 +9,12 @@ import { binaryType, floatTypeOf, promoteOne, weakDefault, type Weak } from "./i
 import { int32Const, type BinaryOp, type CompareOp, type Expr } from "./ir.js";
 import { foldExpr } from "./passes/fold.js";
 import { locOf, operandNodes, type Node } from "./parse.js";
+import { JS_COMPARISON } from "./walk.js";
 import type { ArrayExpression, BinaryExpression, ConditionalExpression, UnaryExpression } from "acorn";
 
+/** Comparison operators by their JavaScript spelling (`==` compares as `===`: both operands are converted to one type first). */
 const COMPARE: Record<string, CompareOp> = {
-  "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "===": "eq", "!=": "ne", "!==": "ne",
+  ...Object.fromEntries(Object.entries(JS_COMPARISON).map(([op, js]) => [js, op as CompareOp])), "==": "eq", "!=": "ne",
 };
 const ARITH: Record<string, BinaryOp> = { "+": "add", "-": "sub", "*": "mul" };
 const BITWISE: Record<string, BinaryOp> = { "&": "and", "|": "or", "^": "xor" };

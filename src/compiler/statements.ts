@@ -1,7 +1,7 @@
 // Statement lowering: declarations (a `let`'s type is the join of every value assigned to it), control
 // flow (if, loops, for…of, labels, break/continue, return) and effects (assignments, ++/--, calls).
 
-import { DTYPE_INFO, isArrayType, isBigInt, isComplexType, isFloat, isScalarType, isTupleType, sameType, typeToString, type ArrayType, type TupleType, type Type } from "../dtypes.js";
+import { DTYPE_INFO, isArrayType, isComplexType, isFloat, isScalarType, isTupleType, sameType, typeToString, type ArrayType, type TupleType, type Type } from "../dtypes.js";
 import { isRecordArrayType, isRecordType } from "../records.js";
 import { complexPart } from "./complex.js";
 import { lowerThrow } from "./console.js";
@@ -17,6 +17,7 @@ import type {
   ArrayPattern, AssignmentExpression, BreakStatement, ContinueStatement, Expression, ForOfStatement, ForStatement, Identifier, IfStatement, LabeledStatement, Pattern,
   Statement, VariableDeclarator,
 } from "acorn";
+import { zeroConst } from "./walk.js";
 import { assignField, assignRecord, assignRecordLocal, fieldOf, recordElement } from "./records.js";
 
 /** The names for…of binds: the index (entries() only) and the value. */
@@ -67,7 +68,7 @@ function lowerDeclarator(L: Lowering, d: VariableDeclarator, isConst: boolean): 
       return;
     }
     const v: VarBinding = { b: "var", name: L.freshName(name), type: override, decl, isConst };
-    L.emit({ k: "let", name: v.name, type: override, init: zeroOf(override), loc: locOf(d) });
+    L.emit({ k: "let", name: v.name, type: override, init: isScalarType(override) ? zeroConst(override) : undefined, loc: locOf(d) });
     L.declare(name, v, d);
     return;
   }
@@ -365,12 +366,6 @@ function assignTo(L: Lowering, target: Node, compute: (current: Typed) => Typed)
     return;
   }
   L.unsupported(target, "unsupported in kernels: this assignment target");
-}
-
-/** The zero of a scalar type (a local declared without a value starts at it). */
-function zeroOf(t: Type): Expr | undefined {
-  if (!isScalarType(t)) return undefined;
-  return constExpr(t, t === "bool" ? false : isBigInt(t) ? 0n : 0);
 }
 
 /** A plain name where the syntax check admits no other form (a declaration's or a parameter's). */

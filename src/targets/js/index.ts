@@ -1,7 +1,8 @@
 // The JS target: typed IR → JavaScript, run on the CPU with the GPU's dtype
 // semantics (the simulator back end's kernels).
 
-import { canThrow, type FunctionIR } from "../../compiler/ir.js";
+import type { FunctionIR } from "../../compiler/ir.js";
+import { canThrow } from "../../compiler/walk.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims } from "../../runtime/backend.js";
 import { InternalCompilerError, KernelError, LaunchError } from "../../errors.js";
 import { noteThrowingLaunch } from "../../runtime/kernel-errors.js";

@@ -1,7 +1,64 @@
-// Rebuilding IR nodes with transformed children: the one place that knows
-// where each node keeps its sub-expressions, so passes stay short.
+// Walking the IR: the read-only walkers (an expression's children, a statement's expressions, every
+// statement of a body; defined beside the node types in ir.ts and exported from here), the mapping
+// walkers that rebuild nodes with transformed children, and the small queries passes and targets
+// build on them (what a body assigns, whether an expression holds something), so that each stays short.
+// The zero of a type and the meaning of a comparison are here too, for the passes and targets that
+// make or fold those constants.
 
-import type { Expr, Stmt } from "../ir.js";
+import { isBigInt, type ScalarName } from "../dtypes.js";
+import { constExpr, exprChildren, stmtExprs, walkStmts, type CompareOp, type ConstExpr, type Expr, type FunctionIR, type Stmt } from "./ir.js";
+
+export { exprChildren, stmtExprs, walkStmts };
+
+/** Whether `e` or any expression inside it satisfies `p`. */
+export const exprHas = (e: Expr, p: (x: Expr) => boolean): boolean => p(e) || exprChildren(e).some((c) => exprHas(c, p));
+
+/** Whether any expression of `body`, nested statements' included, satisfies `p`. */
+export function bodyHas(body: readonly Stmt[], p: (x: Expr) => boolean): boolean {
+  let found = false;
+  walkStmts(body, (s) => { if (!found && stmtExprs(s).some((e) => exprHas(e, p))) found = true; });
+  return found;
+}
+
+/** Calls `f` on `e` and on every expression inside it, each before its children. */
+export function forEachExpr(e: Expr, f: (x: Expr) => void): void {
+  f(e);
+  for (const c of exprChildren(e)) forEachExpr(c, f);
+}
+
+/** The locals `body` assigns after their declaration, nested statements included. */
+export const assignedNames = (body: readonly Stmt[]): Set<string> => namesOf(body, "assign");
+
+/** The locals `body` declares (its `let`s), nested statements included. */
+export const declaredNames = (body: readonly Stmt[]): Set<string> => namesOf(body, "let");
+
+function namesOf(body: readonly Stmt[], kind: "assign" | "let"): Set<string> {
+  const names = new Set<string>();
+  walkStmts(body, (s) => { if (s.k === kind) names.add(s.name); });
+  return names;
+}
+
+/** Whether a function's body holds a `throw` (its launches report a KernelError at the host's next synchronising call). */
+export const canThrow = (fn: FunctionIR): boolean => bodyHas(fn.body, (e) => e.k === "intrinsic" && e.name === "throw");
+
+/** The zero of a scalar type (`false`, `0n` or `0`). */
+export const zeroConst = (t: ScalarName): ConstExpr => constExpr(t, t === "bool" ? false : isBigInt(t) ? 0n : 0);
+
+/** How JavaScript spells each comparison (`===`, not `==`: the IR compares values of one type). */
+export const JS_COMPARISON: Readonly<Record<CompareOp, string>> = { lt: "<", le: "<=", gt: ">", ge: ">=", eq: "===", ne: "!==" };
+
+/** `x op y` on constant values, as the IR compares them (a number and a bigint of the same value are equal). */
+export function compareValues(op: CompareOp, x: number | bigint | boolean, y: number | bigint | boolean): boolean {
+  const equal = x === y || (typeof x !== "boolean" && typeof y !== "boolean" && x == y); // eslint-disable-line eqeqeq
+  switch (op) {
+    case "lt": return x < y;
+    case "le": return x <= y;
+    case "gt": return x > y;
+    case "ge": return x >= y;
+    case "eq": return equal;
+    case "ne": return !equal;
+  }
+}
 
 /** `e` with each direct child expression replaced by `f(child)` (same node if nothing changed). */
 export function mapExprChildren(e: Expr, f: (c: Expr) => Expr): Expr {
