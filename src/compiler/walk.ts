@@ -27,14 +27,17 @@ export function forEachExpr(e: Expr, f: (x: Expr) => void): void {
 }
 
 /** The locals `body` assigns after their declaration, nested statements included. */
-export const assignedNames = (body: readonly Stmt[]): Set<string> => namesOf(body, "assign");
+export const assignedNames = (body: readonly Stmt[]): Set<string> => namesOf(body, ["assign"]);
 
 /** The locals `body` declares (its `let`s), nested statements included. */
-export const declaredNames = (body: readonly Stmt[]): Set<string> => namesOf(body, "let");
+export const declaredNames = (body: readonly Stmt[]): Set<string> => namesOf(body, ["let"]);
 
-function namesOf(body: readonly Stmt[], kind: "assign" | "let"): Set<string> {
+/** The locals `body` sets, declaring or assigning them, nested statements included. */
+export const setNames = (body: readonly Stmt[]): Set<string> => namesOf(body, ["let", "assign"]);
+
+function namesOf(body: readonly Stmt[], kinds: readonly ("assign" | "let")[]): Set<string> {
   const names = new Set<string>();
-  walkStmts(body, (s) => { if (s.k === kind) names.add(s.name); });
+  walkStmts(body, (s) => { if ((s.k === "assign" || s.k === "let") && kinds.includes(s.k)) names.add(s.name); });
   return names;
 }
 

@@ -23,7 +23,7 @@
 import { isArrayType, type ArrayType } from "../../dtypes.js";
 import type { KernelArg } from "../../runtime/backend.js";
 import type { Expr, FunctionIR, SpecialReg, Stmt } from "../../compiler/ir.js";
-import { assignedNames, declaredNames, exprChildren, stmtExprs, walkStmts } from "../../compiler/walk.js";
+import { exprChildren, setNames, stmtExprs, walkStmts } from "../../compiler/walk.js";
 
 const INT_MIN = -(2 ** 31), INT_MAX = 2 ** 31 - 1;
 const AXES = ["x", "y", "z"] as const;
@@ -381,5 +381,5 @@ function isIncrement(s: Stmt, name: string): boolean {
 }
 
 function assignsIn(region: readonly Stmt[], name: string): boolean {
-  return assignedNames(region).has(name) || declaredNames(region).has(name);
+  return setNames(region).has(name);
 }
