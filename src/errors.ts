@@ -143,6 +143,21 @@ named(CompileError, "CompileError");
 export class TypingError extends SourceError {}
 named(TypingError, "TypingError");
 
+/**
+ * A state the compiler should never reach: a bug in numbats, not in the kernel. `line` and `column`
+ * (1-based line, 0-based column in the function's text) say where it was compiling, when known.
+ */
+export class InternalCompilerError extends Error {
+  declare readonly line: number | undefined;
+  declare readonly column: number | undefined;
+  constructor(what: string, at?: { readonly line: number; readonly column: number }) {
+    const where = at ? ` (compiling line ${at.line}, column ${at.column + 1} of the function)` : "";
+    super(`numbats internal compiler error: ${what}${where}; please report it as a numbats bug, with the kernel that caused it`);
+    defineHidden(this, { line: at?.line, column: at?.column });
+  }
+}
+named(InternalCompilerError, "InternalCompilerError");
+
 /** A bad launch: configuration, shared memory, arguments, or a fault inside the kernel on the simulator. */
 export class LaunchError extends Error {}
 named(LaunchError, "LaunchError");

@@ -30,6 +30,6 @@ export {
   type TypedScalar, type StorageArrays, type StorageOf, type HostStorageOf, type HostElementOf, type KernelElementOf,
 } from "./dtypes.js";
 export {
-  CompileError, TypingError, LaunchError, KernelError, CudaError, NcclError, SanitizerError, type SourceProblem, type SanitizerFinding, type SanitizerTool,
+  CompileError, TypingError, InternalCompilerError, LaunchError, KernelError, CudaError, NcclError, SanitizerError, type SourceProblem, type SanitizerFinding, type SanitizerTool,
 } from "./errors.js";
 export { nccl, NcclComm, type InitOptions, type ReduceOp } from "./distributed/nccl.js";

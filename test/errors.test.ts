@@ -5,7 +5,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { inspect } from "node:util";
 import { cuda } from "../src/index.js";
-import { CompileError, CudaError, LaunchError, TypingError } from "../src/errors.js";
+import { CompileError, CudaError, InternalCompilerError, LaunchError, TypingError } from "../src/errors.js";
+import { compileToIR } from "../src/compiler/index.js";
+import { arrayType } from "../src/dtypes.js";
+import { compileSim } from "../src/targets/js/index.js";
 import { runCase } from "./helpers/crosscheck.js";
 
 const THIS_FILE = "test/errors.test.ts";
@@ -118,4 +121,18 @@ test("Uint8ClampedArray is a uint8 array: floats truncate and saturate (NaN → 
       assert.deepEqual(Array.from(args[2] as Uint8ClampedArray), fromInt);
     },
   });
+});
+
+test("a state the compiler never reaches is an InternalCompilerError asking for a report, not an error in the kernel", () => {
+  const kernel = compileToIR((a: Float32Array) => { a[0] = 1; }, [arrayType("float32", 1, "C")]);
+  const ir = { ...kernel, kind: "device" as const };
+  assert.throws(() => compileSim(ir), (e: unknown) => {
+    assert.ok(e instanceof InternalCompilerError && !(e instanceof CompileError) && !(e instanceof TypingError));
+    assert.equal(e.name, "InternalCompilerError");
+    assert.match(e.message, /^numbats internal compiler error: compileSim: '.*' is a device function, not a kernel; please report it as a numbats bug/);
+    return true;
+  });
+  const at = new InternalCompilerError("an impossible state", { line: 3, column: 4 });
+  assert.match(at.message, /\(compiling line 3, column 5 of the function\)/);
+  assert.deepEqual([at.line, at.column], [3, 4]);
 });

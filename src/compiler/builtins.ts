@@ -7,74 +7,55 @@ import type { Expr, IntrinsicName, SpecialReg, UnaryOp, AtomicOp } from "./ir.js
 import { constExpr, int32Const } from "./ir.js";
 import type { Weak } from "./infer.js";
 import { binaryType, floatTypeOf, promoteOne, weakDefault } from "./infer.js";
-import type { DeviceFunctionLike, Lowerer, Typed } from "./lower.js";
+import type { Builtin, DeviceFunctionLike, LoweringContext, Member, Typed, Value } from "./context.js";
+import { expr } from "./context.js";
 import { CMATH_NAMES, cmathCall, constructComplex } from "./complex.js";
 import { foldExpr } from "./passes/fold.js";
 import { lowerAssert, lowerLog } from "./console.js";
 import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
+import type { ArrayExpression } from "acorn";
 import { CUDA_MATH, MATH_LIBRARY, MATH_HELPERS, MODULES as MATH_MODULES, type MathEntry } from "../mathlib/index.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "../mathlib/random.js";
 import { rememberFunctions } from "./source.js";
 import { allocateRecords } from "./records.js";
+import { FP16 } from "./fp16.js";
 
 // Errors and line info in the library's device functions point at the library's files.
 for (const mod of [...Object.values(MATH_MODULES), RANDOM_DEVICE_FUNCTIONS]) {
   rememberFunctions((Object.values(mod) as unknown[]).filter((v): v is Function => typeof v === "function"));
 }
-import { FP16 } from "./fp16.js";
 
-type Member = Value | ((L: Lowerer, n: Node) => Value);
-
-export type Value =
-  | { readonly v: "expr"; readonly e: Expr; readonly weak?: Weak }
-  | { readonly v: "ns"; readonly name: string; readonly members: Readonly<Record<string, Member>>; readonly call?: Builtin["call"] }
-  | Builtin
-  | { readonly v: "dtype"; readonly dtype: ScalarName }
-  | { readonly v: "device"; readonly fn: DeviceFunctionLike }
-  | { readonly v: "string"; readonly text: string }
-  | { readonly v: "gridGroup" }
-  | { readonly v: "arrayDims"; readonly array: Expr; readonly ndim: number; readonly attr: "shape" | "stride" };
-
-export interface Builtin {
-  readonly v: "builtin";
-  readonly name: string;
-  call(L: Lowerer, args: readonly Node[], n: Node): Value;
-  /** for `const s = cuda.shared.array(…)`: declares the array named `name` */
-  alloc?(L: Lowerer, args: readonly Node[], n: Node, name: string): Value;
-}
-
-const expr = (e: Expr, weak?: Weak): Value => ({ v: "expr", e, weak });
 const ns = (name: string, members: Record<string, Member>): Value => ({ v: "ns", name, members });
 const fn = (name: string, call: Builtin["call"], alloc?: Builtin["alloc"]): Builtin => ({ v: "builtin", name, call, alloc });
 
-function arity(L: Lowerer, n: Node, args: readonly Node[], name: string, min: number, max = min): void {
+function arity(L: LoweringContext, n: Node, args: readonly Node[], name: string, min: number, max = min): void {
   if (args.length < min || args.length > max) {
     L.fail(n, `${name} takes ${min === max ? min : `${min} to ${max}`} argument(s); got ${args.length}`);
   }
 }
 
 /** Lowers an argument and fixes a weak literal to its default type. */
-function value(L: Lowerer, a: Node): Expr {
+function value(L: LoweringContext, a: Node): Expr {
   const v = L.lowerExpr(a);
   return v.weak ? L.convert(v, weakDefault(v.weak), a) : v.e;
 }
 
-function scalarArg(L: Lowerer, a: Node, what: string): Expr {
+function scalarArg(L: LoweringContext, a: Node, what: string): Expr {
   const e = value(L, a);
   if (!isScalarType(e.type)) return L.fail(a, `${what} must be a number; got ${typeToString(e.type)}`);
   return e;
 }
 
-const asType = (L: Lowerer, a: Node, t: ScalarName): Expr => L.convert(L.lowerExpr(a), t, a);
+const asType = (L: LoweringContext, a: Node, t: ScalarName): Expr => L.convert(L.lowerExpr(a), t, a);
 
 /** A warp mask or lane argument as `t`: an integer or bool, never a float (it would be truncated silently). */
-function integerArg(L: Lowerer, a: Node, t: ScalarName, what: string): Expr {
+function integerArg(L: LoweringContext, a: Node, t: ScalarName, what: string): Expr {
   const v = L.lowerExpr(a);
   if (!isScalarType(v.e.type) || isFloat(v.e.type)) return L.fail(a, `${what} must be an integer; got ${typeToString(v.e.type)}`);
   return L.convert(v, t, a);
 }
-const maskArg = (L: Lowerer, a: Node, name: string): Expr => integerArg(L, a, "uint32", `the mask of cuda.${name}`);
+const maskArg = (L: LoweringContext, a: Node, name: string): Expr => integerArg(L, a, "uint32", `the mask of cuda.${name}`);
 
 // ---------------------------------------------------------------------------
 // cuda.*
@@ -85,7 +66,7 @@ const dim3 = (name: string, prefix: string) =>
 
 const AXES = ["x", "y", "z"] as const;
 
-function gridTuple(L: Lowerer, args: readonly Node[], n: Node, name: string, axis: (a: "x" | "y" | "z") => Expr): Value {
+function gridTuple(L: LoweringContext, args: readonly Node[], n: Node, name: string, axis: (a: "x" | "y" | "z") => Expr): Value {
   arity(L, n, args, name, 1);
   const ndim = L.constInt(args[0]!, `${name}'s dimension count`);
   if (ndim < 1 || ndim > 3) return L.fail(args[0]!, `${name}(ndim) takes 1, 2 or 3`);
@@ -104,7 +85,7 @@ const WARP_INTRINSICS = new Set<IntrinsicName>([
   "ballotSync", "matchAnySync", "matchAllSync", "activemask",
 ]);
 
-function intrinsic(L: Lowerer, n: Node, name: IntrinsicName, type: Expr["type"], args: Expr[]): Value {
+function intrinsic(L: LoweringContext, n: Node, name: IntrinsicName, type: Expr["type"], args: Expr[]): Value {
   if (BARRIER_INTRINSICS.has(name)) L.features.barriers = true;
   if (WARP_INTRINSICS.has(name)) L.features.warp = true;
   return expr({ k: "intrinsic", name, type, args, loc: locOf(n) });
@@ -170,7 +151,7 @@ function atomic(op: AtomicOp): Builtin {
     const allowed = ATOMIC_DTYPES[ATOMIC_KINDS[op]]!;
     if (!allowed.includes(at.dtype)) return L.fail(args[0]!, `${name} supports ${allowed.join(", ")} arrays; this one is ${at.dtype}`);
     const ixNode = args[1]!;
-    const index = ixNode.type === "ArrayExpression" ? (ixNode.elements as Node[]).map((e) => L.indexExpr(e)) : [L.indexExpr(ixNode)];
+    const index = ixNode.type === "ArrayExpression" ? listItems(L, ixNode).map((e) => L.indexExpr(e)) : [L.indexExpr(ixNode)];
     if (index.length !== at.ndim) return L.fail(ixNode, `${name} on a ${at.ndim}-d array needs ${at.ndim} indices (write [i, j])`);
     const valueNode = args[op === "cas" ? 3 : 2]!;
     const val = asType(L, valueNode, at.dtype);
@@ -180,9 +161,14 @@ function atomic(op: AtomicOp): Builtin {
   });
 }
 
+/** The items of `[a, b, …]` written as an argument (an index list, a shape). */
+function listItems(L: LoweringContext, list: ArrayExpression): Node[] {
+  return list.elements.map((e) => e ?? L.unsupported(list, "unsupported in kernels: a hole in an array literal ([a, , b])"));
+}
+
 /** A compile-time shape: `16`, `[16, 16]`, or env constants. */
-function shapeOf(L: Lowerer, a: Node): number[] {
-  const dims = a.type === "ArrayExpression" ? (a.elements as Node[]) : [a];
+function shapeOf(L: LoweringContext, a: Node): number[] {
+  const dims = a.type === "ArrayExpression" ? listItems(L, a) : [a];
   return dims.map((d) => {
     const k = L.constInt(d, "an array shape");
     if (k < 0) return L.fail(d, "array dimensions must be ≥ 0");
@@ -191,7 +177,7 @@ function shapeOf(L: Lowerer, a: Node): number[] {
 }
 
 /** A dtype argument: a dtype object or its name. */
-export function dtypeArgument(L: Lowerer, a: Node): ScalarName {
+export function dtypeArgument(L: LoweringContext, a: Node): ScalarName {
   const v = L.lowerValue(a);
   if (v.v === "dtype") return v.dtype;
   if (v.v === "string" && v.text in DTYPE_INFO) return v.text as ScalarName;
@@ -199,7 +185,7 @@ export function dtypeArgument(L: Lowerer, a: Node): ScalarName {
 }
 
 /** "complex64" / "complex128" as an allocation's dtype, else undefined. */
-function complexDTypeArg(L: Lowerer, a: Node): ComplexName | undefined {
+function complexDTypeArg(L: LoweringContext, a: Node): ComplexName | undefined {
   const v = L.lowerValue(a);
   return v.v === "string" && isComplexName(v.text) ? v.text : undefined;
 }
@@ -237,7 +223,7 @@ function bitOp(op: UnaryOp): Builtin {
 }
 
 /** The common float type of some values (ints go to float64) and the values converted to it. */
-function commonFloat(L: Lowerer, vals: readonly Typed[], nodes: readonly Node[]): { t: ScalarName; xs: Expr[] } {
+function commonFloat(L: LoweringContext, vals: readonly Typed[], nodes: readonly Node[]): { t: ScalarName; xs: Expr[] } {
   let t: ScalarName | undefined;
   let weak: Weak | undefined;
   vals.forEach((v, i) => {
@@ -454,8 +440,8 @@ function libraryEnv(entry: { readonly env?: Readonly<Record<string, unknown>> })
 }
 
 /** A math-library call: the float type from the arguments, then the f32 or f64 routine (or its fastmath form). */
-export function lowerMathCall(L: Lowerer, name: string, vals: readonly Typed[], n: Node): Typed {
-  const nodes = vals.map((_, i) => (n.arguments?.[i] as Node | undefined) ?? n);
+export function lowerMathCall(L: LoweringContext, name: string, vals: readonly Typed[], n: Node): Typed {
+  const nodes = vals.map((_, i) => (n.type === "CallExpression" ? n.arguments[i] : undefined) ?? n);
   const { t, xs } = commonFloat(L, vals, nodes);
   const loc = locOf(n);
   const fastForm = FAST_MATH[name];
@@ -466,14 +452,14 @@ export function lowerMathCall(L: Lowerer, name: string, vals: readonly Typed[], 
 }
 
 /** The float32 or float64 routine of a library entry, called on operands already converted for it. */
-function callLibrary(L: Lowerer, name: string, entry: MathEntry, t: ScalarName, xs: readonly Expr[], n: Node): Expr {
+function callLibrary(L: LoweringContext, name: string, entry: MathEntry, t: ScalarName, xs: readonly Expr[], n: Node): Expr {
   const variant = t === "float32" ? "f32" : "f64";
   const dev: DeviceFunctionLike = { fn: entry[variant], name: `${name}_${variant}`, env: libraryEnv(entry) };
   return L.callDeviceWith(dev, xs, n);
 }
 
 /** `cuda.math.name(…)`: float operands of one type as for `Math.*`, except ldexp's int32 exponent. */
-function lowerCudaMath(L: Lowerer, name: string, args: readonly Node[], n: Node): Value {
+function lowerCudaMath(L: LoweringContext, name: string, args: readonly Node[], n: Node): Value {
   const full = `cuda.math.${name}`;
   const entry = CUDA_MATH[name]!;
   arity(L, n, args, full, entry.f64.length);
@@ -500,7 +486,7 @@ const NUMBER = ns("Number", {
 });
 
 /** isNaN/isFinite: integers are never NaN and always finite. */
-function floatPredicate(L: Lowerer, args: readonly Node[], n: Node, op: "isnan" | "isfinite", intResult: boolean): Value {
+function floatPredicate(L: LoweringContext, args: readonly Node[], n: Node, op: "isnan" | "isfinite", intResult: boolean): Value {
   arity(L, n, args, op, 1);
   const v = L.lowerExpr(args[0]!);
   if (!isScalarType(v.e.type)) return L.fail(args[0]!, `${op} needs a number`);

@@ -85,7 +85,7 @@ export function checkSyntax(params: readonly Node[], body: Node): SourceProblem[
 /** The message of `new Error("message")` (or `Error("message")`), the one form a kernel may throw. */
 export function thrownMessage(n: Node): string | undefined {
   const isError = (n.type === "NewExpression" || n.type === "CallExpression") && n.callee.type === "Identifier" && n.callee.name === "Error";
-  const [message, ...rest] = isError ? n.arguments as Node[] : [];
+  const [message, ...rest] = isError ? n.arguments : [];
   return message?.type === "Literal" && typeof message.value === "string" && rest.length === 0 ? message.value : undefined;
 }
 

@@ -16,7 +16,8 @@
 import { COMPLEX_PART, complexType, isComplexType, isFloat, isScalarType, typeToString, type ComplexName, type ScalarName, type Type } from "../dtypes.js";
 import type { BinaryOp, CompareOp, Expr, UnaryOp } from "./ir.js";
 import { constExpr } from "./ir.js";
-import type { Lowerer, Typed } from "./lower.js";
+import { InternalCompilerError } from "../errors.js";
+import type { LoweringContext, Typed } from "./context.js";
 import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
 
@@ -50,7 +51,7 @@ export function complexResult(a: Typed, b: Typed): ComplexName {
 }
 
 /** `v` as a complex value of type `t`: a real is (x + 0j); a complex of the other width is converted part by part. */
-export function toComplex(L: Lowerer, v: Typed, t: ComplexName, n: Node): Expr {
+export function toComplex(L: LoweringContext, v: Typed, t: ComplexName, n: Node): Expr {
   const from = v.e.type;
   const pt = partOf(t);
   if (isComplexType(from)) {
@@ -63,8 +64,8 @@ export function toComplex(L: Lowerer, v: Typed, t: ComplexName, n: Node): Expr {
 }
 
 /** The parts of complex `e`, binding it to a temporary first unless reading it twice is free. */
-function parts(L: Lowerer, e: Expr, n: Node): Parts {
-  if (!isComplexType(e.type)) throw new Error("complex parts of a non-complex value");
+function parts(L: LoweringContext, e: Expr, n: Node): Parts {
+  if (!isComplexType(e.type)) throw new InternalCompilerError("complex parts of a non-complex value", locOf(n));
   const t = e.type.complex;
   const pt = partOf(t);
   const bound = e.k === "var" || (e.k === "tuple" && e.items.every(cheap)) ? e : L.temporary("z", e, n);
@@ -75,7 +76,7 @@ function parts(L: Lowerer, e: Expr, n: Node): Parts {
 const cheap = (e: Expr): boolean => e.k === "var" || e.k === "const";
 
 /** A scalar bound to a temporary unless cheap (the complex formulas read their operands several times). */
-const once = (L: Lowerer, e: Expr, n: Node): Expr => (cheap(e) ? e : L.temporary("p", e, n));
+const once = (L: LoweringContext, e: Expr, n: Node): Expr => (cheap(e) ? e : L.temporary("p", e, n));
 
 // ------------------------------------------------------------------ scalar IR builders
 
@@ -91,10 +92,10 @@ const or = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "or", type: "bool", a
 const ARITH: Record<string, "add" | "sub" | "mul" | "div"> = { "+": "add", "-": "sub", "*": "mul", "/": "div" };
 
 /** `a op b` where at least one operand is complex: `+ - * /`, `===`/`!==` (and `==`/`!=`). */
-export function complexOperator(L: Lowerer, n: Node, op: string, a: Typed, b: Typed): Typed {
+export function complexOperator(L: LoweringContext, n: Node, op: string, a: Typed, b: Typed, [left, right]: readonly [Node, Node]): Typed {
   const t = complexResult(a, b);
-  const x = parts(L, toComplex(L, a, t, n.left ?? n), n);
-  const y = parts(L, toComplex(L, b, t, n.right ?? n), n);
+  const x = parts(L, toComplex(L, a, t, left), n);
+  const y = parts(L, toComplex(L, b, t, right), n);
   if (op === "===" || op === "==") return { e: equal(x, y) };
   if (op === "!==" || op === "!=") return { e: or(cmp("ne", x.re, y.re), cmp("ne", x.im, y.im)) };
   const arith = ARITH[op];
@@ -104,7 +105,7 @@ export function complexOperator(L: Lowerer, n: Node, op: string, a: Typed, b: Ty
 
 const equal = (x: Parts, y: Parts): Expr => and(cmp("eq", x.re, y.re), cmp("eq", x.im, y.im));
 
-const COMBINE: Record<"add" | "sub" | "mul" | "div", (L: Lowerer, x: Parts, y: Parts, n: Node) => Expr> = {
+const COMBINE: Record<"add" | "sub" | "mul" | "div", (L: LoweringContext, x: Parts, y: Parts, n: Node) => Expr> = {
   add: (_L, x, y, n) => makeComplex(x.t, bin("add", partOf(x.t), x.re, y.re), bin("add", partOf(x.t), x.im, y.im), n),
   sub: (_L, x, y, n) => makeComplex(x.t, bin("sub", partOf(x.t), x.re, y.re), bin("sub", partOf(x.t), x.im, y.im), n),
   mul: (_L, x, y, n) => multiply(x, y, n),
@@ -118,7 +119,7 @@ function multiply(x: Parts, y: Parts, n: Node): Expr {
 }
 
 /** NumPy's complex division (see the header): one branch by |c| >= |d|, written as selects of its parts. */
-function divide(L: Lowerer, x: Parts, y: Parts, n: Node): Expr {
+function divide(L: LoweringContext, x: Parts, y: Parts, n: Node): Expr {
   const pt = partOf(x.t);
   const { re: a, im: b } = x;
   const { re: c, im: d } = y;
@@ -135,7 +136,7 @@ function divide(L: Lowerer, x: Parts, y: Parts, n: Node): Expr {
 }
 
 /** `-z` */
-export function complexNegate(L: Lowerer, v: Typed, n: Node): Expr {
+export function complexNegate(L: LoweringContext, v: Typed, n: Node): Expr {
   const x = parts(L, v.e, n);
   return makeComplex(x.t, un("neg", partOf(x.t), x.re), un("neg", partOf(x.t), x.im), n);
 }
@@ -150,7 +151,7 @@ export function complexPart(e: Expr, prop: string): Expr | undefined {
 // ------------------------------------------------------------------ cuda.complex, cuda.cmath
 
 /** `cuda.complex(re, im?)`: complex64 when both parts are float32 (or literals next to one), else complex128. */
-export function constructComplex(L: Lowerer, args: readonly Node[], n: Node): Expr {
+export function constructComplex(L: LoweringContext, args: readonly Node[], n: Node): Expr {
   if (args.length < 1 || args.length > 2) return L.fail(n, `cuda.complex takes 1 or 2 arguments (re, im); got ${args.length}`);
   const vals = args.map((a) => L.lowerExpr(a));
   vals.forEach((v, i) => {
@@ -162,10 +163,10 @@ export function constructComplex(L: Lowerer, args: readonly Node[], n: Node): Ex
   return makeComplex(t, L.convert(re, partOf(t), args[0]!), L.convert(im, partOf(t), args[1] ?? n), n);
 }
 
-type CmathFn = (L: Lowerer, z: Parts, n: Node, w?: Parts) => Expr;
+type CmathFn = (L: LoweringContext, z: Parts, n: Node, w?: Parts) => Expr;
 
 /** Calls a math-library function on parts of type `pt`. */
-const math = (L: Lowerer, name: string, pt: ScalarName, n: Node, ...xs: Expr[]): Expr =>
+const math = (L: LoweringContext, name: string, pt: ScalarName, n: Node, ...xs: Expr[]): Expr =>
   L.callMath(name, xs.map((e) => ({ e })), n).e;
 
 const CMATH_UNARY: Record<string, CmathFn> = {
@@ -195,7 +196,7 @@ const CMATH_UNARY: Record<string, CmathFn> = {
  * The principal square root without cancellation: t = sqrt((|z| + |re|)/2); for re >= 0 the root is
  * t + (im/2t)i, else |im|/2t + copysign(t, im)i; sqrt(0) = 0 + im·i (keeping the sign of a zero im).
  */
-function complexSqrt(L: Lowerer, z: Parts, n: Node): Expr {
+function complexSqrt(L: LoweringContext, z: Parts, n: Node): Expr {
   const pt = partOf(z.t);
   const half = (e: Expr) => bin("mul", pt, e, constExpr(pt, 0.5));
   const t = once(L, un("sqrt", pt, half(bin("add", pt, math(L, "hypot", pt, n, z.re, z.im), un("abs", pt, z.re)))), n);
@@ -207,7 +208,7 @@ function complexSqrt(L: Lowerer, z: Parts, n: Node): Expr {
   return makeComplex(z.t, re, im, n);
 }
 
-function complexPow(L: Lowerer, z: Parts, n: Node, w?: Parts): Expr {
+function complexPow(L: LoweringContext, z: Parts, n: Node, w?: Parts): Expr {
   const pt = partOf(z.t);
   const zeroOf = (p: Parts) => and(cmp("eq", p.re, constExpr(pt, 0)), cmp("eq", p.im, constExpr(pt, 0)));
   const logZ = parts(L, CMATH_UNARY.log!(L, z, n), n);
@@ -218,7 +219,7 @@ function complexPow(L: Lowerer, z: Parts, n: Node, w?: Parts): Expr {
 }
 
 /** `cuda.cmath.<name>(…)` */
-export function cmathCall(L: Lowerer, name: string, args: readonly Node[], n: Node): Expr {
+export function cmathCall(L: LoweringContext, name: string, args: readonly Node[], n: Node): Expr {
   const want = name in ARITH_NAMES || name === "pow" ? 2 : 1;
   if (args.length !== want) return L.fail(n, `cuda.cmath.${name} takes ${want} argument(s); got ${args.length}`);
   const vals = args.map((a) => L.lowerExpr(a));
@@ -227,7 +228,7 @@ export function cmathCall(L: Lowerer, name: string, args: readonly Node[], n: No
     if (!isComplexType(t) && (!isScalarType(t) || t === "bool")) L.fail(args[i]!, `cuda.cmath.${name} takes complex or real numbers; got ${typeToString(t)}`);
   });
   const arith = ARITH_NAMES[name];
-  if (arith) return complexOperator(L, { ...n, left: args[0], right: args[1] } as Node, arith, vals[0]!, vals[1]!).e;
+  if (arith) return complexOperator(L, n, arith, vals[0]!, vals[1]!, [args[0]!, args[1]!]).e;
   const t = vals.length === 2 ? complexResult(vals[0]!, vals[1]!) : complexTypeOf(vals[0]!);
   const [z, w] = vals.map((v, i) => parts(L, toComplex(L, v, t, args[i]!), n));
   if (name === "pow") return complexPow(L, z!, n, w);

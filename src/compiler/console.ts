@@ -5,12 +5,12 @@
 
 import { isBigInt, isComplexType, isFloat, isScalarType, isTupleType, typeToString, DTYPE_INFO, type ScalarName } from "../dtypes.js";
 import { locateSource } from "../errors.js";
-import type { Value } from "./builtins.js";
 import { conversionText, FormatError, hasConversion, parseFormat, type Conversion } from "./format.js";
 import { weakDefault } from "./infer.js";
 import { constExpr, int32Const, throwSite, type Expr, type IntrinsicName, type SpecialReg } from "./ir.js";
-import type { Lowerer, Typed } from "./lower.js";
+import type { LoweringContext, Typed, Value } from "./context.js";
 import { locOf, type Node } from "./parse.js";
+import type { ThrowStatement } from "acorn";
 import { thrownMessage } from "./check.js";
 
 /** CUDA's printf takes at most 32 arguments after the format and ignores the rest. */
@@ -23,12 +23,12 @@ function intrinsic(name: IntrinsicName, type: Expr["type"], args: Expr[], n: Nod
 }
 
 /** The index of `text` in the function's string table. */
-function stringIndex(L: Lowerer, text: string): number {
+function stringIndex(L: LoweringContext, text: string): number {
   const i = L.strings.indexOf(text);
   return i >= 0 ? i : L.strings.push(text) - 1;
 }
 
-function stringLiteral(L: Lowerer, a: Node, what: string): string {
+function stringLiteral(L: LoweringContext, a: Node, what: string): string {
   const v = L.lowerValue(a);
   if (v.v !== "string") return L.fail(a, `${what} must be a string literal; got ${v.v === "expr" ? typeToString(v.e.type) : "another value"}`);
   if (v.text.includes("\0")) L.fail(a, "a string with a NUL character cannot be printed (C strings end at the first NUL)");
@@ -45,7 +45,7 @@ const escapePercent = (s: string) => s.replace(/%/g, "%%");
  * after a first one with no conversion, are printed as Node prints them,
  * separated by spaces (numbers with %g, bools as 0/1).
  */
-export function lowerLog(L: Lowerer, args: readonly Node[], n: Node): Value {
+export function lowerLog(L: LoweringContext, args: readonly Node[], n: Node): Value {
   const first = args[0] ? L.lowerValue(args[0]) : undefined;
   const { format, values } = first?.v === "string" && args.length > 1 && hasConversion(first.text)
     ? printfArguments(L, args, n)
@@ -54,18 +54,18 @@ export function lowerLog(L: Lowerer, args: readonly Node[], n: Node): Value {
   return expr(intrinsic("print", "void", [int32Const(stringIndex(L, format + "\n")), ...values], n));
 }
 
-function checkCount(L: Lowerer, given: number, reads: number, n: Node): void {
+function checkCount(L: LoweringContext, given: number, reads: number, n: Node): void {
   if (given !== reads) {
     L.fail(n, `console.log: the format reads ${reads} argument(s) but ${given} ${given === 1 ? "is" : "are"} given${given < reads ? " (a literal % is written %%)" : ""}`);
   }
   checkMaximum(L, given, n);
 }
 
-function checkMaximum(L: Lowerer, values: number, n: Node): void {
+function checkMaximum(L: LoweringContext, values: number, n: Node): void {
   if (values > MAX_ARGUMENTS) L.fail(n, `console.log prints at most ${MAX_ARGUMENTS} values (CUDA's printf ignores the rest); got ${values}`);
 }
 
-function printfArguments(L: Lowerer, args: readonly Node[], n: Node): { format: string; values: Expr[] } {
+function printfArguments(L: LoweringContext, args: readonly Node[], n: Node): { format: string; values: Expr[] } {
   const pieces = parsedFormat(L, args[0]!);
   const conversions = pieces.filter((p): p is Conversion => typeof p !== "string");
   conversions.forEach((c) => checkConversion(L, c, args[0]!));
@@ -82,7 +82,7 @@ function printfArguments(L: Lowerer, args: readonly Node[], n: Node): { format: 
   return { format: format.join(""), values };
 }
 
-function parsedFormat(L: Lowerer, a: Node): ReturnType<typeof parseFormat> {
+function parsedFormat(L: LoweringContext, a: Node): ReturnType<typeof parseFormat> {
   const text = stringLiteral(L, a, "the format");
   try {
     return parseFormat(text);
@@ -114,7 +114,7 @@ const UNSUPPORTED: Record<string, string> = {
   n: "%n writes through a pointer, and kernels have none to pass",
 };
 
-function checkConversion(L: Lowerer, c: Conversion, format: Node): void {
+function checkConversion(L: LoweringContext, c: Conversion, format: Node): void {
   const unsupported = UNSUPPORTED[c.conversion];
   if (unsupported) L.fail(format, `console.log format: ${unsupported}`);
   if (c.precision === "*") L.fail(format, `console.log format: '${c.text}': CUDA's printf takes no '.*' precision; write the precision as a number`);
@@ -122,7 +122,7 @@ function checkConversion(L: Lowerer, c: Conversion, format: Node): void {
 }
 
 /** A scalar argument with a weak literal fixed to its default type. */
-function scalarArgument(L: Lowerer, c: Conversion, a: Node): Typed & { t: ScalarName } {
+function scalarArgument(L: LoweringContext, c: Conversion, a: Node): Typed & { t: ScalarName } {
   const v = L.lowerValue(a);
   if (v.v === "string") return L.fail(a, `${c.text} reads a number; a string literal is printed with %s`);
   if (v.v !== "expr" || !isScalarType(v.e.type)) return L.fail(a, `${c.text} reads a number; got ${v.v === "expr" ? typeToString(v.e.type) : "another value"}`);
@@ -136,7 +136,7 @@ function scalarArgument(L: Lowerer, c: Conversion, a: Node): Typed & { t: Scalar
  * truncated to int64, as Python's %d does), hh h narrow at compile time (so the
  * device format has only `ll` or nothing), u o x X c need an integer.
  */
-function conversionArgument(L: Lowerer, c: Conversion, a: Node): { value: Expr; length: string } {
+function conversionArgument(L: LoweringContext, c: Conversion, a: Node): { value: Expr; length: string } {
   const reads = READS[c.conversion]!;
   if (reads === "string") return { value: stringArgument(L, c, a), length: "" };
   const v = scalarArgument(L, c, a);
@@ -157,12 +157,12 @@ const NARROW: Record<string, { signed: ScalarName; unsigned: ScalarName } | unde
   h: { signed: "int16", unsigned: "uint16" },
 };
 
-function stringArgument(L: Lowerer, c: Conversion, a: Node): Expr {
+function stringArgument(L: LoweringContext, c: Conversion, a: Node): Expr {
   const text = stringLiteral(L, a, `the argument of ${c.text}`);
   return intrinsic("cstring", "uint64", [int32Const(stringIndex(L, text))], a);
 }
 
-function widthArgument(L: Lowerer, a: Node): Expr {
+function widthArgument(L: LoweringContext, a: Node): Expr {
   const v = L.lowerExpr(a);
   const t = v.weak ? weakDefault(v.weak) : v.e.type;
   if (!isScalarType(t) || isFloat(t)) return L.fail(a, `a '*' width reads an int; got ${typeToString(t)}`);
@@ -175,7 +175,7 @@ const SPACED: Record<ScalarName, string> = {
   int64: "%lld", uint64: "%llu", float16: "%g", bfloat16: "%g", float32: "%g", float64: "%g",
 };
 
-function spacedArguments(L: Lowerer, args: readonly Node[], n: Node): { format: string; values: Expr[] } {
+function spacedArguments(L: LoweringContext, args: readonly Node[], n: Node): { format: string; values: Expr[] } {
   const values: Expr[] = [];
   const scalar = (v: Typed, a: Node): string => {
     const e = printable(L, v, a);
@@ -213,7 +213,7 @@ function printedItems(v: Value): Typed[] | undefined {
 }
 
 /** A value as printf receives it: small ints and bools as int32/uint32, floats as double. */
-function printable(L: Lowerer, v: Typed, a: Node): Expr {
+function printable(L: LoweringContext, v: Typed, a: Node): Expr {
   const t = v.weak ? weakDefault(v.weak) : v.e.type as ScalarName;
   const promoted: ScalarName = isFloat(t) ? "float64" : t === "uint8" || t === "uint16" ? "uint32" : DTYPE_INFO[t].bits < 32 ? "int32" : t;
   return L.convert(v, promoted, a);
@@ -230,7 +230,7 @@ const THREAD_AND_BLOCK: readonly SpecialReg[] = ["tid.x", "tid.y", "tid.z", "cta
  * stops the kernel. Without `debug` nothing runs (C's NDEBUG), but the
  * condition is still type-checked.
  */
-export function lowerAssert(L: Lowerer, args: readonly Node[], n: Node): Value {
+export function lowerAssert(L: LoweringContext, args: readonly Node[], n: Node): Value {
   if (args.length < 1 || args.length > 2) L.fail(n, `console.assert takes a condition and an optional message (a string literal); got ${args.length} argument(s)`);
   const cond = L.condition(args[0]!);
   const message = args[1] ? stringLiteral(L, args[1], "console.assert's message") : sourceText(L, args[0]!);
@@ -253,7 +253,7 @@ export function lowerAssert(L: Lowerer, args: readonly Node[], n: Node): Value {
  * host's next synchronising call raises a KernelError naming it; under `debug` the error also says
  * where the throw is.
  */
-export function lowerThrow(L: Lowerer, n: Node): void {
+export function lowerThrow(L: LoweringContext, n: ThrowStatement): void {
   const message = thrownMessage(n.argument) ?? L.fail(n, "a kernel throws only new Error(\"message\") with a string literal message");
   const { line, column } = locOf(n);
   const file = L.options.debug ? locateSource(L.parsed.source, line, column, L.parsed.origin) : undefined;
@@ -262,4 +262,4 @@ export function lowerThrow(L: Lowerer, n: Node): void {
   L.emit({ k: "expr", expr: intrinsic("throw", "void", [int32Const(stringIndex(L, throwSite(message, where))), ...ids], n), loc: locOf(n) });
 }
 
-const sourceText = (L: Lowerer, a: Node): string => L.parsed.source.slice(a.start, a.end).replace(/\s+/g, " ");
+const sourceText = (L: LoweringContext, a: Node): string => L.parsed.source.slice(a.start, a.end).replace(/\s+/g, " ");

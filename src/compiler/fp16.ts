@@ -13,13 +13,12 @@
 //    (test/fp16.test.ts checks every one).
 
 import type { CompareOp, Expr, UnaryOp } from "./ir.js";
-import type { Builtin, Value } from "./builtins.js";
-import type { Lowerer } from "./lower.js";
+import type { Builtin, LoweringContext, Value } from "./context.js";
 import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
 import { isScalarType, typeToString } from "../dtypes.js";
 
-type Lower = (L: Lowerer, xs: Expr[], n: Node) => Expr;
+type Lower = (L: LoweringContext, xs: Expr[], n: Node) => Expr;
 
 /** A `cuda.fp16.<name>` built-in of `arity` number arguments, each converted to float16. */
 function half(name: string, arity: number, lower: Lower): Builtin {

@@ -487,17 +487,6 @@ export function parseThrowSite(text: string): { message: string; where?: string 
   return cut < 0 ? { message: text } : { message: text.slice(0, cut), where: text.slice(cut + 1) };
 }
 
-/** Whether a function's body holds a `throw` (its launches report a KernelError at the host's next synchronising call). */
-export function canThrow(fn: FunctionIR): boolean {
-  let found = false;
-  const visit = (e: Expr): void => {
-    if (e.k === "intrinsic" && e.name === "throw") found = true;
-    else exprChildren(e).forEach(visit);
-  };
-  walkStmts(fn.body, (s) => stmtExprs(s).forEach(visit));
-  return found;
-}
-
 /** Children of an expression, in evaluation order. */
 export function exprChildren(e: Expr): readonly Expr[] {
   switch (e.k) {

@@ -3,17 +3,18 @@
 
 import * as acorn from "acorn";
 import type { SourceProblem } from "../errors.js";
-import { CompileError } from "../errors.js";
+import { CompileError, InternalCompilerError } from "../errors.js";
 
-export type Node = acorn.Node & Record<string, any>;
+/** Any ESTree node acorn makes; narrow it by `n.type`. */
+export type Node = acorn.AnyNode;
 
 export interface ParsedFunction {
   readonly name: string;
   /** the name a function expression or declaration calls itself by */
   readonly selfName?: string;
-  readonly params: readonly Node[];
-  /** BlockStatement, or an expression for concise arrows */
-  readonly body: Node;
+  readonly params: readonly acorn.Pattern[];
+  /** the body block, or the expression of a concise arrow */
+  readonly body: acorn.BlockStatement | acorn.Expression;
   /** the function's text as given by Function.prototype.toString (or the caller) */
   readonly source: string;
   /** the function itself, which says where its text is in the user's file */
@@ -21,11 +22,14 @@ export interface ParsedFunction {
 }
 
 /** Wrappers that make any function text an expression; `prefix` shifts columns on line 1. */
-const WRAPPERS: readonly { prefix: string; suffix: string; pick: (e: Node) => Node | undefined }[] = [
+const WRAPPERS: readonly { prefix: string; suffix: string; pick: (e: acorn.Expression) => Node | undefined }[] = [
   { prefix: "(", suffix: "\n)", pick: (e) => e },
   // methods: `name(a) { … }` (from object literals and classes)
-  { prefix: "({", suffix: "\n})", pick: (e) => e.properties?.[0]?.value },
+  { prefix: "({", suffix: "\n})", pick: (e) => (e.type === "ObjectExpression" && e.properties[0]?.type === "Property" ? e.properties[0].value : undefined) },
 ];
+
+const isFunctionNode = (n: Node | undefined): n is acorn.FunctionExpression | acorn.ArrowFunctionExpression =>
+  n?.type === "FunctionExpression" || n?.type === "ArrowFunctionExpression";
 
 export function parseFunction(fn: Function, displayName?: string): ParsedFunction {
   const source = fn.toString();
@@ -33,20 +37,20 @@ export function parseFunction(fn: Function, displayName?: string): ParsedFunctio
   if (/^class\b/.test(source)) fail(name, fn, source, "a class is not a kernel; pass a function");
   if (source.endsWith("{ [native code] }")) fail(name, fn, source, "a native or bound function has no source to compile; pass the function itself");
   for (const w of WRAPPERS) {
-    let program: Node;
+    let program: acorn.Program;
     try {
-      program = acorn.parse(w.prefix + source + w.suffix, { ecmaVersion: "latest", locations: true, ranges: true }) as Node;
+      program = acorn.parse(w.prefix + source + w.suffix, { ecmaVersion: "latest", locations: true, ranges: true });
     } catch {
       continue;
     }
     const stmt = program.body[0];
     const fnNode = stmt?.type === "ExpressionStatement" ? w.pick(stmt.expression) : undefined;
-    if (!fnNode || !/^(Arrow)?Function(Expression|Declaration)$/.test(fnNode.type)) continue;
+    if (!isFunctionNode(fnNode)) continue;
     shiftPositions(program, w.prefix.length);
     if (fnNode.async || fnNode.generator) {
       fail(name, fn, source, `${fnNode.async ? "an async" : "a generator"} function cannot be a kernel`, fnNode);
     }
-    return { name, selfName: fnNode.id?.name, params: fnNode.params, body: fnNode.body as Node, source, origin: fn };
+    return { name, selfName: fnNode.id?.name ?? undefined, params: fnNode.params, body: fnNode.body, source, origin: fn };
   }
   return fail(name, fn, source, "cannot parse the function's source text");
 }
@@ -55,11 +59,11 @@ export function parseFunction(fn: Function, displayName?: string): ParsedFunctio
 export function* childNodes(n: Node): Generator<[string, Node]> {
   for (const key of Object.keys(n)) {
     if (key === "loc" || key === "range") continue;
-    const v = n[key];
+    const v = (n as unknown as Record<string, unknown>)[key] as { type?: unknown } | readonly ({ type?: unknown } | null)[] | null;
     if (Array.isArray(v)) {
-      for (const c of v) if (c && typeof c.type === "string") yield [key, c];
-    } else if (v && typeof v.type === "string") {
-      yield [key, v];
+      for (const c of v) if (c && typeof c.type === "string") yield [key, c as Node];
+    } else if (v && typeof (v as { type?: unknown }).type === "string") {
+      yield [key, v as Node];
     }
   }
 }
@@ -86,3 +90,14 @@ function fail(name: string, fn: Function, source: string, message: string, node?
 
 /** Loc of a node for IR nodes and errors */
 export const locOf = (n: Node) => ({ line: n.loc!.start.line, column: Math.max(0, n.loc!.start.column) });
+
+/** The nodes of a binary operation's operands (where a conversion of each is reported), else `n` for both. */
+export function operandNodes(n: Node): readonly [Node, Node] {
+  return n.type === "BinaryExpression" || n.type === "AssignmentExpression" || n.type === "LogicalExpression" ? [n.left, n.right] : [n, n];
+}
+
+/** The property name of `a.name` (a member expression that is not computed; `a.#name` too). */
+export function memberName(m: acorn.MemberExpression): string {
+  if (m.property.type === "Identifier" || m.property.type === "PrivateIdentifier") return m.property.name;
+  throw new InternalCompilerError("a computed member expression has no property name", locOf(m));
+}

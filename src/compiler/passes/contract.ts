@@ -5,7 +5,7 @@
 
 import { isFloat, type ScalarName } from "../../dtypes.js";
 import type { Expr, FunctionIR } from "../ir.js";
-import { mapBodyExprs } from "./walk.js";
+import { mapBodyExprs } from "../walk.js";
 
 export function contractFma(fn: FunctionIR): FunctionIR {
   if (!fn.options.fma) return fn;

@@ -4,6 +4,7 @@
 import { DTYPE_INFO, float16Round, isBigInt, isFloat, type ScalarName } from "../../dtypes.js";
 import type { BinaryOp, CompareOp, ConstExpr, Expr, UnaryOp } from "../ir.js";
 import { constExpr } from "../ir.js";
+import { compareValues } from "../walk.js";
 
 type Scalar = number | bigint | boolean;
 
@@ -21,7 +22,7 @@ export function foldExpr(e: Expr): Expr {
       const v = binaryValue(e.op, e.type, e.a.value, e.b.value);
       return v === undefined ? e : constExpr(e.type, v);
     }
-    case "compare": return e.a.k === "const" && e.b.k === "const" ? constExpr("bool", compareValue(e.op, e.a, e.b)) : e;
+    case "compare": return e.a.k === "const" && e.b.k === "const" ? constExpr("bool", compareValues(e.op, e.a.value, e.b.value)) : e;
     case "logical": {
       if (e.a.k !== "const") return e;
       const a = e.a.value as boolean;
@@ -121,17 +122,5 @@ function binaryValue(op: BinaryOp, t: ScalarName, a: Scalar, b: Scalar): Scalar 
     case "min": return fit(t, x < y ? x : y);
     case "max": return fit(t, x > y ? x : y);
     default: return undefined;
-  }
-}
-
-function compareValue(op: CompareOp, a: ConstExpr, b: ConstExpr): boolean {
-  const x = a.value, y = b.value;
-  switch (op) {
-    case "lt": return x < y;
-    case "le": return x <= y;
-    case "gt": return x > y;
-    case "ge": return x >= y;
-    case "eq": return x === y || (typeof x !== "boolean" && typeof y !== "boolean" && x == y); // eslint-disable-line eqeqeq
-    case "ne": return !(x === y || (typeof x !== "boolean" && typeof y !== "boolean" && x == y)); // eslint-disable-line eqeqeq
   }
 }

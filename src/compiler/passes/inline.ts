@@ -7,9 +7,9 @@
 
 import { isScalarType } from "../../dtypes.js";
 import type { Expr, FunctionIR, Stmt, VarExpr } from "../ir.js";
-import { exprChildren, int32Const, STRING_ARGUMENT } from "../ir.js";
+import { int32Const, STRING_ARGUMENT } from "../ir.js";
 import { foldExpr } from "./fold.js";
-import { mapBodyExprs, mapExprChildren, mapStmtExprs } from "./walk.js";
+import { exprHas, mapBodyExprs, mapExprChildren, mapStmtExprs, zeroConst } from "../walk.js";
 
 export function inlineCalls(fn: FunctionIR): FunctionIR {
   const inliner = new Inliner([...fn.strings]);
@@ -17,7 +17,7 @@ export function inlineCalls(fn: FunctionIR): FunctionIR {
   return { ...fn, body, strings: inliner.strings };
 }
 
-const hasCall = (e: Expr): boolean => e.k === "call" || exprChildren(e).some(hasCall);
+const hasCall = (e: Expr): boolean => exprHas(e, (x) => x.k === "call");
 
 class Inliner {
   private counter = 0;
@@ -80,7 +80,7 @@ class Inliner {
 
   private temp(type: Expr["type"], init: Expr | undefined, out: Stmt[]): VarExpr {
     const name = `tmp.${this.counter++}`;
-    out.push({ k: "let", name, type, init: init ?? (isScalarType(type) ? zero(type) : undefined) });
+    out.push({ k: "let", name, type, init: init ?? (isScalarType(type) ? zeroConst(type) : undefined) });
     return { k: "var", type, name };
   }
 
@@ -123,7 +123,7 @@ class Inliner {
     const returns = countReturns(body);
     const last = body[body.length - 1];
     const result: VarExpr | undefined = fn.returnType === "void" ? undefined : { k: "var", type: fn.returnType, name: `${prefix}.result` };
-    if (result) out.push({ k: "let", name: result.name, type: result.type, init: isScalarType(result.type) ? zero(result.type) : undefined });
+    if (result) out.push({ k: "let", name: result.name, type: result.type, init: isScalarType(result.type) ? zeroConst(result.type) : undefined });
     if (returns === 1 && last?.k === "return") {
       // straight-line body: no block needed
       const tail: Stmt[] = result && last.value ? [{ k: "assign", name: result.name, value: last.value }] : [];
@@ -168,10 +168,6 @@ function foldBody(body: readonly Stmt[], labelPrefix: string): Stmt[] {
     }
   });
   return prune(mapBodyExprs(body, foldExpr));
-}
-
-function zero(t: Expr["type"]): Expr {
-  return { k: "const", type: t as never, value: t === "bool" ? false : t === "int64" || t === "uint64" ? 0n : 0 };
 }
 
 function countReturns(body: readonly Stmt[]): number {

@@ -11,9 +11,8 @@
 
 import { isScalarType } from "../../dtypes.js";
 import type { CallExpr, Expr, FunctionIR, Stmt, VarExpr } from "../ir.js";
-import { exprChildren } from "../ir.js";
 import { printExpr } from "../print.js";
-import { mapExprChildren, mapStmtExprs } from "./walk.js";
+import { assignedNames, declaredNames, exprChildren, forEachExpr, mapExprChildren, mapStmtExprs, stmtExprs } from "../walk.js";
 
 export function shareProjections(fn: FunctionIR): FunctionIR {
   return new Sharer().function(fn);
@@ -48,7 +47,7 @@ class Sharer {
     const groups = new Map<string, Group>();
     const visit = (list: readonly Stmt[], path: Path) => list.forEach((s, index) => {
       const here = [...path, { list, index }];
-      forEachStmtExpr(s, (e) => forEachCall(e, (c) => {
+      stmtExprs(s).forEach((e) => forEachCall(e, (c) => {
         const p = this.projection(c, fixed);
         if (!p) return;
         const key = projectionKey(p);
@@ -87,7 +86,7 @@ class Sharer {
     known = fn.params.every((p) => isScalarType(p.type));
     const visit = (list: readonly Stmt[]): void => list.forEach((s) => {
       if (s.k === "store" || s.k === "alloc") known = false;
-      forEachStmtExpr(s, (e) => forEachExpr(e, (x) => {
+      stmtExprs(s).forEach((e) => forEachExpr(e, (x) => {
         if (x.k === "atomic" || x.k === "intrinsic" || (x.k === "call" && !this.isPure(x.fn))) known = false;
       }));
       nestedLists(s).forEach(visit);
@@ -156,15 +155,6 @@ function commonPoint(sites: readonly Path[]): { list: readonly Stmt[]; index: nu
 const nestedLists = (s: Stmt): (readonly Stmt[])[] =>
   s.k === "if" ? [s.then, s.else] : s.k === "loop" ? [s.body, s.update] : s.k === "block" ? [s.body] : [];
 
-function forEachStmtExpr(s: Stmt, f: (e: Expr) => void): void {
-  mapStmtExprs(s, (e) => { f(e); return e; });
-}
-
-function forEachExpr(e: Expr, f: (e: Expr) => void): void {
-  f(e);
-  for (const c of exprChildren(e)) forEachExpr(c, f);
-}
-
 /** Each call in `e`, outermost first. */
 function forEachCall(e: Expr, f: (c: CallExpr) => void): void {
   forEachExpr(e, (x) => { if (x.k === "call") f(x); });
@@ -188,12 +178,4 @@ function mapCalls(body: readonly Stmt[], f: (c: CallExpr) => CallExpr): Stmt[] {
   const g = (e: Expr): Expr => { if (e.k !== "call") return e; const c = f(e); changed ||= c !== e; return c; };
   const out = body.map(function each(s): Stmt { return mapStmtDeep(s, g, (l) => l.map(each)); });
   return changed ? out : (body as Stmt[]);
-}
-
-function declaredNames(body: readonly Stmt[]): string[] {
-  return body.flatMap((s) => [...(s.k === "let" ? [s.name] : []), ...nestedLists(s).flatMap(declaredNames)]);
-}
-
-function assignedNames(body: readonly Stmt[]): string[] {
-  return body.flatMap((s) => [...(s.k === "assign" ? [s.name] : []), ...nestedLists(s).flatMap(assignedNames)]);
 }

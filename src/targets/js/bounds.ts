@@ -22,10 +22,8 @@
 
 import { isArrayType, type ArrayType } from "../../dtypes.js";
 import type { KernelArg } from "../../launch-abi.js";
-import {
-  exprChildren, stmtExprs, walkStmts,
-  type Expr, type FunctionIR, type SpecialReg, type Stmt,
-} from "../../compiler/ir.js";
+import type { Expr, FunctionIR, SpecialReg, Stmt } from "../../compiler/ir.js";
+import { exprChildren, setNames, stmtExprs, walkStmts } from "../../compiler/walk.js";
 
 const INT_MIN = -(2 ** 31), INT_MAX = 2 ** 31 - 1;
 const AXES = ["x", "y", "z"] as const;
@@ -383,7 +381,5 @@ function isIncrement(s: Stmt, name: string): boolean {
 }
 
 function assignsIn(region: readonly Stmt[], name: string): boolean {
-  let found = false;
-  walkStmts(region, (s) => { if ((s.k === "assign" || s.k === "let") && s.name === name) found = true; });
-  return found;
+  return setNames(region).has(name);
 }

@@ -19,19 +19,18 @@
 // Arrays with a constant shape (shared, local, constant) use literals instead.
 
 import {
-  DTYPE_INFO, isArrayType, isBigInt, isTupleType,
+  DTYPE_INFO, isArrayType, isBigInt, isScalarType, isTupleType,
   type ArrayType, type ScalarName, type Type,
 } from "../../dtypes.js";
-import {
-  walkStmts, exprChildren, stmtExprs,
-  type BinaryExpr, type CastExpr, type Expr, type FunctionIR, type IntrinsicExpr, type Loc, type Stmt, type UnaryExpr,
-} from "../../compiler/ir.js";
+import type { BinaryExpr, CastExpr, Expr, FunctionIR, IntrinsicExpr, Loc, Stmt, UnaryExpr } from "../../compiler/ir.js";
 import { rt, type AccessSite } from "./runtime.js";
 import { BARRIER, WAIT, WARP } from "./sim.js";
 import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases.js";
 import { proveBounds, type BoundsProofs, type LaunchAssumptions } from "./bounds.js";
-import { mapBodyExprs } from "../../compiler/passes/walk.js";
+import { assignedNames, bodyHas, exprChildren, exprHas, JS_COMPARISON, mapBodyExprs, stmtExprs, walkStmts, zeroConst } from "../../compiler/walk.js";
+import { cStrides, product } from "../../ndarray.js";
 import { isHalfFloat } from "../../half.js";
+import { InternalCompilerError } from "../../errors.js";
 
 /** how the simulator runs the kernel's threads (see the top of this file) */
 export type KernelShape = "loop" | "phases" | "generators";
@@ -116,10 +115,9 @@ const isBigIndex = (ix: Expr) => ix.type === "int64" || ix.type === "uint64";
 /** the unsigned bit pattern of a ≤32-bit int as a JS number */
 const unsignedBits = (t: ScalarName, x: string) => (bits(t) === 32 ? `(${x} >>> 0)` : `(${x} & ${2 ** bits(t) - 1})`);
 
+/** A local declared without a value: the zero of its scalar type, else nothing yet. */
 function zeroOf(t: Type): string {
-  if (t === "bool") return "false";
-  if (typeof t === "string" && t !== "void") return isBigInt(t) ? "0n" : "0";
-  return "undefined";
+  return isScalarType(t) ? literal(t, zeroConst(t).value) : "undefined";
 }
 
 function literal(t: ScalarName, v: number | bigint | boolean): string {
@@ -159,7 +157,6 @@ const BINARY_BOOL: Record<string, (a: string, b: string) => string> = {
   min: (a, b) => `(${a} && ${b})`, max: (a, b) => `(${a} || ${b})`,
 };
 
-const COMPARE: Record<string, string> = { lt: "<", le: "<=", gt: ">", ge: ">=", eq: "===", ne: "!==" };
 
 const WARP_OPS: Record<string, number> = {
   shflSync: WARP.shfl, shflUpSync: WARP.shflUp, shflDownSync: WARP.shflDown, shflXorSync: WARP.shflXor,
@@ -186,9 +183,7 @@ const SPECIAL: Record<string, string> = {
 /** does the kernel need threads that rendezvous? */
 export function needsGenerators(ir: FunctionIR): boolean {
   if (ir.features.barriers || ir.features.warp || ir.features.gridSync) return true;
-  let found = false;
-  walkStmts(ir.body, (s) => { if (stmtExprs(s).some(yieldsInside)) found = true; });
-  return found;
+  return bodyHas(ir.body, yields);
 }
 
 const SHAPE_NOTES: Record<KernelShape, string> = {
@@ -197,9 +192,7 @@ const SHAPE_NOTES: Record<KernelShape, string> = {
   generators: "threads as generators (barriers / warp operations)",
 };
 
-function yieldsInside(e: Expr): boolean {
-  return (e.k === "intrinsic" && YIELDING.has(e.name)) || exprChildren(e).some(yieldsInside);
-}
+const yields = (e: Expr): boolean => e.k === "intrinsic" && YIELDING.has(e.name);
 
 export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKernel {
   return new Emitter(threadCopiesOfParams(ir), options).emit();
@@ -210,8 +203,7 @@ export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKe
  * its own (the launch binds a parameter once, for every thread).
  */
 function threadCopiesOfParams(ir: FunctionIR): FunctionIR {
-  const assigned = new Set<string>();
-  walkStmts(ir.body, (s) => { if (s.k === "assign") assigned.add(s.name); });
+  const assigned = assignedNames(ir.body);
   const copies = ir.params.filter((p) => assigned.has(p.name) && !isArrayType(p.type));
   if (copies.length === 0) return ir;
   const local = new Map(copies.map((p) => [p.name, `${p.name}#thread`])); // `#`: no kernel name has one
@@ -238,7 +230,7 @@ class Emitter {
   private temps = 0;
   private activemaskSites = 0;
   /** locals and parameters assigned after their declaration */
-  private readonly reassigned = new Set<string>();
+  private readonly reassigned: ReadonlySet<string>;
   /** labels of loops whose `continue` must run an update: continue → break of the inner block */
   private readonly continueBlocks = new Set<string>();
   private lines: string[] = [];
@@ -259,7 +251,7 @@ class Emitter {
     this.gen = options.generators === true || (sync && !this.phases);
     this.ir = this.phases ? { ...ir, body: this.phases.body } : ir;
     if (this.san) { this.used.add("S"); this.used.add("Z"); }
-    walkStmts(this.ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
+    this.reassigned = assignedNames(this.ir.body);
     // a sanitized variant serves every launch: only the proofs that assume nothing of it
     this.proofs = proveBounds(this.ir, (options.assumeLaunch ?? true) && !this.san);
   }
@@ -394,7 +386,7 @@ class Emitter {
    * T's fields while they wait, so such arguments are evaluated into temporaries first.
    */
   private beforeRendezvous(e: IntrinsicExpr, args: string[]): [string, string[]] {
-    if (!e.args.some(yieldsInside)) return ["", args];
+    if (!e.args.some((a) => exprHas(a, yields))) return ["", args];
     const temps = args.map(() => this.temp());
     return [args.map((a, i) => `${temps[i]} = ${a}, `).join(""), temps];
   }
@@ -424,15 +416,14 @@ class Emitter {
   }
 
   private constShapeArray(name: string, t: ArrayType, v: string, shape: readonly number[]): ArrayInfo {
-    const strides = shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
     return {
       name, dtype: t.dtype, space: t.space, layout: "C", v, o: "0", ...(this.san && t.space !== "const" ? { sh: `${v}$sh` } : {}),
-      n: shape.map(String), s: strides.map(String), size: String(shape.reduce((a, b) => a * b, 1)),
+      n: shape.map(String), s: cStrides(shape).map(String), size: String(product(shape)),
     };
   }
 
   private bindParam(name: string, t: Type, i: number): string[] {
-    if (isTupleType(t) || t === "void") throw new Error(`simulator: parameter '${name}' of type ${JSON.stringify(t)} is not supported`);
+    if (isTupleType(t) || t === "void") throw new InternalCompilerError(`simulator: parameter '${name}' of type ${JSON.stringify(t)} is not supported`);
     const id = this.ident(name);
     if (!isArrayType(t)) return [`let ${id} = scalarArg(args[${i}], ${JSON.stringify(name)}, "${t}");`];
     const v = this.variableArray(name, t);
@@ -506,7 +497,7 @@ class Emitter {
 
   private arrayOf(e: Expr): ArrayInfo {
     const a = e.k === "var" ? this.arrays.get(e.name) : undefined;
-    if (!a) throw new Error(`simulator: array expression '${e.k}' is not supported here (expected an array variable)`);
+    if (!a) throw new InternalCompilerError(`simulator: array expression '${e.k}' is not supported here (expected an array variable)`, e.loc);
     return a;
   }
 
@@ -710,7 +701,7 @@ class Emitter {
     switch (e.k) {
       case "const": return literal(e.type, e.value);
       case "var": {
-        if (isArrayType(e.type)) throw new Error(`simulator: array '${e.name}' used as a value`);
+        if (isArrayType(e.type)) throw new InternalCompilerError(`simulator: array '${e.name}' used as a value`, e.loc);
         return this.ident(e.name);
       }
       case "unary": return this.unary(e);
@@ -719,7 +710,7 @@ class Emitter {
         const f = e.type === "float32" ? "fma32" : e.type === "float16" ? "fma16" : "fma64";
         return `${f}(${this.expr(e.a)}, ${this.expr(e.b)}, ${this.expr(e.c)})`;
       }
-      case "compare": return `(${this.expr(e.a)} ${COMPARE[e.op]} ${this.expr(e.b)})`;
+      case "compare": return `(${this.expr(e.a)} ${JS_COMPARISON[e.op]} ${this.expr(e.b)})`;
       case "logical": return `(${this.expr(e.a)} ${e.op === "and" ? "&&" : "||"} ${this.expr(e.b)})`;
       case "select": return e.eager ? `selp(${this.expr(e.cond)}, ${this.expr(e.a)}, ${this.expr(e.b)})` : `(${this.expr(e.cond)} ? ${this.expr(e.a)} : ${this.expr(e.b)})`;
       case "cast": return this.cast(e);
@@ -752,7 +743,7 @@ class Emitter {
         return `${fn}(${args.join(", ")})`;
       }
       case "intrinsic": return this.intrinsic(e);
-      case "call": throw new Error(`simulator: device function calls must be inlined before the JS target (call of '${e.fn.name}')`);
+      case "call": throw new InternalCompilerError(`simulator: device function calls must be inlined before the JS target (call of '${e.fn.name}')`, e.loc);
     }
   }
 
@@ -789,7 +780,7 @@ class Emitter {
     const a = this.expr(e.a), b = this.expr(e.b);
     const pick = <F>(table: Record<string, F>): F => {
       const f = table[e.op];
-      if (!f) throw new Error(`simulator: binary '${e.op}' is not defined on ${t}`);
+      if (!f) throw new InternalCompilerError(`simulator: binary '${e.op}' is not defined on ${t}`, e.loc);
       return f;
     };
     if (t === "bool") return pick(BINARY_BOOL)(a, b);
@@ -835,7 +826,7 @@ class Emitter {
   /** string `index` of the function's table as a JS literal */
   private string(index: Expr): string {
     const text = index.k === "const" ? this.ir.strings[Number(index.value)] : undefined;
-    if (text === undefined) throw new Error("simulator: a string index must be a constant into the function's strings");
+    if (text === undefined) throw new InternalCompilerError("simulator: a string index must be a constant into the function's strings", index.loc);
     return JSON.stringify(text);
   }
 
@@ -870,7 +861,7 @@ class Emitter {
       // the message's arguments are evaluated only when the assertion fails
       case "assert": return `(${args[0]} || assertFailed(${this.string(e.args[1]!)}, [${args.slice(2).join(", ")}]))`;
       case "throw": return `kernelThrow(${JSON.stringify(this.ir.name)}, ${this.string(e.args[0]!)}, ${args.slice(1).join(", ")})`;
-      default: throw new Error(`simulator: intrinsic '${e.name}' is not supported`);
+      default: throw new InternalCompilerError(`simulator: intrinsic '${e.name}' is not supported`, e.loc);
     }
   }
 }

@@ -2,7 +2,9 @@
 // semantics. Its artifact, a JsKernel, is what the simulator back end loads
 // (src/runtime/sim-kernel.ts decides per launch which variant runs, and where).
 
-import { canThrow, type FunctionIR } from "../../compiler/ir.js";
+import type { FunctionIR } from "../../compiler/ir.js";
+import { canThrow } from "../../compiler/walk.js";
+import { InternalCompilerError } from "../../errors.js";
 import type { KernelArg } from "../../launch-abi.js";
 import { emitKernel, type EmitOptions, type EmittedKernel } from "./emit.js";
 import { rt } from "./runtime.js";
@@ -49,7 +51,7 @@ function build<F>(ir: FunctionIR, options: EmitOptions, runtime: object): BuiltK
 
 /** Compiles a kernel for the simulator. */
 export function compileJs(ir: FunctionIR): JsKernel {
-  if (ir.kind !== "kernel") throw new Error(`compileJs: '${ir.name}' is a device function, not a kernel`);
+  if (ir.kind !== "kernel") throw new InternalCompilerError(`compileJs: '${ir.name}' is a device function, not a kernel`);
   const plain = build<KernelFn>(ir, {}, rt);
   let checked: KernelFn | undefined, shuffled: KernelFn | undefined;
   const sanitized = new Map<boolean, BuiltKernel<SanitizedKernelFn>>();

@@ -17,11 +17,8 @@
 // the generator path (planPhases returns the reason).
 
 import { isArrayType, isTupleType, type ScalarName, type Type } from "../../dtypes.js";
-import {
-  exprChildren, stmtExprs, walkStmts,
-  type Expr, type FunctionIR, type IntrinsicExpr, type Loc, type LoopStmt, type Stmt,
-} from "../../compiler/ir.js";
-import { mapExprChildren } from "../../compiler/passes/walk.js";
+import type { Expr, FunctionIR, IntrinsicExpr, Loc, LoopStmt, Stmt } from "../../compiler/ir.js";
+import { bodyHas, exprChildren, exprHas, mapExprChildren, stmtExprs, walkStmts } from "../../compiler/walk.js";
 
 type BarrierOp = "count" | "and" | "or";
 const REDUCING: Record<string, BarrierOp> = { syncthreadsCount: "count", syncthreadsAnd: "and", syncthreadsOr: "or" };
@@ -70,13 +67,7 @@ export interface PhasePlan {
 class NotPhases extends Error {}
 
 const isBarrier = (e: Expr): e is IntrinsicExpr => e.k === "intrinsic" && (e.name === "syncthreads" || Object.hasOwn(REDUCING, e.name));
-const exprHas = (e: Expr, p: (x: Expr) => boolean): boolean => p(e) || exprChildren(e).some((c) => exprHas(c, p));
-function stmtsHave(body: readonly Stmt[], p: (x: Expr) => boolean): boolean {
-  let found = false;
-  walkStmts(body, (s) => { if (stmtExprs(s).some((e) => exprHas(e, p))) found = true; });
-  return found;
-}
-const hasBarrier = (body: readonly Stmt[]) => stmtsHave(body, isBarrier);
+const hasBarrier = (body: readonly Stmt[]) => bodyHas(body, isBarrier);
 
 /** `break` / `continue` naming `label` anywhere in body */
 function jumpsTo(body: readonly Stmt[], label: string): boolean {
@@ -94,7 +85,7 @@ const pureStmt = (s: Stmt): boolean =>
 /** The kernel's phases, or why it needs the generator path. */
 export function planPhases(ir: FunctionIR): PhasePlan | string {
   if (ir.features.gridSync) return "grid sync";
-  if (stmtsHave(ir.body, (e) => e.k === "intrinsic" && RENDEZVOUS.has(e.name))) return "warp operations";
+  if (bodyHas(ir.body, (e) => e.k === "intrinsic" && RENDEZVOUS.has(e.name))) return "warp operations";
   try {
     const body = splitBarriers(ir.body, { n: 0 });
     const b = new Builder();

@@ -1,0 +1,374 @@
+// Statement lowering: declarations (a `let`'s type is the join of every value assigned to it), control
+// flow (if, loops, for…of, labels, break/continue, return) and effects (assignments, ++/--, calls).
+
+import { DTYPE_INFO, isArrayType, isComplexType, isFloat, isScalarType, isTupleType, sameType, typeToString, type ArrayType, type TupleType, type Type } from "../dtypes.js";
+import { isRecordArrayType, isRecordType } from "../records.js";
+import { complexPart } from "./complex.js";
+import { lowerThrow } from "./console.js";
+import { expr, valueType, type Typed } from "./context.js";
+import { arrayElement, elementRef, elementType, loadElement, splitIndexing, tryAllocation } from "./expressions.js";
+import { numberLiteral } from "./host-values.js";
+import { promote, weakDefault } from "./infer.js";
+import { constExpr, int32Const, type Expr, type Stmt } from "./ir.js";
+import type { Lowering, VarBinding } from "./lowering.js";
+import { arith, lowerTupleLiteral } from "./operators.js";
+import { locOf, memberName, type Node } from "./parse.js";
+import type {
+  ArrayPattern, AssignmentExpression, BreakStatement, ContinueStatement, Expression, ForOfStatement, ForStatement, Identifier, IfStatement, LabeledStatement, Pattern,
+  Statement, VariableDeclarator,
+} from "acorn";
+import { zeroConst } from "./walk.js";
+import { assignField, assignRecord, assignRecordLocal, fieldOf, recordElement } from "./records.js";
+
+/** The names for…of binds: the index (entries() only) and the value. */
+interface LoopNames { readonly index: Identifier | null; readonly value: Identifier | null }
+
+export function lowerStatements(L: Lowering, list: readonly Statement[]): void {
+  for (const s of list) L.guard(s, () => lowerStatement(L, s));
+}
+
+function lowerStatement(L: Lowering, n: Statement): void {
+  switch (n.type) {
+    case "EmptyStatement": return;
+    case "BlockStatement": L.withScope(() => lowerStatements(L, n.body)); return;
+    case "VariableDeclaration":
+      for (const d of n.declarations) {
+        const before = L.problems.length;
+        L.guard(d, () => lowerDeclarator(L, d, n.kind === "const"));
+        if (L.problems.length > before) L.poison(d.id);
+      }
+      return;
+    case "ExpressionStatement": lowerEffect(L, n.expression); return;
+    case "IfStatement": return lowerIf(L, n);
+    case "ForStatement": return lowerFor(L, n);
+    case "ForOfStatement": return lowerForOf(L, n);
+    case "WhileStatement": return lowerLoop(L, n, n.test, n.body, null, true);
+    case "DoWhileStatement": return lowerLoop(L, n, n.test, n.body, null, false);
+    case "LabeledStatement": return lowerLabeled(L, n);
+    case "BreakStatement": return lowerJump(L, n, "break");
+    case "ContinueStatement": return lowerJump(L, n, "continue");
+    case "ReturnStatement": return lowerReturn(L, n, n.argument ?? null);
+    case "ThrowStatement": return lowerThrow(L, n);
+    default: L.unsupported(n, `unsupported in kernels: ${n.type}`);
+  }
+}
+
+function lowerDeclarator(L: Lowering, d: VariableDeclarator, isConst: boolean): void {
+  if (d.id.type === "ArrayPattern") return lowerDestructuring(L, d, d.id, isConst);
+  const name = identifier(L, d.id).name;
+  const init = d.init ?? null;
+  const builtin = init ? tryAllocation(L, init, name) : undefined;
+  if (builtin) { L.declare(name, { b: "value", value: builtin }, d); return; }
+  const decl = { kind: "local", start: d.start } as const;
+  const override = L.widenedType(decl);
+  if (!init) {
+    if (!override) {
+      // the type comes from the first assignment; ask for another round once it is known
+      L.declare(name, { b: "var", name: L.freshName(name), type: "void", decl, isConst }, d);
+      return;
+    }
+    const v: VarBinding = { b: "var", name: L.freshName(name), type: override, decl, isConst };
+    L.emit({ k: "let", name: v.name, type: override, init: isScalarType(override) ? zeroConst(override) : undefined, loc: locOf(d) });
+    L.declare(name, v, d);
+    return;
+  }
+  const value = L.lowerValue(init);
+  // a `const` bound to a constant is a named literal: it stays weak (`const k = 0.25`)
+  if (value.v !== "expr" || (isConst && value.e.k === "const")) { L.declare(name, { b: "value", value }, d); return; }
+  const type = override ? L.joinInto(decl, override, valueType(value)) : valueType(value);
+  const v: VarBinding = { b: "var", name: L.freshName(name), type, decl, isConst };
+  L.emit({ k: "let", name: v.name, type, init: L.convert(value, type, init), loc: locOf(d) });
+  L.declare(name, v, d);
+}
+
+/** `const [x, y] = cuda.grid(2)` or a device function's tuple result. */
+function lowerDestructuring(L: Lowering, d: VariableDeclarator, pattern: ArrayPattern, isConst: boolean): void {
+  const init = d.init ?? L.fail(d, "destructuring needs a value: const [x, y] = …");
+  const tuple = L.lowerExpr(init);
+  if (!isTupleType(tuple.e.type)) L.fail(init, `destructuring needs a tuple (cuda.grid(2), a device function returning [a, b]); got ${typeToString(tuple.e.type)}`);
+  const items = tuple.e.type.items;
+  const elements = pattern.elements;
+  if (elements.length > items.length) L.fail(pattern, `destructuring ${elements.length} names from a tuple of ${items.length}`);
+  const tv = L.temporary("tuple", tuple.e, d);
+  elements.forEach((el, i) => {
+    if (!el) return;
+    if (el.type !== "Identifier") L.unsupported(el, "unsupported in kernels: nested destructuring");
+    const type = items[i]!;
+    const v: VarBinding = { b: "var", name: L.freshName(el.name), type, decl: { kind: "local", start: el.start }, isConst };
+    L.emit({ k: "let", name: v.name, type, init: { k: "tupleGet", type, tuple: tv, index: i }, loc: locOf(el) });
+    L.declare(el.name, v, el);
+  });
+}
+
+function lowerIf(L: Lowering, n: IfStatement): void {
+  const cond = L.condition(n.test);
+  const then = L.collect(() => L.withScope(() => L.guard(n.consequent, () => lowerStatement(L, n.consequent))));
+  const alternate = n.alternate;
+  const els = alternate ? L.collect(() => L.withScope(() => L.guard(alternate, () => lowerStatement(L, alternate)))) : [];
+  L.emit({ k: "if", cond, then, else: els, loc: locOf(n) });
+}
+
+function lowerFor(L: Lowering, n: ForStatement, userLabel?: string): void {
+  L.withScope(() => {
+    if (n.init) {
+      if (n.init.type === "VariableDeclaration") lowerStatement(L, n.init);
+      else lowerEffect(L, n.init);
+    }
+    lowerLoop(L, n, n.test ?? null, n.body, n.update ?? null, true, userLabel);
+  });
+}
+
+function lowerLoop(L: Lowering, n: Node, test: Expression | null, body: Statement, update: Expression | null, testFirst: boolean, userLabel?: string): void {
+  const cond = test ? L.condition(test) : null;
+  emitLoop(L, n, cond, body, () => (update ? L.collect(() => lowerEffect(L, update)) : []), testFirst, userLabel);
+}
+
+/** A loop of `body`; `bind` declares names in the body's scope first (for…of's variables), `update` runs after the body. */
+function emitLoop(L: Lowering, n: Node, cond: Expr | null, body: Statement, update: () => Stmt[], testFirst: boolean, userLabel?: string, bind?: () => void): void {
+  const label = L.freshName(userLabel ?? "loop");
+  L.loops.push({ label, userLabel, isLoop: true });
+  try {
+    const bodyStmts = L.collect(() => L.withScope(() => { bind?.(); L.guard(body, () => lowerStatement(L, body)); }));
+    const updateStmts = update();
+    // a do…while condition is lowered after the body so it sees the body's locals' types; scoping is the same
+    L.emit({ k: "loop", label, cond, testFirst, body: bodyStmts, update: updateStmts, loc: locOf(n) });
+  } finally {
+    L.loops.pop();
+  }
+}
+
+/**
+ * `for (const v of a)` over a 1-d array (a loop over its indices) or a tuple (unrolled: each item may
+ * have its own type), and `for (const [i, v] of a.entries())`.
+ */
+function lowerForOf(L: Lowering, n: ForOfStatement, userLabel?: string): void {
+  if (n.await) L.unsupported(n, "unsupported in kernels: for await");
+  const decl = n.left;
+  if (decl.type !== "VariableDeclaration" || decl.declarations.length !== 1) {
+    return L.unsupported(decl, "for…of in kernels declares its variable: for (const v of a), or for (const [i, v] of a.entries())");
+  }
+  const pattern = decl.declarations[0]!.id;
+  const isConst = decl.kind === "const";
+  const right = n.right;
+  const entries = right.type === "CallExpression" && right.callee.type === "MemberExpression" && !right.callee.computed &&
+    memberName(right.callee) === "entries" ? right.callee : undefined;
+  if (entries && right.type === "CallExpression" && right.arguments.length > 0) L.fail(right, "entries() takes no arguments");
+  const names = entries ? entryNames(L, pattern) : { index: null, value: loopVariable(L, pattern) };
+  const source: Node = entries ? entries.object : right;
+  const seq = L.lowerExpr(source).e;
+  if (isTupleType(seq.type)) return lowerTupleForOf(L, n, seq, names, isConst, userLabel);
+  if (!isArrayType(seq.type) || seq.type.ndim !== 1) {
+    L.fail(source, `for…of needs a 1-d array or a tuple; got ${typeToString(seq.type)}`);
+  }
+  L.withScope(() => {
+    const array = seq.k === "var" ? seq : L.temporary("items", seq, decl);
+    const index: Expr = L.temporary("i", int32Const(0), decl);
+    const length: Expr = { k: "arrayAttr", attr: "shape", type: "int32", array, dim: 0, loc: locOf(source) };
+    const cond: Expr = { k: "compare", op: "lt", type: "bool", a: index, b: length };
+    const next: Stmt[] = [{ k: "assign", name: (index as { name: string }).name, value: { k: "binary", op: "add", type: "int32", a: index, b: int32Const(1) } }];
+    const element: Expr = { k: "load", type: (array.type as ArrayType).dtype, array, index: [index], loc: locOf(source) };
+    emitLoop(L, n, cond, n.body, () => next, true, userLabel, () => bindLoopNames(L, names, index, element, isConst));
+  });
+}
+
+/** A tuple's for…of: one block per item, inside one block that `break` leaves (`continue` leaves the item's). */
+function lowerTupleForOf(L: Lowering, n: ForOfStatement, seq: Expr, names: LoopNames, isConst: boolean, userLabel?: string): void {
+  const items = (seq.type as TupleType).items;
+  const label = L.freshName(userLabel ?? "loop");
+  const tuple = seq.k === "var" ? seq : L.temporary("items", seq, n);
+  const body = L.collect(() => items.forEach((type, k) => {
+    const continueLabel = L.freshName("item");
+    L.loops.push({ label, userLabel, isLoop: true, continueLabel });
+    try {
+      const item = L.collect(() => L.withScope(() => {
+        bindLoopNames(L, names, int32Const(k), { k: "tupleGet", type, tuple, index: k }, isConst);
+        L.guard(n.body, () => lowerStatement(L, n.body));
+      }));
+      L.emit({ k: "block", label: continueLabel, body: item, loc: locOf(n) });
+    } finally {
+      L.loops.pop();
+    }
+  }));
+  L.emit({ k: "block", label, body, loc: locOf(n) });
+}
+
+/** The variable of `for (const v of …)`. */
+function loopVariable(L: Lowering, p: Pattern): Identifier {
+  if (p.type !== "Identifier") return L.unsupported(p, "unsupported in kernels: destructuring the items of for…of (only `const [i, v] of a.entries()`)");
+  return p;
+}
+
+/** The `[i, v]` of `for (const [i, v] of a.entries())` (either may be left out). */
+function entryNames(L: Lowering, p: Pattern): LoopNames {
+  const els = p.type === "ArrayPattern" ? p.elements : [];
+  const names = els.filter((e): e is Identifier | null => !e || e.type === "Identifier");
+  if (p.type !== "ArrayPattern" || els.length > 2 || names.length < els.length) {
+    L.unsupported(p, "entries() gives [index, value] pairs: for (const [i, v] of a.entries())");
+  }
+  return { index: names[0] ?? null, value: names[1] ?? null };
+}
+
+/** Declares the loop's index and value names for one iteration, as copies (the body may reassign a `let`). */
+function bindLoopNames(L: Lowering, names: LoopNames, index: Expr, value: Expr, isConst: boolean): void {
+  for (const [id, e] of [[names.index, index], [names.value, value]] as const) {
+    if (!id) continue;
+    if (isConst && e.k === "const") { L.declare(id.name, { b: "value", value: numberLiteral(Number(e.value)) }, id); continue; }
+    const v: VarBinding = { b: "var", name: L.freshName(id.name), type: e.type, decl: { kind: "local", start: id.start }, isConst };
+    L.emit({ k: "let", name: v.name, type: e.type, init: e, loc: locOf(id) });
+    L.declare(id.name, v, id);
+  }
+}
+
+function lowerLabeled(L: Lowering, n: LabeledStatement): void {
+  const userLabel = n.label.name;
+  const b = n.body;
+  if (b.type === "ForStatement") return lowerFor(L, b, userLabel);
+  if (b.type === "ForOfStatement") return lowerForOf(L, b, userLabel);
+  if (b.type === "WhileStatement") return lowerLoop(L, b, b.test, b.body, null, true, userLabel);
+  if (b.type === "DoWhileStatement") return lowerLoop(L, b, b.test, b.body, null, false, userLabel);
+  const label = L.freshName(userLabel);
+  L.loops.push({ label, userLabel, isLoop: false });
+  try {
+    const body = L.collect(() => L.withScope(() => lowerStatement(L, b)));
+    L.emit({ k: "block", label, body, loc: locOf(n) });
+  } finally {
+    L.loops.pop();
+  }
+}
+
+function lowerJump(L: Lowering, n: BreakStatement | ContinueStatement, kind: "break" | "continue"): void {
+  const want = n.label?.name;
+  for (let i = L.loops.length - 1; i >= 0; i--) {
+    const l = L.loops[i]!;
+    if (want ? l.userLabel === want : l.isLoop) {
+      if (kind === "continue" && !l.isLoop) L.fail(n, `cannot continue the non-loop label '${want}'`);
+      if (kind === "continue" && l.continueLabel) L.emit({ k: "break", label: l.continueLabel, loc: locOf(n) });
+      else L.emit({ k: kind, label: l.label, loc: locOf(n) });
+      return;
+    }
+  }
+  L.fail(n, want ? `unknown label '${want}'` : `'${kind}' outside a loop`);
+}
+
+export function lowerReturn(L: Lowering, n: Node, arg: Expression | null): void {
+  if (L.kind === "kernel") {
+    if (arg) L.fail(arg, "a kernel cannot return a value (write results into an array)");
+    L.emit({ k: "return", loc: locOf(n) });
+    return;
+  }
+  if (!arg) {
+    unifyReturn(L, n, "void");
+    L.emit({ k: "return", loc: locOf(n) });
+    return;
+  }
+  const v = arg.type === "ArrayExpression" ? lowerTupleLiteral(L, arg) : L.lowerExpr(arg);
+  const t = v.weak ? weakDefault(v.weak) : v.e.type;
+  const rt = unifyReturn(L, arg, t);
+  L.emit({ k: "return", value: isScalarType(rt) ? L.convert(v, rt, arg) : v.e, loc: locOf(n) });
+}
+
+/** The first return fixes the type; int and float returns widen it to the float type. */
+function unifyReturn(L: Lowering, n: Node, t: Type): Type {
+  const cur = L.returnType;
+  if (cur === undefined) { L.returnType = t; return t; }
+  if (sameType(cur, t)) return cur;
+  if (isScalarType(cur) && isScalarType(t)) {
+    if (isFloat(t) && !isFloat(cur) || (isFloat(t) && isFloat(cur) && DTYPE_INFO[t].bits > DTYPE_INFO[cur].bits)) {
+      L.widenReturn(promote(cur, t));
+    }
+    return cur;
+  }
+  L.fail(n, `this function returns ${typeToString(t)} here but ${typeToString(cur)} elsewhere`);
+}
+
+// ------------------------------------------------------------------ effects (assignments, ++, calls)
+
+function lowerEffect(L: Lowering, n: Expression): void {
+  switch (n.type) {
+    case "SequenceExpression": for (const e of n.expressions) lowerEffect(L, e); return;
+    case "AssignmentExpression": return lowerAssignment(L, n);
+    case "UpdateExpression": return assignTo(L, n.argument, (cur) => arith(L, n, n.operator === "++" ? "+" : "-", cur, { e: int32Const(1), weak: "int" }));
+    case "CallExpression": {
+      const v = L.lowerValue(n);
+      if (v.v === "expr" && v.e.k !== "const") L.emit({ k: "expr", expr: v.e, loc: locOf(n) });
+      return;
+    }
+    default:
+      if (n.type === "Literal" && typeof n.value === "string") return; // "use strict" and other directives
+      L.unsupported(n, "unsupported in kernels: an expression statement without effect");
+  }
+}
+
+function lowerAssignment(L: Lowering, n: AssignmentExpression): void {
+  const op: string = n.operator;
+  if (op === "=") {
+    if (n.left.type === "Identifier") {
+      const b = L.lookup(n.left.name);
+      if (b?.b === "var" && isArrayType(b.type)) {
+        const v = L.lowerExpr(n.right);
+        if (!sameType(v.e.type, b.type)) L.fail(n.right, `array '${n.left.name}' is ${typeToString(b.type)}; cannot assign ${typeToString(v.e.type)}`);
+        if (b.isConst) L.fail(n.left, `'${n.left.name}' is const`);
+        L.emit({ k: "assign", name: b.name, value: v.e, loc: locOf(n) });
+        return;
+      }
+    }
+    return assignTo(L, n.left, () => L.lowerExpr(n.right));
+  }
+  const bin = op.slice(0, -1);
+  assignTo(L, n.left, (cur) => arith(L, n, bin, cur, L.lowerExpr(n.right)));
+}
+
+/** Stores `compute(current)` into a local or an array element, converting to its type. */
+function assignTo(L: Lowering, target: Node, compute: (current: Typed) => Typed): void {
+  if (target.type === "Identifier") {
+    const b = L.lookup(target.name);
+    if (!b || b.b !== "var") L.fail(target, `cannot assign to '${target.name}'`);
+    if (b.isConst && b.decl.kind === "local") L.fail(target, `'${target.name}' is const`);
+    if (b.type === "void") {
+      // declared without a value: its type comes from the assignments; ask for another round once known
+      const t = valueType(compute({ e: constExpr("int32", 0) }));
+      const known = L.widenedType(b.decl);
+      L.widen(b.decl, known ? L.joinInto(b.decl, known, t) : t);
+      return;
+    }
+    const cur: Expr = { k: "var", type: b.type, name: b.name };
+    if (isRecordType(b.type)) { L.emit(assignRecordLocal(L, b.name, cur, compute, target)); return; }
+    if (!isScalarType(b.type) && !isComplexType(b.type)) L.fail(target, `cannot assign to '${target.name}' of type ${typeToString(b.type)}`);
+    const v = compute({ e: cur });
+    // a `let` (or a parameter) holds the join of every value assigned to it
+    L.joinInto(b.decl, b.type, valueType(v));
+    L.emit({ k: "assign", name: b.name, value: L.convert(v, b.type, target), loc: locOf(target) });
+    return;
+  }
+  if (target.type === "MemberExpression") {
+    if (assignField(L, target, compute)) return;
+    if (target.computed) {
+      const { base, indexNodes } = splitIndexing(target);
+      const records = L.lowerValue(base);
+      if (records.v === "expr" && isRecordArrayType(records.e.type)) {
+        const { index } = arrayElement(L, expr(fieldOf(records.e, 0)), base, indexNodes, target);
+        return assignRecord(L, recordElement(L, records.e, index, target), compute, target);
+      }
+    }
+    const { array, index } = elementRef(L, target);
+    const at = array.type as ArrayType;
+    if (at.space === "const") L.fail(target, "constant arrays are read-only");
+    const v = compute({ e: loadElement(array, index, target) });
+    L.markWritten(array);
+    const value = L.convert(v, elementType(at), target);
+    if (at.complex) {
+      // a complex element is two stores, of its parts
+      const z = value.k === "tuple" || value.k === "var" ? value : L.temporary("z", value, target);
+      [0, 1].forEach((k) => L.emit({ k: "store", array, index: [...index, int32Const(k)], value: complexPart(z, k ? "im" : "re")!, loc: locOf(target) }));
+      return;
+    }
+    L.emit({ k: "store", array, index, value, loc: locOf(target) });
+    return;
+  }
+  L.unsupported(target, "unsupported in kernels: this assignment target");
+}
+
+/** A plain name where the syntax check admits no other form (a declaration's or a parameter's). */
+function identifier(L: Lowering, p: Pattern): Identifier {
+  return p.type === "Identifier" ? p : L.unsupported(p, "unsupported in kernels: destructuring other than const [a, b] = tuple");
+}
