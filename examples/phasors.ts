@@ -20,7 +20,8 @@ type Phasor = RecordOf<typeof Phasor>;
 
 const P = 16; // phasors
 const amp = randomFloats(P, 21, 0.1, 1), freq = randomFloats(P, 22, -40, 40), phase = randomFloats(P, 23, -Math.PI, Math.PI);
-const phasors = cuda.recordArray(Phasor, Array.from({ length: P }, (_, k) => ({ amp: amp[k]!, freq: freq[k]!, phase: phase[k]! })));
+// plain objects: `env` copies them into constant memory as an array of Phasor records
+const phasors: Phasor[] = Array.from({ length: P }, (_, k) => ({ amp: amp[k]!, freq: freq[k]!, phase: phase[k]! }));
 const TWO_PI = 2 * Math.PI;
 
 const synthesize = cuda.jit((out: KernelArray1<Complex>, dt: number) => {
@@ -34,20 +35,18 @@ const synthesize = cuda.jit((out: KernelArray1<Complex>, dt: number) => {
     z = cuda.cmath.add(z, cuda.cmath.mul(p.amp, cuda.cmath.exp(cuda.complex(0, theta))));
   }
   out[s] = z;
-}, { env: { phasors, TWO_PI }, signature: "void(complex128[:], float64)", name: "synthesize" });
+}, { env: { phasors: cuda.recordArray(Phasor, phasors), TWO_PI }, signature: "void(complex128[:], float64)", name: "synthesize" });
 
 const n = sizeArg(4096);
 const dt = 1 / 1024; // seconds per sample
 const samples = new Float64Array(2 * n); // n complex128 values, interleaved
 synthesize.configure(Math.ceil(n / 128), 128)(samples, dt);
 
-const hostPhasors = phasors.toObjects();
-
 /** The same sums on the host: re and im of z(s·dt), each term amp·(cos θ + i·sin θ). */
 function hostSamples(): Float64Array {
   const want = new Float64Array(2 * n);
   for (let s = 0; s < n; s++) {
-    for (const p of hostPhasors) {
+    for (const p of phasors) {
       const theta = (p.freq * (s * dt)) * TWO_PI + p.phase;
       want[2 * s] += p.amp * Math.cos(theta);
       want[2 * s + 1] += p.amp * Math.sin(theta);
@@ -64,8 +63,8 @@ console.log(`${n} samples of ${P} phasors: largest difference from the host's fl
 // cos, sin, the product by amp and the sum by a few ulps of 1: amp·(4·|θ|·2^-52 + 8·2^-53) per term bounds both
 const bound = Float64Array.from({ length: 2 * n }, (_, i) => {
   const t = Math.floor(i / 2) * dt;
-  return hostPhasors.reduce((b, p) => b + p.amp * (4 * Math.abs((p.freq * t) * TWO_PI + p.phase) * 2 ** -52 + 8 * 2 ** -53), 0);
+  return phasors.reduce((b, p) => b + p.amp * (4 * Math.abs((p.freq * t) * TWO_PI + p.phase) * 2 ** -52 + 8 * 2 ** -53), 0);
 });
 checkWithin(`${n} complex128 samples equal the host's float64 sums`, samples, want, bound);
-const total = hostPhasors.reduce((a, p) => a + p.amp, 0);
+const total = phasors.reduce((a, p) => a + p.amp, 0);
 check("no sample is longer than the sum of the amplitudes", Array.from({ length: n }, (_, s) => Math.hypot(samples[2 * s]!, samples[2 * s + 1]!)).every((m) => m <= total * (1 + 1e-12)));

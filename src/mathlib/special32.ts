@@ -1,8 +1,10 @@
-// Native float32 erf, in the numbats kernel language: fdlibm's arrangement (s_erf.c) with the float32
-// rational fits of FreeBSD's s_erff.c (|x| < 0.84375: |(erf(x) − x)/x − P/Q| < 2^-31; [0.84375, 1.25):
-// < 2^-36 about erf(1) rounded to 16 bits; the tail's log(x·erfc(x)) + x² + 0.5625 − R/S: < 2^-30 below
-// 1/0.35, < 2^-42 beyond). x + x·P/Q is one fma; from 1.25, erf = 1 − erfc(|x|), where erfc ≤ 0.077 makes
-// its few-ulp error a fraction of erf's last place; from 4, erf rounds to ±1.
+// Native float32 erf, erfc, lgamma and tgamma (no float64 on any path), in the numbats kernel language.
+//
+// erf and erfc: fdlibm's arrangement (s_erf.c) with the float32 rational fits of FreeBSD's s_erff.c
+// (|x| < 0.84375: |(erf(x) − x)/x − P/Q| < 2^-31; [0.84375, 1.25): < 2^-36 about erf(1) rounded to 16
+// bits; the tail's log(x·erfc(x)) + x² + 0.5625 − R/S: < 2^-30 below 1/0.35, < 2^-42 beyond). x + x·P/Q is one fma; from 1.25, erf = 1 − erfc(|x|), where erfc ≤ 0.077 makes
+// its few-ulp error a fraction of erf's last place; from 4, erf rounds to ±1. Γ and log Γ: below, before
+// __gammaW32.
 
 import { __f32bits, __f32frombits, __fma32 } from "./bits.js";
 import { __divLo32 } from "./dd.js";
