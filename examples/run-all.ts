@@ -17,6 +17,7 @@ const EXAMPLES = [
   "mandelbrot.ts",
   "nbody-records.ts",
   "julia.ts",
+  "phasors.ts",
   "sanitizer.ts",
   // one rank here; test/launcher.test.ts runs them with numbats run -n 2 and -n 4
   "distributed-heat.ts",

@@ -182,8 +182,22 @@ test("initFromEnv under mpirun's variables: rank 0 serves the store at MASTER_AD
   for (const [i, r] of results.entries()) {
     assert.equal(r.status, 0, r.err);
     const want = i === 0 ? 1 : 0;
-    assert.deepEqual(JSON.parse(r.out), { rank: want, worldSize: 2, localRank: want, sum: [3, 30] });
+    // one simulated device (the default): local rank 1 uses device 1 % 1 = 0
+    assert.deepEqual(JSON.parse(r.out), { rank: want, worldSize: 2, localRank: want, device: 0, sum: [3, 30] });
   }
+});
+
+test("initFromEnv under numbats run with NUMBATS_SIM_DEVICES=2: local ranks 0, 1, 2 use simulated devices 0, 1, 0", () => {
+  const r = spawnSync(process.execPath, ["--import", "tsx", cli, "run", "-n", "3", "test/fixtures/distributed/mpi-rank.ts"], {
+    cwd: root, encoding: "utf8", env: { ...process.env, NUMBATS_SIM_DEVICES: "2" },
+  });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const byRank = r.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line.replace(/^\[\d+\] /, "")) as { rank: number; localRank: number; device: number; sum: number[] });
+  assert.deepEqual(byRank.sort((a, b) => a.rank - b.rank).map(({ localRank, device, sum }) => ({ localRank, device, sum })), [
+    { localRank: 0, device: 0, sum: [6, 60] },
+    { localRank: 1, device: 1, sum: [6, 60] },
+    { localRank: 2, device: 0, sum: [6, 60] },
+  ]);
 });
 
 function freePort(): Promise<number> {

@@ -17,6 +17,8 @@ import { emitPtx } from "../src/targets/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./helpers/ptxsim.js";
 import { FORMATS, floatArray, randomOperands, sameBits, ulpDistance, type Fmt } from "./helpers/mathlib.js";
+import { rng } from "./helpers/crosscheck.js";
+import { CUDA_MATH } from "../src/mathlib/index.js";
 import {
   CUDA_MATH_NAMES, EXACT, cudaMathFixture, cudaMathKernel, cudaMathOutputs, runCudaMath, type Column,
 } from "./helpers/cuda-math.js";
@@ -26,18 +28,21 @@ import {
  * math.erfc (the platform libm, ≤ 1 ulp), and for lgamma and tgamma 50-digit values (Python's own are
  * Lanczos sums a few ulp off; the generator checks them against it). lgamma is measured in ulps only where
  * |lgamma(x)| ≥ 0.5: near its zeros (x = 1, 2 and two in every unit interval of negative x) its error is
- * absolute, and there the bound is 4·2^-53.
+ * absolute, and there the bound is 4·2^-53 (float64) or 12·2^-24 (float32). The float32 erfc, lgamma and
+ * tgamma are native float32 (few-ulp functions, as CUDA's are); their bounds are the dense sweeps' worst
+ * (docs/mathlib.md), except lgamma in (−10.001, −2.264), where the reflection cancels: 16.
  */
 const ULP_BOUND: Record<Fmt, Record<string, number>> = {
   f64: { erf: 2, erfc: 2, lgamma: 2, tgamma: 6 },
-  f32: { erf: 1, erfc: 1, lgamma: 1, tgamma: 1 },
+  f32: { erf: 1, erfc: 2, lgamma: 3, tgamma: 2 },
 };
-const LGAMMA_ABS = 4 * 2 ** -53;
+const LGAMMA_ABS: Record<Fmt, number> = { f64: 4 * 2 ** -53, f32: 12 * 2 ** -24 };
+const LGAMMA_CANCELS = { lo: -10.001, hi: -2.264, ulps: 16 };
 
 /** The error of one result in ulps (0 when equal; Infinity for a wrong special value). */
 function error(fmt: Fmt, name: string, got: number, want: number): number {
   if (EXACT.has(name)) return sameBits(got, want) ? 0 : Infinity;
-  if (name === "lgamma" && Number.isFinite(want) && Math.abs(want) < 0.5) return Math.abs(got - want) <= LGAMMA_ABS ? 0 : Infinity;
+  if (name === "lgamma" && Number.isFinite(want) && Math.abs(want) < 0.5) return Math.abs(got - want) <= LGAMMA_ABS[fmt] ? 0 : Infinity;
   return Math.abs(ulpDistance(got, want, fmt));
 }
 
@@ -71,6 +76,36 @@ for (const fmt of FORMATS) {
     assert.deepEqual(failures, []);
   });
 }
+
+/** Uniform ranges where the native float32 erfc, lgamma and tgamma are hardest: every branch and its edges. */
+const HARD_RANGES: Record<string, [number, number][]> = {
+  erfc: [[-4, 0.84375], [0.8, 1.3], [1.25, 4], [4, 10.2]],
+  lgamma: [[-0.25, 0.75], [0.75, 2.5], [2.5, 8], [8, 1e6], [1e30, 4.1e36], [-10.001, -2.264], [-60, -0.25]],
+  tgamma: [[-44, -0.25], [-0.25, 0.75], [0.75, 2.5], [2.5, 35.1]],
+};
+const HARD_POINTS = 2048; // per range
+
+test("cuda.math f32 erfc, lgamma, tgamma (native float32) on the simulator: within their bounds of the float64 functions over their hardest ranges", () => {
+  const failures: string[] = [];
+  for (const [name, ranges] of Object.entries(HARD_RANGES)) {
+    const r = rng(17 + name.length);
+    const x = Float32Array.from(ranges.flatMap(([lo, hi]) => Array.from({ length: HARD_POINTS }, () => lo + (hi - lo) * r())));
+    const [got] = runCudaMath("f32", name, [x]);
+    const f64 = CUDA_MATH[name]!.f64 as (v: number) => number;
+    let worst = 0;
+    x.forEach((v, i) => {
+      const want = Math.fround(f64(v)), g = got![i]!;
+      const inCancellation = name === "lgamma" && v > LGAMMA_CANCELS.lo && v < LGAMMA_CANCELS.hi;
+      const e = name === "lgamma" && Number.isFinite(want) && Math.abs(want) < 0.5
+        ? (Math.abs(g - f64(v)) <= LGAMMA_ABS.f32 ? 0 : Infinity)
+        : Math.abs(ulpDistance(g, want, "f32"));
+      if (e > (inCancellation ? LGAMMA_CANCELS.ulps : ULP_BOUND.f32[name]!)) failures.push(`${name}(${v}) = ${g}, float64 ${f64(v)}: ${e} ulp`);
+      if (!inCancellation) worst = Math.max(worst, e);
+    });
+    console.log(`sim f32 ${name.padEnd(6)} ${x.length} points over ${ranges.length} ranges: worst ${worst} ulp`);
+  }
+  assert.deepEqual(failures.slice(0, 10), []);
+});
 
 /** [function, operands, C's result(s)], checked in both formats (operands and results exact in float32). */
 const EDGE_CASES: [string, number[], number[]][] = [
@@ -161,6 +196,16 @@ const EDGE_CASES: [string, number[], number[]][] = [
   ["tgamma", [0.5], [Math.sqrt(Math.PI)]],
 ];
 
+/** float32 only: overflow and underflow thresholds of the float32 range (float64 has finite values there). */
+const F32_EDGE_CASES: [string, number[], number[]][] = [
+  ["tgamma", [35.5], [Infinity]], // Γ overflows float32 from 35.0401
+  ["tgamma", [-42.5], [-0]], // |Γ| < 2^-150 below about −42; its sign
+  ["tgamma", [-43.5], [0]],
+  ["tgamma", [-1e6 - 0.5], [-0]],
+  ["lgamma", [2 ** 122], [Infinity]], // lgamma overflows float32 from 4.085e36 (2^122 = 5.3e36)
+  ["erfc", [10.25], [0]], // erfc rounds to 0 from 10.1276
+  ["erfc", [-4.5], [2]],
+];
 
 for (const fmt of FORMATS) {
   test(`cuda.math ${fmt}: edge cases (NaN, ±0, ±∞, poles, ties, overflow, subnormals) are C's results`, () => {
@@ -168,7 +213,7 @@ for (const fmt of FORMATS) {
     const isExponent = (name: string, j: number) => name === "ldexp" && j === 1;
     let checked = 0;
     const failures: string[] = [];
-    for (const [name, ops, want] of EDGE_CASES) {
+    for (const [name, ops, want] of fmt === "f32" ? [...EDGE_CASES, ...F32_EDGE_CASES] : EDGE_CASES) {
       // in float32, the cases whose operands and results are all float32 values
       if (fmt === "f32" && [...ops, ...want].some((v, j) => !isExponent(name, j) && !sameBits(round(v), v))) continue;
       checked++;
@@ -178,7 +223,7 @@ for (const fmt of FORMATS) {
         failures.push(`cuda.math.${name}(${ops.join(", ")}) = ${got.join(", ")}, want ${want.join(", ")}`);
       }
     }
-    assert.ok(checked >= (fmt === "f64" ? EDGE_CASES.length : 50), `${checked} cases checked`);
+    assert.ok(checked >= (fmt === "f64" ? EDGE_CASES.length : 50 + F32_EDGE_CASES.length), `${checked} cases checked`);
     assert.deepEqual(failures, []);
   });
 }

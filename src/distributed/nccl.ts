@@ -337,11 +337,18 @@ export function placementFromEnv(env: NodeJS.ProcessEnv = process.env): Placemen
 
 let initCount = 0;
 
+/**
+ * Each rank uses the device of its local rank: on GPUs device `localRank` (one process per GPU), on the
+ * simulator device `localRank % N` of its N (NUMBATS_SIM_DEVICES, default 1), so any number of ranks runs.
+ */
+function deviceOfLocalRank(localRank: number): number {
+  return onSimulator() ? localRank % currentTargetInfo().devices.length : localRank;
+}
+
 /** Makes this rank's communicator from the launcher's (or mpirun's, srun's) environment. */
 async function initFromEnv(): Promise<NcclComm> {
   const p = placementFromEnv();
-  // each rank uses the GPU of its local rank
-  if (!onSimulator()) selectDevice(p.localRank);
+  selectDevice(deviceOfLocalRank(p.localRank));
   if (p.worldSize === 1) return init({ rank: 0, worldSize: 1, id: onSimulator() ? SINGLE_RANK_ID : await singleRankNcclId() });
   const master = p.master!;
   const serves = p.rankZeroServes && p.rank === 0;

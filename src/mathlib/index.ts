@@ -84,9 +84,9 @@ export const MATH_LIBRARY: Record<string, MathEntry> = Object.fromEntries(NAMES.
  */
 export const CUDA_MATH: Record<string, MathEntry> = {
   erf: { f64: special.__erf64, f32: special32.__erf32 },
-  erfc: { f64: special.__erfc64, f32: special.__erfc32 },
-  lgamma: { f64: special.__lgamma64, f32: special.__lgamma32 },
-  tgamma: { f64: special.__tgamma64, f32: special.__tgamma32 },
+  erfc: { f64: special.__erfc64, f32: special32.__erfc32 },
+  lgamma: { f64: special.__lgamma64, f32: special32.__lgamma32 },
+  tgamma: { f64: special.__tgamma64, f32: special32.__tgamma32 },
   copysign: { f64: fpmanip.__copysign64, f32: fpmanip32.__copysign32 },
   fmod: { f64: fpmanip.__fmod64, f32: fpmanip32.__fmod32 },
   remainder: { f64: fpmanip.__remainder64, f32: fpmanip32.__remainder32 },

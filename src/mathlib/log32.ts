@@ -51,11 +51,12 @@ export function __logSum32(k: number, f: number, c: number): number {
 }
 
 /**
- * log(2^k·(1 + f)) for f in [√½ − 1, √2 − 1], without a division: k·ln2's head + f by Fast2Sum (s + e),
- * then s + (−f²/2 + f³·P(f) + (k·ln2's tail + e)), the tail rounded once; Q = −½ + f·P a degree-9 fit of
- * (log(1 + f) − f)/f² (mpmath, Lawson-weighted; |f|·|error| ≤ 7.6e-10, about 0.013 ulp).
+ * log(2^k·(1 + f)) for f in [√½ − 1, √2 − 1], without a division, as [s, t] with s + t the logarithm to
+ * ~2^-30 relative: k·ln2's head + f by Fast2Sum (s + e), then t = −f²/2 + f³·P(f) + (k·ln2's tail + e),
+ * rounded once; Q = −½ + f·P a degree-9 fit of (log(1 + f) − f)/f² (mpmath, Lawson-weighted;
+ * |f|·|error| ≤ 7.6e-10, about 0.013 ulp).
  */
-export function __logFast32(k: number, f: number): number {
+export function __logFastParts32(k: number, f: number): [number, number] {
   const kf = __f32frombits(0x4b400000 + k) - 12582912; // k as a float32 without an int → float conversion
   const a = kf * 0.693145751953125; // ln2's 16-bit head: exact
   const s = a + f;
@@ -70,7 +71,20 @@ export function __logFast32(k: number, f: number): number {
   p = __fma32(p, f, 0.3333331048488617);
   // f²·Q = −f²/2 + f²·(f·P): −f²/2 enters through the last fma's single rounding
   const t = f * f;
-  return Math.fround(s + __fma32(t, -0.5, __fma32(t, f * p, __fma32(kf, 1.428606765330187e-6, e))));
+  return [s, __fma32(t, -0.5, __fma32(t, f * p, __fma32(kf, 1.428606765330187e-6, e)))];
+}
+
+/** log(2^k·(1 + f)), rounded once (see __logFastParts32). */
+export function __logFast32(k: number, f: number): number {
+  const [s, t] = __logFastParts32(k, f);
+  return Math.fround(s + t);
+}
+
+/** log(x) + c for a normal x > 0 and a small correction c (|c| ≲ 2^-20·|log x|, or c ≲ ulp), rounded once. */
+export function __logPlus32(x: number, c: number): number {
+  const b = __logB32(x);
+  const [s, t] = __logFastParts32(b >> 23, __logF32(b));
+  return Math.fround(s + (t + c));
 }
 
 /** No branch: the kernel runs for every input, and selects give ±0, negative numbers, +∞ and NaN their results. */

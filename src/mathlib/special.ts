@@ -11,13 +11,10 @@
 // corrected to first order, the power split in two halves so it cannot overflow early; x < 0 by the
 // reflection Γ(x) = −π/(x·sin(πx)·Γ(−x)); integers up to 23 are exact products.
 //
-// The float32 erfc, lgamma and tgamma evaluate the float64 function once and round once (as pow and
-// hypot do; see f32.ts): within 1 ulp of the correctly rounded float32 result. erf is native float32
-// (special32.ts).
+// The float32 variants are native float32 (special32.ts).
 
 import { __f64hi, __f64lo, __f64make } from "./bits.js";
 import { __exp64 } from "./exp.js";
-import { __toF64 } from "./f32.js";
 import { __log64 } from "./log.js";
 import { __pow64 } from "./pow.js";
 import { __kCos, __kSin } from "./trig.js";
@@ -251,16 +248,4 @@ export function __tgamma64(x: number): number {
   r = r + dy * (GMHALF + 0.5) * r / y;
   const h = __pow64(y, 0.5 * z);
   return r * h * h;
-}
-
-export function __erfc32(x: number): number {
-  return Math.fround(__erfc64(__toF64(x)));
-}
-
-export function __lgamma32(x: number): number {
-  return Math.fround(__lgamma64(__toF64(x)));
-}
-
-export function __tgamma32(x: number): number {
-  return Math.fround(__tgamma64(__toF64(x)));
 }

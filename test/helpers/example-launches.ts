@@ -20,6 +20,7 @@ import { hasPtxas, ptxasCheck } from "./ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./ptxsim.js";
 import { recordFields } from "./records.js";
 import { FieldArgument } from "../../src/runtime/records.js";
+import { complexKernelArg } from "../../src/complex.js";
 
 /** Launches of one specialisation replayed at most this often (later ones repeat the same code). */
 const REPLAYS = 2;
@@ -37,25 +38,33 @@ const copyBuffer = (bytes: Uint8Array): SimBuffer => {
 /** The launch's arguments as KernelArgs over copies of their current contents. */
 function snapshotOf(ir: FunctionIR, args: readonly unknown[]): () => KernelArg[] {
   const frozen = recordFields(args).map((a, i): KernelArg => {
-    const t = ir.params[i]!.type, name = ir.params[i]!.name;
-    if (!isArrayType(t)) return { kind: "scalar", dtype: t as ScalarName, value: convertScalar(t as ScalarName, (a as { valueOf(): number }).valueOf()) };
-    if (a instanceof FieldArgument) {
-      const k = a.toKernelArg(name), b = k.buffer as SimBuffer;
-      return { ...k, buffer: copyBuffer(new Uint8Array(b.bytes, b.byteOffset, b.byteLength)) };
-    }
-    if (a instanceof DeviceArray) {
-      const b = a.buffer as SimBuffer;
-      return { kind: "array", buffer: copyBuffer(new Uint8Array(b.bytes, b.byteOffset, b.byteLength)), byteOffset: a.byteOffset, dtype: t.dtype, shape: a.shape, strides: a.elementStrides, name };
-    }
-    const nd = isNDArrayLike(a) ? a : undefined;
-    const v = (nd ? nd.data : a) as ArrayBufferView & { length: number; BYTES_PER_ELEMENT: number };
-    const buffer = copyBuffer(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-    return nd
-      ? { kind: "array", buffer, byteOffset: nd.offset * v.BYTES_PER_ELEMENT, dtype: t.dtype, shape: nd.shape, strides: nd.stride, name }
-      : { kind: "array", buffer, byteOffset: 0, dtype: t.dtype, shape: [v.length], strides: [1], name };
+    const arg = snapshotArg(ir, a, i);
+    const t = ir.params[i]!.type;
+    // a complex array arrives as its interleaved float parts: the (re, im) pairs become the last dimension
+    return isArrayType(t) && t.complex && arg.kind === "array" ? complexKernelArg(arg, t, i) : arg;
   });
   // each call: fresh copies, so two runs cannot see each other's writes
   return () => frozen.map((a) => (a.kind === "array" ? { ...a, buffer: copyBuffer(new Uint8Array(a.buffer.bytes as ArrayBuffer)) } : a));
+}
+
+/** Argument `i` as a KernelArg over a copy of its current contents. */
+function snapshotArg(ir: FunctionIR, a: unknown, i: number): KernelArg {
+  const t = ir.params[i]!.type, name = ir.params[i]!.name;
+  if (!isArrayType(t)) return { kind: "scalar", dtype: t as ScalarName, value: convertScalar(t as ScalarName, (a as { valueOf(): number }).valueOf()) };
+  if (a instanceof FieldArgument) {
+    const k = a.toKernelArg(name), b = k.buffer as SimBuffer;
+    return { ...k, buffer: copyBuffer(new Uint8Array(b.bytes, b.byteOffset, b.byteLength)) };
+  }
+  if (a instanceof DeviceArray) {
+    const b = a.buffer as SimBuffer;
+    return { kind: "array", buffer: copyBuffer(new Uint8Array(b.bytes, b.byteOffset, b.byteLength)), byteOffset: a.byteOffset, dtype: t.dtype, shape: a.shape, strides: a.elementStrides, name };
+  }
+  const nd = isNDArrayLike(a) ? a : undefined;
+  const v = (nd ? nd.data : a) as ArrayBufferView & { length: number; BYTES_PER_ELEMENT: number };
+  const buffer = copyBuffer(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  return nd
+    ? { kind: "array", buffer, byteOffset: nd.offset * v.BYTES_PER_ELEMENT, dtype: t.dtype, shape: nd.shape, strides: nd.stride, name }
+    : { kind: "array", buffer, byteOffset: 0, dtype: t.dtype, shape: [v.length], strides: [1], name };
 }
 
 const launches: Launch[] = [];
