@@ -532,7 +532,7 @@ class Emitter {
     const src = this.arrayOf(e.args[0]!);
     const [n, s] = [src.n[0]!, src.s[0]!];
     if (e.name === "view") {
-      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${n}, "${dst.dtype}"), ${dst.o} = 0, ${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = undefined` : ""};`);
+      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${n}, "${dst.dtype}"), ${dst.o} = 0, ${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v}, ${JSON.stringify(dst.name)})` : "undefined"}` : ""};`);
       return;
     }
     const [begin, end] = e.args.slice(1).map((x) => `subarrayBound(${this.expr(x)}, ${n})`);
