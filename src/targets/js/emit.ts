@@ -260,8 +260,7 @@ class Emitter {
     this.ir = this.phases ? { ...ir, body: this.phases.body } : ir;
     if (this.san) { this.used.add("S"); this.used.add("Z"); }
     walkStmts(this.ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
-    // a sanitized variant serves every launch: only the proofs that assume nothing of it
-    this.proofs = proveBounds(this.ir, (options.assumeLaunch ?? true) && !this.san);
+    this.proofs = proveBounds(this.ir, options.assumeLaunch ?? true);
   }
 
   emit(): EmittedKernel {
@@ -532,7 +531,7 @@ class Emitter {
     const src = this.arrayOf(e.args[0]!);
     const [n, s] = [src.n[0]!, src.s[0]!];
     if (e.name === "view") {
-      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${n}, "${dst.dtype}"), ${dst.o} = 0, ${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v}, ${JSON.stringify(dst.name)})` : "undefined"}` : ""};`);
+      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${n}, "${dst.dtype}"), ${dst.o} = 0, ${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v})` : "undefined"}` : ""};`);
       return;
     }
     const [begin, end] = e.args.slice(1).map((x) => `subarrayBound(${this.expr(x)}, ${n})`);

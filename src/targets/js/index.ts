@@ -38,7 +38,7 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
   const parallel = new ParallelKernel(ir, { code, consts: ir.constArrays.map((c) => c.data), sites });
   let checked: KernelFn | undefined, shuffled: KernelFn | undefined;
   // the sanitizer's variants: the plain code's shape, and all generators for the random schedule
-  const sanitized = new Map<boolean, ReturnType<typeof build>>();
+  const sanitized = new Map<string, ReturnType<typeof build>>();
   // a launch ends at the first throw, which the calling thread catches (so no worker threads)
   const throws = canThrow(ir);
   return {
@@ -66,8 +66,9 @@ export function compileSim(ir: FunctionIR): CompiledKernel {
       try {
         if (checks.tools) {
           // threads are generators only where the kernel synchronises or the schedule is random
-          const random = checks.seed !== undefined;
-          const variant = sanitized.get(random) ?? sanitized.set(random, build(ir, { sanitize: true, generators: random }, sanitizedRuntime)).get(random)!;
+          // (it leaves out the bounds checks the plain code does, under the same assumptions of the launch)
+          const random = checks.seed !== undefined, assume = assumed && !random, key = `${random}:${assume}`;
+          const variant = sanitized.get(key) ?? sanitized.set(key, build(ir, { sanitize: true, generators: random, assumeLaunch: assume }, sanitizedRuntime)).get(key)!;
           runSanitized(variant.run as unknown as SanitizedKernelFn, ir.name, variant.sites, ir.features.warp, L, args, checks);
         } else if (checks.seed !== undefined) {
           shuffled ??= build(ir, { generators: true, assumeLaunch: false }, rt).run;

@@ -261,6 +261,8 @@ export class Shadow {
     readonly o: number,
     readonly shape: readonly number[],
     readonly strides: readonly number[],
+    /** a view made in the kernel (`a.view(dtype)`): the shadow of the array it views, which names its elements */
+    readonly of?: Shadow,
   ) {}
 }
 
@@ -331,6 +333,8 @@ export class LaunchSanitizer implements ScheduleHooks {
   private syncBlock = new Int32Array(64);
   /** the first sync id after the last grid sync: threads of different blocks are ordered by it */
   private gridTime: number;
+  /** the current block's first sync id (cooperative launches: none, the blocks interleave) */
+  private first = 0x7fffffff;
   /** the block that last got a sync id, and that id */
   private curBlock = -1;
   private curSync = 0;
@@ -385,6 +389,7 @@ export class LaunchSanitizer implements ScheduleHooks {
       this.syncBlock = grown;
     }
     this.syncBlock[k] = block;
+    if (block !== this.curBlock && !this.L.cooperative) this.first = syncs;
     this.curBlock = block;
     this.curSync = syncs;
     if (this.L.cooperative) this.blockSyncs.set(block, syncs);
@@ -471,16 +476,18 @@ export class LaunchSanitizer implements ScheduleHooks {
 
   /**
    * `v`, a view made in the kernel (`a.view(dtype)`) of the array of shadow `of`: the same memory, so the
-   * same written bits and (at v's element size) race cells, at v's byte offsets.
+   * same written bits and (at v's element size) race cells, at v's byte offsets; findings name the
+   * element of the viewed array that holds the byte accessed.
    */
-  view(of: Shadow | undefined, v: TypedArray, name: string): Shadow | undefined {
+  view(of: Shadow | undefined, v: TypedArray): Shadow | undefined {
     if (of === undefined) return undefined;
-    return this.shadow(v, name, of.space, of.init, of.freed, of.floor, 0, [v.length], [1]);
+    const root = of.of ?? of;
+    return this.shadow(v, root.name, of.space, of.init, of.freed, of.floor, 0, [v.length], [1], root);
   }
 
   private shadow(
     v: TypedArray, name: string, space: string, init: Uint8Array | undefined, freed: boolean, floor: number,
-    o: number, shape: readonly number[], strides: readonly number[],
+    o: number, shape: readonly number[], strides: readonly number[], of?: Shadow,
   ): Shadow {
     const size = v.BYTES_PER_ELEMENT;
     let cells: Int32Array | undefined, clocks: Int32Array | undefined;
@@ -491,7 +498,7 @@ export class LaunchSanitizer implements ScheduleHooks {
       cells = cellsFor(perBuffer(space === "global" ? raceCells : this.blockCells, v.buffer), size, elements * CELL, make);
       if (this.warpOps) clocks = cellsFor(perBuffer(space === "global" ? raceClocks : this.blockClocks, v.buffer), size, elements * 3, make);
     }
-    return new Shadow(name, space, size, v.byteOffset, init, cells, clocks, v.byteOffset / size, freed, floor, o, shape, strides);
+    return new Shadow(name, space, size, v.byteOffset, init, cells, clocks, v.byteOffset / size, freed, floor, o, shape, strides, of);
   }
 
   // `sh` is undefined for constant memory reached through an array local: nothing to check
@@ -502,13 +509,17 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (init !== undefined && init[sh.byteBase + at * sh.size] === 0) this.uninitialized(sh, at, site, Z);
     const R = sh.cells;
     if (R === undefined) return;
-    const c = (sh.cellBase + at) * CELL;
-    // the common cases inline: no write this launch (or epoch) or the thread's own, and no reader yet
-    const ws = R[c + W]!;
-    if (sh.clocks === undefined && R[c + R1]! < sh.floor && (ws < sh.floor || (ws === Z.sync && (R[c + W + 1]! & LIN_MASK) === Z.lin))) {
-      R[c + R1] = Z.sync;
-      R[c + R1 + 1] = Z.lin | (site << LIN_BITS);
-      return;
+    const c = (sh.cellBase + at) * CELL, f = sh.floor;
+    // the common cases inline (kernels without warp clocks): the last write is ordered before this read,
+    // and the last read is none or the thread's own, or two other threads' reads alike this one
+    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z)) {
+      const r1s = R[c + R1]!, r1m = R[c + R1 + 1]!;
+      if (r1s < f || (r1s === Z.sync && (r1m & LIN_MASK) === Z.lin)) {
+        R[c + R1] = Z.sync;
+        R[c + R1 + 1] = Z.lin | (site << LIN_BITS);
+        return;
+      }
+      if (this.alike(r1s, r1m, site, Z) && this.alike(R[c + R2]!, R[c + R2 + 1]!, site, Z)) return;
     }
     this.readRace(R, c, sh, at, site, Z);
   }
@@ -542,12 +553,14 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (init !== undefined) for (let b = sh.byteBase + at * sh.size, e = b + sh.size; b < e; b++) init[b] = 1;
     const R = sh.cells;
     if (R === undefined) return;
-    const c = (sh.cellBase + at) * CELL;
-    const ws = R[c + W]!;
-    // the common cases inline: no reader this launch (or epoch), no write or the thread's own
-    if (sh.clocks === undefined && R[c + R1]! < sh.floor && (ws < sh.floor || (ws === Z.sync && (R[c + W + 1]! & LIN_MASK) === Z.lin))) {
+    const c = (sh.cellBase + at) * CELL, f = sh.floor;
+    // the common case inline (kernels without warp clocks): every access recorded is ordered before this write
+    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z) && this.before(R[c + R1]!, R[c + R1 + 1]!, f, Z)
+      && this.before(R[c + R2]!, R[c + R2 + 1]!, f, Z)) {
       R[c + W] = Z.sync;
       R[c + W + 1] = Z.lin | (site << LIN_BITS);
+      R[c + R1] = 0;
+      R[c + R2] = 0;
       return;
     }
     this.writeRace(R, c, sh, at, site, Z);
@@ -698,6 +711,15 @@ export class LaunchSanitizer implements ScheduleHooks {
     return K === undefined || lin >> 5 !== Z.warp || Z.vc[lin & 31]! < K[k]!;
   }
 
+  /**
+   * Whether the record (s, m) is none (below `floor`), Z's own in this epoch, or of an earlier epoch of
+   * Z's block (a barrier between; blocks of a launch that is not cooperative run one after another, so
+   * the ids from the block's first on are its own). Without warp clocks.
+   */
+  private before(s: number, m: number, floor: number, Z: SanThread): boolean {
+    return s < floor || (s === Z.sync ? (m & LIN_MASK) === Z.lin : s >= this.first);
+  }
+
   /** whether the live record (s, m) is an access of Z's thread */
   private same(s: number, m: number, Z: SanThread): boolean {
     return (m & LIN_MASK) === Z.lin && (s === Z.sync || this.blockOf(s) === Z.block);
@@ -794,8 +816,9 @@ export class LaunchSanitizer implements ScheduleHooks {
     this.add(`warp:${Z.at}`, { tool: "synccheck", kind: "warp-mask-exited", threads: [[Z.tx, Z.ty, Z.tz]], blocks: [[Z.bx, Z.by, Z.bz]], where: [whereOf(s)] }, text, [s]);
   }
 
-  /** the N-d index of element offset `at` of the shadow's view */
+  /** the N-d index of element offset `at` of the shadow's view (of a view made in the kernel: of the array it views) */
   private indexOf(sh: Shadow, at: number): number[] {
+    if (sh.of) return this.indexOf(sh.of, Math.floor((sh.byteBase + at * sh.size - sh.of.byteBase) / sh.of.size));
     let rest = at - sh.o;
     if (sh.strides.some((s) => s <= 0)) return [rest];
     const dims = sh.shape.map((_, k) => k).sort((p, q) => sh.strides[q]! - sh.strides[p]!);
