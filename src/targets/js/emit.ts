@@ -222,6 +222,9 @@ function threadCopiesOfParams(ir: FunctionIR): FunctionIR {
   return { ...ir, body: [...lets, ...body] };
 }
 
+/** Sanitizing: the SanThread becomes thread (tx, ty, tz) of the block it entered */
+const SAN_ENTER = "Z.lin = tx + nx * (ty + ny * tz);";
+
 class Emitter {
   private readonly gen: boolean;
   /** the barrier phases, when the kernel runs as phases */
@@ -306,6 +309,7 @@ class Emitter {
         `  for (let b = first; b < end; b++) {`,
         `    const bx = b % gx, by = Math.floor(b / gx) % gy, bz = Math.floor(b / (gx * gy));`,
         ...blockSetup.map((l) => `    ${l}`),
+        ...this.sanBlock(),
         ...phases.block,
         `  }`,
       );
@@ -319,8 +323,9 @@ class Emitter {
         `  for (let b = first; b < end; b++) {`,
         `    const bx = b % gx, by = Math.floor(b / gx) % gy, bz = Math.floor(b / (gx * gy));`,
         ...blockSetup.map((l) => `    ${l}`),
+        ...this.sanBlock(),
         `    for (let tz = 0; tz < nz; tz++) for (let ty = 0; ty < ny; ty++) thread: for (let tx = 0; tx < nx; tx++) {`,
-        ...(this.san ? [`      S.enter(Z, tx, ty, tz, bx, by, bz);`] : []),
+        ...(this.san ? [`      ${SAN_ENTER}`] : []),
         ...body,
         `    }`,
         `  }`,
@@ -336,6 +341,11 @@ class Emitter {
       ...(helpers.length ? [`const { ${helpers.join(", ")} } = rt;`] : []),
     ];
     return { code: [...head, code].join("\n") + "\n", generators: this.gen, shape: this.shape(), staticSharedBytes, sites: this.sites, assumes: this.proofs.assumes };
+  }
+
+  /** Sanitizing, one SanThread moved from thread to thread: it enters each block (its threads, by SAN_ENTER). */
+  private sanBlock(): string[] {
+    return this.san ? [`    S.enterBlock(Z, bx, by, bz);`] : [];
   }
 
   private shape(): KernelShape {
@@ -362,7 +372,7 @@ class Emitter {
       site: (loc) => this.site(loc),
       ...(this.san ? {
         sanitizer: {
-          enter: `S.enter(Z, tx, ty, tz, bx, by, bz);`,
+          enter: SAN_ENTER,
           barrier: (site: number, exited: string) => `S.passBarrier(Z, ${site}, ${exited});`,
         },
       } : {}),

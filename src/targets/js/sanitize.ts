@@ -13,11 +13,13 @@
 //    kernel writes; it lives as long as the buffer), of each block's shared memory and of each thread's
 //    local arrays. Memory not registered (host arrays, pinned memory, constants) counts as written.
 //  - racecheck: per element, for one launch (successive launches are ordered), the last write and the
-//    last reads by two different threads, each as (thread, barrier epoch, grid-sync epoch, warp clock,
-//    site). Two threads of one block are ordered when a barrier separates the accesses (epochs differ)
-//    or, in one warp, a warp operation both took part in (a vector clock over the warp's lanes); two
-//    threads of different blocks only by grid sync. Atomics are never part of a race.
-//  - Shadows are keyed by the underlying buffer, so views and aliases of one allocation agree.
+//    last reads by two different threads, each as a sync id (launch, block and barrier epoch: see "race
+//    cells" below), the thread and the site, and in kernels with warp operations a warp clock. Two
+//    threads of one block are ordered when a barrier separates the accesses (sync ids differ) or, in one
+//    warp, a warp operation both took part in (a vector clock over the warp's lanes); two threads of
+//    different blocks only by grid sync. Atomics are never part of a race.
+//  - Shadows are keyed by the underlying buffer, so views and aliases of one allocation agree (views
+//    made in the kernel too: `S.view`).
 
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -226,15 +228,23 @@ export class SanThread {
   lin = 0;
   /** the block's linear index in the grid */
   block = 0;
-  warp = 0;
-  lane = 0;
-  tx = 0; ty = 0; tz = 0; bx = 0; by = 0; bz = 0;
   /** the sync id of the block's current epoch (see "race cells" below) */
   sync = 0;
   /** vector clock over the warp's lanes: own entry counts the warp operations taken part in, from 1 */
   vc = NO_CLOCK;
   /** the site of the synchronisation the thread waits at */
   at = 0;
+
+  /** (the block's and the grid's x and y extents: indices are worked out only for messages) */
+  constructor(private readonly nx: number, private readonly ny: number, private readonly gx: number, private readonly gy: number) {}
+
+  get lane(): number { return this.lin & 31; }
+  get tx(): number { return this.lin % this.nx; }
+  get ty(): number { return Math.floor(this.lin / this.nx) % this.ny; }
+  get tz(): number { return Math.floor(this.lin / (this.nx * this.ny)); }
+  get bx(): number { return this.block % this.gx; }
+  get by(): number { return Math.floor(this.block / this.gx) % this.gy; }
+  get bz(): number { return Math.floor(this.block / (this.gx * this.gy)); }
 }
 
 /** An array as the instrumented code sees it (one per binding of a view). */
@@ -248,9 +258,11 @@ export class Shadow {
     readonly byteBase: number,
     /** written bits of the buffer (initcheck), undefined when not tracked */
     readonly init: Uint8Array | undefined,
-    /** race cells of the buffer at this element size, CELL Int32 per element; undefined when not tracked */
+    /** race cells of the buffer at this element size; undefined when not tracked */
+    readonly race: RaceCells | undefined,
+    /** race.cells, for the fast paths */
     readonly cells: Int32Array | undefined,
-    /** warp clocks of the cells' records, 3 per element (kernels with warp operations); else undefined */
+    /** race.clocks in kernels with warp operations, else undefined */
     readonly clocks: Int32Array | undefined,
     /** the view's first element in `cells` */
     readonly cellBase: number,
@@ -272,25 +284,35 @@ export class Shadow {
 // (grid syncs included), so one id stands for (launch, block, epoch): two accesses of one block are
 // ordered by a barrier exactly when their ids differ, records of earlier launches (and, in reused shared
 // memory, of earlier blocks) have ids below the shadow's `floor` and count as empty, and nothing needs
-// clearing between launches. Per element: the last write, then the last reads by two different threads.
-const W = 0, R1 = 2, R2 = 4, CELL = 6;
+// clearing between launches. Per element: the last write and the last read (`cells`), and the last read
+// by another thread than that one (`seconds`, made when first needed: many arrays never have one).
+const W = 0, R1 = 2, CELL = 4;
 const LIN_BITS = 10, LIN_MASK = (1 << LIN_BITS) - 1;
 const MAX_SITES = 1 << (31 - LIN_BITS);
 /** sync ids start again from 1 (all race cells dropped) before they reach this */
 const SYNC_LIMIT = 2 ** 30;
 
-/** race cells (and warp clocks) per buffer and element size */
-let raceCells = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
-let raceClocks = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
+/** The race records of the elements of one buffer at one element size. */
+class RaceCells {
+  readonly cells: Int32Array;
+  /** second readers, 2 Int32 per element */
+  seconds: Int32Array | undefined;
+  /** warp clocks of the write, the read and the second read, 3 per element (kernels with warp operations) */
+  clocks: Int32Array | undefined;
+  /** `length` elements */
+  constructor(readonly length: number) {
+    this.cells = new Int32Array(length * CELL);
+  }
+
+  secondReaders(): Int32Array {
+    return this.seconds ??= new Int32Array(this.length * 2);
+  }
+}
+
+/** race cells per buffer and element size */
+let raceCells = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, RaceCells>>();
 /** the last sync id handed out */
 let syncs = 0;
-
-/** the array of `length` elements for `key` in `byKey`, made by `make` when there is none */
-function cellsFor(byKey: Map<number, Int32Array>, key: number, length: number, make: (n: number) => Int32Array): Int32Array {
-  let cells = byKey.get(key);
-  if (!cells) byKey.set(key, cells = make(length));
-  return cells;
-}
 
 function perBuffer<K extends object, V>(map: WeakMap<K, Map<number, V>> | Map<K, Map<number, V>>, key: K): Map<number, V> {
   let m = map.get(key);
@@ -298,8 +320,8 @@ function perBuffer<K extends object, V>(map: WeakMap<K, Map<number, V>> | Map<K,
   return m;
 }
 
-/** a spare array of `length` elements taken from `spare`, else a new one */
-function reuse<A extends Int32Array | Uint8Array>(spare: A[], length: number, make: (n: number) => A): A {
+/** a spare of `length` elements taken from `spare`, else a new one */
+function reuse<A extends { readonly length: number }>(spare: A[], length: number, make: (n: number) => A): A {
   const i = spare.findIndex((a) => a.length === length);
   return i < 0 ? make(length) : spare.splice(i, 1)[0]!;
 }
@@ -343,10 +365,9 @@ export class LaunchSanitizer implements ScheduleHooks {
   /** the block whose shared memory was set up last */
   private block = -1;
   /** shadows of that block's shared memory, per buffer (by element size), and ones free for reuse */
-  private readonly blockCells = new Map<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
-  private readonly blockClocks = new Map<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
+  private readonly blockCells = new Map<ArrayBuffer | SharedArrayBuffer, Map<number, RaceCells>>();
   private readonly blockBits = new Map<ArrayBuffer | SharedArrayBuffer, Uint8Array>();
-  private readonly spareCells: Int32Array[] = [];
+  private readonly spareCells: RaceCells[] = [];
   private readonly spareBits: Uint8Array[] = [];
   /** written bits of local arrays, per buffer */
   private readonly localBits = new WeakMap<ArrayBuffer | SharedArrayBuffer, Uint8Array>();
@@ -365,7 +386,6 @@ export class LaunchSanitizer implements ScheduleHooks {
       // every record is of an earlier launch: drop them all rather than let old ids come back
       syncs = 0;
       raceCells = new WeakMap();
-      raceClocks = new WeakMap();
     }
     this.base = this.gridTime = syncs + 1;
     this.racecheck = tools.has("racecheck");
@@ -413,12 +433,12 @@ export class LaunchSanitizer implements ScheduleHooks {
 
   /** the thread of a kernel run as one loop over its threads (see `enter`) */
   thread0(): SanThread {
-    return new SanThread();
+    return new SanThread(this.nx, this.ny, this.gx, this.gy);
   }
 
   /** a generator thread starts */
   thread(T: ThreadRec, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
-    const Z = this.enter(new SanThread(), tx, ty, tz, bx, by, bz);
+    const Z = this.enter(this.thread0(), tx, ty, tz, bx, by, bz);
     if (this.warpOps) {
       Z.vc = new Int32Array(32);
       Z.vc[Z.lane] = 1;
@@ -427,15 +447,17 @@ export class LaunchSanitizer implements ScheduleHooks {
     return Z;
   }
 
-  /** `Z` becomes thread (tx, ty, tz) of block (bx, by, bz) */
-  enter(Z: SanThread, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
-    const lin = tx + this.nx * (ty + this.ny * tz);
+  /** `Z` enters block (bx, by, bz) (the instrumented code then sets `Z.lin` thread by thread) */
+  enterBlock(Z: SanThread, bx: number, by: number, bz: number): void {
     Z.block = bx + this.gx * (by + this.gy * bz);
     Z.sync = this.blockSync(Z.block);
-    Z.lin = lin;
-    Z.warp = lin >> 5;
-    Z.lane = lin & 31;
-    Z.tx = tx; Z.ty = ty; Z.tz = tz; Z.bx = bx; Z.by = by; Z.bz = bz;
+  }
+
+  /** `Z` becomes thread (tx, ty, tz) of block (bx, by, bz) */
+  enter(Z: SanThread, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
+    Z.lin = tx + this.nx * (ty + this.ny * tz);
+    Z.block = bx + this.gx * (by + this.gy * bz);
+    Z.sync = this.blockSync(Z.block);
     return Z;
   }
 
@@ -452,10 +474,9 @@ export class LaunchSanitizer implements ScheduleHooks {
       this.block = block;
       // blocks run one after another (unless cooperative): the previous block's shadows are free again
       if (!this.L.cooperative) {
-        for (const m of [...this.blockCells.values(), ...this.blockClocks.values()]) this.spareCells.push(...m.values());
+        for (const m of this.blockCells.values()) this.spareCells.push(...m.values());
         this.spareBits.push(...this.blockBits.values());
         this.blockCells.clear();
-        this.blockClocks.clear();
         this.blockBits.clear();
       }
     }
@@ -490,15 +511,17 @@ export class LaunchSanitizer implements ScheduleHooks {
     o: number, shape: readonly number[], strides: readonly number[], of?: Shadow,
   ): Shadow {
     const size = v.BYTES_PER_ELEMENT;
-    let cells: Int32Array | undefined, clocks: Int32Array | undefined;
+    let race: RaceCells | undefined;
     if (this.racecheck && space !== "local") {
       const elements = Math.ceil(v.buffer.byteLength / size);
+      const bySize = perBuffer(space === "global" ? raceCells : this.blockCells, v.buffer);
       // shared memory: this block's, from the spares (a spare's records are an earlier block's: below the floor)
-      const make = space === "global" ? (n: number) => new Int32Array(n) : (n: number) => reuse(this.spareCells, n, (m) => new Int32Array(m));
-      cells = cellsFor(perBuffer(space === "global" ? raceCells : this.blockCells, v.buffer), size, elements * CELL, make);
-      if (this.warpOps) clocks = cellsFor(perBuffer(space === "global" ? raceClocks : this.blockClocks, v.buffer), size, elements * 3, make);
+      race = bySize.get(size) ?? (space === "global" ? new RaceCells(elements) : reuse(this.spareCells, elements, (n) => new RaceCells(n)));
+      bySize.set(size, race);
+      if (this.warpOps) race.clocks ??= new Int32Array(elements * 3);
     }
-    return new Shadow(name, space, size, v.byteOffset, init, cells, clocks, v.byteOffset / size, freed, floor, o, shape, strides, of);
+    const clocks = this.warpOps ? race?.clocks : undefined;
+    return new Shadow(name, space, size, v.byteOffset, init, race, race?.cells, clocks, v.byteOffset / size, freed, floor, o, shape, strides, of);
   }
 
   // `sh` is undefined for constant memory reached through an array local: nothing to check
@@ -519,7 +542,8 @@ export class LaunchSanitizer implements ScheduleHooks {
         R[c + R1 + 1] = Z.lin | (site << LIN_BITS);
         return;
       }
-      if (this.alike(r1s, r1m, site, Z) && this.alike(R[c + R2]!, R[c + R2 + 1]!, site, Z)) return;
+      const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
+      if (R2 !== undefined && this.alike(r1s, r1m, site, Z) && this.alike(R2[e]!, R2[e + 1]!, site, Z)) return;
     }
     this.readRace(R, c, sh, at, site, Z);
   }
@@ -534,11 +558,14 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (r1s === Z.sync && r1m === me) return;
     // both readers kept are already reads like this one by two other threads: a third changes no finding
     // (a later access by either of them is checked against the other), only which thread a message names
-    if (K === undefined && this.alike(r1s, r1m, site, Z) && this.alike(R[c + R2]!, R[c + R2 + 1]!, site, Z)) return;
+    const e = (sh.cellBase + at) * 2;
+    let R2 = sh.race!.seconds;
+    if (K === undefined && R2 !== undefined && this.alike(r1s, r1m, site, Z) && this.alike(R2[e]!, R2[e + 1]!, site, Z)) return;
     if (r1s >= sh.floor && !this.same(r1s, r1m, Z)) {
       // keep the previous reader (another thread) as the second
-      R[c + R2] = r1s;
-      R[c + R2 + 1] = r1m;
+      R2 ??= sh.race!.secondReaders();
+      R2[e] = r1s;
+      R2[e + 1] = r1m;
       if (K !== undefined) K[k + 2] = K[k + 1]!;
     }
     R[c + R1] = Z.sync;
@@ -555,13 +582,15 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (R === undefined) return;
     const c = (sh.cellBase + at) * CELL, f = sh.floor;
     // the common case inline (kernels without warp clocks): every access recorded is ordered before this write
-    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z) && this.before(R[c + R1]!, R[c + R1 + 1]!, f, Z)
-      && this.before(R[c + R2]!, R[c + R2 + 1]!, f, Z)) {
-      R[c + W] = Z.sync;
-      R[c + W + 1] = Z.lin | (site << LIN_BITS);
-      R[c + R1] = 0;
-      R[c + R2] = 0;
-      return;
+    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z) && this.before(R[c + R1]!, R[c + R1 + 1]!, f, Z)) {
+      const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
+      if (R2 === undefined || this.before(R2[e]!, R2[e + 1]!, f, Z)) {
+        R[c + W] = Z.sync;
+        R[c + W + 1] = Z.lin | (site << LIN_BITS);
+        R[c + R1] = 0;
+        if (R2 !== undefined) R2[e] = 0;
+        return;
+      }
     }
     this.writeRace(R, c, sh, at, site, Z);
   }
@@ -570,11 +599,12 @@ export class LaunchSanitizer implements ScheduleHooks {
     const K = sh.clocks, k = (sh.cellBase + at) * 3;
     if (this.unordered(R, c + W, K, k, sh.floor, Z)) this.race("write-after-write", sh, at, R[c + W]!, R[c + W + 1]!, site, Z);
     if (this.unordered(R, c + R1, K, k + 1, sh.floor, Z)) this.race("write-after-read", sh, at, R[c + R1]!, R[c + R1 + 1]!, site, Z);
-    if (this.unordered(R, c + R2, K, k + 2, sh.floor, Z)) this.race("write-after-read", sh, at, R[c + R2]!, R[c + R2 + 1]!, site, Z);
+    const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
+    if (R2 !== undefined && this.unordered(R2, e, K, k + 2, sh.floor, Z)) this.race("write-after-read", sh, at, R2[e]!, R2[e + 1]!, site, Z);
     R[c + W] = Z.sync;
     R[c + W + 1] = Z.lin | (site << LIN_BITS);
     R[c + R1] = 0;
-    R[c + R2] = 0;
+    if (R2 !== undefined) R2[e] = 0;
     if (K !== undefined) K[k] = Z.vc[Z.lane]!;
   }
 
@@ -598,7 +628,7 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (!this.synccheck || exited === undefined) return;
     const gone = exited.indexOf(1), live = exited.indexOf(0);
     if (gone < 0 || live < 0) return;
-    const thread = (lin: number) => this.enter(new SanThread(), lin % this.nx, Math.floor(lin / this.nx) % this.ny, Math.floor(lin / (this.nx * this.ny)), Z.bx, Z.by, Z.bz);
+    const thread = (lin: number) => this.enter(this.thread0(), lin % this.nx, Math.floor(lin / this.nx) % this.ny, Math.floor(lin / (this.nx * this.ny)), Z.bx, Z.by, Z.bz);
     const waiting = thread(live);
     waiting.at = site;
     this.barrierAfterExit(waiting, thread(gone));
@@ -708,7 +738,7 @@ export class LaunchSanitizer implements ScheduleHooks {
     }
     if (lin === Z.lin) return false;
     // the same epoch of Z's block: in one warp, a warp operation both took part in orders them
-    return K === undefined || lin >> 5 !== Z.warp || Z.vc[lin & 31]! < K[k]!;
+    return K === undefined || lin >> 5 !== Z.lin >> 5 || Z.vc[lin & 31]! < K[k]!;
   }
 
   /**
