@@ -204,9 +204,10 @@ function selfRowsInline(): { tiled256_ms: number; hand256_ms: number; vadd1m_dev
 
 /**
  * The self rows' kernels with every sanitizer tool against plain, alternate runs on device arrays in the
- * calling thread (the sanitizer always runs there): [plain, sanitized] ms per kernel.
+ * calling thread (the sanitizer always runs there): [plain, sanitized] ms per kernel, wall time, then
+ * CPU time (the process's: on a loaded machine a launch waits for a core, which CPU time leaves out).
  */
-function sanitizedSelfRows(): Record<"tiled256" | "naive256" | "vadd1m_device", [number, number]> {
+function sanitizedSelfRows(): Record<"tiled256" | "naive256" | "vadd1m_device", [number, number, number, number]> {
   const n = SELF_MATMUL_N, blocks = Math.ceil(n / TPB);
   const dA = cuda.toDevice(ndarray(pattern(n * n, 7), [n, n])), dB = cuda.toDevice(ndarray(pattern(n * n, 5), [n, n]));
   const dC = cuda.deviceArray([n, n], float32);
@@ -215,7 +216,18 @@ function sanitizedSelfRows(): Record<"tiled256" | "naive256" | "vadd1m_device", 
     setSimChecks({ tools: "all" });
     try { launch(); } finally { setSimChecks(undefined); }
   };
-  const paired = (launch: () => void, reps: number) => pairedMedianMs(launch, sanitizing(launch), reps);
+  const cpuTimed = (launch: () => void, ms: number[]) => () => {
+    const c0 = process.cpuUsage();
+    launch();
+    const c = process.cpuUsage(c0);
+    ms.push((c.user + c.system) / 1000);
+  };
+  const median = (xs: number[]) => xs.slice(1).sort((p, q) => p - q)[(xs.length - 1) >> 1]!; // the warm-up left out
+  const paired = (launch: () => void, reps: number): [number, number, number, number] => {
+    const cpuPlain: number[] = [], cpuSanitized: number[] = [];
+    const [plain, sanitized] = pairedMedianMs(cpuTimed(launch, cpuPlain), cpuTimed(sanitizing(launch), cpuSanitized), reps);
+    return [plain, sanitized, median(cpuPlain), median(cpuSanitized)];
+  };
   process.env.NUMBATS_SIM_WORKERS = "1";
   try {
     return {
@@ -392,8 +404,10 @@ async function main(): Promise<void> {
   console.log(`\nNUMBATS_SANITIZE=all against plain, device arrays, in the calling thread (medians of 5 alternate runs; vector add: of 7)`);
   const sanitizedNames = { tiled256: `tiled matmul ${SELF_MATMUL_N}², TPB ${TPB}`, naive256: `naive matmul ${SELF_MATMUL_N}²`, vadd1m_device: `vector add, ${BIG_N} elements, device arrays` };
   printTable([
-    ["kernel", "plain ms", "sanitized ms", "sanitized/plain", "goal"],
-    ...Object.entries(sanitizedSelf).map(([k, [plain, san]]) => [sanitizedNames[k as keyof typeof sanitizedNames], fmt(plain), fmt(san), `${(san / plain).toFixed(1)}×`, "≤ 10×"]),
+    ["kernel", "plain ms", "sanitized ms", "sanitized/plain", "CPU time: sanitized/plain", "goal"],
+    ...Object.entries(sanitizedSelf).map(([k, [plain, san, cpuPlain, cpuSan]]) => [
+      sanitizedNames[k as keyof typeof sanitizedNames], fmt(plain), fmt(san), `${(san / plain).toFixed(1)}×`, `${(cpuSan / cpuPlain).toFixed(1)}×`, "≤ 10×",
+    ]),
   ]);
 
   console.log(`\n${JSON.stringify({

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { cuda, float32, int32, LaunchError, SanitizerError, type DeviceArray, type Kernel, type KernelArray2 } from "../src/index.js";
+import { cuda, float32, int32, uint8, LaunchError, SanitizerError, type DeviceArray, type Kernel, type KernelArray1, type KernelArray2 } from "../src/index.js";
 import { leakReport, parseSchedule, parseTools, setSimChecks, simChecks } from "../src/targets/js/sanitize.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
 import type { Backend } from "../src/runtime/backend.js";
@@ -386,6 +386,65 @@ describe("memcheck", () => {
     } finally {
       setSimChecks(undefined);
     }
+  });
+});
+
+describe("views made in the kernel: checked on the memory of the array they view", () => {
+  test("a race through two overlapping subarrays of one array is found on the array's element", () => {
+    const halves = (sync: boolean) => cuda.jit((a: Float32Array, out: Float32Array) => {
+      const t = cuda.threadIdx.x;
+      const lo = a.subarray(0, 16), hi = a.subarray(8);
+      if (t < 16) lo[t] = t; // views: write lo
+      if (sync) cuda.syncthreads();
+      if (t >= 16) out[t] = hi[t - 16]; // views: read hi
+    }, { env: { sync } });
+    const host = Float32Array.from({ length: 32 }, (_, i) => 100 + i), out = new Float32Array(32);
+    const buggy = halves(false);
+    const e = sanitized(buggy, () => buggy.configure(1, 32)(host, out));
+    expectFinding(e, { tool: "racecheck", kind: "read-after-write", array: "a", where: [at("// views: write lo"), at("// views: read hi")] });
+    // thread 16 reads hi[0], which is a[8], written by thread 8
+    const f = e!.findings.find((x) => x.tool === "racecheck")!;
+    assert.deepEqual([f.index, f.threads], [[8], [[8, 0, 0], [16, 0, 0]]]);
+    const fixed = halves(true);
+    assert.equal(sanitized(fixed, () => fixed.configure(1, 32)(host, out)), undefined);
+    assert.deepEqual(Array.from(out.subarray(16)), Array.from({ length: 16 }, (_, k) => (k < 8 ? 8 + k : 100 + 16 + k - 8)));
+  });
+
+  test("an uninitialized read through a dtype view of a subarray is found on the viewed array's element", () => {
+    const bits = cuda.jit((x: KernelArray1<number>, out: Int32Array) => {
+      const u = x.subarray(4).view(int32);
+      const i = cuda.grid(1);
+      if (i < u.length) out[i] = u[i]; // views: read bits
+    });
+    const half = cuda.jit((x: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i < 8) x[i] = i;
+    });
+    setSimChecks({ tools: "all" }); // from the allocation on (reset by after())
+    const d = cuda.deviceArray(16, float32), out = new Int32Array(12);
+    assert.equal(sanitized(half, () => half.configure(1, 16)(d)), undefined);
+    // u[k] is x[4 + k]: u[0..3] were written, u[4] (x[8]) is the first that was not
+    const e = sanitized(bits, () => bits.configure(1, 12)(d, out));
+    expectFinding(e, { tool: "initcheck", kind: "uninitialized-read", array: "x", where: [at("// views: read bits")] });
+    assert.deepEqual(e!.findings[0]!.index, [8]);
+    d.copyToDevice(Float32Array.from({ length: 16 }, (_, i) => i));
+    assert.equal(sanitized(bits, () => bits.configure(1, 12)(d, out)), undefined);
+    assert.deepEqual(Array.from(out), Array.from({ length: 12 }, (_, k) => new Int32Array(Float32Array.of(4 + k).buffer)[0]));
+    d.free();
+    setSimChecks(undefined);
+  });
+
+  test("an access past the end of a view is an out-of-bounds finding on the view", () => {
+    const past = cuda.jit((x: KernelArray1<number>) => {
+      const u = x.subarray(2).view(uint8);
+      u[cuda.grid(1)] = 1; // views: past the end
+    });
+    const host = new Float32Array(4);
+    const e = sanitized(past, () => past.configure(1, 16)(host));
+    expectFinding(e, { tool: "memcheck", kind: "out-of-bounds", array: "u", where: [at("// views: past the end")] });
+    // the two float32 after the first two are 8 bytes: u[8] is the first one past them
+    assert.deepEqual(e!.findings.find((f) => f.kind === "out-of-bounds")!.index, [8]);
+    assert.deepEqual(Array.from(host), [0, 0, 0, 0], "the host array is left as it was");
   });
 });
 

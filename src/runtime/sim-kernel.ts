@@ -39,7 +39,8 @@ export function loadSimKernel(js: JsKernel): CompiledKernel {
       try {
         if (checks.tools) {
           // threads are generators only where the kernel synchronises or the schedule is random
-          const variant = js.sanitized(checks.seed !== undefined);
+          const random = checks.seed !== undefined;
+          const variant = js.sanitized(random, assumed && !random);
           runSanitized(variant.run, ir.name, variant.sites, ir.features.warp, L, args, checks);
         } else if (checks.seed !== undefined) {
           js.shuffled()({ ...L, hooks: randomSchedule(checks.seed) }, args);

@@ -214,6 +214,9 @@ function threadCopiesOfParams(ir: FunctionIR): FunctionIR {
   return { ...ir, body: [...lets, ...body] };
 }
 
+/** Sanitizing: the SanThread becomes thread (tx, ty, tz) of the block it entered */
+const SAN_ENTER = "Z.lin = tx + nx * (ty + ny * tz);";
+
 class Emitter {
   private readonly gen: boolean;
   /** the barrier phases, when the kernel runs as phases */
@@ -252,8 +255,7 @@ class Emitter {
     this.ir = this.phases ? { ...ir, body: this.phases.body } : ir;
     if (this.san) { this.used.add("S"); this.used.add("Z"); }
     this.reassigned = assignedNames(this.ir.body);
-    // a sanitized variant serves every launch: only the proofs that assume nothing of it
-    this.proofs = proveBounds(this.ir, (options.assumeLaunch ?? true) && !this.san);
+    this.proofs = proveBounds(this.ir, options.assumeLaunch ?? true);
   }
 
   emit(): EmittedKernel {
@@ -299,6 +301,7 @@ class Emitter {
         `  for (let b = first; b < end; b++) {`,
         `    const bx = b % gx, by = Math.floor(b / gx) % gy, bz = Math.floor(b / (gx * gy));`,
         ...blockSetup.map((l) => `    ${l}`),
+        ...this.sanBlock(),
         ...phases.block,
         `  }`,
       );
@@ -312,8 +315,9 @@ class Emitter {
         `  for (let b = first; b < end; b++) {`,
         `    const bx = b % gx, by = Math.floor(b / gx) % gy, bz = Math.floor(b / (gx * gy));`,
         ...blockSetup.map((l) => `    ${l}`),
+        ...this.sanBlock(),
         `    for (let tz = 0; tz < nz; tz++) for (let ty = 0; ty < ny; ty++) thread: for (let tx = 0; tx < nx; tx++) {`,
-        ...(this.san ? [`      S.enter(Z, tx, ty, tz, bx, by, bz);`] : []),
+        ...(this.san ? [`      ${SAN_ENTER}`] : []),
         ...body,
         `    }`,
         `  }`,
@@ -329,6 +333,11 @@ class Emitter {
       ...(helpers.length ? [`const { ${helpers.join(", ")} } = rt;`] : []),
     ];
     return { code: [...head, code].join("\n") + "\n", generators: this.gen, shape: this.shape(), staticSharedBytes, sites: this.sites, assumes: this.proofs.assumes };
+  }
+
+  /** Sanitizing, one SanThread moved from thread to thread: it enters each block (its threads, by SAN_ENTER). */
+  private sanBlock(): string[] {
+    return this.san ? [`    S.enterBlock(Z, bx, by, bz);`] : [];
   }
 
   private shape(): KernelShape {
@@ -355,7 +364,7 @@ class Emitter {
       site: (loc) => this.site(loc),
       ...(this.san ? {
         sanitizer: {
-          enter: `S.enter(Z, tx, ty, tz, bx, by, bz);`,
+          enter: SAN_ENTER,
           barrier: (site: number, exited: string) => `S.passBarrier(Z, ${site}, ${exited});`,
         },
       } : {}),
@@ -523,7 +532,7 @@ class Emitter {
     const src = this.arrayOf(e.args[0]!);
     const [n, s] = [src.n[0]!, src.s[0]!];
     if (e.name === "view") {
-      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${n}, "${dst.dtype}"), ${dst.o} = 0, ${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = undefined` : ""};`);
+      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${n}, "${dst.dtype}"), ${dst.o} = 0, ${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v})` : "undefined"}` : ""};`);
       return;
     }
     const [begin, end] = e.args.slice(1).map((x) => `subarrayBound(${this.expr(x)}, ${n})`);

@@ -38,8 +38,11 @@ export interface JsKernel extends BuiltKernel {
   checked(): KernelFn;
   /** every thread a generator, for a random schedule */
   shuffled(): KernelFn;
-  /** instrumented for the sanitizer; all generators under a random schedule */
-  sanitized(random: boolean): BuiltKernel<SanitizedKernelFn>;
+  /**
+   * instrumented for the sanitizer; all generators under a random schedule; with `assumeLaunch`, it leaves
+   * out the bounds checks the plain code does, under the same assumptions of the launch
+   */
+  sanitized(random: boolean, assumeLaunch: boolean): BuiltKernel<SanitizedKernelFn>;
 }
 
 /** Compiles `ir` to a launch function; `runtime` is what its `rt.*` names resolve to. */
@@ -54,7 +57,8 @@ export function compileJs(ir: FunctionIR): JsKernel {
   if (ir.kind !== "kernel") throw new InternalCompilerError(`compileJs: '${ir.name}' is a device function, not a kernel`);
   const plain = build<KernelFn>(ir, {}, rt);
   let checked: KernelFn | undefined, shuffled: KernelFn | undefined;
-  const sanitized = new Map<boolean, BuiltKernel<SanitizedKernelFn>>();
+  // the sanitizer's variants, by schedule (random: all generators) and by whether the launch meets the plain code's assumptions
+  const sanitized = new Map<string, BuiltKernel<SanitizedKernelFn>>();
   return {
     ...plain,
     ir,
@@ -62,9 +66,10 @@ export function compileJs(ir: FunctionIR): JsKernel {
     throws: canThrow(ir),
     checked: () => (checked ??= build<KernelFn>(ir, { assumeLaunch: false }, rt).run),
     shuffled: () => (shuffled ??= build<KernelFn>(ir, { generators: true, assumeLaunch: false }, rt).run),
-    sanitized(random) {
-      let v = sanitized.get(random);
-      if (!v) sanitized.set(random, (v = build<SanitizedKernelFn>(ir, { sanitize: true, generators: random }, sanitizedRuntime)));
+    sanitized(random, assumeLaunch) {
+      const key = `${random}:${assumeLaunch}`;
+      let v = sanitized.get(key);
+      if (!v) sanitized.set(key, (v = build<SanitizedKernelFn>(ir, { sanitize: true, generators: random, assumeLaunch }, sanitizedRuntime)));
       return v;
     },
   };

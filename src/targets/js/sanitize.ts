@@ -13,11 +13,13 @@
 //    kernel writes; it lives as long as the buffer), of each block's shared memory and of each thread's
 //    local arrays. Memory not registered (host arrays, pinned memory, constants) counts as written.
 //  - racecheck: per element, for one launch (successive launches are ordered), the last write and the
-//    last reads by two different threads, each as (thread, barrier epoch, grid-sync epoch, warp clock,
-//    site). Two threads of one block are ordered when a barrier separates the accesses (epochs differ)
-//    or, in one warp, a warp operation both took part in (a vector clock over the warp's lanes); two
-//    threads of different blocks only by grid sync. Atomics are never part of a race.
-//  - Shadows are keyed by the underlying buffer, so views and aliases of one allocation agree.
+//    last reads by two different threads, each as a sync id (launch, block and barrier epoch: see "race
+//    cells" below), the thread and the site, and in kernels with warp operations a warp clock. Two
+//    threads of one block are ordered when a barrier separates the accesses (sync ids differ) or, in one
+//    warp, a warp operation both took part in (a vector clock over the warp's lanes); two threads of
+//    different blocks only by grid sync. Atomics are never part of a race.
+//  - Shadows are keyed by the underlying buffer, so views and aliases of one allocation agree (views
+//    made in the kernel too: `S.view`).
 
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -218,26 +220,31 @@ export function leakReport(): string {
 const NO_CLOCK = new Int32Array(32);
 
 /**
- * A thread as the sanitizer sees it: identity and synchronisation epochs. (Kernels without barriers run
+ * A thread as the sanitizer sees it: identity and synchronisation epoch. (Kernels without barriers run
  * as one loop over the threads, with one SanThread moved from thread to thread by `enter`.)
  */
 export class SanThread {
-  /** global linear thread id + 1 (0 means "nobody" in the race cells) */
-  id = 0;
+  /** the thread's linear index in its block */
+  lin = 0;
+  /** the block's linear index in the grid */
   block = 0;
-  /** the id of the block's first thread: `id - base` is the thread's linear index in its block */
-  base = 1;
-  warp = 0;
-  lane = 0;
-  tx = 0; ty = 0; tz = 0; bx = 0; by = 0; bz = 0;
-  /** barriers this thread's block has passed (grid syncs included) */
-  epoch = 0;
-  /** grid syncs passed */
-  grid = 0;
+  /** the sync id of the block's current epoch (see "race cells" below) */
+  sync = 0;
   /** vector clock over the warp's lanes: own entry counts the warp operations taken part in, from 1 */
   vc = NO_CLOCK;
   /** the site of the synchronisation the thread waits at */
   at = 0;
+
+  /** (the block's and the grid's x and y extents: indices are worked out only for messages) */
+  constructor(private readonly nx: number, private readonly ny: number, private readonly gx: number, private readonly gy: number) {}
+
+  get lane(): number { return this.lin & 31; }
+  get tx(): number { return this.lin % this.nx; }
+  get ty(): number { return Math.floor(this.lin / this.nx) % this.ny; }
+  get tz(): number { return Math.floor(this.lin / (this.nx * this.ny)); }
+  get bx(): number { return this.block % this.gx; }
+  get by(): number { return Math.floor(this.block / this.gx) % this.gy; }
+  get bz(): number { return Math.floor(this.block / (this.gx * this.gy)); }
 }
 
 /** An array as the instrumented code sees it (one per binding of a view). */
@@ -251,45 +258,75 @@ export class Shadow {
     readonly byteBase: number,
     /** written bits of the buffer (initcheck), undefined when not tracked */
     readonly init: Uint8Array | undefined,
-    /** race cells of the buffer at this element size, 16 Int32 per element; undefined when not tracked */
+    /** race cells of the buffer at this element size; undefined when not tracked */
+    readonly race: RaceCells | undefined,
+    /** race.cells, for the fast paths */
     readonly cells: Int32Array | undefined,
+    /** race.clocks in kernels with warp operations, else undefined */
+    readonly clocks: Int32Array | undefined,
     /** the view's first element in `cells` */
     readonly cellBase: number,
     readonly freed: boolean,
-    /** the stamp of `cells` entries that are current (older ones are stale: a launch or a block ago) */
-    readonly stamp: number,
+    /** records of sync ids below this one are stale (a launch or a block ago): as if the cell were empty */
+    readonly floor: number,
     /** for naming an element: offset of [0, …], shape and strides (elements) */
     readonly o: number,
     readonly shape: readonly number[],
     readonly strides: readonly number[],
+    /** a view made in the kernel (`a.view(dtype)`): the shadow of the array it views, which names its elements */
+    readonly of?: Shadow,
   ) {}
 }
 
-// race cell layout: the last write, then the last reads by two different threads, then the launch
-// that wrote the cell (cells are kept from launch to launch, and are stale after it)
-const W = 0, R1 = 5, R2 = 10, STAMP = 15, CELL = 16;
+// Race cells. An access is recorded as two Int32: the sync id of the epoch it happened in, and the
+// thread's linear index in its block with the access's site (`lin | site << LIN_BITS`). Sync ids count
+// up over the whole process: each block gets a new one when it starts and each time it passes a barrier
+// (grid syncs included), so one id stands for (launch, block, epoch): two accesses of one block are
+// ordered by a barrier exactly when their ids differ, records of earlier launches (and, in reused shared
+// memory, of earlier blocks) have ids below the shadow's `floor` and count as empty, and nothing needs
+// clearing between launches. Per element: the last write and the last read (`cells`), and the last read
+// by another thread than that one (`seconds`, made when first needed: many arrays never have one).
+const W = 0, R1 = 2, CELL = 4;
+const LIN_BITS = 10, LIN_MASK = (1 << LIN_BITS) - 1;
+const MAX_SITES = 1 << (31 - LIN_BITS);
+/** sync ids start again from 1 (all race cells dropped) before they reach this */
+const SYNC_LIMIT = 2 ** 30;
 
-/** race cells per buffer and element size */
-const raceCells = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
-/** stamps of launches and of blocks' shared memory */
-let stamps = 0;
+/** The race records of the elements of one buffer at one element size. */
+class RaceCells {
+  readonly cells: Int32Array;
+  /** second readers, 2 Int32 per element */
+  seconds: Int32Array | undefined;
+  /** warp clocks of the write, the read and the second read, 3 per element (kernels with warp operations) */
+  clocks: Int32Array | undefined;
+  /** `length` elements */
+  constructor(readonly length: number) {
+    this.cells = new Int32Array(length * CELL);
+  }
 
-function clearCell(R: Int32Array, c: number, stamp: number): void {
-  R[c + W + ID] = 0;
-  R[c + R1 + ID] = 0;
-  R[c + R2 + ID] = 0;
-  R[c + STAMP] = stamp;
+  secondReaders(): Int32Array {
+    return this.seconds ??= new Int32Array(this.length * 2);
+  }
 }
 
-/** a spare array of `length` elements taken from `spare`, else a new one */
-function reuse<A extends Int32Array | Uint8Array>(spare: A[], length: number, make: (n: number) => A): A {
+/** race cells per buffer and element size */
+let raceCells = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, RaceCells>>();
+/** the last sync id handed out */
+let syncs = 0;
+
+function perBuffer<K extends object, V>(map: WeakMap<K, Map<number, V>> | Map<K, Map<number, V>>, key: K): Map<number, V> {
+  let m = map.get(key);
+  if (!m) map.set(key, m = new Map());
+  return m;
+}
+
+/** a spare of `length` elements taken from `spare`, else a new one */
+function reuse<A extends { readonly length: number }>(spare: A[], length: number, make: (n: number) => A): A {
   const i = spare.findIndex((a) => a.length === length);
   return i < 0 ? make(length) : spare.splice(i, 1)[0]!;
 }
 
 const cStrides = (shape: readonly number[]) => shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
-// per record: thread id, barrier epoch, grid epoch, warp clock, site
-const ID = 0, EPOCH = 1, GRID = 2, CLOCK = 3, SITE = 4;
 
 const MAX_FINDINGS = 1000;
 const SHOWN = 5;
@@ -312,15 +349,25 @@ export class LaunchSanitizer implements ScheduleHooks {
   private readonly gy: number;
   private readonly threads = new Map<ThreadRec, SanThread>();
   private readonly recorded = new Map<string, Recorded>();
-  /** this launch's number: race cells of earlier launches are stale (successive launches are ordered) */
-  private readonly launch: number;
-  /** the block whose shared memory was set up last, and the stamp of its shadows */
+  /** the launch's first sync id: records below it are of earlier launches */
+  private readonly base: number;
+  /** the block of each sync id of this launch (index: id - base) */
+  private syncBlock = new Int32Array(64);
+  /** the first sync id after the last grid sync: threads of different blocks are ordered by it */
+  private gridTime: number;
+  /** the current block's first sync id (cooperative launches: none, the blocks interleave) */
+  private first = 0x7fffffff;
+  /** the block that last got a sync id, and that id */
+  private curBlock = -1;
+  private curSync = 0;
+  /** cooperative launches (blocks interleave): each block's current sync id */
+  private readonly blockSyncs = new Map<number, number>();
+  /** the block whose shared memory was set up last */
   private block = -1;
-  private blockStamp = 0;
   /** shadows of that block's shared memory, per buffer (by element size), and ones free for reuse */
-  private readonly blockCells = new Map<ArrayBuffer | SharedArrayBuffer, Map<number, Int32Array>>();
+  private readonly blockCells = new Map<ArrayBuffer | SharedArrayBuffer, Map<number, RaceCells>>();
   private readonly blockBits = new Map<ArrayBuffer | SharedArrayBuffer, Uint8Array>();
-  private readonly spareCells: Int32Array[] = [];
+  private readonly spareCells: RaceCells[] = [];
   private readonly spareBits: Uint8Array[] = [];
   /** written bits of local arrays, per buffer */
   private readonly localBits = new WeakMap<ArrayBuffer | SharedArrayBuffer, Uint8Array>();
@@ -334,7 +381,13 @@ export class LaunchSanitizer implements ScheduleHooks {
     /** whether the kernel has warp operations (whose clocks order accesses) */
     private readonly warpOps: boolean,
   ) {
-    this.launch = ++stamps;
+    if (sites.length > MAX_SITES) throw new Error(`sanitizer: kernel '${kernel}' has ${sites.length} array accesses and synchronisations, more than the ${MAX_SITES} the sanitizer can tell apart`);
+    if (syncs > SYNC_LIMIT) {
+      // every record is of an earlier launch: drop them all rather than let old ids come back
+      syncs = 0;
+      raceCells = new WeakMap();
+    }
+    this.base = this.gridTime = syncs + 1;
     this.racecheck = tools.has("racecheck");
     this.initcheck = tools.has("initcheck");
     this.synccheck = tools.has("synccheck");
@@ -345,16 +398,47 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (seed !== undefined) this.shuffle = shuffler(prng(seed));
   }
 
+  // ----------------------------------------------------- sync ids
+
+  /** a new sync id, for an epoch of `block` */
+  private newSync(block: number): number {
+    const k = ++syncs - this.base;
+    if (k === this.syncBlock.length) {
+      const grown = new Int32Array(k * 2);
+      grown.set(this.syncBlock);
+      this.syncBlock = grown;
+    }
+    this.syncBlock[k] = block;
+    if (block !== this.curBlock && !this.L.cooperative) this.first = syncs;
+    this.curBlock = block;
+    this.curSync = syncs;
+    if (this.L.cooperative) this.blockSyncs.set(block, syncs);
+    return syncs;
+  }
+
+  /** the sync id of `block`'s current epoch (its first when the block starts) */
+  private blockSync(block: number): number {
+    if (block === this.curBlock) return this.curSync;
+    const known = this.L.cooperative ? this.blockSyncs.get(block) : undefined;
+    if (known === undefined) return this.newSync(block);
+    this.curBlock = block;
+    return this.curSync = known;
+  }
+
+  private blockOf(sync: number): number {
+    return this.syncBlock[sync - this.base]!;
+  }
+
   // ----------------------------------------------------- called by instrumented code
 
   /** the thread of a kernel run as one loop over its threads (see `enter`) */
   thread0(): SanThread {
-    return new SanThread();
+    return new SanThread(this.nx, this.ny, this.gx, this.gy);
   }
 
   /** a generator thread starts */
   thread(T: ThreadRec, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
-    const Z = this.enter(new SanThread(), tx, ty, tz, bx, by, bz);
+    const Z = this.enter(this.thread0(), tx, ty, tz, bx, by, bz);
     if (this.warpOps) {
       Z.vc = new Int32Array(32);
       Z.vc[Z.lane] = 1;
@@ -363,61 +447,81 @@ export class LaunchSanitizer implements ScheduleHooks {
     return Z;
   }
 
+  /** `Z` enters block (bx, by, bz) (the instrumented code then sets `Z.lin` thread by thread) */
+  enterBlock(Z: SanThread, bx: number, by: number, bz: number): void {
+    Z.block = bx + this.gx * (by + this.gy * bz);
+    Z.sync = this.blockSync(Z.block);
+  }
+
   /** `Z` becomes thread (tx, ty, tz) of block (bx, by, bz) */
   enter(Z: SanThread, tx: number, ty: number, tz: number, bx: number, by: number, bz: number): SanThread {
-    const lin = tx + this.nx * (ty + this.ny * tz);
+    Z.lin = tx + this.nx * (ty + this.ny * tz);
     Z.block = bx + this.gx * (by + this.gy * bz);
-    Z.base = Z.block * this.blockSize + 1;
-    Z.id = Z.base + lin;
-    Z.warp = lin >> 5;
-    Z.lane = lin & 31;
-    Z.tx = tx; Z.ty = ty; Z.tz = tz; Z.bx = bx; Z.by = by; Z.bz = bz;
+    Z.sync = this.blockSync(Z.block);
     return Z;
   }
 
   /** a bound array argument (global memory) */
   arg(b: BoundArray & { readonly freed?: boolean }, name: string): Shadow {
     const v = b.v;
-    return new Shadow(name, "global", v.BYTES_PER_ELEMENT, v.byteOffset, this.initcheck ? writtenBits.get(v.buffer) : undefined,
-      this.raceCells(v), v.byteOffset / v.BYTES_PER_ELEMENT, b.freed === true && this.memcheck, this.launch, b.o, b.shape, b.strides);
+    return this.shadow(v, name, "global", this.initcheck ? writtenBits.get(v.buffer) : undefined, b.freed === true && this.memcheck, this.base, b.o, b.shape, b.strides);
   }
 
   /** a shared array of block (bx, by, bz), set up before the block runs: nothing written yet */
   shared(v: TypedArray, name: string, shape: readonly number[], bx: number, by: number, bz: number): Shadow {
-    const [gx, gy] = this.L.grid;
-    const block = bx + gx * (by + gy * bz);
+    const block = bx + this.gx * (by + this.gy * bz);
     if (block !== this.block) {
       this.block = block;
-      this.blockStamp = ++stamps;
       // blocks run one after another (unless cooperative): the previous block's shadows are free again
       if (!this.L.cooperative) {
-        for (const bySize of this.blockCells.values()) this.spareCells.push(...bySize.values());
+        for (const m of this.blockCells.values()) this.spareCells.push(...m.values());
         this.spareBits.push(...this.blockBits.values());
         this.blockCells.clear();
         this.blockBits.clear();
       }
-    }
-    const size = v.BYTES_PER_ELEMENT;
-    // aliases (dynamic shared arrays) share their block's buffer, and so its shadows
-    let cells: Int32Array | undefined;
-    if (this.racecheck) {
-      const bySize = this.blockCells.get(v.buffer) ?? this.blockCells.set(v.buffer, new Map()).get(v.buffer)!;
-      cells = bySize.get(size) ?? reuse(this.spareCells, Math.ceil(v.buffer.byteLength / size) * CELL, (n) => new Int32Array(n));
-      bySize.set(size, cells);
     }
     let bits: Uint8Array | undefined;
     if (this.initcheck) {
       bits = this.blockBits.get(v.buffer) ?? reuse(this.spareBits, v.buffer.byteLength, (n) => new Uint8Array(n)).fill(0);
       this.blockBits.set(v.buffer, bits);
     }
-    return new Shadow(name, "shared", size, v.byteOffset, bits, cells, v.byteOffset / size, false, this.blockStamp, 0, shape, cStrides(shape));
+    return this.shadow(v, name, "shared", bits, false, this.blockSync(block), 0, shape, cStrides(shape));
   }
 
   /** a local array, made anew by its declaration (the same memory from thread to thread in a loop over the threads) */
   local(v: TypedArray, name: string, shape: readonly number[]): Shadow {
     const bits = this.initcheck ? (this.localBits.get(v.buffer) ?? this.localBits.set(v.buffer, new Uint8Array(v.buffer.byteLength)).get(v.buffer)!) : undefined;
     bits?.fill(0);
-    return new Shadow(name, "local", v.BYTES_PER_ELEMENT, v.byteOffset, bits, undefined, 0, false, 0, 0, shape, cStrides(shape));
+    return this.shadow(v, name, "local", bits, false, 0, 0, shape, cStrides(shape));
+  }
+
+  /**
+   * `v`, a view made in the kernel (`a.view(dtype)`) of the array of shadow `of`: the same memory, so the
+   * same written bits and (at v's element size) race cells, at v's byte offsets; findings name the
+   * element of the viewed array that holds the byte accessed.
+   */
+  view(of: Shadow | undefined, v: TypedArray): Shadow | undefined {
+    if (of === undefined) return undefined;
+    const root = of.of ?? of;
+    return this.shadow(v, root.name, of.space, of.init, of.freed, of.floor, 0, [v.length], [1], root);
+  }
+
+  private shadow(
+    v: TypedArray, name: string, space: string, init: Uint8Array | undefined, freed: boolean, floor: number,
+    o: number, shape: readonly number[], strides: readonly number[], of?: Shadow,
+  ): Shadow {
+    const size = v.BYTES_PER_ELEMENT;
+    let race: RaceCells | undefined;
+    if (this.racecheck && space !== "local") {
+      const elements = Math.ceil(v.buffer.byteLength / size);
+      const bySize = perBuffer(space === "global" ? raceCells : this.blockCells, v.buffer);
+      // shared memory: this block's, from the spares (a spare's records are an earlier block's: below the floor)
+      race = bySize.get(size) ?? (space === "global" ? new RaceCells(elements) : reuse(this.spareCells, elements, (n) => new RaceCells(n)));
+      bySize.set(size, race);
+      if (this.warpOps) race.clocks ??= new Int32Array(elements * 3);
+    }
+    const clocks = this.warpOps ? race?.clocks : undefined;
+    return new Shadow(name, space, size, v.byteOffset, init, race, race?.cells, clocks, v.byteOffset / size, freed, floor, o, shape, strides, of);
   }
 
   // `sh` is undefined for constant memory reached through an array local: nothing to check
@@ -426,25 +530,47 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (sh.freed) this.useAfterFree(sh, at, site, Z, "Read");
     const init = sh.init;
     if (init !== undefined && init[sh.byteBase + at * sh.size] === 0) this.uninitialized(sh, at, site, Z);
-    if (sh.cells !== undefined) this.readRace(sh.cells, sh, at, site, Z);
+    const R = sh.cells;
+    if (R === undefined) return;
+    const c = (sh.cellBase + at) * CELL, f = sh.floor;
+    // the common cases inline (kernels without warp clocks): the last write is ordered before this read,
+    // and the last read is none or the thread's own, or two other threads' reads alike this one
+    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z)) {
+      const r1s = R[c + R1]!, r1m = R[c + R1 + 1]!;
+      if (r1s < f || (r1s === Z.sync && (r1m & LIN_MASK) === Z.lin)) {
+        R[c + R1] = Z.sync;
+        R[c + R1 + 1] = Z.lin | (site << LIN_BITS);
+        return;
+      }
+      const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
+      if (R2 !== undefined && this.alike(r1s, r1m, site, Z) && this.alike(R2[e]!, R2[e + 1]!, site, Z)) return;
+    }
+    this.readRace(R, c, sh, at, site, Z);
   }
 
   // (apart from rd, so that rd stays small enough to be inlined into the kernel's code)
-  private readRace(R: Int32Array, sh: Shadow, at: number, site: number, Z: SanThread): void {
-    const c = (sh.cellBase + at) * CELL;
-    if (R[c + STAMP] !== sh.stamp) clearCell(R, c, sh.stamp);
-    const w = R[c + ID]!;
-    if (w !== 0 && w !== Z.id && !this.ordered(R, c + W, Z)) this.race("read-after-write", sh, at, R, c + W, site, Z);
-    const r = c + R1;
+  private readRace(R: Int32Array, c: number, sh: Shadow, at: number, site: number, Z: SanThread): void {
+    const K = sh.clocks, k = (sh.cellBase + at) * 3;
+    if (this.unordered(R, c + W, K, k, sh.floor, Z)) this.race("read-after-write", sh, at, R[c + W]!, R[c + W + 1]!, site, Z);
+    const me = Z.lin | (site << LIN_BITS);
+    const r1s = R[c + R1]!, r1m = R[c + R1 + 1]!;
+    // the thread's own last read again: nothing changes
+    if (r1s === Z.sync && r1m === me) return;
     // both readers kept are already reads like this one by two other threads: a third changes no finding
     // (a later access by either of them is checked against the other), only which thread a message names
-    if (!this.warpOps && this.alike(R, r, site, Z) && this.alike(R, c + R2, site, Z)) return;
-    if (R[r + ID] !== 0 && R[r + ID] !== Z.id) {
+    const e = (sh.cellBase + at) * 2;
+    let R2 = sh.race!.seconds;
+    if (K === undefined && R2 !== undefined && this.alike(r1s, r1m, site, Z) && this.alike(R2[e]!, R2[e + 1]!, site, Z)) return;
+    if (r1s >= sh.floor && !this.same(r1s, r1m, Z)) {
       // keep the previous reader (another thread) as the second
-      R[c + R2 + ID] = R[r + ID]!; R[c + R2 + EPOCH] = R[r + EPOCH]!; R[c + R2 + GRID] = R[r + GRID]!;
-      R[c + R2 + CLOCK] = R[r + CLOCK]!; R[c + R2 + SITE] = R[r + SITE]!;
+      R2 ??= sh.race!.secondReaders();
+      R2[e] = r1s;
+      R2[e + 1] = r1m;
+      if (K !== undefined) K[k + 2] = K[k + 1]!;
     }
-    this.record(R, r, site, Z);
+    R[c + R1] = Z.sync;
+    R[c + R1 + 1] = me;
+    if (K !== undefined) K[k + 1] = Z.vc[Z.lane]!;
   }
 
   wr(sh: Shadow | undefined, at: number, site: number, Z: SanThread): void {
@@ -454,17 +580,32 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (init !== undefined) for (let b = sh.byteBase + at * sh.size, e = b + sh.size; b < e; b++) init[b] = 1;
     const R = sh.cells;
     if (R === undefined) return;
-    const c = (sh.cellBase + at) * CELL;
-    if (R[c + STAMP] !== sh.stamp) clearCell(R, c, sh.stamp);
-    let id = R[c + W + ID]!;
-    if (id !== 0 && id !== Z.id && !this.ordered(R, c + W, Z)) this.race("write-after-write", sh, at, R, c + W, site, Z);
-    id = R[c + R1 + ID]!;
-    if (id !== 0 && id !== Z.id && !this.ordered(R, c + R1, Z)) this.race("write-after-read", sh, at, R, c + R1, site, Z);
-    id = R[c + R2 + ID]!;
-    if (id !== 0 && id !== Z.id && !this.ordered(R, c + R2, Z)) this.race("write-after-read", sh, at, R, c + R2, site, Z);
-    this.record(R, c + W, site, Z);
-    R[c + R1 + ID] = 0;
-    R[c + R2 + ID] = 0;
+    const c = (sh.cellBase + at) * CELL, f = sh.floor;
+    // the common case inline (kernels without warp clocks): every access recorded is ordered before this write
+    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z) && this.before(R[c + R1]!, R[c + R1 + 1]!, f, Z)) {
+      const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
+      if (R2 === undefined || this.before(R2[e]!, R2[e + 1]!, f, Z)) {
+        R[c + W] = Z.sync;
+        R[c + W + 1] = Z.lin | (site << LIN_BITS);
+        R[c + R1] = 0;
+        if (R2 !== undefined) R2[e] = 0;
+        return;
+      }
+    }
+    this.writeRace(R, c, sh, at, site, Z);
+  }
+
+  private writeRace(R: Int32Array, c: number, sh: Shadow, at: number, site: number, Z: SanThread): void {
+    const K = sh.clocks, k = (sh.cellBase + at) * 3;
+    if (this.unordered(R, c + W, K, k, sh.floor, Z)) this.race("write-after-write", sh, at, R[c + W]!, R[c + W + 1]!, site, Z);
+    if (this.unordered(R, c + R1, K, k + 1, sh.floor, Z)) this.race("write-after-read", sh, at, R[c + R1]!, R[c + R1 + 1]!, site, Z);
+    const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
+    if (R2 !== undefined && this.unordered(R2, e, K, k + 2, sh.floor, Z)) this.race("write-after-read", sh, at, R2[e]!, R2[e + 1]!, site, Z);
+    R[c + W] = Z.sync;
+    R[c + W + 1] = Z.lin | (site << LIN_BITS);
+    R[c + R1] = 0;
+    if (R2 !== undefined) R2[e] = 0;
+    if (K !== undefined) K[k] = Z.vc[Z.lane]!;
   }
 
   /** an atomic: reads and writes the element, never part of a race */
@@ -483,11 +624,11 @@ export class LaunchSanitizer implements ScheduleHooks {
    * `exited`: per thread of the block, 1 once it returned (undefined when the kernel has no return).
    */
   passBarrier(Z: SanThread, site: number, exited: Uint8Array | undefined): void {
-    Z.epoch++;
+    Z.sync = this.newSync(Z.block);
     if (!this.synccheck || exited === undefined) return;
     const gone = exited.indexOf(1), live = exited.indexOf(0);
     if (gone < 0 || live < 0) return;
-    const thread = (lin: number) => this.enter(new SanThread(), lin % this.nx, Math.floor(lin / this.nx) % this.ny, Math.floor(lin / (this.nx * this.ny)), Z.bx, Z.by, Z.bz);
+    const thread = (lin: number) => this.enter(this.thread0(), lin % this.nx, Math.floor(lin / this.nx) % this.ny, Math.floor(lin / (this.nx * this.ny)), Z.bx, Z.by, Z.bz);
     const waiting = thread(live);
     waiting.at = site;
     this.barrierAfterExit(waiting, thread(gone));
@@ -508,12 +649,15 @@ export class LaunchSanitizer implements ScheduleHooks {
 
   barrier(threads: readonly ThreadRec[], grid: boolean): void {
     let waiting: SanThread | undefined, exited: SanThread | undefined, apart: SanThread | undefined;
+    if (grid) this.gridTime = syncs + 1;
+    // each block among `threads` enters a new epoch (its threads come together)
+    let block = -1, sync = 0;
     for (const t of threads) {
       const Z = this.threads.get(t);
       if (!Z) continue;
+      if (Z.block !== block) sync = this.newSync(block = Z.block);
+      Z.sync = sync;
       if (t.done) { exited ??= Z; continue; }
-      Z.epoch++;
-      if (grid) Z.grid++;
       if (!waiting) waiting = Z;
       else if (Z.at !== waiting.at) apart ??= Z;
     }
@@ -583,50 +727,47 @@ export class LaunchSanitizer implements ScheduleHooks {
 
   // ----------------------------------------------------- internals
 
-  private raceCells(v: TypedArray): Int32Array | undefined {
-    if (!this.racecheck) return undefined;
-    const bySize = raceCells.get(v.buffer) ?? raceCells.set(v.buffer, new Map()).get(v.buffer)!;
-    let cells = bySize.get(v.BYTES_PER_ELEMENT);
-    if (!cells) {
-      cells = new Int32Array(Math.ceil(v.buffer.byteLength / v.BYTES_PER_ELEMENT) * CELL);
-      bySize.set(v.BYTES_PER_ELEMENT, cells);
+  /** whether the record at R[r], R[r + 1] (clock K[k]) is live, another thread's, and not ordered before Z's access now */
+  private unordered(R: Int32Array, r: number, K: Int32Array | undefined, k: number, floor: number, Z: SanThread): boolean {
+    const s = R[r]!;
+    if (s < floor) return false;
+    const lin = R[r + 1]! & LIN_MASK;
+    if (s !== Z.sync) {
+      // an earlier epoch of Z's block (a barrier between), or another block: ordered by a grid sync only
+      return this.blockOf(s) !== Z.block && s >= this.gridTime;
     }
-    return cells;
-  }
-
-  private record(R: Int32Array, r: number, site: number, Z: SanThread): void {
-    R[r + ID] = Z.id;
-    R[r + EPOCH] = Z.epoch;
-    R[r + GRID] = Z.grid;
-    R[r + CLOCK] = Z.vc[Z.lane]!;
-    R[r + SITE] = site;
-  }
-
-  /** whether the access recorded at R[r…] happens before the current access of Z */
-  private ordered(R: Int32Array, r: number, Z: SanThread): boolean {
-    const lin = (R[r + ID]! - Z.base) >>> 0; // the recorded thread's index in Z's block, if it is one of its threads
-    if (lin >= this.blockSize) return R[r + GRID]! < Z.grid;
-    if (R[r + EPOCH]! < Z.epoch) return true;
-    if (!this.warpOps) return false;
-    return lin >> 5 === Z.warp && Z.vc[lin & 31]! >= R[r + CLOCK]!;
+    if (lin === Z.lin) return false;
+    // the same epoch of Z's block: in one warp, a warp operation both took part in orders them
+    return K === undefined || lin >> 5 !== Z.lin >> 5 || Z.vc[lin & 31]! < K[k]!;
   }
 
   /**
-   * Whether the read record at R[r…] is another thread's read at `site` that every later access finds
-   * ordered or not exactly as it finds Z's read now: same block, same barrier and grid epochs (kernels
-   * without warp operations, whose clocks would tell the threads apart).
+   * Whether the record (s, m) is none (below `floor`), Z's own in this epoch, or of an earlier epoch of
+   * Z's block (a barrier between; blocks of a launch that is not cooperative run one after another, so
+   * the ids from the block's first on are its own). Without warp clocks.
    */
-  private alike(R: Int32Array, r: number, site: number, Z: SanThread): boolean {
-    const id = R[r + ID]!;
-    return id !== 0 && id !== Z.id && R[r + SITE] === site && R[r + EPOCH] === Z.epoch && R[r + GRID] === Z.grid
-      && (id - Z.base) >>> 0 < this.blockSize;
+  private before(s: number, m: number, floor: number, Z: SanThread): boolean {
+    return s < floor || (s === Z.sync ? (m & LIN_MASK) === Z.lin : s >= this.first);
   }
 
-  /** thread and block indices of global thread id `id` */
-  private coordinates(id: number): { thread: Dim3; block: Dim3 } {
-    const g = id - 1;
+  /** whether the live record (s, m) is an access of Z's thread */
+  private same(s: number, m: number, Z: SanThread): boolean {
+    return (m & LIN_MASK) === Z.lin && (s === Z.sync || this.blockOf(s) === Z.block);
+  }
+
+  /**
+   * Whether the read record (s, m) is another thread's read at `site` that every later access finds
+   * ordered or not exactly as it finds Z's read now: same block and epoch (kernels without warp
+   * operations, whose clocks would tell the threads apart).
+   */
+  private alike(s: number, m: number, site: number, Z: SanThread): boolean {
+    return s === Z.sync && m >>> LIN_BITS === site && (m & LIN_MASK) !== Z.lin;
+  }
+
+  /** thread and block indices of the thread of record (s, m) */
+  private coordinates(s: number, m: number): { thread: Dim3; block: Dim3 } {
     const [nx, ny] = this.L.block, [gx, gy] = this.L.grid;
-    const b = Math.floor(g / this.blockSize), lin = g - b * this.blockSize;
+    const b = this.blockOf(s), lin = m & LIN_MASK;
     return {
       thread: [lin % nx, Math.floor(lin / nx) % ny, Math.floor(lin / (nx * ny))],
       block: [b % gx, Math.floor(b / gx) % gy, Math.floor(b / (gx * gy))],
@@ -639,11 +780,12 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (this.recorded.size < MAX_FINDINGS) this.recorded.set(key, { finding, count: 1, text, sites });
   }
 
-  private race(kind: string, sh: Shadow, at: number, R: Int32Array, r: number, site: number, Z: SanThread): void {
-    const firstSite = R[r + SITE]!;
+  /** a race between the recorded access (s, m) and Z's access now at `site` */
+  private race(kind: string, sh: Shadow, at: number, s: number, m: number, site: number, Z: SanThread): void {
+    const firstSite = m >>> LIN_BITS;
     const key = `race:${kind}:${firstSite}:${site}`;
     if (this.recorded.has(key)) { this.recorded.get(key)!.count++; return; }
-    const other = this.coordinates(R[r + ID]!);
+    const other = this.coordinates(s, m);
     const [a, b] = [this.sites[firstSite]!, this.sites[site]!];
     const [first, second] = kind === "read-after-write" ? ["Write", "Read"] : kind === "write-after-read" ? ["Read", "Write"] : ["Write", "Write"];
     const index = this.indexOf(sh, at);
@@ -704,8 +846,9 @@ export class LaunchSanitizer implements ScheduleHooks {
     this.add(`warp:${Z.at}`, { tool: "synccheck", kind: "warp-mask-exited", threads: [[Z.tx, Z.ty, Z.tz]], blocks: [[Z.bx, Z.by, Z.bz]], where: [whereOf(s)] }, text, [s]);
   }
 
-  /** the N-d index of element offset `at` of the shadow's view */
+  /** the N-d index of element offset `at` of the shadow's view (of a view made in the kernel: of the array it views) */
   private indexOf(sh: Shadow, at: number): number[] {
+    if (sh.of) return this.indexOf(sh.of, Math.floor((sh.byteBase + at * sh.size - sh.of.byteBase) / sh.of.size));
     let rest = at - sh.o;
     if (sh.strides.some((s) => s <= 0)) return [rest];
     const dims = sh.shape.map((_, k) => k).sort((p, q) => sh.strides[q]! - sh.strides[p]!);
