@@ -410,7 +410,7 @@ const MAX_BACKOFF = 64;
 const backoff = { level: 0, left: 0 };
 
 /** a stall: the caller waited for the joined workers far longer than the chunk each holds at most takes */
-function noteWait(waitMs: number, chunkMs: number): void {
+export function noteWait(waitMs: number, chunkMs: number): void {
   if (waitMs > 4 * chunkMs + 0.5) {
     backoff.level = Math.min(MAX_BACKOFF, 2 * backoff.level || 1);
     backoff.left = backoff.level;
