@@ -34,9 +34,13 @@ function run(job: Job): void {
 
 Atomics.store(ready, index, 1);
 for (let rung = 0, spinMs = 0; ; ) {
-  const idle = performance.now();
+  const idleSince = monotonicUs();
   awaitChange(bell, index, rung, spinMs);
-  spinMs = workerSpinMs(performance.now() - idle);
   rung = Atomics.load(bell, index);
-  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) run(m.message as Job);
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+    const job = m.message as Job;
+    // how long the caller took to post the launch, not how long the OS took to wake this thread
+    spinMs = workerSpinMs((job.sentAt - idleSince) / 1000);
+    run(job);
+  }
 }

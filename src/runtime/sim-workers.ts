@@ -16,10 +16,10 @@
 // Waking a sleeping thread costs 0.05–0.2 ms here (a 2 ms launch's tenth), so
 // both sides spin a little before they sleep (Atomics.wait): the caller, when
 // its share is done, for about a chunk's time for the joined workers to
-// finish; a worker, after a launch, for twice its last wait for a launch
-// (launches in a loop follow each other at once), and not at all once that
-// wait outlasted SPIN_MS: launches far apart, or a loaded machine, where a
-// spinning worker takes the core the caller needs. The caller then reads the
+// finish; a worker, after a launch, for up to SPIN_MS for the next (launches
+// in a loop follow each other at once), but not after a wait longer than that:
+// launches far apart, or a loaded machine, where a spinning worker takes the
+// core the caller needs. The caller then reads the
 // results of the workers that have something to report (printf output, a
 // fault) synchronously (receiveMessageOnPort) and:
 //  - prints the printf output of the chunks in block order, each chunk's
@@ -135,9 +135,13 @@ export function awaitChange(cells: Int32Array, slot: number, value: number, spin
   }
 }
 
-/** how long a worker spins for its next launch, from how long it waited for the last one */
+/**
+ * How long a worker spins for its next launch, from how long it waited for the last one: SPIN_MS while
+ * launches follow each other within it (a loop of launches), else not at all (launches far apart, or a
+ * loaded machine that keeps the caller off a core: a spin there takes CPU from the caller and gains nothing).
+ */
 export function workerSpinMs(lastWaitMs: number): number {
-  return lastWaitMs > SPIN_MS ? 0 : Math.min(SPIN_MS, Math.max(MIN_SPIN_MS, 2 * lastWaitMs));
+  return lastWaitMs > SPIN_MS ? 0 : SPIN_MS;
 }
 
 /** how long the caller spins for the joined workers to finish: a worker has at most a chunk left */
