@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import os from "node:os";
 import { cuda, float32, ndarray, type KernelArray2 } from "../dist/src/index.js";
 import { setSimChecks } from "../dist/src/targets/js/sanitize.js";
-import { simWorkersReady } from "../dist/src/runtime/sim-workers.js";
+import { simWorkersReady, simWorkerStats, simWorkerTuning } from "../dist/src/runtime/sim-workers.js";
 import { fma32 } from "../dist/src/targets/js/index.js";
 
 const PEERS_DIR = fileURLToPath(new URL("./peers/", import.meta.url));
@@ -32,7 +32,6 @@ const TPB = 16;
 const MATMUL_N = 64;
 const BIG_N = 1 << 20;
 const BIG_MATMUL_N = 512;
-const BIG_MATMUL_REPS = 3;
 const WORKERS = os.availableParallelism();
 const SELF_MATMUL_N = 256;
 
@@ -243,36 +242,117 @@ function sanitizedSelfRows(): Record<"tiled256" | "naive256" | "vadd1m_device", 
 // ---------------------------------------------------------------------------
 // 1 worker against N: device arrays, so the rows time the kernel, not the copies
 
-/** `launch` timed with NUMBATS_SIM_WORKERS=n, then what `read` reads of its result (for the same-bits check) */
-function onWorkers<T>(n: number, launch: () => void, read: () => T, reps?: number): { ms: number; result: T } {
-  process.env.NUMBATS_SIM_WORKERS = String(n);
+/** Per launch: wall ms (median, best) and the process's CPU ms (all threads); on N workers also what sim-workers.ts counts. */
+interface WorkerFigures {
+  wallMs: number;
+  bestMs: number;
+  cpuMs: number;
+  /** post to a worker's join, per joined worker-launch */
+  handOutMs?: number;
+  /** the calling thread's share of the chunks */
+  callerShare?: number;
+  /** launches withdrawn from a worker that had not joined when the caller took the last chunk */
+  withdrawn?: number;
+  /** launches where a joined worker held the caller up, and launches run in the calling thread after them */
+  stalls?: number;
+  backedOff?: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[xs.length >> 1]!;
+
+/**
+ * `launch` on 1 worker and on `n`, in alternate rounds of `perRound` launches (a shared machine's load
+ * weighs on both alike), after a warm-up round of each.
+ */
+function onWorkers(n: number, launch: () => void, rounds: number, perRound: number): [one: WorkerFigures, many: WorkerFigures] {
+  const walls: [number[], number[]] = [[], []], cpus: [number[], number[]] = [[], []];
+  const stats0 = { ...simWorkerStats };
+  const round = (side: 0 | 1, keep: boolean) => {
+    process.env.NUMBATS_SIM_WORKERS = String(side === 0 ? 1 : n);
+    const cpu0 = process.cpuUsage();
+    for (let k = 0; k < perRound; k++) {
+      const t0 = performance.now();
+      launch();
+      if (keep) walls[side].push(performance.now() - t0);
+    }
+    const cpu = process.cpuUsage(cpu0);
+    if (keep) cpus[side].push((cpu.user + cpu.system) / 1000 / perRound);
+  };
   try {
-    return { ms: medianMs(launch, reps), result: read() };
+    round(0, false); round(1, false);
+    for (let r = 0; r < rounds; r++) for (const side of r % 2 ? [0, 1] as const : [1, 0] as const) round(side, true);
   } finally {
     delete process.env.NUMBATS_SIM_WORKERS;
   }
+  const figures = (side: 0 | 1): WorkerFigures => ({ wallMs: median(walls[side]), bestMs: Math.min(...walls[side]), cpuMs: median(cpus[side]) });
+  const d = Object.fromEntries(Object.entries(simWorkerStats).map(([k, v]) => [k, v - stats0[k as keyof typeof stats0]])) as typeof simWorkerStats;
+  return [figures(0), {
+    ...figures(1),
+    handOutMs: d.handOutMs / Math.max(1, d.joined),
+    callerShare: d.callerChunks / Math.max(1, d.callerChunks + d.workerChunks),
+    withdrawn: d.withdrawn,
+    stalls: d.stalls,
+    backedOff: d.backedOff,
+  }];
 }
 
 const sameBits = (x: ArrayBufferView, y: ArrayBufferView) =>
   Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength)) === 0;
 
-function workersVadd(): [number, number] {
-  const n = BIG_N;
-  const a = cuda.toDevice(pattern(n, 1000)), b = cuda.toDevice(pattern(n, 7)), c = cuda.deviceArray(n, "float32");
-  const launch = () => vadd.configure(n / BLOCK, BLOCK)(a, b, c), read = () => c.copyToHost() as Float32Array;
-  const one = onWorkers(1, launch, read), many = onWorkers(WORKERS, launch, read);
-  check(`vector add on ${WORKERS} workers`, sameBits(one.result, many.result));
-  return [one.ms, many.ms];
+/** `launch` on 1 worker and on WORKERS, and a check that both leave the same bits in what `read` reads */
+function workerRow(what: string, launch: () => void, read: () => Float32Array, rounds: number, perRound: number): [WorkerFigures, WorkerFigures] {
+  process.env.NUMBATS_SIM_WORKERS = "1";
+  launch();
+  const one = read().slice();
+  process.env.NUMBATS_SIM_WORKERS = String(WORKERS);
+  launch();
+  check(`${what} on ${WORKERS} workers`, sameBits(one, read()));
+  return onWorkers(WORKERS, launch, rounds, perRound);
 }
 
-function workersMatmul(): [number, number] {
-  const n = BIG_MATMUL_N, blocks = n / TPB;
+function workersVadd(n = BIG_N, rounds = 10, perRound = 10): [WorkerFigures, WorkerFigures] {
+  const a = cuda.toDevice(pattern(n, 1000)), b = cuda.toDevice(pattern(n, 7)), c = cuda.deviceArray(n, "float32");
+  return workerRow(`vector add ${n}`, () => vadd.configure(Math.ceil(n / BLOCK), BLOCK)(a, b, c), () => c.copyToHost() as Float32Array, rounds, perRound);
+}
+
+function workersMatmul(n = BIG_MATMUL_N, kernel = fastMatmul, rounds = 3, perRound = 1): [WorkerFigures, WorkerFigures] {
+  const blocks = Math.ceil(n / TPB);
   const A = cuda.toDevice(ndarray(pattern(n * n, 7), [n, n])), B = cuda.toDevice(ndarray(pattern(n * n, 5), [n, n]));
   const C = cuda.deviceArray([n, n], "float32");
-  const launch = () => fastMatmul.configure([blocks, blocks], [TPB, TPB])(A, B, C), read = () => C.copyToHost().data as Float32Array;
-  const one = onWorkers(1, launch, read, BIG_MATMUL_REPS), many = onWorkers(WORKERS, launch, read, BIG_MATMUL_REPS);
-  check(`tiled matmul ${n}² on ${WORKERS} workers`, sameBits(one.result, many.result));
-  return [one.ms, many.ms];
+  return workerRow(`matmul ${n}²`, () => kernel.configure([blocks, blocks], [TPB, TPB])(A, B, C), () => C.copyToHost().data as Float32Array, rounds, perRound);
+}
+
+const loadAverage = () => os.loadavg()[0]!.toFixed(1);
+
+/** The worker rows in detail: 1 and N workers side by side, per launch. */
+function printWorkerTable(rows: [string, [WorkerFigures, WorkerFigures]][]): void {
+  const ms = (x: number | undefined) => (x === undefined ? "—" : x.toFixed(3));
+  const table = [["kernel", "workers", "wall ms (median)", "wall ms (best)", "CPU ms", "hand-out ms", "caller's chunks", "withdrawn / stalls / backed off", "speed-up median / best"]];
+  for (const [kernel, [one, many]] of rows) {
+    table.push([kernel, "1", ms(one.wallMs), ms(one.bestMs), ms(one.cpuMs), "—", "—", "—", ""]);
+    table.push(["", String(WORKERS), ms(many.wallMs), ms(many.bestMs), ms(many.cpuMs), ms(many.handOutMs), `${Math.round(100 * many.callerShare!)} %`,
+      `${many.withdrawn} / ${many.stalls} / ${many.backedOff}`,
+      `${(one.wallMs / many.wallMs).toFixed(2)}× / ${(one.bestMs / many.bestMs).toFixed(2)}×`]);
+  }
+  printTable(table);
+}
+
+/**
+ * Where workers start to gain: launches below the threshold (simWorkerTuning.minWork) sent to the workers
+ * anyway, 1 worker against N, speed-up of the medians.
+ */
+function workerSweep(): [kernel: string, threads: number, speedUp: number][] {
+  const saved = simWorkerTuning.minWork;
+  simWorkerTuning.minWork = 0;
+  try {
+    const ratio = ([one, many]: [WorkerFigures, WorkerFigures]) => one.wallMs / many.wallMs;
+    return [
+      ...[15, 16, 17, 18, 19, 20].map((k): [string, number, number] => [`vector add 2^${k}`, 1 << k, ratio(workersVadd(1 << k, 8, 20))]),
+      ...[24, 32, 48, 64].map((n): [string, number, number] => [`naive matmul ${n}²`, n * n, ratio(workersMatmul(n, naiveMatmul, 8, 20))]),
+    ];
+  } finally {
+    simWorkerTuning.minWork = saved;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -356,14 +436,35 @@ function printTable(table: string[][]): void {
   for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd());
 }
 
+/** `BENCH_ONLY=workers`: the worker rows in detail and the threshold sweep, without the peers (about a minute) */
+function workersOnly(): void {
+  const load = loadAverage();
+  const rows: [string, [WorkerFigures, WorkerFigures]][] = [
+    [`vector add, ${BIG_N} elements, device arrays`, workersVadd()],
+    [`tiled matmul ${BIG_MATMUL_N}², device arrays`, workersMatmul()],
+  ];
+  console.log(`numbats simulator, 1 worker against ${WORKERS} — ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}, load average ${load} → ${loadAverage()}`);
+  console.log(`per launch, alternate rounds (vector add: 10 rounds of 10 launches a side; matmul: 3 of 1); CPU: the whole process, every thread\n`);
+  printWorkerTable(rows);
+  console.log(`\nlaunches below the threshold sent to ${WORKERS} workers anyway (speed-up of the medians, 8 rounds of 20 a side; load average ${loadAverage()}):`);
+  const sweep = workerSweep();
+  printTable([["kernel", "threads", "speed-up"], ...sweep.map(([k, threads, x]) => [k, String(threads), `${x.toFixed(2)}×`])]);
+  console.log(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, load: os.loadavg(), workers: Object.fromEntries(rows), sweep }, null, 2)}`);
+}
+
 async function main(): Promise<void> {
   process.env.NUMBATS_TARGET = "sim"; // this bench measures the simulator, GPU or not; read at the first launch
   delete process.env.NUMBATS_SIM_WORKERS; // the default: the available cores, for launches large enough
   await simWorkersReady(WORKERS - 1); // launches never wait for workers to boot: have them up before timing
+  if (process.env.BENCH_ONLY === "workers") return workersOnly();
+  if (process.env.BENCH_ONLY) throw new Error(`bench/sim: BENCH_ONLY=${process.env.BENCH_ONLY}: the only part that runs alone is 'workers'`);
   const ours = { vadd16k_ms: oursVadd(VADD_N), matmul64_ms: oursMatmul(), vadd1m_ms: oursVadd(BIG_N) };
   const sanitized = oursSanitized();
-  const [vadd1mW1, vadd1mWN] = workersVadd();
-  const [matmul512W1, matmul512WN] = workersMatmul();
+  const workerRows: [string, [WorkerFigures, WorkerFigures]][] = [
+    [`vector add, ${BIG_N} elements, device arrays`, workersVadd()],
+    [`tiled matmul ${BIG_MATMUL_N}², device arrays`, workersMatmul()],
+  ];
+  const [[vadd1mW1, vadd1mWN], [matmul512W1, matmul512WN]] = workerRows.map(([, [one, many]]) => [one.wallMs, many.wallMs]) as [[number, number], [number, number]];
   const self = selfRows();
   const sanitizedSelf = sanitizedSelfRows();
 
@@ -386,12 +487,15 @@ async function main(): Promise<void> {
   ];
 
   console.log(`numbats simulator vs peers — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}`);
-  console.log(`warm launches from host arrays (the worker rows: device arrays); ours: median of ${REPS} (matmul ${BIG_MATMUL_N}²: ${BIG_MATMUL_REPS}), on ${WORKERS} workers unless a row says 1; Numba: the second call; gpu.js: median of ${REPS}\n`);
+  console.log(`warm launches from host arrays (the worker rows: device arrays); ours: median of ${REPS} (the worker rows: as below), on ${WORKERS} workers unless a row says 1; Numba: the second call; gpu.js: median of ${REPS}\n`);
   const table = [["kernel", "peer", "numbats ms", "peer ms", "speed-up (peer/ours)", "goal"]];
   for (const [kernel, peer, us, them, goal] of rows) {
     table.push([kernel, peer, fmt(us), fmt(them), them === undefined ? "—" : `${(them / us).toFixed(them / us >= 10 ? 0 : 2)}×`, goal]);
   }
   printTable(table);
+
+  console.log(`\n1 worker against ${WORKERS}, per launch, alternate rounds (vector add: 10 rounds of 10 launches a side; matmul: 3 of 1); CPU: the whole process, every thread; load average ${loadAverage()}`);
+  printWorkerTable(workerRows);
 
   console.log(`\nthe simulator on device arrays, in the calling thread (tiled and hand: medians of 7 alternate runs; naive: of 5; vector add: of ${REPS})`);
   printTable([
@@ -416,7 +520,7 @@ async function main(): Promise<void> {
     cpus: os.cpus().length,
     numbats: { ...ours, ...self },
     sanitized: { ...sanitized, self: sanitizedSelf },
-    workers: { count: WORKERS, vadd1m_dev_ms: [vadd1mW1, vadd1mWN], matmul512_ms: [matmul512W1, matmul512WN] },
+    workers: { count: WORKERS, vadd1m_dev_ms: [vadd1mW1, vadd1mWN], matmul512_ms: [matmul512W1, matmul512WN], detail: Object.fromEntries(workerRows) },
     numba: nb ? { version: nb.numba, vadd16k_ms: nb.vadd_ms, matmul64_ms: nb.matmul_ms } : null,
     gpujs: gpujsVadd === undefined ? null : { version: (gpujs as { version: string }).version, vadd1m_ms: gpujsVadd, ours_beside_ms: vadd1mBeside },
     ratios: {

@@ -12,7 +12,7 @@ import { DTYPE_INFO, type ScalarName } from "../src/dtypes.js";
 import type { AtomicOp } from "../src/compiler/ir.js";
 import { atomic } from "../src/targets/js/runtime.js";
 import { sharedAtomic } from "../src/targets/js/shared-atomics.js";
-import { simWorkersReady, simWorkerStats, simWorkerTuning } from "../src/runtime/sim-workers.js";
+import { chunkBlocks, noteWait, simWorkersReady, simWorkerStats, simWorkerTuning, workerSpinMs } from "../src/runtime/sim-workers.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "./helpers/ptxas.js";
 import { compileToIR } from "../src/compiler/index.js";
 import { resolveDeviceFunction } from "../src/device-functions.js";
@@ -311,6 +311,99 @@ test("device arrays live in shared memory: workers write them in place, launch a
   withWorkers(2, () => { for (let r = 0; r < 3; r++) scale.configure(Math.ceil(n / 128), 128)(src, d, 2); });
   const got = d.copyToHost() as Float64Array;
   for (let i = 0; i < n; i += 77) assert.equal(got[i], 1 + 3 * 2 * i);
+});
+
+// ---------------------------------------------------------------------------
+// the calling thread and the workers sharing a launch's chunks
+
+/** runs `f` with the calling thread taking chunks too (as launches do outside these tests) */
+function callerToo<T>(f: () => T): T {
+  simWorkerTuning.callerRuns = true;
+  try {
+    return f();
+  } finally {
+    simWorkerTuning.callerRuns = false;
+  }
+}
+
+/** the change in simWorkerStats over `f` */
+function statsOver(f: () => void): typeof simWorkerStats {
+  const before = { ...simWorkerStats };
+  f();
+  return Object.fromEntries(Object.entries(simWorkerStats).map(([k, v]) => [k, v - before[k as keyof typeof before]])) as typeof simWorkerStats;
+}
+
+const countBlocks = cuda.jit((hits: Int32Array) => {
+  if (cuda.threadIdx.x === 0) cuda.atomic.add(hits, cuda.blockIdx.x, 1);
+});
+
+test("caller and worker share the chunks: every block runs exactly once, launch after launch", () => {
+  for (const grid of [1000, 37, 2]) {
+    const hits = cuda.deviceArray(grid, "int32");
+    const launches = 150;
+    const d = statsOver(() => withWorkers(2, () => callerToo(() => {
+      for (let r = 0; r < launches; r++) countBlocks.configure(grid, 32)(hits);
+    })));
+    assert.ok([...(hits.copyToHost() as Int32Array)].every((h) => h === launches), `grid ${grid}: each block ${launches} times`);
+    // on a loaded machine a stall sends a few launches to the calling thread alone (tested below)
+    assert.equal(d.parallelLaunches + d.backedOff, launches);
+    // each chunk is counted once, by the side that ran it; a posted worker either joined or was withdrawn
+    const chunks = Math.ceil(grid / chunkBlocks(grid, 32 * 4, 2));
+    assert.equal(d.callerChunks + d.workerChunks, d.parallelLaunches * chunks, `grid ${grid}`);
+    assert.equal(d.joined + d.withdrawn, d.parallelLaunches);
+    if (grid === 2) assert.ok(d.withdrawn > 0, "two tiny chunks: the caller often takes both before the worker joins");
+  }
+  assemble(countBlocks);
+});
+
+const faultFrom = cuda.jit((a: Float32Array, from: number) => {
+  const b = cuda.blockIdx.x;
+  if (cuda.threadIdx.x === 0) console.log("block %d", b);
+  if (b >= from) a[a.length + cuda.threadIdx.x] = 1;
+});
+
+test("blocks that fault on both sides: the lowest one's LaunchError, reported once, with the output before it", () => {
+  const grid = 200, a = cuda.deviceArray(4, "float32");
+  for (const from of [0, 3, 77, 150, 199]) {
+    const { result: { error, lines } } = withWorkers(2, () => callerToo(() => {
+      let error: unknown;
+      const lines = printed(() => { try { faultFrom.configure(grid, 32)(a, from); } catch (e) { error = e; } });
+      return { error, lines };
+    }));
+    assert.ok(error instanceof LaunchError, String(error));
+    assert.match(error.message, new RegExp(`index out of bounds: a\\[4\\] with shape \\[4\\] in thread \\(0, 0, 0\\) of block \\(${from}, 0, 0\\)`));
+    assert.deepEqual(lines, Array.from({ length: from + 1 }, (_, b) => `block ${b}`), `fault from block ${from}`);
+  }
+  assemble(faultFrom);
+});
+
+test("chunks: about 2^16 units of estimated work each, at least 4 per runner, never more than the blocks", () => {
+  assert.equal(chunkBlocks(4096, 3 * 256, 2), Math.ceil(4096 / 48)); // vector add 2^20: 3 units a thread
+  assert.equal(chunkBlocks(1024, 700 * 256, 2), 1); // tiled matmul 512²: a block a chunk
+  assert.equal(chunkBlocks(100, 10, 2), Math.ceil(100 / 8)); // little work: 4 chunks a runner
+  assert.equal(chunkBlocks(3, 10, 4), 1);
+});
+
+test("a worker spins for the next launch while launches come close together, not once they come far apart", () => {
+  assert.equal(workerSpinMs(0), 0.25);
+  assert.equal(workerSpinMs(0.2), 0.25);
+  assert.equal(workerSpinMs(0.3), 0);
+  assert.equal(workerSpinMs(50), 0);
+});
+
+test("after a stall (a worker held the caller up), the next launches run in the calling thread, then workers again", () => {
+  const n = 20_000, a = new Float32Array(n).fill(2), c = new Float32Array(n);
+  const launch = () => vadd.configure(Math.ceil(n / 128), 128)(a, a, c);
+  // from no back-off (earlier tests may have stalled): waits without a stall, then the launches left
+  for (let i = 0; i < 7; i++) noteWait(0.1, 0.1);
+  while (statsOver(() => withWorkers(2, launch)).backedOff > 0);
+  noteWait(50, 0.1); // a first stall: one launch in the calling thread
+  const first = statsOver(() => withWorkers(2, () => { launch(); launch(); }));
+  assert.deepEqual([first.backedOff, first.parallelLaunches, first.stalls], [1, 1, 0]);
+  noteWait(50, 0.1); // a second stall in a row: two launches
+  const second = statsOver(() => withWorkers(2, () => { launch(); launch(); launch(); }));
+  assert.deepEqual([second.backedOff, second.parallelLaunches], [2, 1]);
+  assert.ok(c.every((x) => x === Math.fround(Math.fround(Math.fround(0.1) * 2) + 2)));
 });
 
 // ---------------------------------------------------------------------------

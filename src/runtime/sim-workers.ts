@@ -4,15 +4,22 @@
 // A launch hands its blocks out in chunks through a shared counter: the
 // calling thread and every started worker take the next chunk until none is
 // left, so a busy or still-starting worker costs nothing (the first large
-// launches run in the calling thread while the workers boot). A worker waits
+// launches run in the calling thread while the workers boot). A worker joins a
+// launch posted to it before it takes a chunk; once every chunk is taken, the
+// caller withdraws the launch from the workers that have not joined yet and
+// waits only for those that have: a worker the OS has not scheduled (a loaded
+// machine) never holds a launch up, and skips the withdrawn launch when it
+// runs. One control block in shared memory serves every launch (they come
+// one at a time). A worker waits
 // for launches on its doorbell (Atomics.wait), not in its event loop, which
 // wakes slower: the caller posts the launch on the worker's port, then rings.
 // Waking a sleeping thread costs 0.05–0.2 ms here (a 2 ms launch's tenth), so
 // both sides spin a little before they sleep (Atomics.wait): the caller, when
-// its share is done, for up to SPIN_MS (about a chunk) for the workers to
-// finish; a worker, after a launch, for up to SPIN_MS for the next (launches in
-// a loop follow each other at once). Not longer: on a loaded machine a
-// spinning worker takes the core the caller needs. The caller then reads the
+// its share is done, for about a chunk's time for the joined workers to
+// finish; a worker, after a launch, for up to SPIN_MS for the next (launches
+// in a loop follow each other at once), but not after a wait longer than that:
+// launches far apart, or a loaded machine, where a spinning worker takes the
+// core the caller needs. The caller then reads the
 // results of the workers that have something to report (printf output, a
 // fault) synchronously (receiveMessageOnPort) and:
 //  - prints the printf output of the chunks in block order, each chunk's
@@ -56,20 +63,26 @@ export interface Job {
   /** blocks per chunk, and blocks in all */
   readonly chunk: number;
   readonly total: number;
-  /** shared counters: CTL.next, CTL.done, CTL.fail, CTL.chunks */
-  readonly ctl: Int32Array;
+  /** the launch's number (never 0), which a worker swaps out of its CTL.posted slot to join the launch */
+  readonly seq: number;
+  /** when the caller posted the launch (monotonicUs), for the hand-out latency */
+  readonly sentAt: number;
 }
 
-/** the slots of Job.ctl */
+/** the slots of the control block (an Int32Array over shared memory), reset for each launch */
 export const CTL = {
   /** the next chunk to take */
   next: 0,
-  /** workers finished */
+  /** workers that joined the launch and finished it */
   done: 1,
   /** the lowest chunk that failed (NO_FAILURE while none did) */
   fail: 2,
   /** chunks the workers ran */
   chunks: 3,
+  /** the joined workers' hand-out latencies (post to join), summed, in µs */
+  lagUs: 4,
+  /** from here, one slot per worker: the seq of a launch posted to it that it has not joined, else 0 */
+  posted: 8,
 } as const;
 const NO_FAILURE = 0x7fffffff;
 
@@ -106,17 +119,34 @@ export interface WorkerInit {
   readonly ready: Int32Array;
   /** bumped at `index` (and notified) when a launch was posted to the worker */
   readonly bell: Int32Array;
+  /** the control block (CTL) */
+  readonly ctl: Int32Array;
   readonly index: number;
 }
 
-/** how long the caller spins for the workers to finish, and a worker for the next launch, before sleeping */
+/** the longest a thread spins before it sleeps (the caller for the workers to finish, a worker for a launch) */
 const SPIN_MS = 0.25;
+const MIN_SPIN_MS = 0.02;
 
-/** returns once `slot` of `cells` no longer holds `value`: spinning for up to SPIN_MS, then asleep */
-export function awaitChange(cells: Int32Array, slot: number, value: number): void {
-  for (const until = performance.now() + SPIN_MS; Atomics.load(cells, slot) === value;) {
+/** returns once `slot` of `cells` no longer holds `value`: spinning for up to `spinMs`, then asleep */
+export function awaitChange(cells: Int32Array, slot: number, value: number, spinMs: number): void {
+  for (const until = performance.now() + spinMs; Atomics.load(cells, slot) === value;) {
     if (performance.now() > until) { Atomics.wait(cells, slot, value); return; }
   }
+}
+
+/**
+ * How long a worker spins for its next launch, from how long it waited for the last one: SPIN_MS while
+ * launches follow each other within it (a loop of launches), else not at all (launches far apart, or a
+ * loaded machine that keeps the caller off a core: a spin there takes CPU from the caller and gains nothing).
+ */
+export function workerSpinMs(lastWaitMs: number): number {
+  return lastWaitMs > SPIN_MS ? 0 : SPIN_MS;
+}
+
+/** how long the caller spins for the joined workers to finish: a worker has at most a chunk left */
+function callerSpinMs(chunkMs: number): number {
+  return Math.min(SPIN_MS, Math.max(MIN_SPIN_MS, 1.5 * chunkMs));
 }
 
 /**
@@ -126,8 +156,21 @@ export function awaitChange(cells: Int32Array, slot: number, value: number): voi
  */
 export const simWorkerTuning = { minWork: 1 << 19, callerRuns: true };
 
-/** What the last launches did, for tests: launches that used workers, chunks workers ran. */
-export const simWorkerStats = { parallelLaunches: 0, workerChunks: 0 };
+/**
+ * What the launches so far did, for tests and the bench: launches that used workers; chunks the workers
+ * and the calling thread ran; posted launches workers joined, and those withdrawn before they did; the
+ * joined workers' hand-out latencies (post to join) summed; stalls (a joined worker held the caller up),
+ * and the launches that ran in the calling thread after them.
+ */
+export const simWorkerStats = {
+  parallelLaunches: 0, workerChunks: 0, callerChunks: 0, joined: 0, withdrawn: 0, handOutMs: 0, stalls: 0, backedOff: 0,
+};
+
+/** microseconds on the monotonic clock, which every thread of the process shares */
+export function monotonicUs(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1e6 + ns / 1e3;
+}
 
 // ---------------------------------------------------------------------------
 // running chunks (the calling thread and the workers alike)
@@ -143,8 +186,8 @@ export function compileShared(p: KernelPayload): KernelFn {
 }
 
 /** takes chunks of the job's blocks until none is left (or one before it failed) and runs them */
-export function runChunks(fn: KernelFn, job: Job): RunnerResult {
-  const { ctl, chunk, total, dims } = job;
+export function runChunks(fn: KernelFn, job: Job, ctl: Int32Array): RunnerResult {
+  const { chunk, total, dims } = job;
   const outputs: [number, string][] = [];
   let error: FailedChunk | undefined;
   let chunks = 0;
@@ -207,6 +250,18 @@ export function threadWork(body: readonly Stmt[]): number {
   return w;
 }
 
+/** the work (threadWork units) of a chunk: about 30 µs of a vector add, so taking a chunk (0.5 µs) costs ~2 % */
+const CHUNK_WORK = 1 << 16;
+
+/**
+ * Blocks per chunk: chunks of about CHUNK_WORK, and at least 4 per runner, so that the runners end within
+ * a small chunk of each other.
+ */
+export function chunkBlocks(blocks: number, blockWork: number, runners: number): number {
+  const chunks = Math.min(blocks, Math.max(4 * runners, Math.round((blocks * blockWork) / CHUNK_WORK)));
+  return Math.ceil(blocks / chunks);
+}
+
 /** the runners for a launch: 1 (the calling thread alone) unless it is large enough to gain */
 export function runnersFor(work: number, dims: LaunchDims, cooperative: boolean): number {
   if (cooperative) return 1;
@@ -219,6 +274,7 @@ export function runnersFor(work: number, dims: LaunchDims, cooperative: boolean)
 // the pool
 
 interface PoolWorker {
+  readonly index: number;
   readonly worker: Worker;
   readonly port: MessagePort;
   /** kernels this worker has compiled */
@@ -228,6 +284,8 @@ interface PoolWorker {
 const MAX_WORKERS = 256;
 const ready = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
 const bell = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
+const ctl = new Int32Array(new SharedArrayBuffer(4 * (CTL.posted + MAX_WORKERS)));
+let lastSeq = 0;
 const pool: PoolWorker[] = [];
 let noWorkers = false;
 
@@ -253,13 +311,13 @@ function growPool(n: number): void {
   while (pool.length < Math.min(n, MAX_WORKERS)) {
     const index = pool.length;
     const { port1, port2 } = new MessageChannel();
-    const init: WorkerInit = { port: port2, ready, bell, index };
+    const init: WorkerInit = { port: port2, ready, bell, ctl, index };
     const worker = new Worker(entry.spec, { eval: entry.eval, workerData: init, transferList: [port2], stdout: false, stderr: false });
     // a worker that fails to start never reports ready: the launches run without it
     worker.on("error", () => Atomics.store(ready, index, 0));
     worker.unref();
     port1.unref();
-    pool.push({ worker, port: port1, known: new Set() });
+    pool.push({ index, worker, port: port1, known: new Set() });
   }
 }
 
@@ -298,51 +356,103 @@ export class ParallelKernel {
 
   /** the runners a launch of these dimensions gets (1: run it in the calling thread as usual) */
   runners(dims: LaunchDims, cooperative: boolean): number {
-    return runnersFor(this.work, dims, cooperative);
+    const runners = runnersFor(this.work, dims, cooperative);
+    return runners > 1 && backingOff() ? 1 : runners;
   }
 
   /** runs the launch's blocks on the calling thread and up to `runners - 1` workers; throws what one thread would */
   launch(dims: LaunchDims, args: readonly KernelArg[], runners: number): void {
-    growPool(runners - (simWorkerTuning.callerRuns ? 1 : 0));
+    const callerRuns = simWorkerTuning.callerRuns;
+    growPool(runners - (callerRuns ? 1 : 0));
     const staged = stageHostArrays(this.ir, args);
     const total = dims.grid[0] * dims.grid[1] * dims.grid[2];
+    const seq = lastSeq = lastSeq === NO_FAILURE ? 1 : lastSeq + 1;
     const job: Omit<Job, "payload"> = {
-      kernel: this.id, args: staged.args, dims,
-      chunk: Math.max(1, Math.floor(total / (runners * 16))), total,
-      ctl: new Int32Array(new SharedArrayBuffer(16)),
+      kernel: this.id, args: staged.args, dims, chunk: chunkBlocks(total, this.work * dims.block[0] * dims.block[1] * dims.block[2], runners), total, seq,
+      sentAt: monotonicUs(),
     };
-    Atomics.store(job.ctl, CTL.fail, NO_FAILURE);
-    const posted = pool.filter((_, i) => Atomics.load(ready, i) === 1).slice(0, runners - (simWorkerTuning.callerRuns ? 1 : 0));
-    posted.forEach((w) => {
+    ctl.fill(0, 0, CTL.posted);
+    Atomics.store(ctl, CTL.fail, NO_FAILURE);
+    const posted = pool.filter((w) => Atomics.load(ready, w.index) === 1).slice(0, runners - (callerRuns ? 1 : 0));
+    for (const w of posted) {
+      Atomics.store(ctl, CTL.posted + w.index, seq);
       w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
       w.known.add(this.id);
-      const i = pool.indexOf(w);
-      Atomics.add(bell, i, 1);
-      Atomics.notify(bell, i);
-    });
+      Atomics.add(bell, w.index, 1);
+      Atomics.notify(bell, w.index);
+    }
     const results: RunnerResult[] = [];
     let fromWorkers: RunnerResult[];
+    let chunkMs: number | undefined; // the caller's time per chunk, when it runs chunks
     try {
-      if (simWorkerTuning.callerRuns || posted.length === 0) results.push(runChunks(this.shared ??= compileShared(this.payload), job));
+      if (callerRuns || posted.length === 0) {
+        const t0 = performance.now();
+        const own = runChunks(this.shared ??= compileShared(this.payload), job, ctl);
+        if (own.chunks > 0) chunkMs = (performance.now() - t0) / own.chunks;
+        results.push(own);
+      }
     } finally {
       // always: a result left unread would be taken for the next launch's
-      fromWorkers = collect(posted, job.ctl);
+      const t0 = performance.now();
+      fromWorkers = collect(posted, seq, callerRuns, chunkMs === undefined ? SPIN_MS : callerSpinMs(chunkMs));
+      if (chunkMs !== undefined) noteWait(performance.now() - t0, chunkMs);
     }
-    simWorkerStats.parallelLaunches++;
-    simWorkerStats.workerChunks += Atomics.load(job.ctl, CTL.chunks);
+    tally(results);
     results.push(...fromWorkers);
     finish(results, this.payload.sites);
     staged.copyBack();
   }
 }
 
-/** waits for the posted workers to finish and reads the results they posted (those with output or a fault) */
-function collect(posted: readonly PoolWorker[], ctl: Int32Array): RunnerResult[] {
-  for (let done = Atomics.load(ctl, CTL.done); done < posted.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done);
-  return posted.flatMap((w) => {
+/**
+ * On a loaded machine the OS stops a worker in the middle of a chunk now and then, and the caller waits
+ * for it to run again (a time slice: milliseconds, where the launch takes one or two). After such a stall
+ * the next launches run in the calling thread: 1 after a first stall, twice as many after each stall that
+ * follows (up to MAX_BACKOFF), half as many after each launch without one.
+ */
+const MAX_BACKOFF = 64;
+const backoff = { level: 0, left: 0 };
+
+/** a stall: the caller waited for the joined workers far longer than the chunk each holds at most takes */
+export function noteWait(waitMs: number, chunkMs: number): void {
+  if (waitMs > 4 * chunkMs + 0.5) {
+    backoff.level = Math.min(MAX_BACKOFF, 2 * backoff.level || 1);
+    backoff.left = backoff.level;
+    simWorkerStats.stalls++;
+  } else {
+    backoff.level >>= 1;
+  }
+}
+
+/** whether a launch large enough for workers runs in the calling thread, backing off after a stall */
+function backingOff(): boolean {
+  if (backoff.left === 0) return false;
+  backoff.left--;
+  simWorkerStats.backedOff++;
+  return true;
+}
+
+/**
+ * Withdraws the launch from the posted workers that have not joined it (when the caller has taken the
+ * last chunk: `withdraw`), waits for those that have to finish, and reads the results they posted
+ * (those with output or a fault).
+ */
+function collect(posted: readonly PoolWorker[], seq: number, withdraw: boolean, spinMs: number): RunnerResult[] {
+  const joined = withdraw ? posted.filter((w) => Atomics.compareExchange(ctl, CTL.posted + w.index, seq, 0) !== seq) : posted;
+  for (let done = Atomics.load(ctl, CTL.done); done < joined.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done, spinMs);
+  simWorkerStats.joined += joined.length;
+  simWorkerStats.withdrawn += posted.length - joined.length;
+  return joined.flatMap((w) => {
     const m = receiveMessageOnPort(w.port);
     return m ? [m.message as RunnerResult] : [];
   });
+}
+
+function tally(callerResults: readonly RunnerResult[]): void {
+  simWorkerStats.parallelLaunches++;
+  simWorkerStats.workerChunks += Atomics.load(ctl, CTL.chunks);
+  simWorkerStats.callerChunks += callerResults.reduce((n, r) => n + r.chunks, 0);
+  simWorkerStats.handOutMs += Atomics.load(ctl, CTL.lagUs) / 1000;
 }
 
 /** prints the output in block order (up to the first failure) and throws that failure */
