@@ -17,7 +17,7 @@ import { lowerThrow } from "./console.js";
 import { binaryType, floatTypeOf, integerLiteralType, join, promote, promoteOne, weakDefault, type Weak } from "./infer.js";
 import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
-  type FunctionIR, type Loc, type Param, type Stmt, type VarExpr,
+  type EnvArray, type FunctionIR, type Loc, type Param, type Stmt, type VarExpr,
 } from "./ir.js";
 import { complexNegate, complexOperator, complexPart, makeComplex, toComplex } from "./complex.js";
 import { foldExpr } from "./passes/fold.js";
@@ -27,6 +27,7 @@ import { originOf } from "./source.js";
 import { assignField, assignRecord, assignRecordLocal, constRecords, fieldOf, recordElement, recordMember, recordParams } from "./records.js";
 import { hostRecordsOf, isRecordArrayType, isRecordDType, isRecordType, recordOf, type RecordDType } from "../records.js";
 import { didYouMean, unknownMemberMessage } from "./suggest.js";
+import { envArrayParams, envDeviceArray, inheritEnvArrays, isCapturableArray, isDTypeName, markEnvArrayWritten } from "./env.js";
 
 /** What `cuda.jit(fn, {device: true})` returns carries this, so kernels can call it. */
 export const DEVICE_FUNCTION = Symbol.for("numbats.deviceFunction");
@@ -206,6 +207,7 @@ export class Lowerer {
   readonly features: Features = { barriers: false, warp: false, gridSync: false, dynamicShared: false, print: false };
   readonly strings: string[] = [];
   readonly constArrays: ConstArray[] = [];
+  readonly capturedArrays: EnvArray[] = [];
   readonly written = new Set<string>();
   private readonly scopes: Map<string, Binding>[] = [];
   private out: Stmt[] = [];
@@ -253,10 +255,11 @@ export class Lowerer {
     return {
       name: this.parsed.name,
       kind: this.kind,
-      params,
+      params: this.kind === "kernel" ? [...params, ...envArrayParams(this)] : params,
       returnType,
       body: this.kind === "device" ? withSource(this.out, this.parsed.source) : this.out,
       constArrays: this.constArrays,
+      envArrays: this.capturedArrays,
       strings: this.strings,
       features: this.features,
       source: this.parsed.source,
@@ -686,7 +689,7 @@ export class Lowerer {
       }
       const { array, index } = this.elementRef(target);
       const at = array.type as ArrayType;
-      if (at.space === "const") this.fail(target, "constant arrays are read-only");
+      if (at.space === "const") this.fail(target, "constant arrays are read-only (a host array in env is copied into constant memory when the kernel compiles; for an array kernels write, put a DeviceArray in env: cuda.toDevice(array))");
       const v = compute({ e: loadElement(array, index, target) });
       this.markWritten(array);
       const value = this.convert(v, elementType(at), target);
@@ -706,6 +709,7 @@ export class Lowerer {
     if (array.k === "select") { this.markWritten(array.a); this.markWritten(array.b); return; }
     const param = array.k === "var" ? [...this.scopes[0]!.values()].find((b) => b.b === "var" && b.name === array.name) : undefined;
     if (param?.b === "var" && param.param) { this.written.add(param.param); return; }
+    if (markEnvArrayWritten(this, array)) return;
     // a local alias or another array expression: any global array parameter of that type may be the one written
     const at = array.type as ArrayType;
     if (at.space !== "global") return;
@@ -818,7 +822,7 @@ export class Lowerer {
     return !this.lookup(name) && !Object.prototype.hasOwnProperty.call(this.env, name) && !this.session.resolveDevice(name, this.module) && !BUILTINS[name];
   }
 
-  /** A value from options.env: a compile-time constant, a device function, or a host array frozen into constant memory. */
+  /** A value from options.env: a compile-time constant, a dtype, a device function, a host array frozen into constant memory, or a DeviceArray (by reference). */
   envValue(name: string, v: unknown, n: Node): Value {
     if (typeof v === "number") return numberLiteral(v);
     if (typeof v === "boolean") return expr(constExpr("bool", v));
@@ -828,6 +832,7 @@ export class Lowerer {
     // a dtype object (`env: { T: float32 }`): a cast and an array element type, as the name itself is
     const dtype = dtypeOfObject(v);
     if (dtype) return { v: "dtype", dtype };
+    if (isDTypeName(v)) return { v: "string", text: v };
     // a kernel is a function object that is no Function (its prototype is Kernel's): not callable in kernels
     if (typeof v === "function" && !(v instanceof Function)) {
       return this.fail(n, `env value '${name}' is a kernel, which kernels cannot call; make it a device function with cuda.jit(fn, { device: true })`);
@@ -836,11 +841,12 @@ export class Lowerer {
     if (typeof v === "function") return { v: "device", fn: { fn: v, name: v.name || name, env: this.env, module: moduleOf(v) ?? this.module } };
     const typed = this.typedScalar(v);
     if (typed) return typed;
+    if (isCapturableArray(v)) return expr(envDeviceArray(this, name, v, (m) => this.fail(n, m)));
     const host = hostArrayOf(v);
     if (host) return expr(this.constArray(name, v, host));
     const records = hostRecordsOf(v);
     if (records) return expr(constRecords(this, name, records));
-    return this.fail(n, `env value '${name}' has an unsupported kind (${typeof v}); env takes numbers, booleans, bigints, typed scalars, device functions and host arrays`);
+    return this.fail(n, `env value '${name}' has an unsupported kind (${typeof v}); env takes numbers, booleans, bigints, typed scalars, dtypes, device functions, host arrays and DeviceArrays`);
   }
 
   private typedScalar(v: unknown): Value | undefined {
@@ -1192,6 +1198,7 @@ export class Lowerer {
   callDeviceWith(dev: DeviceFunctionLike, args: readonly Expr[], n: Node): Expr {
     const ir = this.session.specialise(dev, args.map((a) => a.type), () => this.unsupported(n, `recursion is not supported: '${dev.name}' calls itself`));
     for (const c of ir.constArrays) if (!this.constArrays.includes(c)) this.constArrays.push(c);
+    inheritEnvArrays(this, ir, (m) => this.fail(n, m));
     mergeFeatures(this.features, ir.features);
     args.forEach((a, i) => { if (ir.writtenParams.has(ir.params[i]!.name)) this.markWritten(a); });
     return { k: "call", type: ir.returnType, fn: ir, args, loc: locOf(n) };
