@@ -37,7 +37,7 @@ export interface JitOptions {
    * then compiles at `cuda.jit`, and launches compile nothing
    */
   readonly signature?: string | readonly (Type | DType<unknown> | RecordDType)[] | readonly string[];
-  /** values for free names: constants, device functions, host arrays (frozen into constant memory) */
+  /** values for free names: constants, dtypes, device functions, host arrays (frozen into constant memory), DeviceArrays (captured by reference) */
   readonly env?: Readonly<Record<string, unknown>>;
   /** faster, approximate math: flush-to-zero, approximate division, square root and transcendentals (Numba's `fastmath`) */
   readonly fastmath?: boolean;
@@ -746,7 +746,7 @@ class ArgumentSlots {
 function envArrayArg(array: DeviceArray, envName: string, backend: Backend): KernelArg {
   const which = `env array '${envName}'`;
   if (!array.alive) {
-    throw new LaunchError(`${which} (shape [${array.shape.join(", ")}], ${array.dtype}) was freed (free() or a device reset) after the kernel captured it; kernels read and write it at every launch, so keep it alive, or make the kernel again with cuda.jit and the new array in env`);
+    throw new LaunchError(`${which} (shape [${array.shape.join(", ")}], ${array.dtype}) was freed (free() or a device reset); a kernel reads and writes its env arrays at every launch, so keep the array alive while the kernel is launched, or make the kernel again with cuda.jit and a live array in env`);
   }
   if (array.backend !== backend) throw new LaunchError(foreignArray(which, array.backend, backend));
   checkIndexable(array, which);
