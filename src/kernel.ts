@@ -38,7 +38,7 @@ export interface JitOptions {
    * then compiles at `cuda.jit`, and launches compile nothing
    */
   readonly signature?: string | readonly (Type | DType<unknown> | RecordDType)[] | readonly string[];
-  /** values for free names: constants, device functions, host arrays (frozen into constant memory) */
+  /** values for free names: constants, dtypes, device functions, host arrays (frozen into constant memory), DeviceArrays (captured by reference) */
   readonly env?: Readonly<Record<string, unknown>>;
   /** faster, approximate math: flush-to-zero, approximate division, square root and transcendentals (Numba's `fastmath`) */
   readonly fastmath?: boolean;
@@ -384,11 +384,13 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   }
 
   private specialise(argTypes: readonly Type[]): Specialisation {
-    const signature: Signature = { args: argTypes.flatMap((t) => (recordOf(t) ? (t as TupleType).items : [t])), ret: "void" };
     const key = signatureToString({ args: argTypes, ret: "void" });
     let spec = this.specialisations.get(key);
     if (!spec) {
       const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction });
+      // the device arrays from env are the compiled code's last parameters
+      const own = argTypes.flatMap((t) => (recordOf(t) ? (t as TupleType).items : [t]));
+      const signature: Signature = { args: [...own, ...(ir.envArrays ?? []).map((a) => a.type)], ret: "void" };
       const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, ir, compiled: new Map() };
       made.slots = new ArgumentSlots(made as Specialisation, this.eager !== undefined);
       spec = made as Specialisation;
@@ -525,7 +527,7 @@ type ScalarSlot = { kind: "scalar"; dtype: ScalarName; value: number | bigint | 
  * previous launch, or a number that its scalar parameter takes as it comes, exactly as `accepts` and
  * the converter would; anything else (other dtypes, other values) goes the general way.
  */
-const enum Fast { SameArray, Float32, Float64, Int32, LazyFloat64, LazyInt32, General }
+const enum Fast { SameArray, Float32, Float64, Int32, LazyFloat64, LazyInt32, General, EnvArray }
 
 function fastKind(t: Type, eager: boolean): Fast {
   if (isArrayType(t)) return Fast.SameArray;
@@ -537,7 +539,7 @@ function fastKind(t: Type, eager: boolean): Fast {
   }
 }
 
-type FastScalar = Exclude<Fast, Fast.SameArray | Fast.General>;
+type FastScalar = Exclude<Fast, Fast.SameArray | Fast.General | Fast.EnvArray>;
 
 /** What each kind asks of a value `v` that is a number, as code: false sends it the general way. */
 const FAST_TEST: Readonly<Record<FastScalar, (v: string) => string>> = {
@@ -575,11 +577,14 @@ function compileFastFill(
   const checks = kinds.map((kind, i) => {
     const v = `a${i}`;
     if (kind === Fast.SameArray) return `if (${v} !== arrays[${i}] || ${v}.backend !== backend || !${v}.alive) return false;`;
+    // a device array from env: bound by the last general launch, and still usable
+    if (kind === Fast.EnvArray) return `if (arrays[${i}] === null || arrays[${i}].backend !== backend || !arrays[${i}].alive) return false;`;
     if (kind === Fast.General) return "return false;";
     return `if (typeof ${v} !== "number" || !(${FAST_TEST[kind](v)})) return false;`;
   });
-  const stores = kinds.flatMap((kind, i) => (kind === Fast.SameArray || kind === Fast.General ? [] : [`${fastStore(kind, i, slots?.offsets[i])};`]));
-  const params = ["dims", ...kinds.map((_, i) => `a${i}`)].join(", ");
+  const stores = kinds.flatMap((kind, i) => (kind === Fast.SameArray || kind === Fast.General || kind === Fast.EnvArray ? [] : [`${fastStore(kind, i, slots?.offsets[i])};`]));
+  // the launch's own arguments: the env arrays come after them and are no arguments
+  const params = ["dims", ...kinds.flatMap((kind, i) => (kind === Fast.EnvArray ? [] : [`a${i}`]))].join(", ");
   const body = `return function fillFast(${params}) {\n  ${[...checks, "validate(dims);", ...stores].join("\n  ")}\n  return true;\n};`;
   const b = slots?.buffer ?? new ArrayBuffer(0);
   const views = [new Float32Array(b, 0, b.byteLength >> 2), new Float64Array(b, 0, b.byteLength >> 3), new Int32Array(b, 0, b.byteLength >> 2)];
@@ -676,7 +681,8 @@ class ArgumentSlots {
     this.args = new Array<KernelArg>(types.length);
     this.scalars.forEach((slot, i) => { if (slot) this.args[i] = slot; });
     this.arrays = types.map(() => null);
-    this.kinds = types.map((t) => fastKind(t, eager));
+    const own = types.length - (spec.ir.envArrays?.length ?? 0);
+    this.kinds = types.map((t, i) => (i < own ? fastKind(t, eager) : Fast.EnvArray));
   }
 
   /** The launch of this specialisation as `compiled` for `backend`, with its fast fill (see compileFastFill). */
@@ -695,6 +701,7 @@ class ArgumentSlots {
     const temps: HostTemp[] = [];
     try {
       this.fillEach(backend, values, temps);
+      this.fillEnvArrays(backend);
     } catch (e) {
       for (const t of temps) t.device.free(); // a bad later argument: nothing copied in stays allocated
       throw e;
@@ -714,8 +721,9 @@ class ArgumentSlots {
       }
       const name = spec.ir.params[i]!.name;
       if (v instanceof FieldArgument) { args[i] = v.toKernelArg(name); this.arrays[i] = null; continue; }
-      if (v instanceof DeviceArray && v.backend !== backend) throw new LaunchError(foreignArray(i, name, v.backend, backend));
-      checkIndexable(v as DeviceArray | TypedArray | NDArrayLike, i, name);
+      const which = `argument ${i + 1} ('${name}')`;
+      if (v instanceof DeviceArray && v.backend !== backend) throw new LaunchError(foreignArray(which, v.backend, backend));
+      checkIndexable(v as DeviceArray | TypedArray | NDArrayLike, which);
       this.arrays[i] = null; // until the record below is made
       const t = spec.signature.args[i] as ArrayType;
       const arg = v instanceof DeviceArray
@@ -725,11 +733,33 @@ class ArgumentSlots {
       if (v instanceof DeviceArray) this.arrays[i] = v;
     }
   }
+
+  /** Binds the hidden parameters after the launch's own to the device arrays the kernel captured from env. */
+  private fillEnvArrays(backend: Backend): void {
+    const captured = this.spec.ir.envArrays ?? [];
+    const first = this.args.length - captured.length;
+    captured.forEach(({ envName, array }, j) => {
+      const i = first + j;
+      this.arrays[i] = null; // until the record below is made
+      this.args[i] = envArrayArg(array as DeviceArray, envName, backend);
+      this.arrays[i] = array as DeviceArray;
+    });
+  }
 }
 
-/** Why argument `i`, a device array of `array`'s memory, cannot be passed to a launch on `launch`. */
-function foreignArray(i: number, name: string, array: Backend, launch: Backend): string {
-  const which = `argument ${i + 1} ('${name}')`;
+/** A device array from env as the kernel argument it is bound to: alive, and in the launching device's memory. */
+function envArrayArg(array: DeviceArray, envName: string, backend: Backend): KernelArg {
+  const which = `env array '${envName}'`;
+  if (!array.alive) {
+    throw new LaunchError(`${which} (shape [${array.shape.join(", ")}], ${array.dtype}) was freed (free() or a device reset); a kernel reads and writes its env arrays at every launch, so keep the array alive while the kernel is launched, or make the kernel again with cuda.jit and a live array in env`);
+  }
+  if (array.backend !== backend) throw new LaunchError(foreignArray(which, array.backend, backend));
+  checkIndexable(array, which);
+  return array.toKernelArg(envName);
+}
+
+/** Why `which` (an argument or env array), a device array of `array`'s memory, cannot take part in a launch on `launch`. */
+function foreignArray(which: string, array: Backend, launch: Backend): string {
   if (array.name !== launch.name) return `${which} is a device array of another target (${array.name}); the kernel runs on ${launch.name}`;
   const on = (d: Backend["device"]) => `device ${d.id} (${d.name})`;
   return `${which} is in the memory of ${on(array.device)}, but the kernel launches on ${on(launch.device)}, the current device: `
@@ -750,7 +780,7 @@ function sharesMemory(host: TypedArray, args: readonly unknown[]): boolean {
 /** Index arithmetic in kernels is int32 (as in most CUDA C++ code): sizes and strides must fit. */
 const MAX_EXTENT = 2 ** 31 - 1;
 
-function checkIndexable(v: DeviceArray | TypedArray | NDArrayLike, i: number, name: string): void {
+function checkIndexable(v: DeviceArray | TypedArray | NDArrayLike, which: string): void {
   if (isTypedArray(v)) {
     if (v.length <= MAX_EXTENT) return;
   } else {
@@ -763,7 +793,7 @@ function checkIndexable(v: DeviceArray | TypedArray | NDArrayLike, i: number, na
     if (fits && elements <= MAX_EXTENT) return;
   }
   const shape = isTypedArray(v) ? [v.length] : v.shape;
-  throw new LaunchError(`argument ${i + 1} ('${name}') has shape [${shape.join(", ")}]: kernels index arrays with int32 arithmetic (as most CUDA C++ does), so an array may hold at most ${MAX_EXTENT} elements, with strides below that; split it into several arrays or launches`);
+  throw new LaunchError(`${which} has shape [${shape.join(", ")}]: kernels index arrays with int32 arithmetic (as most CUDA C++ does), so an array may hold at most ${MAX_EXTENT} elements, with strides below that; split it into several arrays or launches`);
 }
 
 /**

@@ -7,6 +7,7 @@ import { BUILTINS, dtypeArgument } from "./builtins.js";
 import { complexPart, makeComplex } from "./complex.js";
 import { expr, valueType, type DeviceFunctionLike, type Typed, type Value } from "./context.js";
 import { bigintLiteral, describeValue, envValue, numberLiteral } from "./host-values.js";
+import { inheritEnvArrays } from "./env.js";
 import { weakDefault } from "./infer.js";
 import { constExpr, int32Const, type Expr, type Features } from "./ir.js";
 import type { Lowering } from "./lowering.js";
@@ -289,6 +290,7 @@ function callDevice(L: Lowering, dev: DeviceFunctionLike, n: CallExpression): Va
 export function callDeviceWith(L: Lowering, dev: DeviceFunctionLike, args: readonly Expr[], n: Node): Expr {
   const ir = L.session.specialise(dev, args.map((a) => a.type), () => L.unsupported(n, `recursion is not supported: '${dev.name}' calls itself`));
   for (const c of ir.constArrays) if (!L.constArrays.includes(c)) L.constArrays.push(c);
+  inheritEnvArrays(L, ir, (m) => L.fail(n, m));
   mergeFeatures(L.features, ir.features);
   args.forEach((a, i) => { if (ir.writtenParams.has(ir.params[i]!.name)) L.markWritten(a); });
   return { k: "call", type: ir.returnType, fn: ir, args, loc: locOf(n) };

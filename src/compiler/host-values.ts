@@ -10,6 +10,7 @@ import { integerLiteralType } from "./infer.js";
 import { constExpr } from "./ir.js";
 import type { Node } from "./parse.js";
 import { constRecords } from "./records.js";
+import { envDeviceArray, isCapturableArray, isDTypeName, type EnvArrayScope } from "./env.js";
 import { originOf } from "./source.js";
 
 /** What `cuda.jit(fn, {device: true})` returns carries this, so kernels can call it. */
@@ -43,13 +44,13 @@ export function bigintLiteral(L: LoweringContext, v: bigint, n: Node, what: stri
   return L.fail(n, `${what} is outside int64, the type of bigint values (-2^63 to 2^63 - 1); for a uint64, write the int64 with the same bits and convert it, e.g. uint64(-1n) for 2^64 - 1`);
 }
 
-/** Where env values come from: the function's env, and the module whose device functions it sees. */
-export interface EnvScope {
+/** Where env values come from: the function's env, and the module whose device functions it sees; the device arrays it captures. */
+export interface EnvScope extends EnvArrayScope {
   readonly env: Readonly<Record<string, unknown>>;
   readonly module: string | undefined;
 }
 
-/** A value from options.env: a compile-time constant, a device function, or a host array frozen into constant memory. */
+/** A value from options.env: a compile-time constant, a dtype, a device function, a host array frozen into constant memory, or a DeviceArray (by reference). */
 export function envValue(L: LoweringContext, scope: EnvScope, name: string, v: unknown, n: Node): Value {
   if (typeof v === "number") return numberLiteral(v);
   if (typeof v === "boolean") return expr(constExpr("bool", v));
@@ -59,6 +60,7 @@ export function envValue(L: LoweringContext, scope: EnvScope, name: string, v: u
   // a dtype object (`env: { T: float32 }`): a cast and an array element type, as the name itself is
   const dtype = dtypeOfObject(v);
   if (dtype) return { v: "dtype", dtype };
+  if (isDTypeName(v)) return { v: "string", text: v };
   // a kernel is a function object that is no Function (its prototype is Kernel's): not callable in kernels
   if (typeof v === "function" && !(v instanceof Function)) {
     return L.fail(n, `env value '${name}' is a kernel, which kernels cannot call; make it a device function with cuda.jit(fn, { device: true })`);
@@ -67,11 +69,12 @@ export function envValue(L: LoweringContext, scope: EnvScope, name: string, v: u
   if (typeof v === "function") return { v: "device", fn: { fn: v, name: v.name || name, env: scope.env, module: moduleOf(v) ?? scope.module } };
   const typed = typedScalar(v);
   if (typed) return typed;
+  if (isCapturableArray(v)) return expr(envDeviceArray(scope, name, v, (m) => L.fail(n, m)));
   const host = hostArrayOf(v);
   if (host) return expr(L.constArray(name, v, host));
   const records = hostRecordsOf(v);
   if (records) return expr(constRecords(L, name, records));
-  return L.fail(n, `env value '${name}' has an unsupported kind (${typeof v}); env takes numbers, booleans, bigints, typed scalars, device functions and host arrays`);
+  return L.fail(n, `env value '${name}' has an unsupported kind (${typeof v}); env takes numbers, booleans, bigints, typed scalars, dtypes, device functions, host arrays and DeviceArrays`);
 }
 
 function typedScalar(v: unknown): Value | undefined {

@@ -420,6 +420,19 @@ export interface ConstArray {
   readonly data: ArrayBufferView;
 }
 
+/**
+ * A device array from `options.env`, captured by reference: the kernel takes it as the hidden
+ * parameter `name` (after its own parameters), which every launch binds to `array`.
+ */
+export interface EnvArray {
+  readonly name: string;
+  /** the name `env` gives it, for errors */
+  readonly envName: string;
+  readonly type: ArrayType;
+  /** the captured DeviceArray */
+  readonly array: object;
+}
+
 export interface Features {
   /** syncthreads* or gridSync: the simulator runs threads as generators */
   barriers: boolean;
@@ -440,6 +453,8 @@ export interface FunctionIR {
   readonly returnType: Type;
   body: Stmt[];
   readonly constArrays: readonly ConstArray[];
+  /** device arrays from `env` the function (or a device function it calls) uses; a kernel's are its last parameters */
+  readonly envArrays?: readonly EnvArray[];
   /** strings of console.log and console.assert, referenced by index from `print`, `cstring` and `assert` (see `STRING_ARGUMENT`) */
   readonly strings: readonly string[];
   readonly features: Features;

@@ -10,7 +10,8 @@ import { lowerMathCall } from "./builtins.js";
 import { expr, type DeviceFunctionLike, type HostArray, type LoweringSession, type Typed, type Value } from "./context.js";
 import * as expressions from "./expressions.js";
 import { join } from "./infer.js";
-import type { CompileOptions, ConstArray, Expr, Features, FunctionIR, Loc, Param, Stmt, VarExpr } from "./ir.js";
+import type { CompileOptions, ConstArray, EnvArray, Expr, Features, FunctionIR, Loc, Param, Stmt, VarExpr } from "./ir.js";
+import { envArrayParams, markEnvArrayWritten } from "./env.js";
 import { Poisoned, Problem, type Binding, type Decl, type Lowering, type LoopCtx, type Widening } from "./lowering.js";
 import * as operators from "./operators.js";
 import { locOf, type Node, type ParsedFunction } from "./parse.js";
@@ -26,6 +27,7 @@ export class Lowerer implements Lowering {
   readonly features: Features = { barriers: false, warp: false, gridSync: false, dynamicShared: false, print: false };
   readonly strings: string[] = [];
   readonly constArrays: ConstArray[] = [];
+  readonly capturedArrays: EnvArray[] = [];
   readonly written = new Set<string>();
   readonly loops: LoopCtx[] = [];
   returnType: Type | undefined;
@@ -75,10 +77,11 @@ export class Lowerer implements Lowering {
     return {
       name: this.parsed.name,
       kind: this.kind,
-      params,
+      params: this.kind === "kernel" ? [...params, ...envArrayParams(this)] : params,
       returnType,
       body: this.kind === "device" ? withSource(this.out, this.parsed.source) : this.out,
       constArrays: this.constArrays,
+      envArrays: this.capturedArrays,
       strings: this.strings,
       features: this.features,
       source: this.parsed.source,
@@ -206,6 +209,7 @@ export class Lowerer implements Lowering {
     if (array.k === "select") { this.markWritten(array.a); this.markWritten(array.b); return; }
     const param = array.k === "var" ? [...this.scopes[0]!.values()].find((b) => b.b === "var" && b.name === array.name) : undefined;
     if (param?.b === "var" && param.param) { this.written.add(param.param); return; }
+    if (markEnvArrayWritten(this, array)) return;
     // a local alias or another array expression: any global array parameter of that type may be the one written
     const at = array.type as ArrayType;
     if (at.space !== "global") return;

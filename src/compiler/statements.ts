@@ -352,7 +352,7 @@ function assignTo(L: Lowering, target: Node, compute: (current: Typed) => Typed)
     }
     const { array, index } = elementRef(L, target);
     const at = array.type as ArrayType;
-    if (at.space === "const") L.fail(target, "constant arrays are read-only");
+    if (at.space === "const") L.fail(target, "constant arrays are read-only (a host array in env is copied into constant memory when the kernel compiles; for an array kernels write, put a DeviceArray in env: cuda.toDevice(array))");
     const v = compute({ e: loadElement(array, index, target) });
     L.markWritten(array);
     const value = L.convert(v, elementType(at), target);

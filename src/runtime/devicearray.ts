@@ -18,6 +18,7 @@ import {
 import { deviceBackend, getBackend } from "./select.js";
 import { sanitizes } from "../targets/js/sanitize.js";
 import { Stream, streamHandle } from "./streams.js";
+import { CAPTURED_BY_REFERENCE } from "../compiler/env.js";
 
 /** A host array: a TypedArray or an ndarray-style `{data, shape, stride, offset}` view (an NDArray among them). */
 export type HostArray = TypedArray | NDArrayLike;
@@ -187,6 +188,9 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     const dims = shapeList(shape);
     return new DeviceArray({ backend, buffer, released: false }, false, resolveDType(dtype), dims, cStrides(dims), byteOffset);
   }
+
+  /** `options.env` takes a device array by reference: kernels see and write this array at each launch. @internal */
+  get [CAPTURED_BY_REFERENCE](): true { return true; }
 
   /** the device whose memory holds the array */
   get device(): DeviceInfo { return this.backend.device; }

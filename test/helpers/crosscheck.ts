@@ -27,6 +27,7 @@ import { hasPtxas, ptxasCheck } from "./ptxas.js";
 import { hasPtxsim, runOnPtxsim } from "./ptxsim.js";
 import { recordFields } from "./records.js";
 import { RecordArray } from "../../src/records.js";
+import { DeviceArray } from "../../src/runtime/devicearray.js";
 
 export type HostArg = ArrayBufferView | number | bigint | boolean | object;
 
@@ -57,9 +58,9 @@ const dims3 = (d: Dim): [number, number, number] => {
  * The contents of every array argument for comparison: float arrays by
  * value (any NaN equals any NaN: payloads are not promised), others by bytes.
  */
-function arrayContents(args: readonly HostArg[], c: KernelCase): unknown[] {
+function arrayContents(args: readonly HostArg[], scheduleDependent: readonly number[] = []): unknown[] {
   return args.map((a, i) => {
-    if (c.scheduleDependent?.includes(i)) return "schedule-dependent";
+    if (scheduleDependent.includes(i)) return "schedule-dependent";
     const v = ArrayBuffer.isView(a) ? a : isNDArrayLike(a) ? a.data : a instanceof RecordArray ? a.bytes : undefined;
     if (!v) return undefined;
     if (v instanceof Float32Array || v instanceof Float64Array) return Array.from(v, (x) => (Number.isNaN(x) ? "NaN" : Object.is(x, -0) ? "-0" : x));
@@ -67,9 +68,29 @@ function arrayContents(args: readonly HostArg[], c: KernelCase): unknown[] {
   });
 }
 
-/** The host arguments as KernelArgs over their own memory (for ptxsim and the direct simulator). */
-function kernelArgs(args: readonly HostArg[], ir: FunctionIR): KernelArg[] {
-  return recordFields(args).map((a, i): KernelArg => {
+/** The device arrays the kernel captured from env (its own and its device functions'), each with its contents as they are now. */
+function envArrayContents(ir: FunctionIR): Map<object, ArrayBufferView> {
+  return new Map((ir.envArrays ?? []).map((a) => [a.array, flat((a.array as DeviceArray).copyToHost())]));
+}
+
+const flat = (h: ArrayBufferView | { data: ArrayBufferView }): ArrayBufferView => (ArrayBuffer.isView(h) ? h : h.data);
+
+/**
+ * For a run that does not go through the API: a fresh host copy of each env array's contents
+ * `before` the case ran, as the kernel's hidden parameters take them.
+ */
+function envArrayCopies(ir: FunctionIR, before: ReadonlyMap<object, ArrayBufferView>): { arg: KernelArg; data: ArrayBufferView }[] {
+  return (ir.envArrays ?? []).map((a) => {
+    const data = (before.get(a.array) as unknown as { slice(): ArrayBufferView }).slice();
+    const shape = (a.array as DeviceArray).shape;
+    const strides = shape.map((_, d) => shape.slice(d + 1).reduce((x, y) => x * y, 1));
+    return { arg: { kind: "array", buffer: wrapHostArray(data), byteOffset: 0, dtype: a.type.dtype, shape, strides, name: a.envName }, data };
+  });
+}
+
+/** The host arguments as KernelArgs over their own memory (for ptxsim and the direct simulator), then the env arrays' copies. */
+function kernelArgs(args: readonly HostArg[], ir: FunctionIR, env: readonly { arg: KernelArg }[] = []): KernelArg[] {
+  return [...recordFields(args).map((a, i): KernelArg => {
     const t = ir.params[i]!.type;
     if (isArrayType(t)) {
       const name = ir.params[i]!.name;
@@ -83,7 +104,7 @@ function kernelArgs(args: readonly HostArg[], ir: FunctionIR): KernelArg[] {
     }
     const raw = (a as { valueOf(): number | bigint | boolean }).valueOf();
     return { kind: "scalar", dtype: t as ScalarName, value: convertScalar(t as ScalarName, raw) };
-  });
+  }), ...env.map((e) => e.arg)];
 }
 
 /** Captures what a launch prints (console.log in kernels) on this process's stdout. */
@@ -112,6 +133,8 @@ function printedByChild(c: KernelCase): string[] {
 
 export async function runCase(c: KernelCase): Promise<void> {
   const args = c.args();
+  const ir = compileToIR(c.kernel, argumentTypes(c, args), { ...c.options, name: c.name, resolveDeviceFunction });
+  const envBefore = envArrayContents(ir);
   const k = cuda.jit(c.kernel, c.options);
   let printed = capture(() => {
     k.configure(c.grid, c.block, undefined, c.sharedMemBytes ?? 0)(...(args as KernelArgument[]));
@@ -120,25 +143,29 @@ export async function runCase(c: KernelCase): Promise<void> {
   if (getBackend().name === "cuda" && printed.length === 0 && /console\.log/.test(c.kernel.toString())) printed = printedByChild(c);
   c.check(args, printed);
 
-  const ir = compileToIR(c.kernel, argumentTypes(c, args), { ...c.options, name: c.name, resolveDeviceFunction });
   const mod = emitPtx(ir, { computeCapability: [8, 0] });
   if (hasPtxas()) { ptxasCheck(mod.text, "sm_80"); ptxasCheck(mod.text, "sm_90"); }
 
   const dims: LaunchDims = { grid: dims3(c.grid), block: dims3(c.block), sharedMemBytes: c.sharedMemBytes ?? 0 };
-  const expected = arrayContents(args, c);
+  const expected = arrayContents(args, c.scheduleDependent);
+  const envExpected = arrayContents([...envArrayContents(ir).values()]);
 
   if (getBackend().name === "cuda") {
     // the GPU ran step 1: the simulator must give the same bits
     const simArgs = c.args();
-    const simPrinted = capture(() => compileSim(ir).launch(dims, kernelArgs(simArgs, ir), getBackend().defaultStream(), ir.features.gridSync));
-    if (!c.approximate) assert.deepEqual(arrayContents(simArgs, c), expected, `${c.name}: simulator and GPU differ`);
+    const simEnv = envArrayCopies(ir, envBefore);
+    const simPrinted = capture(() => compileSim(ir).launch(dims, kernelArgs(simArgs, ir, simEnv), getBackend().defaultStream(), ir.features.gridSync));
+    if (!c.approximate) assert.deepEqual(arrayContents(simArgs, c.scheduleDependent), expected, `${c.name}: simulator and GPU differ`);
+    if (!c.approximate) assert.deepEqual(arrayContents(simEnv.map((e) => e.data)), envExpected, `${c.name}: simulator and GPU differ in an env array`);
     assert.deepEqual([...simPrinted].sort(), [...printed].sort(), `${c.name}: printed output differs between simulator and GPU`);
     return;
   }
   if (c.approximate || !hasPtxsim()) return;
   const ptxArgs = c.args();
-  const res = await runOnPtxsim(mod, dims, kernelArgs(ptxArgs, ir));
-  assert.deepEqual(arrayContents(ptxArgs, c), expected, `${c.name}: PTX (on ptxsim) and simulator differ`);
+  const ptxEnv = envArrayCopies(ir, envBefore);
+  const res = await runOnPtxsim(mod, dims, kernelArgs(ptxArgs, ir, ptxEnv));
+  assert.deepEqual(arrayContents(ptxArgs, c.scheduleDependent), expected, `${c.name}: PTX (on ptxsim) and simulator differ`);
+  assert.deepEqual(arrayContents(ptxEnv.map((e) => e.data)), envExpected, `${c.name}: PTX (on ptxsim) and simulator differ in an env array`);
   // threads print in another order on SIMT hardware (and ptxsim) than on the simulator
   const lines = (xs: readonly string[]) => xs.flatMap((s) => s.split("\n")).filter((l) => l !== "").sort();
   if (ir.features.print) assert.deepEqual(lines(res.output), lines(printed), `${c.name}: printf output differs`);
