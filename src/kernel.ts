@@ -4,7 +4,7 @@
 
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
-  typedScalarDType, convertScalar, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
+  typedScalarDType, convertScalar, complexDTypeName, complexScalarDType, complexType, isComplexType, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
   type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
@@ -14,7 +14,7 @@ import { printFunction } from "./compiler/print.js";
 import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
-import { complexKernelArg, type Complex } from "./complex.js";
+import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
 import { raiseKernelErrors } from "./runtime/kernel-errors.js";
 import { getBackend } from "./runtime/select.js";
@@ -76,6 +76,8 @@ export function typeOfArgument(v: unknown, position: number): Type {
   if (typeof v === "number") return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 && !Object.is(v, -0) ? "int32" : "float64";
   if (typeof v === "bigint") return "int64";
   if (typeof v === "boolean") return "bool";
+  const complex = complexScalarDType(v);
+  if (complex) return complexType(complex);
   const rec = recordArgumentType(v, position);
   if (rec) return rec;
   throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans and records (see cuda.record)`);
@@ -84,13 +86,14 @@ export function typeOfArgument(v: unknown, position: number): Type {
 function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array, or an array of records: plain objects)";
-  if (typeof v === "object" && "re" in v && "im" in v) return "a complex { re, im } (complex scalar arguments are not supported yet: pass an interleaved [re, im] array of one complex element)";
   return typeof v === "object" ? `an object (${(v as object).constructor?.name ?? "Object"})` : `a ${typeof v}`;
 }
 
 /** Whether an argument of type `have` can be passed for a parameter of type `want` (eager signatures). */
 function fits(have: Type, want: Type): boolean {
   if (recordOf(want)) return recordFits(have, want as TupleType);
+  // a complex parameter takes a complex of either width or a real number (x + 0j)
+  if (isComplexType(want)) return isComplexType(have) || (isScalarType(have) && have !== "bool");
   if (isArrayType(want) && want.complex) {
     // a complex array arrives as its interleaved float parts, one dimension fewer than the IR's
     return isArrayType(have) && !have.complex && have.dtype === want.dtype && have.ndim === want.ndim - 1 && (want.layout === "A" || have.layout === "C");
@@ -109,7 +112,7 @@ function signaturesFromOption(sig: NonNullable<JitOptions["signature"]>): Signat
   if (sig.length > 0 && sig.every((s) => typeof s === "string")) return (sig as readonly string[]).map((s) => parseSignature(s));
   return [{
     args: (sig as readonly (Type | DType<unknown> | RecordDType)[]).map((t) => (
-      isRecordDType(t) ? t.type : typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
+      isRecordDType(t) ? t.type : complexDTypeName(t) ? complexType(complexDTypeName(t)!) : typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
     ret: "void",
   }];
 }
@@ -379,7 +382,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   }
 
   private specialise(argTypes: readonly Type[]): Specialisation {
-    const signature: Signature = { args: argTypes.flatMap((t) => (recordOf(t) ? (t as TupleType).items : [t])), ret: "void" };
+    // a record is one parameter per field, a complex scalar two (its parts)
+    const signature: Signature = { args: argTypes.flatMap((t) => (recordOf(t) || isComplexType(t) ? (t as TupleType).items : [t])), ret: "void" };
     const key = signatureToString({ args: argTypes, ret: "void" });
     let spec = this.specialisations.get(key);
     if (!spec) {
@@ -412,6 +416,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       const have = typeOfArgument(v, 0) as ArrayType;
       return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout;
     }
+    if (isComplexType(t)) return complexScalarDType(v) === t.complex || (this.eager !== undefined && (complexScalarDType(v) !== undefined || typeof v === "number"));
     // one eager signature takes any scalar (converted); with several, a scalar picks its signature by type
     if (this.eager?.length === 1) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
     switch (t) {
@@ -442,14 +447,16 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const spec = this.specialisationFor(args);
     const fast = spec.slots.fastLaunch(backend, this.compiledFor(spec, backend));
     fast.validate(dims);
-    // record arguments are flattened on every launch (one parameter per field): no fast path
-    const records = spec.params.some(recordOf)
-      ? bindRecordArguments(backend, args, spec.params, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
+    // complex scalars (two parts) and record arguments (one parameter per field) are flattened on every launch: no fast path
+    const complex = spec.params.some(isComplexType) ? splitComplexArguments(args, spec.params, (i) => spec.ir.params[flatIndex(spec.params, i)]!.name.replace(/_re$/, "")) : undefined;
+    const flat = complex?.values ?? args, flatTypes = complex?.types ?? spec.params;
+    const records = flatTypes.some(recordOf)
+      ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
       : undefined;
-    this.fastPath.launch = records ? undefined : fast;
+    this.fastPath.launch = records || complex ? undefined : fast;
     let launched = false;
     try {
-      const temps = spec.slots.fill(backend, records?.values ?? args);
+      const temps = spec.slots.fill(backend, records?.values ?? flat);
       try {
         fast.launch(dims, stream, false);
         // copying results back synchronises: a kernel that threw leaves the host arrays as they were
@@ -651,6 +658,10 @@ function launcherOfArity(arity: number): LauncherOf {
   }
   return make;
 }
+
+/** The index among the compiled kernel's parameters of launch argument `i`'s first (records and complex scalars take several). */
+const flatIndex = (params: readonly Type[], i: number): number =>
+  params.slice(0, i).reduce((k, t) => k + (recordOf(t) || isComplexType(t) ? (t as TupleType).items.length : 1), 0);
 
 /** Per-specialisation launch state, built once: reused argument records and scalar converters. */
 class ArgumentSlots {

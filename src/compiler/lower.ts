@@ -19,7 +19,7 @@ import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
   type FunctionIR, type Loc, type Param, type Stmt, type VarExpr,
 } from "./ir.js";
-import { complexNegate, complexOperator, complexPart, makeComplex, toComplex } from "./complex.js";
+import { complexNegate, complexOperator, complexParams, complexPart, makeComplex, toComplex } from "./complex.js";
 import { foldExpr } from "./passes/fold.js";
 import { mapBodyExprs } from "./passes/walk.js";
 import { locOf, parseFunction, type Node, type ParsedFunction } from "./parse.js";
@@ -234,6 +234,14 @@ export class Lowerer {
     const params = this.parsed.params.flatMap((p, i) => {
       const type = this.argTypes[i]!;
       if (this.kind === "kernel" && recordOf(type)) return this.recordParam(p.name, type as TupleType);
+      if (this.kind === "kernel" && isComplexType(type)) {
+        // a complex scalar arrives as two float parameters (as Numba passes it), joined into a local
+        const { params, value } = complexParams(this, p.name, type);
+        const local = this.freshName(p.name), t = this.widen.get(-2 - i) ?? type;
+        this.emit({ k: "let", name: local, type: t, init: this.convert({ e: value }, t, p), loc: locOf(p) });
+        this.scopes[0]!.set(p.name, { b: "var", name: local, type: t, declStart: -2 - i, isConst: false });
+        return params;
+      }
       const name = this.freshName(p.name);
       const declStart = -2 - i;
       // a scalar parameter assigned a wider value is a local of the joined type, as a `let` is
