@@ -429,8 +429,13 @@ export type DTypeString = ScalarName | keyof typeof NUMBA_ALIASES;
 /** Anything an API accepts as a dtype: a dtype object (`float32`) or a name (`"float32"`, `"f4"`). */
 export type DTypeLike = DType<unknown> | DTypeString;
 
-/** The dtype name a dtype object or string stands for (`DTypeNameOf<"f4">` is "float32"). */
+/** A complex dtype: `complex64`, `complex128`, or a name ("complex64", NumPy's "c8"/"c16"). */
+export type ComplexDTypeLike = ComplexDType | ComplexName | "c8" | "c16";
+
+/** The dtype name a dtype object or string stands for (`DTypeNameOf<"f4">` is "float32"; a complex dtype, its parts'). */
 export type DTypeNameOf<D> = D extends DType<unknown, infer N> ? N
+  : D extends ComplexDType<infer C> ? (typeof COMPLEX_PART)[C]
+  : D extends "complex64" | "c8" ? "float32" : D extends "complex128" | "c16" ? "float64"
   : D extends ScalarName ? D
   : D extends keyof typeof NUMBA_ALIASES ? (typeof NUMBA_ALIASES)[D]
   : ScalarName;

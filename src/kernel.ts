@@ -4,7 +4,7 @@
 
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
-  typedScalarDType, convertScalar, complexDTypeName, complexScalarDType, complexType, isComplexType, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
+  typedScalarDType, convertScalar, complexDTypeName, complexScalarDType, complexType, complexArrayType, isComplexType, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
   type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
@@ -66,7 +66,10 @@ export type Dim = number | readonly [number] | readonly [number, number] | reado
 
 /** The kernel-language type of a launch argument (the host-scalar rules of docs/language.md). */
 export function typeOfArgument(v: unknown, position: number): Type {
-  if (v instanceof DeviceArray) return arrayType(v.dtype, v.ndim, v.isCContiguous() ? "C" : "A");
+  if (v instanceof DeviceArray) {
+    const layout = v.isCContiguous() ? "C" : "A";
+    return v.complex ? complexArrayType(v.complex, v.ndim, layout) : arrayType(v.dtype, v.ndim, layout);
+  }
   if (isTypedArray(v)) return arrayType(dtypeOfTypedArray(v)!, 1, "C");
   if (isNDArrayLike(v)) {
     return arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
@@ -95,9 +98,11 @@ function fits(have: Type, want: Type): boolean {
   // a complex parameter takes a complex of either width or a real number (x + 0j)
   if (isComplexType(want)) return isComplexType(have) || (isScalarType(have) && have !== "bool");
   if (isArrayType(want) && want.complex) {
-    // a complex array arrives as its interleaved float parts, one dimension fewer than the IR's
-    return isArrayType(have) && !have.complex && have.dtype === want.dtype && have.ndim === want.ndim - 1 && (want.layout === "A" || have.layout === "C");
+    // a complex array arrives as its interleaved float parts, one dimension fewer than the IR's, or as a complex DeviceArray
+    const ndim = isArrayType(have) && have.complex ? want.ndim : want.ndim - 1;
+    return isArrayType(have) && (have.complex ?? want.complex) === want.complex && have.dtype === want.dtype && have.ndim === ndim && (want.layout === "A" || have.layout === "C");
   }
+  if (isArrayType(have) && have.complex) return false; // an array of complex is no array of its parts
   if (isArrayType(want)) {
     // float16 and bool arrays arrive as their storage (Uint16Array, Uint8Array)
     const storage = isArrayType(have) && DTYPE_INFO[have.dtype].array === DTYPE_INFO[want.dtype].array && DTYPE_INFO[have.dtype].size === DTYPE_INFO[want.dtype].size;
@@ -414,7 +419,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (isArrayType(t)) {
       if (!(v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v))) return false;
       const have = typeOfArgument(v, 0) as ArrayType;
-      return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout;
+      return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout && have.complex === t.complex;
     }
     if (isComplexType(t)) return complexScalarDType(v) === t.complex || (this.eager !== undefined && (complexScalarDType(v) !== undefined || typeof v === "number"));
     // one eager signature takes any scalar (converted); with several, a scalar picks its signature by type
@@ -727,7 +732,8 @@ class ArgumentSlots {
       const arg = v instanceof DeviceArray
         ? v.toKernelArg(name)
         : hostArrayArg(backend, v as TypedArray | NDArrayLike, t, name, spec.ir.writtenParams.has(name), temps, values);
-      args[i] = t.complex && arg.kind === "array" ? complexKernelArg(arg, t, i) : arg;
+      // a complex DeviceArray is its parts already; a float one is reinterpreted as (re, im) pairs
+      args[i] = t.complex && arg.kind === "array" && !(v instanceof DeviceArray && v.complex) ? complexKernelArg(arg, t, i) : arg;
       if (v instanceof DeviceArray) this.arrays[i] = v;
     }
   }

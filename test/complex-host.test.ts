@@ -5,8 +5,9 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { complex128, complex64, cuda, LaunchError, type Complex, type KernelArray1 } from "../src/index.js";
+import { complex128, complex64, cuda, ndarray, LaunchError, NDArray, type Complex, type Kernel, type KernelArray1 } from "../src/index.js";
 import { randomFloats, runCase, type KernelCase } from "./helpers/crosscheck.js";
+import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 import { hostComplex, type C } from "./cases/complex.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
@@ -14,6 +15,12 @@ process.env.NUMBATS_TARGET ??= "sim";
 const h64 = hostComplex((x) => x), h32 = hostComplex(Math.fround);
 const pairs = (a: ArrayLike<number>, i: number): C => [a[2 * i]!, a[2 * i + 1]!];
 const N = 40;
+
+/** A kernel's PTX for each compiled signature through ptxas (for launches the case runner cannot take: device arrays). */
+function ptxasEach(k: Kernel<never>): void {
+  if (!hasPtxas()) return;
+  for (const sig of k.signatures) for (const arch of ["sm_80", "sm_90"] as const) ptxasCheck(k.inspectAsm(sig, { computeCapability: [8, 0] }), arch);
+}
 
 // ------------------------------------------------------------------ complex scalar arguments
 
@@ -77,3 +84,47 @@ const SCALAR_CASES: KernelCase[] = [
 ];
 
 for (const c of SCALAR_CASES) test(c.name, () => runCase(c));
+
+// ------------------------------------------------------------------ complex device arrays
+
+test("cuda.toDevice(a, { dtype: complex64 }) and cuda.deviceArray(n, \"complex128\"): shape counts complex elements, copyToHost is interleaved, a lazy kernel types them complex", () => {
+  const host = randomFloats(Float32Array, 2 * N, 21, -2, 2);
+  const a = cuda.toDevice(host, { dtype: complex64 });
+  assert.deepEqual([a.shape, a.size, a.complex, a.dtype, a.itemsize, a.nbytes], [[N], N, "complex64", "float32", 8, 8 * N]);
+  assert.deepEqual(cuda.toDevice(host, { dtype: "c8" }).copyToHost(), host);
+  const out = cuda.deviceArray(N, "complex128");
+  assert.deepEqual([out.shape, out.complex, out.dtype, out.itemsize], [[N], "complex128", "float64", 16]);
+  const k = cuda.jit(affine, { fma: false });
+  k.configure(2, 32)(complex64(0.5, -2), a, { re: 1, im: 1 }, out);
+  assert.deepEqual(k.signatures, ["void(complex64, array(complex64, 1d, C), complex128, array(complex128, 1d, C))"]);
+  ptxasEach(k);
+  const got = out.copyToHost();
+  assert.ok(got instanceof Float64Array && got.length === 2 * N);
+  for (let i = 0; i < N; i++) {
+    // complex64 × complex64 in float32, then + complex128 in float64 (NumPy's promotion)
+    const p = h32.mul(pairs(host, i), [0.5, -2]);
+    assert.deepEqual(pairs(got, i), h64.add(p, [1, 1]), `element ${i}`);
+  }
+});
+
+test("complex device arrays: 2-d host data holds the pairs along its last axis; slices, copies back into a target, and mismatches are errors that say why", () => {
+  const host = Float64Array.from({ length: 12 }, (_, i) => i);
+  const rows = cuda.toDevice(ndarray(host, [2, 6]), { dtype: complex128 });
+  assert.deepEqual(rows.shape, [2, 3]);
+  const back = rows.copyToHost();
+  assert.ok(back instanceof NDArray);
+  assert.deepEqual([back.shape, Array.from(back.data)], [[2, 6], Array.from(host)]);
+  assert.deepEqual(Array.from(rows.slice(null, 1).copyToHost() as Float64Array), [2, 3, 8, 9], "column 1: one complex per row");
+  const d = cuda.toDevice(host, { dtype: complex128 });
+  assert.deepEqual(d.shape, [6]);
+  // every other complex element: a strided view copies pairs, not parts
+  assert.deepEqual(Array.from(d.slice([1, null, 2]).copyToHost() as Float64Array), [2, 3, 6, 7, 10, 11]);
+  const target = new Float64Array(12);
+  d.copyToHost(target);
+  assert.deepEqual(target, host);
+  assert.throws(() => d.copyToHost(new Float64Array(6)), (e: unknown) => e instanceof RangeError && /complex128: interleaved \(re, im\) float64 parts, \[12\] of them/.test(e.message));
+  assert.throws(() => cuda.toDevice(new Float32Array(3), { dtype: complex64 }), (e: unknown) => e instanceof RangeError && /interleaved \(re, im\) float32 pairs along its last dimension, which must be even; got shape \[3\]/.test(e.message));
+  assert.throws(() => cuda.toDevice(new Float64Array(4), { dtype: complex64 }), /dtype mismatch: the device array holds float32, the host array float64/);
+  const k = cuda.jit((x: Float32Array) => { x[0] = 1; }, { signature: "void(float32[:])" });
+  assert.throws(() => k.configure(1, 1)(cuda.deviceArray(2, complex64) as never), (e: unknown) => e instanceof LaunchError && /cannot take \(array\(complex64, 1d, C\)\)/.test(e.message));
+});
