@@ -128,3 +128,47 @@ test("complex device arrays: 2-d host data holds the pairs along its last axis; 
   const k = cuda.jit((x: Float32Array) => { x[0] = 1; }, { signature: "void(float32[:])" });
   assert.throws(() => k.configure(1, 1)(cuda.deviceArray(2, complex64) as never), (e: unknown) => e instanceof LaunchError && /cannot take \(array\(complex64, 1d, C\)\)/.test(e.message));
 });
+
+// ------------------------------------------------------------------ complex arrays in env (constant memory)
+
+const TWIDDLES = Float64Array.from({ length: 16 }, (_, k) => (k % 2 === 0 ? Math.cos : Math.sin)((-2 * Math.PI * (k >> 1)) / 8));
+const GRID = new Float32Array([1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -4, 0.5, 0.25, 0.125, 2]);
+
+const ENV_CASES: KernelCase[] = [
+  {
+    name: "complex arrays in env ({ data, dtype }): a complex128 TypedArray and a 2-d complex64 ndarray in constant memory, read as complex elements",
+    kernel: (a: KernelArray1<Complex>, out: KernelArray1<Complex>, dims: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i >= a.length) return;
+      out[i] = cuda.cmath.mul(a[i], W[i % W.length]);
+      out[a.length + i] = cuda.cmath.add(out[i], G[i % 2][i % G.shape[1]]);
+      if (i === 0) { dims[0] = W.length; dims[1] = G.shape[0]; dims[2] = G.shape[1]; dims[3] = W.size; }
+    },
+    options: { signature: "void(complex128[:], complex128[:], int32[:])", fma: false, env: {
+      W: { data: TWIDDLES, dtype: complex128 },
+      G: { data: GRID, shape: [2, 8], stride: [8, 1], offset: 0, dtype: "complex64" },
+    } },
+    grid: 1, block: 32,
+    args: () => [randomFloats(Float64Array, 2 * 20, 31, -1, 1), new Float64Array(4 * 20), new Int32Array(4)],
+    check: ([a, out, dims]) => {
+      assert.deepEqual(Array.from(dims as Int32Array), [8, 2, 4, 8]);
+      for (let i = 0; i < 20; i++) {
+        const p = h64.mul(pairs(a as Float64Array, i), pairs(TWIDDLES, i % 8));
+        assert.deepEqual(pairs(out as Float64Array, i), p, `a[${i}] · W`);
+        assert.deepEqual(pairs(out as Float64Array, 20 + i), h64.add(p, pairs(GRID, 4 * (i % 2) + (i % 4))), `+ G[${i % 2}][${i % 4}]`);
+      }
+    },
+  },
+];
+
+for (const c of ENV_CASES) test(c.name, () => runCase(c));
+
+declare const W: KernelArray1<Complex>, G: KernelArray1<KernelArray1<Complex>>;
+
+test("a complex env array whose data is not its part type, or has an odd number of parts, is a TypingError naming it", () => {
+  const f = (o: Float64Array) => { o[0] = W[0].re; };
+  assert.throws(() => cuda.jit(f, { signature: "void(float64[:])", env: { W: { data: new Float64Array(4), dtype: complex64 } } }),
+    /env value 'W' is a complex64 array: its data must be a Float32Array of interleaved \(re, im\) parts/);
+  assert.throws(() => cuda.jit(f, { signature: "void(float64[:])", env: { W: { data: new Float64Array(3), dtype: complex128 } } }),
+    /env value 'W' is a complex128 array of interleaved \(re, im\) parts; its last dimension has 3 of them, an odd number/);
+});

@@ -13,10 +13,10 @@
 //   log = log|z| + i·arg z, sqrt: the principal root computed from |z| without cancellation,
 //   pow(z, w) = exp(w·log z) (0**0 = 1, 0**w = 0), sin/cos through sinh/cosh of the imaginary part.
 
-import { COMPLEX_PART, complexType, isComplexType, isFloat, isScalarType, typeToString, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
+import { COMPLEX_PART, complexDTypeName, complexType, isComplexType, isFloat, isScalarType, typeToString, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
 import type { BinaryOp, CompareOp, Expr, Param, UnaryOp } from "./ir.js";
 import { constExpr } from "./ir.js";
-import type { Lowerer, Typed } from "./lower.js";
+import { hostArrayOf, type Lowerer, type Typed } from "./lower.js";
 import type { Node } from "./parse.js";
 import { locOf } from "./parse.js";
 
@@ -138,6 +138,25 @@ function divide(L: Lowerer, x: Parts, y: Parts, n: Node): Expr {
 export function complexParams(L: Lowerer, name: string, type: TupleType & { complex: ComplexName }): { params: Param[]; value: Expr } {
   const params = (["re", "im"] as const).map((part) => ({ name: L.freshName(`${name}_${part}`), type: partOf(type.complex) }));
   return { params, value: makeComplex(type.complex, { k: "var", type: params[0]!.type, name: params[0]!.name }, { k: "var", type: params[1]!.type, name: params[1]!.name }) };
+}
+
+/**
+ * An `env` value `{ data, dtype: complex64 }` (or "complex128"): a host array of interleaved (re, im)
+ * parts (a TypedArray, or with `shape` and `stride`, an ndarray-style array whose last axis holds the
+ * pairs), frozen into constant memory as an array of complex; else undefined.
+ */
+export function complexEnvArray(L: Lowerer, name: string, v: unknown, n: Node): { data: ArrayBufferView; dtype: ScalarName; shape: number[]; complex: ComplexName } | undefined {
+  const o = v as { data?: unknown; dtype?: unknown; shape?: unknown } | null;
+  const complex = o !== null && typeof o === "object" && !ArrayBuffer.isView(o) ? complexDTypeName(o.dtype) : undefined;
+  if (!complex) return undefined;
+  const host = hostArrayOf(Array.isArray(o!.shape) ? o : o!.data);
+  const part = partOf(complex);
+  if (!host || host.dtype !== part) {
+    return L.fail(n, `env value '${name}' is a ${complex} array: its data must be a ${part === "float32" ? "Float32Array" : "Float64Array"} of interleaved (re, im) parts`);
+  }
+  const last = host.shape.length - 1;
+  if (host.shape[last]! % 2 !== 0) return L.fail(n, `env value '${name}' is a ${complex} array of interleaved (re, im) parts; its last dimension has ${host.shape[last]} of them, an odd number`);
+  return { data: host.data, dtype: part, shape: [...host.shape.slice(0, last), host.shape[last]! / 2, 2], complex };
 }
 
 /** `-z` */

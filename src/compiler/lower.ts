@@ -19,7 +19,7 @@ import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
   type FunctionIR, type Loc, type Param, type Stmt, type VarExpr,
 } from "./ir.js";
-import { complexNegate, complexOperator, complexParams, complexPart, makeComplex, toComplex } from "./complex.js";
+import { complexEnvArray, complexNegate, complexOperator, complexParams, complexPart, makeComplex, toComplex } from "./complex.js";
 import { foldExpr } from "./passes/fold.js";
 import { mapBodyExprs } from "./passes/walk.js";
 import { locOf, parseFunction, type Node, type ParsedFunction } from "./parse.js";
@@ -844,6 +844,8 @@ export class Lowerer {
     if (typeof v === "function") return { v: "device", fn: { fn: v, name: v.name || name, env: this.env, module: moduleOf(v) ?? this.module } };
     const typed = this.typedScalar(v);
     if (typed) return typed;
+    const complexHost = complexEnvArray(this, name, v, n);
+    if (complexHost) return expr(this.constArray(name, v, complexHost, complexHost.complex));
     const host = hostArrayOf(v);
     if (host) return expr(this.constArray(name, v, host));
     const records = hostRecordsOf(v);
@@ -857,10 +859,10 @@ export class Lowerer {
   }
 
   /** Registers (once per host array) a constant-memory copy of a host array. */
-  constArray(name: string, key: unknown, host: { data: ArrayBufferView; dtype: ScalarName; shape: number[] }): Expr {
+  constArray(name: string, key: unknown, host: { data: ArrayBufferView; dtype: ScalarName; shape: number[] }, complex?: ComplexName): Expr {
     let b = this.envArrays.get(key);
     if (!b) {
-      const type = arrayType(host.dtype, host.shape.length, "C", "const");
+      const type = complex ? complexArrayType(complex, host.shape.length - 1, "C", "const") : arrayType(host.dtype, host.shape.length, "C", "const");
       b = { b: "var", name: this.freshName(`const_${name}_${this.session.uniqueId()}`), type, declStart: -1, isConst: true };
       this.constArrays.push({ name: b.name, type, shape: host.shape, data: host.data });
       this.envArrays.set(key, b);
