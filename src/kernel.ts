@@ -5,7 +5,7 @@
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
   typedScalarDType, convertScalar, complexDTypeName, complexScalarDType, complexType, complexArrayType, isComplexType, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
-  type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
+  type ComplexValue, type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
@@ -185,7 +185,7 @@ interface Specialisation {
 // launch argument types: what a launch accepts for each of the kernel's own parameters
 
 /** Any value a launch accepts: what a parameter without a TypeScript type (plain JavaScript) takes. */
-export type KernelArgument = number | bigint | boolean | TypedScalar | HostArray | DeviceArray | RecordArray | DeviceRecordArray | HostRecord | readonly HostRecord[];
+export type KernelArgument = number | bigint | boolean | TypedScalar | ComplexValue | HostArray | DeviceArray | RecordArray | DeviceRecordArray | HostRecord | readonly HostRecord[];
 
 /** A record on the host: a plain object of numbers, bigints, booleans or typed scalars (`float32(2)`). */
 export type HostRecord = Readonly<Record<string, number | bigint | boolean | TypedScalar>>;

@@ -172,3 +172,34 @@ test("a complex env array whose data is not its part type, or has an odd number 
   assert.throws(() => cuda.jit(f, { signature: "void(float64[:])", env: { W: { data: new Float64Array(3), dtype: complex128 } } }),
     /env value 'W' is a complex128 array of interleaved \(re, im\) parts; its last dimension has 3 of them, an odd number/);
 });
+
+// ------------------------------------------------------------------ reductions over complex
+
+/** A host fold of interleaved pairs with `op`, in index order (exact when every partial sum is exact). */
+const fold = (a: ArrayLike<number>, n: number, op: (x: C, y: C) => C, init: C): C => {
+  let acc = init;
+  for (let i = 0; i < n; i++) acc = op(acc, pairs(a, i));
+  return acc;
+};
+
+test("cuda.reduce over complex: sums of a complex128 DeviceArray and of host complex64 parts ({ dtype }), a product, init and res, an empty one", () => {
+  const sum = cuda.reduce((a: Complex, b: Complex) => cuda.cmath.add(a, b));
+  // small integers: every partial sum is exact, so the tree's order cannot change the result
+  const n = 5000;
+  const ints = Float64Array.from({ length: 2 * n }, (_, k) => ((k * 7919) % 201) - 100);
+  assert.deepEqual(sum(cuda.toDevice(ints, { dtype: complex128 })), { re: fold(ints, n, h64.add, [0, 0])[0], im: fold(ints, n, h64.add, [0, 0])[1] });
+  const f32 = Float32Array.from(ints);
+  assert.deepEqual(sum(f32, { dtype: complex64, init: { re: 0.5, im: -0.5 } }), { re: fold(f32, n, h64.add, [0.5, -0.5])[0], im: fold(f32, n, h64.add, [0.5, -0.5])[1] });
+  assert.deepEqual(sum(f32, { dtype: "complex64", size: 3 }), { re: f32[0]! + f32[2]! + f32[4]!, im: f32[1]! + f32[3]! + f32[5]! });
+  // products of unit-modulus powers of i are exact: i^k
+  const units = Float64Array.from({ length: 2 * 1001 }, (_, k) => (k % 2 === 0 ? 0 : 1));
+  const prod = cuda.reduce((a: Complex, b: Complex) => cuda.cmath.mul(a, b));
+  assert.deepEqual(prod(units, { dtype: complex128 }), { re: 0, im: 1 }, "i^1001 = i");
+  const res = cuda.deviceArray(1, complex128);
+  prod(cuda.toDevice(units.subarray(0, 8), { dtype: complex128 }), { res, init: 2 });
+  assert.deepEqual(Array.from(res.copyToHost() as Float64Array), [2, 0], "2 · i^4");
+  assert.deepEqual(sum(new Float64Array(0), { dtype: complex128, init: { re: 1, im: 2 } }), { re: 1, im: 2 });
+  assert.deepEqual(sum.kernels.length, 2);
+  for (const k of sum.kernels) ptxasEach(k as Kernel<never>);
+  assert.throws(() => sum(cuda.toDevice(ints, { dtype: complex128 }), { res: cuda.deviceArray(1, "float64") }), /res must be a DeviceArray with at least one element of complex128/);
+});
