@@ -203,3 +203,62 @@ test("cuda.reduce over complex: sums of a complex128 DeviceArray and of host com
   for (const k of sum.kernels) ptxasEach(k as Kernel<never>);
   assert.throws(() => sum(cuda.toDevice(ints, { dtype: complex128 }), { res: cuda.deviceArray(1, "float64") }), /res must be a DeviceArray with at least one element of complex128/);
 });
+
+// ------------------------------------------------------------------ views of complex arrays in kernels
+
+const VIEW_N = 24;
+
+const VIEW_CASES: KernelCase[] = [
+  {
+    name: "subarray of a complex array counts complex elements (negative bounds too); view between complex64 and float32/int32 parts, as NumPy's view",
+    kernel: (a: KernelArray1<Complex>, f: Float32Array, tail: KernelArray1<Complex>, mid: KernelArray1<Complex>, parts: Float32Array, bits: Int32Array, zs: KernelArray1<Complex>, lens: Int32Array) => {
+      const i = cuda.grid(1);
+      const t = a.subarray(2), m = a.subarray(-5, -1);
+      const p = a.view("float32"), b = a.subarray(1).view("int32");
+      const z = f.view("complex64");
+      if (i < t.length) tail[i] = cuda.cmath.mul(t[i], 2);
+      if (i < m.length) mid[i] = m[i];
+      if (i < p.length) parts[i] = p[i] * 10;
+      if (i < b.length) bits[i] = b[i];
+      if (i < z.length) zs[i] = cuda.cmath.conj(z[i]);
+      if (i === 0) { lens[0] = t.length; lens[1] = m.length; lens[2] = p.length; lens[3] = b.length; lens[4] = z.length; lens[5] = t.size; lens[6] = z.size; }
+    },
+    options: { signature: "void(complex64[::1], float32[::1], complex64[:], complex64[:], float32[:], int32[:], complex64[:], int32[:])" },
+    grid: 2, block: 32,
+    args: () => [randomFloats(Float32Array, 2 * VIEW_N, 41, -4, 4), randomFloats(Float32Array, 2 * 7 + 1, 42, -4, 4), new Float32Array(2 * (VIEW_N - 2)),
+      new Float32Array(8), new Float32Array(2 * VIEW_N), new Int32Array(2 * (VIEW_N - 1)), new Float32Array(14), new Int32Array(7)],
+    check: ([a, f, tail, mid, parts, bits, zs, lens]) => {
+      const A = a as Float32Array, F = f as Float32Array;
+      assert.deepEqual(Array.from(lens as Int32Array), [VIEW_N - 2, 4, 2 * VIEW_N, 2 * (VIEW_N - 1), 7, VIEW_N - 2, 7]);
+      for (let i = 0; i < VIEW_N - 2; i++) assert.deepEqual(pairs(tail as Float32Array, i), h32.mul(pairs(A, i + 2), [2, 0]), `tail ${i}`);
+      assert.deepEqual(Array.from(mid as Float32Array), Array.from(A.subarray(2 * (VIEW_N - 5), 2 * (VIEW_N - 1))));
+      assert.deepEqual(Array.from(parts as Float32Array), Array.from(A, (x) => Math.fround(x * 10)));
+      assert.deepEqual(Array.from(bits as Int32Array), Array.from(new Int32Array(A.buffer, 8)));
+      for (let i = 0; i < 7; i++) assert.deepEqual(pairs(zs as Float32Array, i), [F[2 * i]!, -F[2 * i + 1]!], `conj of f's pair ${i}`);
+    },
+  },
+  {
+    name: "a complex128 local array viewed as float64 parts and written through the view; a complex view of a float64 subarray",
+    kernel: (x: Float64Array, out: KernelArray1<Complex>, s: Float64Array) => {
+      const i = cuda.threadIdx.x;
+      const loc = cuda.local.array(3, "complex128");
+      for (let k = 0; k < 3; k++) loc[k] = cuda.complex(x[k] + i, -i);
+      const p = loc.view("float64");
+      p[1] = p[1] * 2 - 1;
+      out[i] = cuda.cmath.add(loc[0], x.subarray(2).view("complex128")[1]);
+      s[i] = p.length + loc.size;
+    },
+    options: { signature: "void(float64[::1], complex128[:], float64[:])" },
+    grid: 1, block: 8,
+    args: () => [Float64Array.from([0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5]), new Float64Array(16), new Float64Array(8)],
+    check: ([x, out, s]) => {
+      const X = x as Float64Array;
+      for (let i = 0; i < 8; i++) {
+        assert.deepEqual(pairs(out as Float64Array, i), [X[0]! + i + X[4]!, (-i * 2 - 1) + X[5]!], `thread ${i}`);
+        assert.equal((s as Float64Array)[i], 6 + 3);
+      }
+    },
+  },
+];
+
+for (const c of VIEW_CASES) test(c.name, () => runCase(c));

@@ -13,7 +13,8 @@
 //   log = log|z| + i·arg z, sqrt: the principal root computed from |z| without cancellation,
 //   pow(z, w) = exp(w·log z) (0**0 = 1, 0**w = 0), sin/cos through sinh/cosh of the imaginary part.
 
-import { COMPLEX_PART, complexDTypeName, complexType, isComplexType, isFloat, isScalarType, typeToString, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
+import { COMPLEX_PART, arrayType, complexArrayType, complexDTypeName, complexType, isComplexType, isFloat, isScalarType, typeToString, type ArrayType, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
+import { dtypeArgument } from "./builtins.js";
 import type { BinaryOp, CompareOp, Expr, Param, UnaryOp } from "./ir.js";
 import { constExpr } from "./ir.js";
 import { hostArrayOf, type Lowerer, type Typed } from "./lower.js";
@@ -157,6 +158,18 @@ export function complexEnvArray(L: Lowerer, name: string, v: unknown, n: Node): 
   const last = host.shape.length - 1;
   if (host.shape[last]! % 2 !== 0) return L.fail(n, `env value '${name}' is a ${complex} array of interleaved (re, im) parts; its last dimension has ${host.shape[last]} of them, an odd number`);
   return { data: host.data, dtype: part, shape: [...host.shape.slice(0, last), host.shape[last]! / 2, 2], complex };
+}
+
+/**
+ * The type of `a.view(dtype)` of `t`, a contiguous 1-d array (of complex, or not): a 1-d array of
+ * `dtype`, where a complex dtype ("complex64", "complex128") makes an array of complex. As NumPy's
+ * view, any array reinterprets as complex and an array of complex as anything (its parts' bytes).
+ */
+export function viewType(L: Lowerer, t: ArrayType, arg: Node): ArrayType {
+  const v = L.lowerValue(arg);
+  const complex = v.v === "string" ? complexDTypeName(v.text) : undefined;
+  if (complex) return complexArrayType(complex, 1, "C", t.space);
+  return arrayType(dtypeArgument(L, arg), 1, "C", t.space);
 }
 
 /** `-z` */

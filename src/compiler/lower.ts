@@ -19,7 +19,7 @@ import {
   constExpr, int32Const, type BinaryOp, type CompareOp, type CompileOptions, type ConstArray, type Expr, type Features,
   type FunctionIR, type Loc, type Param, type Stmt, type VarExpr,
 } from "./ir.js";
-import { complexEnvArray, complexNegate, complexOperator, complexParams, complexPart, makeComplex, toComplex } from "./complex.js";
+import { complexEnvArray, viewType, complexNegate, complexOperator, complexParams, complexPart, makeComplex, toComplex } from "./complex.js";
 import { foldExpr } from "./passes/fold.js";
 import { mapBodyExprs } from "./passes/walk.js";
 import { locOf, parseFunction, type Node, type ParsedFunction } from "./parse.js";
@@ -916,7 +916,7 @@ export class Lowerer {
 
   /** `a.subarray(begin, end?)` of a 1-d array: a view of its elements [begin, end), clamped as JavaScript's */
   private subarray(array: Expr, t: ArrayType, args: readonly Node[], n: Node): Value {
-    if (t.ndim !== 1) this.fail(n, `subarray needs a 1-d array; got ${typeToString(t)}`);
+    if (userNdim(t) !== 1) this.fail(n, `subarray needs a 1-d array; got ${typeToString(t)}`);
     if (args.length < 1 || args.length > 2) this.fail(n, `subarray takes a begin and an optional end; got ${args.length} argument(s)`);
     const bounds = args.map((a) => {
       const v = this.lowerExpr(a);
@@ -928,11 +928,10 @@ export class Lowerer {
 
   /** `a.view(dtype)` of a contiguous 1-d array: its bytes as elements of `dtype` */
   private view(array: Expr, t: ArrayType, args: readonly Node[], n: Node): Value {
-    if (t.ndim !== 1 || t.layout !== "C") this.fail(n, `view needs a contiguous 1-d array; got ${typeToString(t)}`);
+    if (userNdim(t) !== 1 || t.layout !== "C") this.fail(n, `view needs a contiguous 1-d array; got ${typeToString(t)}`);
     if (args.length !== 1) this.fail(n, `view takes a dtype; got ${args.length} argument(s)`);
-    const dtype = dtypeArgument(this, args[0]!);
-    if (dtype === "bool" || t.dtype === "bool") this.fail(n, "view does not reinterpret bool arrays");
-    const type: ArrayType = { ...t, dtype };
+    const type = viewType(this, t, args[0]!);
+    if (type.dtype === "bool" || t.dtype === "bool") this.fail(n, "view does not reinterpret bool arrays");
     // stores through the view reach the array under another type, which the written-array tracking cannot follow
     if (t.space === "global") this.markWritten(array);
     return expr(this.temporary("view", { k: "intrinsic", name: "view", type, args: [array], loc: locOf(n) }, n));
