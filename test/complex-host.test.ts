@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { complex128, complex64, cuda, ndarray, LaunchError, NDArray, type Complex, type Kernel, type KernelArray1 } from "../src/index.js";
+import { complex128, complex64, cuda, float32, int32, ndarray, CompileError, LaunchError, NDArray, type Complex, type Kernel, type KernelArray1 } from "../src/index.js";
 import { randomFloats, runCase, type KernelCase } from "./helpers/crosscheck.js";
 import { hasPtxas, ptxasCheck } from "./helpers/ptxas.js";
 import { hostComplex, type C } from "./cases/complex.js";
@@ -262,3 +262,15 @@ const VIEW_CASES: KernelCase[] = [
 ];
 
 for (const c of VIEW_CASES) test(c.name, () => runCase(c));
+
+test("subarray and view of an array of records are CompileErrors that say what to do instead", () => {
+  const P = cuda.record({ x: float32, id: int32 });
+  const cases: [(a: { x: number; id: number }[], o: Float32Array) => void, string][] = [
+    [(a, o) => { o[0] = (a as unknown as { subarray(b: number): { x: number }[] }).subarray(1)[0]!.x; }, "subarray"],
+    [(a, o) => { o[0] = (a as unknown as { view(d: string): Float32Array }).view("float32")[0]!; }, "view"],
+  ];
+  for (const [fn, what] of cases) {
+    assert.throws(() => cuda.jit(fn, { signature: [P.array(1), float32.array(1)] }), (e: unknown) =>
+      e instanceof CompileError && e.message.startsWith(`${what} of an array of records is not supported: index its records instead (a[begin + k])`), what);
+  }
+});
