@@ -391,13 +391,17 @@ export function complexDTypeName(d: unknown): ComplexName | undefined {
   return isComplexName(name) ? name : undefined;
 }
 
+/** The dtype a value made by `complex64(re, im)` or `complex128(re, im)` is pinned to, else undefined. */
+export const pinnedComplexDType = (v: unknown): ComplexName | undefined =>
+  (v !== null && typeof v === "object" ? (v as { [COMPLEX_SCALAR]?: ComplexName })[COMPLEX_SCALAR] : undefined);
+
 /**
  * The complex type of a host scalar: `complex64(re, im)` and `complex128(re, im)` their own; a plain
  * object whose only properties are the numbers `re` and `im`, complex128 (a Python complex); else undefined.
  */
 export function complexScalarDType(v: unknown): ComplexName | undefined {
   if (v === null || typeof v !== "object") return undefined;
-  const pinned = (v as { [COMPLEX_SCALAR]?: ComplexName })[COMPLEX_SCALAR];
+  const pinned = pinnedComplexDType(v);
   if (pinned) return pinned;
   if (Object.getPrototypeOf(v) !== Object.prototype) return undefined;
   const keys = Object.keys(v);

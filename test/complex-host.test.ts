@@ -274,3 +274,79 @@ test("subarray and view of an array of records are CompileErrors that say what t
       e instanceof CompileError && e.message.startsWith(`${what} of an array of records is not supported: index its records instead (a[begin + k])`), what);
   }
 });
+
+// ------------------------------------------------------------------ ufuncs over complex
+
+test("cuda.vectorize with complex signatures: complex128(complex128, float64) on complex DeviceArrays and host reals; a { re, im } scalar; the result copied back interleaved", () => {
+  const scale = cuda.vectorize((z: Complex, x: number) => cuda.cmath.mul(z, x), ["complex128(complex128, float64)"]);
+  const z = randomFloats(Float64Array, 2 * N, 51, -2, 2), x = randomFloats(Float64Array, N, 52, -2, 2);
+  const d = scale(cuda.toDevice(z, { dtype: complex128 }), x) as InstanceType<typeof cuda.DeviceArray>;
+  assert.equal(d.complex, "complex128");
+  const got = d.copyToHost() as Float64Array;
+  for (let i = 0; i < N; i++) assert.deepEqual(pairs(got, i), h64.mul(pairs(z, i), [x[i]!, 0]), `element ${i}`);
+  // a complex scalar broadcast over host reals: no device input, so a host result of interleaved parts
+  const host = scale({ re: 0.5, im: -1 }, x) as Float64Array;
+  assert.ok(host instanceof Float64Array && host.length === 2 * N);
+  for (let i = 0; i < N; i++) assert.deepEqual(pairs(host, i), h64.mul([0.5, -1], [x[i]!, 0]), `scalar · x[${i}]`);
+  // a host out of interleaved parts
+  const out = new Float64Array(2 * N);
+  assert.equal(scale({ re: 2, im: 0 }, x, out), out);
+  assert.deepEqual(Array.from(out.filter((_, k) => k % 2 === 0)), Array.from(x, (v) => 2 * v));
+  for (const k of scale.kernels) ptxasEach(k as Kernel<never>);
+});
+
+test("cuda.vectorize without signatures types complex operands by NumPy's promotion: complex64 with float32 and with a plain complex scalar, complex128 with float64; ufunc.reduce sums complex", () => {
+  const mul = cuda.vectorize((a: Complex, b: Complex) => cuda.cmath.mul(a, b));
+  const z = randomFloats(Float32Array, 2 * N, 61, -2, 2), w = randomFloats(Float32Array, N, 62, -2, 2);
+  const dz = cuda.toDevice(z, { dtype: complex64 });
+  const r1 = mul(dz, cuda.toDevice(w)) as InstanceType<typeof cuda.DeviceArray>;
+  assert.equal(r1.complex, "complex64");
+  const g1 = r1.copyToHost() as Float32Array;
+  for (let i = 0; i < N; i++) assert.deepEqual(pairs(g1, i), h32.mul(pairs(z, i), [w[i]!, 0]), `complex64 × float32 [${i}]`);
+  const r2 = mul(dz, { re: 0.5, im: -2 }) as InstanceType<typeof cuda.DeviceArray>; // exact products: the result does not depend on fma contraction
+  assert.equal(r2.complex, "complex64", "a plain complex scalar is weak");
+  const g2 = r2.copyToHost() as Float32Array;
+  for (let i = 0; i < N; i++) assert.deepEqual(pairs(g2, i), h32.mul(pairs(z, i), [0.5, -2]), `complex64 × scalar [${i}]`);
+  const r3 = mul(dz, cuda.toDevice(Float64Array.from(w))) as InstanceType<typeof cuda.DeviceArray>;
+  assert.equal(r3.complex, "complex128", "complex64 with float64 is complex128");
+  // ufunc.reduce: integer parts, so the halving order is exact
+  const add = cuda.vectorize((a: Complex, b: Complex) => cuda.cmath.add(a, b));
+  const ints = Float64Array.from({ length: 2 * 37 }, (_, k) => (k * 13) % 17 - 8);
+  const total = fold(ints, 37, h64.add, [0, 0]);
+  assert.deepEqual(add.reduce!(cuda.toDevice(ints, { dtype: complex128 })), { re: total[0], im: total[1] });
+  for (const k of [...mul.kernels, ...add.kernels]) ptxasEach(k as Kernel<never>);
+});
+
+test("vectorize signature selection with complex: a complex input never binds a real signature; reals cast to complex by NumPy's safe casting", () => {
+  const f = cuda.vectorize((a: number) => a * 2, ["float64(float64)", "complex128(complex128)"]);
+  const r = f(cuda.toDevice(Float64Array.of(1, 2, 3, 4), { dtype: complex128 })) as InstanceType<typeof cuda.DeviceArray>;
+  assert.deepEqual([r.complex, Array.from(r.copyToHost() as Float64Array)], ["complex128", [2, 4, 6, 8]]);
+  assert.deepEqual(Array.from(f(Float64Array.of(1, 2)) as Float64Array), [2, 4], "a real array picks the real signature");
+  const only64 = cuda.vectorize((a: Complex) => cuda.cmath.conj(a), ["complex64(complex64)"]);
+  assert.throws(() => only64(cuda.toDevice(Float64Array.of(1, 2), { dtype: complex128 })), /no signature of ufunc .* accepts \(complex128\)/);
+  assert.throws(() => only64(Int32Array.of(1)), /no signature of ufunc .* accepts \(int32\)/, "int32 → complex64 is not a safe cast");
+  assert.deepEqual(Array.from(only64(Int16Array.of(3, -4)) as Float32Array), [3, -0, -4, -0], "int16 → complex64 is");
+});
+
+test("cuda.guvectorize with complex signatures: a complex dot product per row, (n),(n)->() on a complex DeviceArray and a host complex scalar output", () => {
+  const dot = cuda.guvectorize((a: KernelArray1<Complex>, b: Float64Array, out: KernelArray1<Complex>) => {
+    let acc = cuda.complex(0, 0);
+    for (let k = 0; k < a.length; k++) acc = cuda.cmath.add(acc, cuda.cmath.mul(a[k], b[k]));
+    out[0] = acc;
+  }, ["void(complex128[:], float64[:], complex128[:])"], "(n),(n)->()");
+  // integer parts: every sum is exact
+  const rows = 3, n = 5;
+  const a = Float64Array.from({ length: 2 * rows * n }, (_, k) => (k * 5) % 11 - 5), b = Float64Array.from({ length: n }, (_, k) => k - 2);
+  const d = cuda.toDevice(ndarray(a, [rows, 2 * n]), { dtype: complex128 });
+  const got = dot(d, b) as InstanceType<typeof cuda.DeviceArray>;
+  assert.deepEqual([got.shape, got.complex], [[rows], "complex128"]);
+  const host = got.copyToHost() as Float64Array;
+  for (let r = 0; r < rows; r++) {
+    const want = fold(a.subarray(2 * n * r, 2 * n * (r + 1)).map((x, k) => x * b[k >> 1]!), n, h64.add, [0, 0]);
+    assert.deepEqual(pairs(host, r), want, `row ${r}`);
+  }
+  const out = new Float64Array(2 * rows);
+  dot(d, b, out);
+  assert.deepEqual(out, host, "a host output of interleaved parts");
+  for (const k of dot.kernels) ptxasEach(k as Kernel<never>);
+});

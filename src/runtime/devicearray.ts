@@ -189,7 +189,8 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   /** A C-contiguous array over memory someone else owns (never freed by numbats). @internal */
   static over(backend: Backend, buffer: DeviceBuffer, shape: Shape, dtype: unknown, byteOffset = 0): DeviceArray {
     const dims = shapeList(shape);
-    return new DeviceArray({ backend, buffer, released: false }, false, resolveDType(dtype), dims, cStrides(dims), byteOffset);
+    const complex = complexDTypeName(dtype);
+    return new DeviceArray({ backend, buffer, released: false }, false, complex ? COMPLEX_PART[complex] : resolveDType(dtype), dims, cStrides(dims), byteOffset, complex);
   }
 
   /** the device whose memory holds the array */
@@ -270,6 +271,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   private hostCopyShape(): readonly number[] {
     if (!this.complex) return this.shape;
     const last = this.shape.length - 1;
+    if (last < 0) return [2]; // one complex number: its two parts
     return [...this.shape.slice(0, last), 2 * this.shape[last]!];
   }
 
