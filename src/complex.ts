@@ -1,7 +1,7 @@
 // Complex numbers on the host side: the kernel-side TypeScript types of complex values and
 // `cuda.cmath`, and how an interleaved (re, im) float array reaches a kernel's complex parameter.
 
-import { COMPLEX_PART, type ArrayType } from "./dtypes.js";
+import { COMPLEX_PART, complexScalarDType, isComplexType, type ArrayType, type ComplexValue, type Type } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import type { KernelArg } from "./runtime/backend.js";
 
@@ -64,3 +64,28 @@ export function complexKernelArg(arg: KernelArg & { kind: "array" }, t: ArrayTyp
     strides: [...arg.strides.slice(0, last), 2, 1],
   };
 }
+
+/**
+ * The launch arguments with each complex scalar split into its (re, im) parts, and the parameter
+ * types alike: a kernel takes a complex scalar as two float parameters, as Numba passes one. A
+ * complex parameter takes a `{ re, im }` (either width: the parts are converted) or a real number (x + 0j).
+ */
+export function splitComplexArguments(args: readonly unknown[], params: readonly Type[], names: (i: number) => string): { values: unknown[]; types: Type[] } {
+  const values: unknown[] = [], types: Type[] = [];
+  args.forEach((v, i) => {
+    const t = params[i]!;
+    if (!isComplexType(t)) { values.push(v); types.push(t); return; }
+    values.push(...complexParts(v, t.complex, i, names(i)));
+    types.push(...t.items);
+  });
+  return { values, types };
+}
+
+function complexParts(v: unknown, t: string, i: number, name: string): [number, number] {
+  if (typeof v === "number") return [v, 0];
+  if (complexScalarDType(v)) return [(v as ComplexValue).re, (v as ComplexValue).im];
+  throw new LaunchError(`argument ${i + 1} ('${name}') is for a ${t} parameter: pass { re, im } (numbers), ${t}(re, im), or a real number; got ${describeValue(v)}`);
+}
+
+const describeValue = (v: unknown): string =>
+  v !== null && typeof v === "object" ? `an object with properties ${Object.keys(v).join(", ") || "(none)"}` : `${typeof v} ${String(v)}`;

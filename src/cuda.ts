@@ -3,7 +3,7 @@
 // replaces them; on the host they say so.
 
 import type { CMath, Complex } from "./complex.js";
-import type { ComplexName, DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
+import type { ComplexDType, ComplexDTypeLike, ComplexName, DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
 import { makeDeviceFunction } from "./device-functions.js";
 import { Kernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
@@ -34,7 +34,7 @@ export interface Dim3 {
 }
 
 /** The in-kernel element type of arrays made from a dtype or its name: number, bigint (64-bit integers) or boolean. */
-export type ElementOfDTypeLike<D> = D extends RecordDType<infer T> ? T : D extends DType<infer R> ? R : D extends ComplexName ? Complex : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
+export type ElementOfDTypeLike<D> = D extends RecordDType<infer T> ? T : D extends DType<infer R> ? R : D extends ComplexName | ComplexDType ? Complex : D extends "int64" | "uint64" ? bigint : D extends "bool" ? boolean : number;
 
 /** What every kernel-side array has: its extents and element count. */
 interface KernelArrayInfo {
@@ -80,7 +80,7 @@ export type ArrayIndex = number | readonly number[];
 /** `cuda.toDevice`: the host array's own dtype, or the one `options.dtype` names. */
 function toDeviceOverloads<T extends object>(records: RecordArray<T> | readonly T[], stream?: StreamLike): DeviceRecordArray<T>;
 function toDeviceOverloads<A extends HostArray>(hostArray: A, stream?: StreamLike): DeviceArrayLike<A>;
-function toDeviceOverloads<A extends HostArray, D extends DTypeLike>(
+function toDeviceOverloads<A extends HostArray, D extends DTypeLike | ComplexDTypeLike>(
   hostArray: A, options: ToDeviceOptions<D> & { readonly dtype: D },
 ): DeviceArray<DTypeNameOf<D>, RankOfHost<A>>;
 function toDeviceOverloads<A extends HostArray>(hostArray: A, options: ToDeviceOptions): DeviceArrayLike<A>;
@@ -476,9 +476,10 @@ export const cuda = {
   deviceRecordArray: <T extends object>(n: number, dtype: RecordDType<T>) => deviceRecordArray(n, dtype),
   /**
    * An uninitialised DeviceArray of `shape` and `dtype` (a dtype object or its name, e.g. `float32` or
-   * `"float32"`; Numba's `cuda.device_array`).
+   * `"float32"`; Numba's `cuda.device_array`); a complex dtype (`complex64`) makes an array of complex,
+   * `shape` counting complex elements.
    */
-  deviceArray: <const S extends Shape, D extends DTypeLike>(shape: S, dtype: D) => deviceArray(shape, dtype),
+  deviceArray: <const S extends Shape, D extends DTypeLike | ComplexDTypeLike>(shape: S, dtype: D) => deviceArray(shape, dtype),
   /** An uninitialised DeviceArray with the shape and dtype of `array` (Numba's `cuda.device_array_like`). */
   deviceArrayLike: <A extends HostArray | DeviceArray>(array: A) => deviceArrayLike(array),
   /**

@@ -332,6 +332,83 @@ export const dtypes: Readonly<Record<ScalarName, DType<unknown>>> = {
   bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64,
 };
 
+// ---------------------------------------------------------------------------
+// complex dtype objects: `complex64` names the type for APIs; on the host `complex64(re, im)` is a
+// complex scalar argument pinned to it (a plain `{ re, im }` object is a complex128 argument).
+
+/** A complex scalar on the host, as a launch takes it: its real and imaginary parts. */
+export interface ComplexValue {
+  /** the real part */
+  readonly re: number;
+  /** the imaginary part */
+  readonly im: number;
+}
+
+/**
+ * A complex dtype object (`complex64`, `complex128`): names the type wherever an API takes a dtype
+ * (`cuda.deviceArray(n, complex64)`, `cuda.toDevice(a, { dtype: complex64 })`, signature lists). Called
+ * on the host, `complex64(re, im)` is a complex scalar argument of that dtype, its parts rounded to it.
+ */
+export interface ComplexDType<N extends ComplexName = ComplexName> {
+  /** The complex number re + im·i of this dtype (parts rounded to it), pinned to it as a launch argument. */
+  (re: number, im?: number): ComplexValue;
+  /** the dtype's name, "complex64" or "complex128" */
+  readonly dtypeName: N;
+  /** bytes per element: both parts (Numba's `itemsize`) */
+  readonly itemsize: number;
+  /** an array type for `signature` lists: `complex64.array(1)` is Numba's `complex64[:]` */
+  array(ndim?: number, layout?: Layout): ArrayType;
+  /** the dtype's name */
+  toString(): string;
+}
+
+const COMPLEX_SCALAR = Symbol.for("numbats.complexScalar");
+
+function makeComplexDType<N extends ComplexName>(name: N): ComplexDType<N> {
+  const round = COMPLEX_PART[name] === "float32" ? Math.fround : (x: number) => x;
+  const make = (re: number, im = 0): ComplexValue => {
+    const z = { re: round(re), im: round(im) };
+    Object.defineProperty(z, COMPLEX_SCALAR, { value: name });
+    return Object.freeze(z);
+  };
+  return Object.defineProperties(make, {
+    dtypeName: { value: name },
+    itemsize: { value: 2 * DTYPE_INFO[COMPLEX_PART[name]].size },
+    name: { value: name },
+    array: { value: (ndim = 1, layout: Layout = "A") => complexArrayType(name, ndim, layout) },
+    toString: { value: () => name },
+  }) as unknown as ComplexDType<N>;
+}
+
+/** The dtype of a complex number with float32 parts (NumPy's `complex64`); `complex64(re, im)` makes one on the host. */
+export const complex64 = makeComplexDType("complex64");
+/** The dtype of a complex number with float64 parts (NumPy's `complex128`); `complex128(re, im)` makes one on the host. */
+export const complex128 = makeComplexDType("complex128");
+
+/** A complex dtype by object or name (`complex64`, `"complex64"`, NumPy's `"c8"`/`"c16"`), else undefined. */
+export function complexDTypeName(d: unknown): ComplexName | undefined {
+  const name = typeof d === "function" ? (d as { dtypeName?: unknown }).dtypeName : d === "c8" ? "complex64" : d === "c16" ? "complex128" : d;
+  return isComplexName(name) ? name : undefined;
+}
+
+/** The dtype a value made by `complex64(re, im)` or `complex128(re, im)` is pinned to, else undefined. */
+export const pinnedComplexDType = (v: unknown): ComplexName | undefined =>
+  (v !== null && typeof v === "object" ? (v as { [COMPLEX_SCALAR]?: ComplexName })[COMPLEX_SCALAR] : undefined);
+
+/**
+ * The complex type of a host scalar: `complex64(re, im)` and `complex128(re, im)` their own; a plain
+ * object whose only properties are the numbers `re` and `im`, complex128 (a Python complex); else undefined.
+ */
+export function complexScalarDType(v: unknown): ComplexName | undefined {
+  if (v === null || typeof v !== "object") return undefined;
+  const pinned = pinnedComplexDType(v);
+  if (pinned) return pinned;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+  const keys = Object.keys(v);
+  const { re, im } = v as { re?: unknown; im?: unknown };
+  return keys.length === 2 && typeof re === "number" && typeof im === "number" ? "complex128" : undefined;
+}
+
 /** The dtype of a value made by `float32(x)` and friends, else undefined. */
 export function typedScalarDType(v: unknown): ScalarName | undefined {
   if (v !== null && typeof v === "object" && TYPED_SCALAR in v) {
@@ -356,8 +433,13 @@ export type DTypeString = ScalarName | keyof typeof NUMBA_ALIASES;
 /** Anything an API accepts as a dtype: a dtype object (`float32`) or a name (`"float32"`, `"f4"`). */
 export type DTypeLike = DType<unknown> | DTypeString;
 
-/** The dtype name a dtype object or string stands for (`DTypeNameOf<"f4">` is "float32"). */
+/** A complex dtype: `complex64`, `complex128`, or a name ("complex64", NumPy's "c8"/"c16"). */
+export type ComplexDTypeLike = ComplexDType | ComplexName | "c8" | "c16";
+
+/** The dtype name a dtype object or string stands for (`DTypeNameOf<"f4">` is "float32"; a complex dtype, its parts'). */
 export type DTypeNameOf<D> = D extends DType<unknown, infer N> ? N
+  : D extends ComplexDType<infer C> ? (typeof COMPLEX_PART)[C]
+  : D extends "complex64" | "c8" ? "float32" : D extends "complex128" | "c16" ? "float64"
   : D extends ScalarName ? D
   : D extends keyof typeof NUMBA_ALIASES ? (typeof NUMBA_ALIASES)[D]
   : ScalarName;

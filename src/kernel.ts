@@ -4,8 +4,8 @@
 
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
-  typedScalarDType, convertScalar, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
-  type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
+  typedScalarDType, convertScalar, complexDTypeName, complexScalarDType, complexType, complexArrayType, isComplexType, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
+  type ComplexValue, type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
@@ -14,7 +14,7 @@ import { printFunction } from "./compiler/print.js";
 import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, KernelArtifact, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
-import { complexKernelArg, type Complex } from "./complex.js";
+import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
 import { raiseKernelErrors } from "./runtime/kernel-errors.js";
 import { getBackend } from "./runtime/select.js";
@@ -67,7 +67,10 @@ export type Dim = number | readonly [number] | readonly [number, number] | reado
 
 /** The kernel-language type of a launch argument (the host-scalar rules of docs/language.md). */
 export function typeOfArgument(v: unknown, position: number): Type {
-  if (v instanceof DeviceArray) return arrayType(v.dtype, v.ndim, v.isCContiguous() ? "C" : "A");
+  if (v instanceof DeviceArray) {
+    const layout = v.isCContiguous() ? "C" : "A";
+    return v.complex ? complexArrayType(v.complex, v.ndim, layout) : arrayType(v.dtype, v.ndim, layout);
+  }
   if (isTypedArray(v)) return arrayType(dtypeOfTypedArray(v)!, 1, "C");
   if (isNDArrayLike(v)) {
     return arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
@@ -77,6 +80,8 @@ export function typeOfArgument(v: unknown, position: number): Type {
   if (typeof v === "number") return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 && !Object.is(v, -0) ? "int32" : "float64";
   if (typeof v === "bigint") return "int64";
   if (typeof v === "boolean") return "bool";
+  const complex = complexScalarDType(v);
+  if (complex) return complexType(complex);
   const rec = recordArgumentType(v, position);
   if (rec) return rec;
   throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans and records (see cuda.record)`);
@@ -85,17 +90,20 @@ export function typeOfArgument(v: unknown, position: number): Type {
 function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array, or an array of records: plain objects)";
-  if (typeof v === "object" && "re" in v && "im" in v) return "a complex { re, im } (complex scalar arguments are not supported yet: pass an interleaved [re, im] array of one complex element)";
   return typeof v === "object" ? `an object (${(v as object).constructor?.name ?? "Object"})` : `a ${typeof v}`;
 }
 
 /** Whether an argument of type `have` can be passed for a parameter of type `want` (eager signatures). */
 function fits(have: Type, want: Type): boolean {
   if (recordOf(want)) return recordFits(have, want as TupleType);
+  // a complex parameter takes a complex of either width or a real number (x + 0j)
+  if (isComplexType(want)) return isComplexType(have) || (isScalarType(have) && have !== "bool");
   if (isArrayType(want) && want.complex) {
-    // a complex array arrives as its interleaved float parts, one dimension fewer than the IR's
-    return isArrayType(have) && !have.complex && have.dtype === want.dtype && have.ndim === want.ndim - 1 && (want.layout === "A" || have.layout === "C");
+    // a complex array arrives as its interleaved float parts, one dimension fewer than the IR's, or as a complex DeviceArray
+    const ndim = isArrayType(have) && have.complex ? want.ndim : want.ndim - 1;
+    return isArrayType(have) && (have.complex ?? want.complex) === want.complex && have.dtype === want.dtype && have.ndim === ndim && (want.layout === "A" || have.layout === "C");
   }
+  if (isArrayType(have) && have.complex) return false; // an array of complex is no array of its parts
   if (isArrayType(want)) {
     // float16 and bool arrays arrive as their storage (Uint16Array, Uint8Array)
     const storage = isArrayType(have) && DTYPE_INFO[have.dtype].array === DTYPE_INFO[want.dtype].array && DTYPE_INFO[have.dtype].size === DTYPE_INFO[want.dtype].size;
@@ -110,7 +118,7 @@ function signaturesFromOption(sig: NonNullable<JitOptions["signature"]>): Signat
   if (sig.length > 0 && sig.every((s) => typeof s === "string")) return (sig as readonly string[]).map((s) => parseSignature(s));
   return [{
     args: (sig as readonly (Type | DType<unknown> | RecordDType)[]).map((t) => (
-      isRecordDType(t) ? t.type : typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
+      isRecordDType(t) ? t.type : complexDTypeName(t) ? complexType(complexDTypeName(t)!) : typeof t === "function" || (typeof t === "object" && "dtypeName" in t) ? resolveDType(t) : (t as Type))),
     ret: "void",
   }];
 }
@@ -183,7 +191,7 @@ interface Specialisation {
 // launch argument types: what a launch accepts for each of the kernel's own parameters
 
 /** Any value a launch accepts: what a parameter without a TypeScript type (plain JavaScript) takes. */
-export type KernelArgument = number | bigint | boolean | TypedScalar | HostArray | DeviceArray | RecordArray | DeviceRecordArray | HostRecord | readonly HostRecord[];
+export type KernelArgument = number | bigint | boolean | TypedScalar | ComplexValue | HostArray | DeviceArray | RecordArray | DeviceRecordArray | HostRecord | readonly HostRecord[];
 
 /** A record on the host: a plain object of numbers, bigints, booleans or typed scalars (`float32(2)`). */
 export type HostRecord = Readonly<Record<string, number | bigint | boolean | TypedScalar>>;
@@ -388,8 +396,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     let spec = this.specialisations.get(key);
     if (!spec) {
       const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction });
-      // the device arrays from env are the compiled code's last parameters
-      const own = argTypes.flatMap((t) => (recordOf(t) ? (t as TupleType).items : [t]));
+      // a record is one parameter per field, a complex scalar two (its parts); the device arrays from
+      // env are the compiled code's last parameters
+      const own = argTypes.flatMap((t) => (recordOf(t) || isComplexType(t) ? (t as TupleType).items : [t]));
       const signature: Signature = { args: [...own, ...(ir.envArrays ?? []).map((a) => a.type)], ret: "void" };
       const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, ir, compiled: new Map() };
       made.slots = new ArgumentSlots(made as Specialisation, this.eager !== undefined);
@@ -417,8 +426,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (isArrayType(t)) {
       if (!(v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v))) return false;
       const have = typeOfArgument(v, 0) as ArrayType;
-      return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout;
+      return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout && have.complex === t.complex;
     }
+    if (isComplexType(t)) return complexScalarDType(v) === t.complex || (this.eager !== undefined && (complexScalarDType(v) !== undefined || typeof v === "number"));
     // one eager signature takes any scalar (converted); with several, a scalar picks its signature by type
     if (this.eager?.length === 1) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
     switch (t) {
@@ -449,14 +459,16 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const spec = this.specialisationFor(args);
     const fast = spec.slots.fastLaunch(backend, this.compiledFor(spec, backend));
     fast.validate(dims);
-    // record arguments are flattened on every launch (one parameter per field): no fast path
-    const records = spec.params.some(recordOf)
-      ? bindRecordArguments(backend, args, spec.params, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
+    // complex scalars (two parts) and record arguments (one parameter per field) are flattened on every launch: no fast path
+    const complex = spec.params.some(isComplexType) ? splitComplexArguments(args, spec.params, (i) => spec.ir.params[flatIndex(spec.params, i)]!.name.replace(/_re$/, "")) : undefined;
+    const flat = complex?.values ?? args, flatTypes = complex?.types ?? spec.params;
+    const records = flatTypes.some(recordOf)
+      ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
       : undefined;
-    this.fastPath.launch = records ? undefined : fast;
+    this.fastPath.launch = records || complex ? undefined : fast;
     let launched = false;
     try {
-      const temps = spec.slots.fill(backend, records?.values ?? args);
+      const temps = spec.slots.fill(backend, records?.values ?? flat);
       try {
         fast.launch(dims, stream, false);
         // copying results back synchronises: a kernel that threw leaves the host arrays as they were
@@ -662,6 +674,10 @@ function launcherOfArity(arity: number): LauncherOf {
   return make;
 }
 
+/** The index among the compiled kernel's parameters of launch argument `i`'s first (records and complex scalars take several). */
+const flatIndex = (params: readonly Type[], i: number): number =>
+  params.slice(0, i).reduce((k, t) => k + (recordOf(t) || isComplexType(t) ? (t as TupleType).items.length : 1), 0);
+
 /** Per-specialisation launch state, built once: reused argument records and scalar converters. */
 class ArgumentSlots {
   readonly args: KernelArg[];
@@ -729,7 +745,8 @@ class ArgumentSlots {
       const arg = v instanceof DeviceArray
         ? v.toKernelArg(name)
         : hostArrayArg(backend, v as TypedArray | NDArrayLike, t, name, spec.ir.writtenParams.has(name), temps, values);
-      args[i] = t.complex && arg.kind === "array" ? complexKernelArg(arg, t, i) : arg;
+      // a complex DeviceArray is its parts already; a float one is reinterpreted as (re, im) pairs
+      args[i] = t.complex && arg.kind === "array" && !(v instanceof DeviceArray && v.complex) ? complexKernelArg(arg, t, i) : arg;
       if (v instanceof DeviceArray) this.arrays[i] = v;
     }
   }

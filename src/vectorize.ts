@@ -13,9 +13,9 @@
 // on them, and copies the outputs back (see docs/ufuncs.md).
 
 import {
-  DTYPE_INFO, convertScalar, dtypeOfTypedArray, dtypes, isArrayType, isFloat, isInteger,
-  isScalarType, parseSignature, signatureToString, typedScalarDType, type HalfDType, type ScalarName, type Signature,
-  type TypedArray, type TypedScalar,
+  COMPLEX_PART, DTYPE_INFO, complexScalarDType, complexType, pinnedComplexDType, convertScalar, dtypeOfTypedArray, dtypes, isArrayType,
+  isComplexType, isFloat, isInteger, isScalarName, isScalarType, parseSignature, signatureToString, typedScalarDType,
+  type ComplexName, type ComplexValue, type HalfDType, type ScalarName, type Signature, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { isHalfFloat } from "./half.js";
 import { LaunchError, TypingError } from "./errors.js";
@@ -29,8 +29,8 @@ import type { Stream } from "./runtime/streams.js";
 
 /** An array operand of a ufunc: a host array (TypedArray or ndarray-style) or a DeviceArray, of any shape that broadcasts. */
 export type ArrayOperand = TypedArray | NDArrayLike | DeviceArray;
-/** a host scalar: a number, bigint, boolean, or a typed scalar such as `float32(2)` */
-export type ScalarOperand = number | bigint | boolean | TypedScalar;
+/** a host scalar: a number, bigint, boolean, a typed scalar such as `float32(2)`, or a complex `{ re, im }` */
+export type ScalarOperand = number | bigint | boolean | TypedScalar | ComplexValue;
 /** A ufunc's output: a DeviceArray when an input was one, else a host TypedArray (1-d) or NDArray; or the `out` given. */
 export type UfuncResult = TypedArray | NDArray | DeviceArray;
 /** The options object a ufunc call may end with (Numba's `out=` and `stream=` keywords). */
@@ -55,7 +55,7 @@ export interface Ufunc {
    * A two-input ufunc's reduction along an axis (Numba's `ufunc.reduce`): `add.reduce(a)` sums `a`
    * by halving on the device; a scalar for a 1-d array. Absent on ufuncs of other arities.
    */
-  readonly reduce?: (array: ArrayOperand, options?: UfuncReduceOptions) => UfuncResult | number | bigint;
+  readonly reduce?: (array: ArrayOperand, options?: UfuncReduceOptions) => UfuncResult | number | bigint | ComplexValue;
 }
 
 /** A generalized GPU ufunc made by `cuda.guvectorize`: `g(...inputs)` or `g(...inputs, ...outputs)`; one output is returned as is, several as a list */
@@ -80,6 +80,11 @@ export interface Gufunc {
 const newStorage = (dtype: ScalarName, n: number): TypedArray =>
   new (DTYPE_INFO[dtype].array as unknown as new (n: number) => TypedArray)(n);
 
+/** Element `i` of `dtype` storage as a JS value: a complex one from its two parts at `i`. */
+function readElement(dtype: UType, data: TypedArray, i = 0): number | bigint | ComplexValue {
+  return isScalarName(dtype) ? readScalar(dtype, data, i) : { re: data[i] as number, im: data[i + 1] as number };
+}
+
 /** One element of `dtype` holding `v`, in the TypedArray that stores `dtype`. */
 export function scalarArray(dtype: ScalarName, v: number | bigint | boolean): TypedArray {
   const data = newStorage(dtype, 1);
@@ -97,12 +102,39 @@ export function readScalar(dtype: ScalarName, data: TypedArray, i = 0): number |
 const halfDType = (dtype: "float16" | "bfloat16") => dtypes[dtype] as HalfDType;
 
 // ---------------------------------------------------------------------------
+// complex operands: a ufunc's element types are the scalar dtypes and the complex ones. An array of
+// complex is a complex DeviceArray (a host float array is real, as NumPy's float arrays are); a
+// complex scalar is `{ re, im }`. Complex results are computed on the device and copied back.
+
+/** An element type of a ufunc: a scalar dtype or a complex one. */
+type UType = ScalarName | ComplexName;
+
+const realType = (t: UType): ScalarName | undefined => (isScalarName(t) ? t : undefined);
+
+/** The kernel-language type of element type `t`. */
+const kernelType = (t: UType): Type => (isScalarName(t) ? t : complexType(t));
+
+/** A complex scalar's value, or a real number's as re + 0j. */
+function complexValue(v: ScalarOperand): ComplexValue {
+  if (complexScalarDType(v)) return v as ComplexValue;
+  return { re: Number((v as { valueOf(): number | bigint | boolean }).valueOf()), im: 0 };
+}
+
+/** Kernel text converting element `x` of an operand of type `from` to the ufunc argument type `to`. */
+function convertSource(x: string, from: UType, to: UType): string {
+  if (isScalarName(to)) return `${to}(${x})`;
+  if (from === to) return x;
+  const part = COMPLEX_PART[to];
+  return isScalarName(from) ? `cuda.complex(${part}(${x}), ${part}(0))` : `cuda.complex(${part}(${x}.re), ${part}(${x}.im))`;
+}
+
+// ---------------------------------------------------------------------------
 // operands: where the elements are
 
 interface Operand {
   /** a 1-d kernel argument over the operand's storage */
   readonly arg: TypedArray | NDArray | DeviceArray;
-  readonly dtype: ScalarName;
+  readonly dtype: UType;
   readonly shape: readonly number[];
   /** in elements, per dimension */
   readonly strides: readonly number[];
@@ -112,15 +144,15 @@ interface Operand {
 
 const isArrayOperand = (v: unknown): v is ArrayOperand => v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v);
 
-function dtypeOfOperand(v: ArrayOperand): ScalarName {
-  if (v instanceof DeviceArray) return v.dtype;
+function dtypeOfOperand(v: ArrayOperand): UType {
+  if (v instanceof DeviceArray) return v.complex ?? v.dtype;
   if (isTypedArray(v)) return dtypeOfTypedArray(v)!;
   return dtypeOfNDArrayLike(v);
 }
 
 function operandOf(v: ArrayOperand): Operand {
   const dtype = dtypeOfOperand(v);
-  if (isTypedArray(v)) return { arg: v, dtype, shape: [v.length], strides: [1], offset: 0 };
+  if (isTypedArray(v)) return { arg: v, dtype: dtype as ScalarName, shape: [v.length], strides: [1], offset: 0 };
   if (v instanceof DeviceArray) {
     // a 1-d view over the span of memory the array covers
     let lo = 0;
@@ -133,19 +165,42 @@ function operandOf(v: ArrayOperand): Operand {
     const flat = DeviceArray.over(v.backend, v.buffer, span, dtype, v.byteOffset + lo * v.itemsize);
     return { arg: flat, dtype, shape: v.shape, strides: v.elementStrides, offset: -lo };
   }
-  return { arg: new NDArray(v.data, [v.data.length], [1], 0, dtype), dtype, shape: v.shape, strides: v.stride, offset: v.offset };
+  return { arg: new NDArray(v.data, [v.data.length], [1], 0, dtype as ScalarName), dtype, shape: v.shape, strides: v.stride, offset: v.offset };
 }
 
-/** A host scalar as a 0-d operand of `dtype`. */
-const scalarOperand = (dtype: ScalarName, v: ScalarOperand): Operand =>
-  ({ arg: new NDArray(scalarArray(dtype, v.valueOf()), [1], [1], 0, dtype), dtype, shape: [], strides: [], offset: 0 });
+/** A host scalar as a 0-d operand of `dtype` (a complex one in device memory: kernels take complex arrays from there). */
+function scalarOperand(dtype: UType, v: ScalarOperand): Operand {
+  if (isScalarName(dtype)) return { arg: new NDArray(scalarArray(dtype, (v as TypedScalar).valueOf()), [1], [1], 0, dtype), dtype, shape: [], strides: [], offset: 0 };
+  const { re, im } = complexValue(v);
+  const parts = (COMPLEX_PART[dtype] === "float32" ? Float32Array : Float64Array).of(re, im);
+  return { ...operandOf(toDevice(parts, { dtype })), shape: [], strides: [] };
+}
+
+/** A result array and its operand; `finish` gives the result after the kernel ran (a complex host result: copied back). */
+interface Target { readonly result: UfuncResult; readonly operand: Operand; finish?(): UfuncResult }
+
+/**
+ * The target of a result of type `dtype` for `out` (when given): a complex result is written to a
+ * complex DeviceArray, copied to a host `out` (interleaved parts) or a new host array afterwards.
+ */
+function complexTarget(shape: readonly number[], dtype: ComplexName, out: ArrayOperand | undefined, onDevice: boolean): Target | undefined {
+  if (out instanceof DeviceArray || (out === undefined && onDevice)) return undefined;
+  const d = deviceArray(shape, dtype);
+  const finish = () => {
+    try { return out === undefined ? d.copyToHost() : d.copyToHost(out as never); } finally { d.free(); }
+  };
+  return { result: (out ?? d) as UfuncResult, operand: operandOf(d), finish };
+}
+
+const deviceTarget = (shape: readonly number[], dtype: UType): Target => {
+  const d = deviceArray(shape, dtype) as DeviceArray;
+  return { result: d, operand: operandOf(d) };
+};
 
 /** A new C-ordered array for a result: device or host (1-d host results are TypedArrays). */
-function allocate(shape: readonly number[], dtype: ScalarName, onDevice: boolean): { result: UfuncResult; operand: Operand } {
-  if (onDevice) {
-    const d = deviceArray(shape, dtype);
-    return { result: d, operand: operandOf(d) };
-  }
+function allocate(shape: readonly number[], dtype: UType, onDevice: boolean): Target {
+  if (!isScalarName(dtype)) return complexTarget(shape, dtype, undefined, onDevice) ?? deviceTarget(shape, dtype);
+  if (onDevice) return deviceTarget(shape, dtype);
   const data = newStorage(dtype, product(shape));
   const nd = new NDArray(data, shape, undefined, 0, dtype);
   return { result: shape.length === 1 ? data : nd, operand: operandOf(nd) };
@@ -257,11 +312,13 @@ function parseSignatures(signatures: readonly string[] | string | undefined, wha
   });
 }
 
-const elementType = (t: Signature["args"][number]): ScalarName => (isArrayType(t) ? t.dtype : (t as ScalarName));
+const elementType = (t: Signature["args"][number]): UType => (isArrayType(t) ? t.complex ?? t.dtype : isComplexType(t) ? t.complex : (t as ScalarName));
 
-/** NumPy's "safe" casting between dtypes. */
-function canCast(from: ScalarName, to: ScalarName): boolean {
+/** NumPy's "safe" casting between dtypes: to complex as to its part type, complex64 to complex128, complex to no real. */
+function canCast(from: UType, to: UType): boolean {
   if (from === to) return true;
+  if (!isScalarName(to)) return isScalarName(from) ? canCast(from, COMPLEX_PART[to]) : to === "complex128";
+  if (!isScalarName(from)) return false;
   const a = DTYPE_INFO[from];
   const b = DTYPE_INFO[to];
   if (a.cls === "bool") return true;
@@ -272,7 +329,7 @@ function canCast(from: ScalarName, to: ScalarName): boolean {
 }
 
 /** An input as signature selection sees it: an array's dtype, or a host scalar's value. */
-type SelectInput = { readonly dtype: ScalarName } | { readonly scalar: ScalarOperand };
+type SelectInput = { readonly dtype: UType } | { readonly scalar: ScalarOperand };
 
 const selectInput = (v: ArrayOperand | ScalarOperand): SelectInput =>
   (isArrayOperand(v) ? { dtype: dtypeOfOperand(v) } : { scalar: v });
@@ -291,7 +348,8 @@ function inIntRange(t: ScalarName, v: number | bigint): boolean {
  * other number to a float type that holds it exactly, a boolean to bool; with `cast` also integers
  * and other numbers to any float type, and booleans to any type.
  */
-function scalarBinds(v: number | bigint | boolean, want: ScalarName, cast: boolean): boolean {
+function scalarBinds(v: number | bigint | boolean, want: UType, cast: boolean): boolean {
+  if (!isScalarName(want)) return cast; // a real number is a complex one only by a cast, as NumPy's Python float
   const cls = DTYPE_INFO[want].cls;
   if (typeof v === "boolean") return cls === "bool" || cast;
   if (cls === "bool") return false;
@@ -304,8 +362,11 @@ function scalarBinds(v: number | bigint | boolean, want: ScalarName, cast: boole
  * Whether an input binds to a signature argument of dtype `want`: arrays and typed scalars
  * (`float32(2)`) by their dtype, exactly or (with `cast`) by NumPy's safe casting; plain scalars by value.
  */
-function binds(input: SelectInput, want: ScalarName, cast: boolean): boolean {
+function binds(input: SelectInput, want: UType, cast: boolean): boolean {
   if ("dtype" in input) return input.dtype === want || (cast && canCast(input.dtype, want));
+  // a complex scalar: exactly its own width (a plain { re, im } is complex128), the other by a cast
+  const complex = complexScalarDType(input.scalar);
+  if (complex) return complex === want || (cast && !isScalarName(want));
   const typed = typedScalarDType(input.scalar);
   if (typed !== undefined) return typed === want || (cast && canCast(typed, want));
   return scalarBinds(input.scalar as number | bigint | boolean, want, cast);
@@ -330,11 +391,17 @@ function selectSignature(sigs: readonly Signature[], inputs: readonly SelectInpu
  * language types a literal: a float takes the arrays' float type, an integer
  * the arrays' type when it fits; alone, int32 or float64.
  */
-function scalarDType(v: ScalarOperand, arrayDTypes: readonly ScalarName[]): ScalarName {
-  const pinned = typedScalarDType(v);
+function scalarDType(v: ScalarOperand, types: readonly UType[]): UType {
+  const pinned = typedScalarDType(v) ?? pinnedComplexDType(v);
   if (pinned) return pinned;
+  if (complexScalarDType(v)) {
+    // a plain complex scalar is weak (NumPy 2): complex64 next to float32 or complex64 arrays (and no wider ones)
+    const narrow = types.some((t) => t === "float32" || t === "complex64") && !types.some((t) => t === "float64" || t === "complex128");
+    return narrow ? "complex64" : "complex128";
+  }
   const base = typeOfArgument(v, 0) as ScalarName;
   if (typeof v !== "number") return base;
+  const arrayDTypes = types.map((t) => realType(t) ?? COMPLEX_PART[t as ComplexName]);
   const float = arrayDTypes.find(isFloat);
   if (float) return float;
   const int = arrayDTypes.filter(isInteger).sort((a, b) => DTYPE_INFO[b].bits - DTYPE_INFO[a].bits)[0];
@@ -342,10 +409,11 @@ function scalarDType(v: ScalarOperand, arrayDTypes: readonly ScalarName[]): Scal
 }
 
 /** The return type of `fn` compiled as a device function for `argTypes`. */
-function inferReturnType(fn: Function, argTypes: readonly ScalarName[], what: string): ScalarName {
+function inferReturnType(fn: Function, argTypes: readonly UType[], what: string): UType {
   const dev = asDeviceFunction(fn) ?? { fn, name: fn.name || "ufunc", env: { op: fn } };
   const session = new CompileSession(DEFAULT_COMPILE_OPTIONS, resolveDeviceFunction);
-  const ir = session.specialise(dev, argTypes, () => { throw new TypeError(`${what} cannot be recursive`); });
+  const ir = session.specialise(dev, argTypes.map(kernelType), () => { throw new TypeError(`${what} cannot be recursive`); });
+  if (isComplexType(ir.returnType)) return ir.returnType.complex;
   if (!isScalarType(ir.returnType)) {
     throw new TypingError(dev.name, "", [{ message: `${what} must return a scalar for (${argTypes.join(", ")}); it returns ${ir.returnType === "void" ? "nothing" : "a non-scalar"}`, line: 0, column: 0 }]);
   }
@@ -357,12 +425,12 @@ const arityOf = (fn: Function) => (asDeviceFunction(fn)?.fn ?? fn).length;
 /** Splits call arguments into operands and a trailing `{ out, stream }` options object. */
 function splitOptions(args: readonly unknown[]): { operands: unknown[]; options: UfuncOptions } {
   const last = args[args.length - 1];
-  const isOptions = last !== null && typeof last === "object" && !Array.isArray(last) && !isArrayOperand(last) && typedScalarDType(last) === undefined;
+  const isOptions = last !== null && typeof last === "object" && !Array.isArray(last) && !isArrayOperand(last) && typedScalarDType(last) === undefined && complexScalarDType(last) === undefined;
   return isOptions ? { operands: args.slice(0, -1), options: last as UfuncOptions } : { operands: [...args], options: {} };
 }
 
 function checkOperand(v: unknown, position: number, what: string): ArrayOperand | ScalarOperand {
-  if (isArrayOperand(v) || typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v)) return v as ArrayOperand | ScalarOperand;
+  if (isArrayOperand(v) || typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) || complexScalarDType(v)) return v as ArrayOperand | ScalarOperand;
   throw new LaunchError(`${what}: argument ${position + 1} is ${Array.isArray(v) ? "a plain JS array (use a typed array)" : typeof v}; ufuncs take typed arrays, ndarrays, DeviceArrays and scalars`);
 }
 
@@ -382,12 +450,13 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
   if (nin < 1) throw new TypeError(`${what} needs at least one parameter`);
   const sigs = parseSignatures(signatures, what);
   for (const s of sigs) {
-    if (s.args.length !== nin || !s.args.every(isScalarType) || !isScalarType(s.ret)) {
+    const scalar = (t: Type) => isScalarType(t) || isComplexType(t);
+    if (s.args.length !== nin || !s.args.every(scalar) || !scalar(s.ret)) {
       throw new TypeError(`${what}: signature ${signatureToString(s)} must map ${nin} scalar(s) to a scalar, e.g. "float32(${new Array(nin).fill("float32").join(", ")})"`);
     }
   }
   const kernels = new Map<string, Kernel>();
-  const returnTypes = new Map<string, ScalarName>();
+  const returnTypes = new Map<string, UType>();
 
   const ufunc = (...args: unknown[]): UfuncResult => {
     const { operands: raw, options } = splitOptions(args);
@@ -399,12 +468,12 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
     if (out !== undefined && !isArrayOperand(out)) throw new LaunchError(`${what}: out must be a typed array, ndarray or DeviceArray`);
 
     const arrayDTypes = inputs.filter(isArrayOperand).map(dtypeOfOperand);
-    let argTypes: ScalarName[];
-    let ret: ScalarName;
+    let argTypes: UType[];
+    let ret: UType;
     if (sigs.length > 0) {
       const sig = selectSignature(sigs, inputs.map(selectInput), what);
-      argTypes = sig.args as ScalarName[];
-      ret = sig.ret as ScalarName;
+      argTypes = sig.args.map(elementType);
+      ret = elementType(sig.ret);
     } else {
       argTypes = inputs.map((v) => (isArrayOperand(v) ? dtypeOfOperand(v) : scalarDType(v, arrayDTypes)));
       const key = argTypes.join(",");
@@ -415,16 +484,19 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
     const ops = inputs.map((v, j) => (isArrayOperand(v) ? operandOf(v) : scalarOperand(argTypes[j]!, v)));
     const shape = broadcastShapes(ops.map((o) => o.shape), what);
     const onDevice = inputs.some((v) => v instanceof DeviceArray);
-    const target = out === undefined ? allocate(shape, ret, onDevice) : { result: out as UfuncResult, operand: operandOf(out) };
+    const complexOut = out !== undefined && !isScalarName(ret) ? complexTarget(shape, ret, out, onDevice) : undefined;
+    const target: Target = complexOut ?? (out === undefined ? allocate(shape, ret, onDevice) : { result: out as UfuncResult, operand: operandOf(out) });
     if (!sameShape(target.operand.shape, shape)) {
       throw new LaunchError(`${what}: out has shape ${showShape(target.operand.shape)}; the broadcast result has shape ${showShape(shape)}`);
     }
     const n = product(shape);
-    if (n === 0) return target.result;
+    if (n === 0) return target.finish?.() ?? target.result;
 
     const all = [...ops, target.operand];
     const { loopNdim, meta } = buildMeta(shape, all.map((o) => ({ offset: o.offset, loop: broadcastStrides(o.shape, o.strides, shape), core: [] })));
-    const key = `${loopNdim}|${argTypes.join(",")}`;
+    // complex arguments convert by the operand's type (real ones cast from any)
+    const complexKey = [...argTypes, ...ops.map((o) => o.dtype)].some((t) => !isScalarName(t)) ? `|${ops.map((o) => o.dtype).join(",")}` : "";
+    const key = `${loopNdim}|${argTypes.join(",")}${complexKey}`;
     let kernel = kernels.get(key);
     if (!kernel) {
       const bases = metaBases(loopNdim, all.map(() => 0));
@@ -433,13 +505,13 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
         const i = cuda.grid(1);
         if (i < n) {
           ${offsetsSource(loopNdim, bases)}
-          out[p${nin}] = op(${argTypes.map((t, j) => `${t}(x${j}[p${j}])`).join(", ")});
+          out[p${nin}] = op(${argTypes.map((t, j) => convertSource(`x${j}[p${j}]`, ops[j]!.dtype, t)).join(", ")});
         }`;
       kernel = makeKernelFunction(safeName("ufunc", fn), ["n", "meta", ...xs, "out"], body, fn);
       kernels.set(key, kernel);
     }
     kernel.forall(n, options.stream)(n, meta, ...all.map((o) => o.arg));
-    return target.result;
+    return target.finish?.() ?? target.result;
   };
   const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), reduce: reducer(ufunc as Ufunc, what) } : { nin, signatures: sigs.map(signatureToString) };
   return withInfo(ufunc, info, kernels) as Ufunc;
@@ -460,7 +532,7 @@ export interface UfuncReduceOptions {
  * host input and a DeviceArray for a device one.
  */
 function reducer(f: Ufunc, what: string) {
-  return (array: ArrayOperand, options: UfuncReduceOptions = {}): UfuncResult | number | bigint => {
+  return (array: ArrayOperand, options: UfuncReduceOptions = {}): UfuncResult | number | bigint | ComplexValue => {
     if (!isArrayOperand(array)) throw new LaunchError(`${what}.reduce takes a typed array, ndarray or DeviceArray`);
     const { shape, dtype } = operandOf(array);
     const ndim = shape.length;
@@ -486,7 +558,7 @@ function reducer(f: Ufunc, what: string) {
     if (ndim > 1 && array instanceof DeviceArray) return result;
     const host = result.copyToHost() as TypedArray | NDArray;
     work.free();
-    return ndim > 1 ? host : readScalar(dtype, (host as NDArray).data, (host as NDArray).offset);
+    return ndim > 1 ? host : readElement(dtype, (host as NDArray).data, (host as NDArray).offset);
   };
 }
 
@@ -588,12 +660,13 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
 
     // outputs: given (shape checked) or allocated
     const onDevice = inputs.some((v) => v instanceof DeviceArray);
-    const results: UfuncResult[] = [];
+    const targets: Target[] = [];
     parsed.outputs.forEach((dims, k) => {
       const core = dims.map((d) => (typeof d === "number" ? d : sizes.get(d)!.size));
       const want = [...loopShape, ...core];
       const dtype = elementType(sig.args[nin + k]!);
-      const target = k < given.length ? { result: given[k] as UfuncResult, operand: operandOf(given[k]!) } : allocate(want, dtype, onDevice);
+      const complexOut = k < given.length && !isScalarName(dtype) ? complexTarget(want, dtype, given[k], onDevice) : undefined;
+      const target = complexOut ?? (k < given.length ? { result: given[k] as UfuncResult, operand: operandOf(given[k]!) } : allocate(want, dtype, onDevice));
       const have = target.operand.shape;
       // a scalar core `()` output may also be given with a trailing extent 1, as (m, 1)
       const trailingOne = core.length === 0 && sameShape(have, [...loopShape, 1]);
@@ -602,7 +675,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
       }
       ops.push(target.operand);
       coreShapes.push(trailingOne ? [1] : core);
-      results.push(target.result);
+      targets.push(target);
     });
 
     const n = product(loopShape);
@@ -617,14 +690,16 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
           core: o.strides.slice(loopDims),
         };
       }));
-      const key = `${sigs.indexOf(sig)}|${loopNdim}|${coreShapes.map((c) => c.join("x")).join(",")}`;
+      const dtypes = ops.map((o) => o.dtype);
+      const key = `${sigs.indexOf(sig)}|${loopNdim}|${coreShapes.map((c) => c.join("x")).join(",")}${dtypes.some((t) => !isScalarName(t)) ? `|${dtypes.join(",")}` : ""}`;
       let kernel = kernels.get(key);
       if (!kernel) {
-        kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin), fn);
+        kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin, dtypes), fn);
         kernels.set(key, kernel);
       }
       kernel.forall(n, options.stream)(n, meta, ...ops.map((o) => o.arg));
     }
+    const results = targets.map((t) => t.finish?.() ?? t.result);
     return nout === 1 ? results[0]! : results;
   };
   return withInfo(gufunc, { nin, nout, layout, signatures: sigs.map(signatureToString) }, kernels) as Gufunc;
@@ -662,7 +737,8 @@ function checkGuSignature(s: Signature, cores: readonly (readonly CoreDim[])[], 
   if (s.args.length !== cores.length) throw new TypeError(`${what}: signature ${text} has ${s.args.length} argument(s); the layout has ${cores.length} operand(s)`);
   s.args.forEach((t, j) => {
     const c = cores[j]!.length;
-    const ok = isArrayType(t) ? t.ndim === Math.max(1, c) : c === 0 && j < nin;
+    // an array of complex has its (re, im) dimension besides the core ones
+    const ok = isArrayType(t) ? t.ndim - (t.complex ? 1 : 0) === Math.max(1, c) : c === 0 && j < nin;
     if (!ok) {
       const role = j < nin ? `input ${j + 1}` : `output ${j - nin + 1}`;
       throw new TypeError(`${what}: in ${text}, ${role} has core layout (${cores[j]!.join(",")}) so its type must be ${c === 0 ? (j < nin ? "a scalar or a 1-d array" : "a 1-d array") : `a ${c}-d array`}`);
@@ -684,7 +760,7 @@ function bindCore(dims: readonly CoreDim[], core: readonly number[], who: string
 }
 
 /** Kernel text: copy the core sub-arrays into local buffers, call `op`, copy the outputs back. */
-function gufuncBody(sig: Signature, loopNdim: number, coreShapes: readonly (readonly number[])[], nin: number): string {
+function gufuncBody(sig: Signature, loopNdim: number, coreShapes: readonly (readonly number[])[], nin: number, dtypes: readonly UType[]): string {
   const bases = metaBases(loopNdim, coreShapes.map((c) => c.length));
   const copies = (j: number, assign: (local: string, global: string) => string): string[] => {
     const core = coreShapes[j]!;
@@ -698,9 +774,9 @@ function gufuncBody(sig: Signature, loopNdim: number, coreShapes: readonly (read
   };
   const strides = coreShapes.flatMap((core, j) => core.map((_, d) => `const s${j}_${d} = meta[${bases[j]! + 1 + loopNdim + d}];`));
   const prologue = sig.args.flatMap((t, j) => {
-    if (!isArrayType(t)) return [`const l${j} = ${t}(x${j}[p${j}]);`];
+    if (!isArrayType(t)) return [`const l${j} = ${convertSource(`x${j}[p${j}]`, dtypes[j]!, elementType(t))};`];
     const dims = coreShapes[j]!.length === 0 ? [1] : coreShapes[j]!;
-    return [`const l${j} = cuda.local.array([${dims.join(", ")}], ${t.dtype});`, ...copies(j, (l, g) => `${l} = ${g};`)];
+    return [`const l${j} = cuda.local.array([${dims.join(", ")}], ${t.complex ? `"${t.complex}"` : t.dtype});`, ...copies(j, (l, g) => `${l} = ${g};`)];
   });
   const epilogue = sig.args.slice(nin).flatMap((_, k) => copies(nin + k, (l, g) => `${g} = ${l};`));
   return `

@@ -13,8 +13,8 @@
 //   log = log|z| + i·arg z, sqrt: the principal root computed from |z| without cancellation,
 //   pow(z, w) = exp(w·log z) (0**0 = 1, 0**w = 0), sin/cos through sinh/cosh of the imaginary part.
 
-import { COMPLEX_PART, complexType, isComplexType, isFloat, isScalarType, typeToString, type ComplexName, type ScalarName, type Type } from "../dtypes.js";
-import type { BinaryOp, CompareOp, Expr, UnaryOp } from "./ir.js";
+import { COMPLEX_PART, complexType, isComplexType, isFloat, isScalarType, typeToString, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
+import type { BinaryOp, CompareOp, Expr, Param, UnaryOp } from "./ir.js";
 import { constExpr } from "./ir.js";
 import { InternalCompilerError } from "../errors.js";
 import type { LoweringContext, Typed } from "./context.js";
@@ -133,6 +133,12 @@ function divide(L: LoweringContext, x: Parts, y: Parts, n: Node): Expr {
   // 0 divisor: NumPy divides the parts by |c| (= 0), giving infinities or NaNs
   const zero = once(L, and(cmp("eq", c, constExpr(pt, 0)), cmp("eq", d, constExpr(pt, 0))), n);
   return makeComplex(x.t, sel(pt, zero, bin("div", pt, a, absC), re), sel(pt, zero, bin("div", pt, b, absC), im), n);
+}
+
+/** A kernel's complex scalar parameter `name`: its two part parameters, and the complex value they make. */
+export function complexParams(L: LoweringContext, name: string, type: TupleType & { complex: ComplexName }): { params: Param[]; value: Expr } {
+  const params = (["re", "im"] as const).map((part) => ({ name: L.freshName(`${name}_${part}`), type: partOf(type.complex) }));
+  return { params, value: makeComplex(type.complex, { k: "var", type: params[0]!.type, name: params[0]!.name }, { k: "var", type: params[1]!.type, name: params[1]!.name }) };
 }
 
 /** `-z` */

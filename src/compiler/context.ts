@@ -117,8 +117,8 @@ export interface LoweringContext {
   recordDTypeNamed(n: Node): RecordDType | undefined;
   /** Declares a shared or local array. */
   allocate(space: "shared" | "local", dtype: ScalarName, shape: number[], name: string, n: Node, complex?: ComplexName): Value;
-  /** Registers (once per `key`) a constant-memory copy of a host array. */
-  constArray(name: string, key: unknown, host: HostArray): Expr;
+  /** Registers (once per `key`) a constant-memory copy of a host array (of complex: its last axis holds the parts). */
+  constArray(name: string, key: unknown, host: HostArray, complex?: ComplexName): Expr;
 }
 
 export function expr(e: Expr, weak?: Weak): Value {

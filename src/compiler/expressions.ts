@@ -1,7 +1,7 @@
 // Expression lowering: literals, names (locals, env, device functions, built-ins), members and
 // indexing of arrays, tuples and records, and calls. Operators are in operators.ts.
 
-import { DTYPE_INFO, complexType, isArrayType, isFloat, isInteger, isScalarType, isTupleType, typeToString, type ArrayType, type ScalarName, type Type } from "../dtypes.js";
+import { DTYPE_INFO, arrayType, complexArrayType, complexDTypeName, complexType, isArrayType, isFloat, isInteger, isScalarType, isTupleType, typeToString, type ArrayType, type ScalarName, type Type } from "../dtypes.js";
 import { isRecordArrayType, isRecordDType, recordOf, type RecordDType } from "../records.js";
 import { BUILTINS, dtypeArgument } from "./builtins.js";
 import { complexPart, makeComplex } from "./complex.js";
@@ -156,7 +156,7 @@ export function arrayProperty(L: Lowering, array: Expr, t: ArrayType, prop: stri
 
 /** `a.subarray(begin, end?)` of a 1-d array: a view of its elements [begin, end), clamped as JavaScript's */
 function subarray(L: Lowering, array: Expr, t: ArrayType, args: readonly Node[], n: Node): Value {
-  if (t.ndim !== 1) L.fail(n, `subarray needs a 1-d array; got ${typeToString(t)}`);
+  if (userNdim(t) !== 1) L.fail(n, `subarray needs a 1-d array; got ${typeToString(t)}`);
   if (args.length < 1 || args.length > 2) L.fail(n, `subarray takes a begin and an optional end; got ${args.length} argument(s)`);
   const bounds = args.map((a) => {
     const v = L.lowerExpr(a);
@@ -168,14 +168,25 @@ function subarray(L: Lowering, array: Expr, t: ArrayType, args: readonly Node[],
 
 /** `a.view(dtype)` of a contiguous 1-d array: its bytes as elements of `dtype` */
 function view(L: Lowering, array: Expr, t: ArrayType, args: readonly Node[], n: Node): Value {
-  if (t.ndim !== 1 || t.layout !== "C") L.fail(n, `view needs a contiguous 1-d array; got ${typeToString(t)}`);
+  if (userNdim(t) !== 1 || t.layout !== "C") L.fail(n, `view needs a contiguous 1-d array; got ${typeToString(t)}`);
   if (args.length !== 1) L.fail(n, `view takes a dtype; got ${args.length} argument(s)`);
-  const dtype = dtypeArgument(L, args[0]!);
-  if (dtype === "bool" || t.dtype === "bool") L.fail(n, "view does not reinterpret bool arrays");
-  const type: ArrayType = { ...t, dtype };
+  const type = viewType(L, t, args[0]!);
+  if (type.dtype === "bool" || t.dtype === "bool") L.fail(n, "view does not reinterpret bool arrays");
   // stores through the view reach the array under another type, which the written-array tracking cannot follow
   if (t.space === "global") L.markWritten(array);
   return expr(L.temporary("view", { k: "intrinsic", name: "view", type, args: [array], loc: locOf(n) }, n));
+}
+
+/**
+ * The type of `a.view(dtype)` of `t`, a contiguous 1-d array (of complex, or not): a 1-d array of
+ * `dtype`, where a complex dtype ("complex64", "complex128") makes an array of complex. As NumPy's
+ * view, any array reinterprets as complex and an array of complex as anything (its parts' bytes).
+ */
+function viewType(L: Lowering, t: ArrayType, arg: Node): ArrayType {
+  const v = L.lowerValue(arg);
+  const complex = v.v === "string" ? complexDTypeName(v.text) : undefined;
+  if (complex) return complexArrayType(complex, 1, "C", t.space);
+  return arrayType(dtypeArgument(L, arg), 1, "C", t.space);
 }
 
 /** Reads `a[i]`, `a[i][j]`, `a[i, j]`, `a.shape[k]`, `a.strides[k]` (bytes) or `tuple[k]`. */

@@ -2,7 +2,8 @@
 // may hold: constants, typed scalars, dtype objects, device functions, host arrays frozen into
 // constant memory, record arrays.
 
-import { SCALAR_NAMES, dtypeOfTypedArray, typedScalarDType, typeToString, type ScalarName } from "../dtypes.js";
+import { SCALAR_NAMES, complexDTypeName, dtypeOfTypedArray, typedScalarDType, typeToString, type ComplexName, type ScalarName } from "../dtypes.js";
+import { partOf } from "./complex.js";
 import { cStrides } from "../ndarray.js";
 import { hostRecordsOf } from "../records.js";
 import { expr, type DeviceFunctionLike, type HostArray, type LoweringContext, type Value } from "./context.js";
@@ -69,6 +70,8 @@ export function envValue(L: LoweringContext, scope: EnvScope, name: string, v: u
   if (typeof v === "function") return { v: "device", fn: { fn: v, name: v.name || name, env: scope.env, module: moduleOf(v) ?? scope.module } };
   const typed = typedScalar(v);
   if (typed) return typed;
+  const complexHost = complexEnvArray(L, name, v, n);
+  if (complexHost) return expr(L.constArray(name, v, complexHost, complexHost.complex));
   if (isCapturableArray(v)) return expr(envDeviceArray(scope, name, v, (m) => L.fail(n, m)));
   const host = hostArrayOf(v);
   if (host) return expr(L.constArray(name, v, host));
@@ -87,6 +90,25 @@ function dtypeOfObject(v: unknown): ScalarName | undefined {
   if (typeof v !== "function") return undefined;
   const name = (v as { dtypeName?: unknown }).dtypeName;
   return typeof name === "string" && (SCALAR_NAMES as readonly string[]).includes(name) ? (name as ScalarName) : undefined;
+}
+
+/**
+ * An `env` value `{ data, dtype: complex64 }` (or "complex128"): a host array of interleaved (re, im)
+ * parts (a TypedArray, or with `shape` and `stride`, an ndarray-style array whose last axis holds the
+ * pairs), frozen into constant memory as an array of complex; else undefined.
+ */
+function complexEnvArray(L: LoweringContext, name: string, v: unknown, n: Node): (HostArray & { complex: ComplexName }) | undefined {
+  const o = v as { data?: unknown; dtype?: unknown; shape?: unknown } | null;
+  const complex = o !== null && typeof o === "object" && !ArrayBuffer.isView(o) ? complexDTypeName(o.dtype) : undefined;
+  if (!complex) return undefined;
+  const host = hostArrayOf(Array.isArray(o!.shape) ? o : o!.data);
+  const part = partOf(complex);
+  if (!host || host.dtype !== part) {
+    return L.fail(n, `env value '${name}' is a ${complex} array: its data must be a ${part === "float32" ? "Float32Array" : "Float64Array"} of interleaved (re, im) parts`);
+  }
+  const last = host.shape.length - 1;
+  if (host.shape[last]! % 2 !== 0) return L.fail(n, `env value '${name}' is a ${complex} array of interleaved (re, im) parts; its last dimension has ${host.shape[last]} of them, an odd number`);
+  return { data: host.data, dtype: part, shape: [...host.shape.slice(0, last), host.shape[last]! / 2, 2], complex };
 }
 
 /** Host arrays usable as constant memory: TypedArrays and ndarray-convention objects. */

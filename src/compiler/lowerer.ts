@@ -3,10 +3,11 @@
 // and expression modules take. The round records types it found too narrow in a `Widening`; the
 // session (lower.ts) runs another round until none is.
 
-import { arrayType, complexArrayType, isArrayType, isScalarType, sameType, type ArrayType, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
+import { arrayType, complexArrayType, isArrayType, isComplexType, isScalarType, sameType, type ArrayType, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
 import { CompileError, InternalCompilerError, TypingError, type SourceProblem } from "../errors.js";
 import { recordOf, type RecordDType } from "../records.js";
 import { lowerMathCall } from "./builtins.js";
+import { complexParams } from "./complex.js";
 import { expr, type DeviceFunctionLike, type HostArray, type LoweringSession, type Typed, type Value } from "./context.js";
 import * as expressions from "./expressions.js";
 import { join } from "./infer.js";
@@ -58,8 +59,16 @@ export class Lowerer implements Lowering {
       // only plain names pass the syntax check; other forms are lowered only to find unknown names
       const source = p.type === "Identifier" ? p.name : `argument ${i}`;
       if (this.kind === "kernel" && recordOf(type)) return this.recordParam(source, type as TupleType);
-      const name = this.freshName(source);
       const decl: Decl = { kind: "param", index: i };
+      if (this.kind === "kernel" && isComplexType(type)) {
+        // a complex scalar arrives as two float parameters (as Numba passes it), joined into a local
+        const { params, value } = complexParams(this, source, type);
+        const local = this.freshName(source), t = this.widenedType(decl) ?? type;
+        this.emit({ k: "let", name: local, type: t, init: this.convert({ e: value }, t, p), loc: locOf(p) });
+        this.scopes[0]!.set(source, { b: "var", name: local, type: t, decl, isConst: false });
+        return params;
+      }
+      const name = this.freshName(source);
       // a scalar parameter assigned a wider value is a local of the joined type, as a `let` is
       const widened = this.widenedType(decl);
       const local = widened ? this.freshName(source) : name;
@@ -216,10 +225,10 @@ export class Lowerer implements Lowering {
     for (const b of this.scopes[0]!.values()) if (b.b === "var" && b.param && sameType(b.type, at)) this.written.add(b.param);
   }
 
-  constArray(name: string, key: unknown, host: HostArray): Expr {
+  constArray(name: string, key: unknown, host: HostArray, complex?: ComplexName): Expr {
     let v = this.envArrays.get(key);
     if (!v) {
-      const type = arrayType(host.dtype, host.shape.length, "C", "const");
+      const type = complex ? complexArrayType(complex, host.shape.length - 1, "C", "const") : arrayType(host.dtype, host.shape.length, "C", "const");
       v = { k: "var", type, name: this.freshName(`const_${name}_${this.session.uniqueId()}`) };
       this.constArrays.push({ name: v.name, type, shape: host.shape, data: host.data });
       this.envArrays.set(key, v);

@@ -39,6 +39,9 @@ export function recordParams(L: LoweringContext, name: string, type: TupleType, 
 
 /** `x.prop` of a record (a field) or of an array of records (length, shape, size, ndim, strides: its first field's, in records). */
 export function recordMember(L: LoweringContext, e: Expr, prop: string, n: MemberExpression): Value {
+  if (isRecordArrayType(e.type) && (prop === "subarray" || prop === "view")) {
+    return L.unsupported(n.property, `${prop} of an array of records is not supported: index its records instead (a[begin + k])`);
+  }
   if (isRecordArrayType(e.type)) return L.arrayProperty(fieldOf(e, 0), (e.type as TupleType).items[0] as ArrayType, prop, n);
   return { v: "expr", e: fieldOf(e, fieldIndex(L, recordOf(e.type)!, prop, n.property)) };
 }

@@ -7,7 +7,7 @@
 // the root and all views are garbage-collected the memory is released too.
 
 import {
-  DTYPE_INFO, dtypeOfTypedArray, resolveDType, type DTypeLike, type DTypeNameOf, type DTypeOfTypedArray, type HostStorageOf,
+  COMPLEX_PART, DTYPE_INFO, complexDTypeName, dtypeOfTypedArray, resolveDType, type ComplexDTypeLike, type ComplexName, type DTypeLike, type DTypeNameOf, type DTypeOfTypedArray, type HostStorageOf,
   type ScalarName, type StorageOf, type TypedArray,
 } from "../dtypes.js";
 import type { ArrayArg, Backend, BackendStream, DeviceBuffer, DeviceInfo } from "./backend.js";
@@ -143,11 +143,13 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   readonly backend: Backend;
   /** the device allocation the array views @internal */
   readonly buffer: DeviceBuffer;
-  /** the element dtype, e.g. "float32" */
+  /** the element dtype, e.g. "float32"; of an array of complex, its parts' (float32 for complex64) */
   readonly dtype: D;
-  /** the extent of each dimension */
+  /** "complex64" or "complex128" for an array of complex (interleaved (re, im) parts of `dtype`), else undefined */
+  readonly complex: ComplexName | undefined;
+  /** the extent of each dimension (of complex elements, for an array of complex) */
   readonly shape: readonly number[];
-  /** strides in elements (the kernel ABI); `strides` gives them in bytes as Numba does */
+  /** strides in elements (complex elements for an array of complex); `strides` gives them in bytes as Numba does */
   readonly elementStrides: readonly number[];
   /** offset of element [0, 0, …] from the buffer's start, in bytes */
   readonly byteOffset: number;
@@ -155,12 +157,13 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   private readonly isRoot: boolean;
   private retired = false;
 
-  private constructor(memory: Memory, isRoot: boolean, dtype: D, shape: readonly number[], elementStrides: readonly number[], byteOffset: number) {
+  private constructor(memory: Memory, isRoot: boolean, dtype: D, shape: readonly number[], elementStrides: readonly number[], byteOffset: number, complex?: ComplexName) {
     this.memory = memory;
     this.isRoot = isRoot;
     this.backend = memory.backend;
     this.buffer = memory.buffer;
     this.dtype = dtype;
+    this.complex = complex;
     this.shape = Object.freeze([...shape]);
     this.elementStrides = Object.freeze([...elementStrides]);
     this.byteOffset = byteOffset;
@@ -169,11 +172,12 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   /** A new C-contiguous array owning fresh (uninitialised) device memory; users call `cuda.deviceArray`. @internal */
   static allocate(backend: Backend, shape: Shape, dtype: unknown): DeviceArray {
     const dims = shapeList(shape);
-    const d = resolveDType(dtype);
-    const bytes = Math.max(1, product(dims) * DTYPE_INFO[d].size); // drivers reject empty allocations
+    const complex = complexDTypeName(dtype);
+    const d = complex ? COMPLEX_PART[complex] : resolveDType(dtype);
+    const bytes = Math.max(1, product(dims) * DTYPE_INFO[d].size * (complex ? 2 : 1)); // drivers reject empty allocations
     const memory: Memory = { backend, buffer: backend.alloc(bytes), released: false };
     collector.register(memory, { backend, buffer: memory.buffer }, memory);
-    return new DeviceArray(memory, true, d, dims, cStrides(dims), 0);
+    return new DeviceArray(memory, true, d, dims, cStrides(dims), 0, complex);
   }
 
   /** An array owning `buffer` (freed, or for memory of another process closed, with the array). @internal */
@@ -186,7 +190,8 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   /** A C-contiguous array over memory someone else owns (never freed by numbats). @internal */
   static over(backend: Backend, buffer: DeviceBuffer, shape: Shape, dtype: unknown, byteOffset = 0): DeviceArray {
     const dims = shapeList(shape);
-    return new DeviceArray({ backend, buffer, released: false }, false, resolveDType(dtype), dims, cStrides(dims), byteOffset);
+    const complex = complexDTypeName(dtype);
+    return new DeviceArray({ backend, buffer, released: false }, false, complex ? COMPLEX_PART[complex] : resolveDType(dtype), dims, cStrides(dims), byteOffset, complex);
   }
 
   /** `options.env` takes a device array by reference: kernels see and write this array at each launch. @internal */
@@ -195,8 +200,8 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   /** the device whose memory holds the array */
   get device(): DeviceInfo { return this.backend.device; }
 
-  /** bytes per element */
-  get itemsize(): number { return DTYPE_INFO[this.dtype].size; }
+  /** bytes per element (both parts of a complex one) */
+  get itemsize(): number { return DTYPE_INFO[this.dtype].size * (this.complex ? 2 : 1); }
   /** the number of dimensions */
   get ndim(): N { return this.shape.length as N; }
   /** the number of elements */
@@ -228,7 +233,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
 
   private check(): void {
     if (!this.alive) {
-      throw new Error(`DeviceArray(shape [${this.shape.join(", ")}], ${this.dtype}) used after its device memory was released (free() or a device reset)`);
+      throw new Error(`DeviceArray(shape [${this.shape.join(", ")}], ${this.complex ?? this.dtype}) used after its device memory was released (free() or a device reset)`);
     }
   }
 
@@ -253,7 +258,34 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   toKernelArg(name: string): ArrayArg {
     // the sanitizer's memcheck reports the use of a freed array where the kernel touches it
     if (!(this.buffer.kind === "sim" && sanitizes("memcheck"))) this.check();
-    return { kind: "array", buffer: this.buffer, byteOffset: this.byteOffset, dtype: this.dtype, shape: this.shape, strides: this.elementStrides, name };
+    const { shape, strides } = this.parts();
+    return { kind: "array", buffer: this.buffer, byteOffset: this.byteOffset, dtype: this.dtype, shape, strides, name };
+  }
+
+  /**
+   * The layout in elements of `dtype`: an array of complex is its parts, with a trailing (re, im)
+   * dimension of 2 (as kernels take it); any other array its own shape and strides.
+   */
+  private parts(): { shape: readonly number[]; strides: readonly number[] } {
+    if (!this.complex) return { shape: this.shape, strides: this.elementStrides };
+    return { shape: [...this.shape, 2], strides: [...this.elementStrides.map((s) => 2 * s), 1] };
+  }
+
+  /** The shape of this array's host copy: an array of complex has its last dimension's (re, im) parts side by side. */
+  private hostCopyShape(): readonly number[] {
+    if (!this.complex) return this.shape;
+    const last = this.shape.length - 1;
+    if (last < 0) return [2]; // one complex number: its two parts
+    return [...this.shape.slice(0, last), 2 * this.shape[last]!];
+  }
+
+  /** Throws unless host array `host` (of `shape`) has the elements of this array, as copies in or out take them. */
+  private checkHostFits(host: HostArray, what: (shape: readonly number[]) => string): void {
+    checkStorage(this.dtype, hostDType(host));
+    const shape = hostShape(host);
+    const want = this.hostCopyShape();
+    const fits = isTypedArray(host) ? host.length === product(want) : sameShape(shape, want);
+    if (!fits) throw new RangeError(`${what(shape)}${this.complex ? ` (${this.complex}: interleaved (re, im) ${this.dtype} parts, [${want.join(", ")}] of them)` : ""}`);
   }
 
   // -------------------------------------------------------------------------
@@ -268,15 +300,10 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   copyToHost<M extends number>(this: DeviceArray<D, M>, target?: undefined, stream?: StreamLike): HostCopyOf<D, M>;
   copyToHost(target?: HostArray, stream?: StreamLike): HostArray {
     this.check();
-    if (target !== undefined) {
-      checkStorage(this.dtype, hostDType(target));
-      const shape = hostShape(target);
-      const fits = isTypedArray(target) ? target.length === this.size : sameShape(shape, this.shape);
-      if (!fits) throw new RangeError(`copyToHost target of shape [${shape.join(", ")}] does not fit shape [${this.shape.join(", ")}]`);
-    }
+    if (target !== undefined) this.checkHostFits(target, (shape) => `copyToHost target of shape [${shape.join(", ")}] does not fit shape [${this.shape.join(", ")}]`);
     const flat = target === undefined || !isTypedArray(target) ? this.newHostStorage() : target;
     this.readInto(flat, streamHandle(stream));
-    if (target === undefined) return this.ndim === 1 ? flat : new NDArray(flat, this.shape, undefined, 0, this.dtype);
+    if (target === undefined) return this.ndim === 1 ? flat : new NDArray(flat, this.hostCopyShape(), undefined, 0, this.dtype);
     if (!isTypedArray(target)) {
       const dst = target.data as unknown as unknown[];
       const src = flat as unknown as unknown[];
@@ -290,10 +317,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     this.check();
     if (source instanceof DeviceArray) return this.copyFrom(source, stream);
     const s = streamHandle(stream);
-    checkStorage(this.dtype, hostDType(source));
-    const shape = hostShape(source);
-    const fits = isTypedArray(source) ? source.length === this.size : sameShape(shape, this.shape);
-    if (!fits) throw new RangeError(`cannot copy a host array of shape [${shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
+    this.checkHostFits(source, (shape) => `cannot copy a host array of shape [${shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
     this.writeFrom(contiguousHost(source), s);
   }
 
@@ -306,6 +330,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     this.check();
     source.check();
     checkStorage(this.dtype, source.dtype);
+    if (source.complex !== this.complex) throw new TypeError(`dtype mismatch: copy from ${source.complex ?? source.dtype} into ${this.complex ?? this.dtype}`);
     if (!sameShape(source.shape, this.shape)) throw new RangeError(`copy from shape [${source.shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
     if (source.backend.name !== this.backend.name) {
       throw new TypeError(`cannot copy a ${source.backend.name} device array into a ${this.backend.name} one: they belong to different targets`);
@@ -386,22 +411,23 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
 
   private view(shape: readonly number[], strides: readonly number[], byteOffset: number): DeviceArray<D> {
     this.check();
-    return new DeviceArray(this.memory, false, this.dtype, shape, strides, byteOffset);
+    return new DeviceArray(this.memory, false, this.dtype, shape, strides, byteOffset, this.complex);
   }
 
   // -------------------------------------------------------------------------
   // strided transfers: a non-contiguous view moves the byte span it covers
 
   private newHostStorage(): TypedArray {
-    return new (storage(this.dtype) as unknown as new (n: number) => TypedArray)(this.size);
+    return new (storage(this.dtype) as unknown as new (n: number) => TypedArray)(this.size * (this.complex ? 2 : 1));
   }
 
-  /** first and one-past-last element of the span the view covers, relative to element [0, …] */
+  /** first and one-past-last element (of `dtype`: parts of complex) of the span the view covers, relative to element [0, …] */
   private span(): { lo: number; hi: number } {
     let lo = 0;
     let hi = 0;
-    this.shape.forEach((n, d) => {
-      const reach = (n - 1) * this.elementStrides[d]!;
+    const { shape, strides } = this.parts();
+    shape.forEach((n, d) => {
+      const reach = (n - 1) * strides[d]!;
       if (reach < 0) lo += reach; else hi += reach;
     });
     return { lo, hi: hi + 1 };
@@ -415,11 +441,12 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     }
     const { lo, hi } = this.span();
     const tmp = new (flat.constructor as new (n: number) => TypedArray)(hi - lo);
-    this.backend.copyToHost(tmp, this.buffer, this.byteOffset + lo * this.itemsize, stream);
+    this.backend.copyToHost(tmp, this.buffer, this.byteOffset + lo * DTYPE_INFO[this.dtype].size, stream);
     stream?.synchronize(); // tmp is read right away
     const src = tmp as unknown as unknown[];
     const dst = flat as unknown as unknown[];
-    forEachStrided(this.shape, this.elementStrides, -lo, (s, d) => { dst[d] = src[s]; });
+    const { shape, strides } = this.parts();
+    forEachStrided(shape, strides, -lo, (s, d) => { dst[d] = src[s]; });
   }
 
   private writeFrom(flat: TypedArray, stream: BackendStream | undefined): void {
@@ -430,13 +457,14 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     }
     // read-modify-write of the covered span keeps the elements between the view's own
     const { lo, hi } = this.span();
-    const spanOffset = this.byteOffset + lo * this.itemsize;
+    const spanOffset = this.byteOffset + lo * DTYPE_INFO[this.dtype].size;
     const tmp = new (flat.constructor as new (n: number) => TypedArray)(hi - lo);
     this.backend.copyToHost(tmp, this.buffer, spanOffset, stream);
     stream?.synchronize();
     const src = flat as unknown as unknown[];
     const dst = tmp as unknown as unknown[];
-    forEachStrided(this.shape, this.elementStrides, -lo, (d, s) => { dst[d] = src[s]; });
+    const { shape, strides } = this.parts();
+    forEachStrided(shape, strides, -lo, (d, s) => { dst[d] = src[s]; });
     this.backend.copyToDevice(this.buffer, spanOffset, tmp, stream);
     stream?.synchronize(); // tmp must outlive the copy
   }
@@ -473,7 +501,7 @@ export function sliceIndices(spec: readonly [start?: number | null, stop?: numbe
  * `cuda.toDevice`'s second argument as an object: the stream, and the dtype of the host array's elements where
  * its TypedArray does not say it (float16 or bfloat16 bits in a `Uint16Array`, bools in a `Uint8Array`).
  */
-export interface ToDeviceOptions<D extends DTypeLike = DTypeLike> {
+export interface ToDeviceOptions<D extends DTypeLike | ComplexDTypeLike = DTypeLike | ComplexDTypeLike> {
   /** the dtype of the elements; its storage must be the host array's TypedArray */
   readonly dtype?: D;
   /** the stream the copy is ordered on */
@@ -486,19 +514,29 @@ const isToDeviceOptions = (o: StreamLike | ToDeviceOptions | undefined): o is To
 /** A DeviceArray copy of a host array; its dtype is the host array's, or `options.dtype`. */
 export function toDevice<A extends HostArray>(hostArray: A, streamOrOptions?: StreamLike | ToDeviceOptions, backend: Backend = getBackend()): DeviceArrayLike<A> {
   const { stream, dtype } = isToDeviceOptions(streamOrOptions) ? streamOrOptions : { stream: streamOrOptions, dtype: undefined };
-  const d = DeviceArray.allocate(backend, hostShape(hostArray), dtype ?? hostDType(hostArray));
+  const complex = complexDTypeName(dtype);
+  const d = DeviceArray.allocate(backend, complex ? complexShape(hostShape(hostArray), complex) : hostShape(hostArray), dtype ?? hostDType(hostArray));
   d.copyToDevice(hostArray as never, stream);
   return d as DeviceArrayLike<A>;
 }
 
+/** The shape in complex elements of a host array of interleaved (re, im) parts along its last dimension. */
+function complexShape(host: readonly number[], complex: ComplexName): number[] {
+  const last = host.length - 1;
+  if (last < 0 || host[last]! % 2 !== 0) {
+    throw new RangeError(`a ${complex} array's host data holds interleaved (re, im) ${COMPLEX_PART[complex]} pairs along its last dimension, which must be even; got shape [${host.join(", ")}]`);
+  }
+  return [...host.slice(0, last), host[last]! / 2];
+}
+
 /** An uninitialised DeviceArray; dtype is a dtype object or its name. */
-export function deviceArray<const S extends Shape, T extends DTypeLike>(shape: S, dtype: T, backend: Backend = getBackend()): DeviceArray<DTypeNameOf<T>, RankOf<S>> {
+export function deviceArray<const S extends Shape, T extends DTypeLike | ComplexDTypeLike>(shape: S, dtype: T, backend: Backend = getBackend()): DeviceArray<DTypeNameOf<T>, RankOf<S>> {
   return DeviceArray.allocate(backend, shape, dtype) as DeviceArray<DTypeNameOf<T>, RankOf<S>>;
 }
 
 /** An uninitialised DeviceArray with the shape and dtype of `array` (host or device). */
 export function deviceArrayLike<A extends HostArray | DeviceArray>(array: A, backend: Backend = getBackend()): DeviceArrayLike<A> {
-  if (array instanceof DeviceArray) return DeviceArray.allocate(backend, array.shape, array.dtype) as DeviceArrayLike<A>;
+  if (array instanceof DeviceArray) return DeviceArray.allocate(backend, array.shape, array.complex ?? array.dtype) as DeviceArrayLike<A>;
   return DeviceArray.allocate(backend, hostShape(array as HostArray), hostDType(array as HostArray)) as DeviceArrayLike<A>;
 }
 

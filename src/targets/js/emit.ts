@@ -531,13 +531,20 @@ class Emitter {
   private assignView(dst: ArrayInfo, e: IntrinsicExpr): void {
     const src = this.arrayOf(e.args[0]!);
     const [n, s] = [src.n[0]!, src.s[0]!];
+    // an array of complex is 2-d: its elements, then their (re, im) parts
+    const fromComplex = (e.args[0]!.type as ArrayType).complex !== undefined, toComplex = (e.type as ArrayType).complex !== undefined;
     if (e.name === "view") {
-      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${n}, "${dst.dtype}"), ${dst.o} = 0, ${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v})` : "undefined"}` : ""};`);
+      const parts = fromComplex ? `${n} * 2` : n;
+      const shape = toComplex
+        ? `${dst.n[0]} = ${dst.v}.length >> 1, ${dst.n[1]} = 2, ${dst.s[0]} = 2, ${dst.s[1]} = 1, ${dst.size} = ${dst.n[0]} * 2`
+        : `${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}`;
+      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${parts}, "${dst.dtype}"), ${dst.o} = 0, ${shape}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v})` : "undefined"}` : ""};`);
       return;
     }
     const [begin, end] = e.args.slice(1).map((x) => `subarrayBound(${this.expr(x)}, ${n})`);
+    const pairs = fromComplex ? `, ${dst.n[1]} = 2, ${dst.s[1]} = ${src.s[1]}` : "";
     this.line(`${dst.o} = ${begin};`);
-    this.line(`${dst.v} = ${src.v}, ${dst.n[0]} = Math.max(${end ?? n} - ${dst.o}, 0), ${dst.o} = ${src.o} + ${dst.o} * ${s}, ${dst.s[0]} = ${s}, ${dst.size} = ${dst.n[0]}${dst.sh ? `, ${dst.sh} = ${src.sh ?? "undefined"}` : ""};`);
+    this.line(`${dst.v} = ${src.v}, ${dst.n[0]} = Math.max(${end ?? n} - ${dst.o}, 0), ${dst.o} = ${src.o} + ${dst.o} * ${s}, ${dst.s[0]} = ${s}${pairs}, ${dst.size} = ${dst.n[0]}${fromComplex ? " * 2" : ""}${dst.sh ? `, ${dst.sh} = ${src.sh ?? "undefined"}` : ""};`);
   }
 
   /** the index in `sites` of an access at `loc` (the kernel's first line when unknown) */

@@ -1227,17 +1227,19 @@ class KernelEmitter {
     const base = SPACES_32BIT.has(a.type.space)
       ? this.out("b32", "mad.lo.s32", skipped, bytes, a.base)
       : this.out("b64", "mad.wide.s32", skipped, bytes, a.base);
-    return { ...a, key: this.tempKey(), origin: "value", base, shape: [length] };
+    // an array of complex keeps its (re, im) dimension
+    return { ...a, key: this.tempKey(), origin: "value", base, shape: [length, ...a.shape.slice(1)] };
   }
 
   /** `a.view(dtype)` of a contiguous 1-d array: the same bytes, as many whole elements of `type` as they hold */
   private viewAs(a: ArrayVal, type: ArrayType): ArrayVal {
     const from = DTYPE_INFO[a.type.dtype].size, to = DTYPE_INFO[type.dtype].size;
-    // element sizes are powers of two
-    const n = a.shape[0]!;
+    // element sizes are powers of two; an array of complex is its parts, (re, im) pairs
+    const n = a.type.complex ? this.out("b32", "shl.b32", a.shape[0]!, imm(1)) : a.shape[0]!;
     const length = from === to ? n
       : from > to ? this.out("b32", "shl.b32", n, imm(Math.log2(from / to)))
       : this.out("b32", "shr.u32", n, imm(Math.log2(to / from)));
+    if (type.complex) return { ...a, type, key: this.tempKey(), origin: "value", shape: [this.out("b32", "shr.u32", length, imm(1)), imm(2)], strides: [imm(2), imm(1)] };
     return { ...a, type, key: this.tempKey(), origin: "value", shape: [length], strides: [imm(1)] };
   }
 
