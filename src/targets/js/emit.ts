@@ -30,6 +30,7 @@ import { rt, type AccessSite } from "./runtime.js";
 import { BARRIER, WAIT, WARP } from "./sim.js";
 import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases.js";
 import { proveBounds, type BoundsProofs, type LaunchAssumptions } from "./bounds.js";
+import { INTRINSICS, isRendezvous } from "../../compiler/intrinsics.js";
 import { mapBodyExprs } from "../../compiler/passes/walk.js";
 import { isHalfFloat } from "../../half.js";
 
@@ -71,12 +72,6 @@ interface ArrayInfo {
   readonly s: readonly string[];
   readonly size: string;
 }
-
-const YIELDING = new Set<string>([
-  "syncthreads", "syncthreadsCount", "syncthreadsAnd", "syncthreadsOr", "syncwarp", "gridSync",
-  "shflSync", "shflUpSync", "shflDownSync", "shflXorSync",
-  "allSync", "anySync", "eqSync", "ballotSync", "matchAnySync", "matchAllSync", "activemask",
-]);
 
 const RESERVED = new Set([
   ...Object.keys(rt), "rt", "consts", "sites", "L", "T", "args", "thread", "dyn",
@@ -198,7 +193,7 @@ const SHAPE_NOTES: Record<KernelShape, string> = {
 };
 
 function yieldsInside(e: Expr): boolean {
-  return (e.k === "intrinsic" && YIELDING.has(e.name)) || exprChildren(e).some(yieldsInside);
+  return (e.k === "intrinsic" && isRendezvous(e.name)) || exprChildren(e).some(yieldsInside);
 }
 
 export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKernel {
@@ -628,7 +623,7 @@ class Emitter {
       }
       case "expr": {
         const e = s.expr;
-        if (e.k === "intrinsic" && ["threadfence", "threadfenceBlock", "threadfenceSystem", "nanosleep"].includes(e.name)) {
+        if (e.k === "intrinsic" && INTRINSICS[e.name].effect === "order") {
           this.line(`// ${e.name}: nothing to do on the simulator`);
           return;
         }

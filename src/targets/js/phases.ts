@@ -21,15 +21,12 @@ import {
   exprChildren, stmtExprs, walkStmts,
   type Expr, type FunctionIR, type IntrinsicExpr, type Loc, type LoopStmt, type Stmt,
 } from "../../compiler/ir.js";
+import { INTRINSICS, type IntrinsicInfo } from "../../compiler/intrinsics.js";
 import { mapExprChildren } from "../../compiler/passes/walk.js";
 
-type BarrierOp = "count" | "and" | "or";
-const REDUCING: Record<string, BarrierOp> = { syncthreadsCount: "count", syncthreadsAnd: "and", syncthreadsOr: "or" };
+type BarrierOp = NonNullable<IntrinsicInfo["reduction"]>;
 /** operations that need lanes or the grid to rendezvous: the generator path's business */
-const RENDEZVOUS = new Set([
-  "syncwarp", "gridSync", "shflSync", "shflUpSync", "shflDownSync", "shflXorSync",
-  "allSync", "anySync", "eqSync", "ballotSync", "matchAnySync", "matchAllSync", "activemask",
-]);
+const needsGeneratorPath = (e: IntrinsicExpr): boolean => INTRINSICS[e.name].effect === "warp" || INTRINSICS[e.name].effect === "grid";
 
 /** what a thread does at the end of a phase, after its statements */
 type Tail =
@@ -69,7 +66,7 @@ export interface PhasePlan {
 
 class NotPhases extends Error {}
 
-const isBarrier = (e: Expr): e is IntrinsicExpr => e.k === "intrinsic" && (e.name === "syncthreads" || Object.hasOwn(REDUCING, e.name));
+const isBarrier = (e: Expr): e is IntrinsicExpr => e.k === "intrinsic" && INTRINSICS[e.name].effect === "barrier";
 const exprHas = (e: Expr, p: (x: Expr) => boolean): boolean => p(e) || exprChildren(e).some((c) => exprHas(c, p));
 function stmtsHave(body: readonly Stmt[], p: (x: Expr) => boolean): boolean {
   let found = false;
@@ -94,7 +91,7 @@ const pureStmt = (s: Stmt): boolean =>
 /** The kernel's phases, or why it needs the generator path. */
 export function planPhases(ir: FunctionIR): PhasePlan | string {
   if (ir.features.gridSync) return "grid sync";
-  if (stmtsHave(ir.body, (e) => e.k === "intrinsic" && RENDEZVOUS.has(e.name))) return "warp operations";
+  if (stmtsHave(ir.body, (e) => e.k === "intrinsic" && needsGeneratorPath(e))) return "warp operations";
   try {
     const body = splitBarriers(ir.body, { n: 0 });
     const b = new Builder();
@@ -220,7 +217,7 @@ class Builder {
   }
 
   private barrier(e: IntrinsicExpr, target: string | undefined, loc: Loc | undefined): void {
-    const op = REDUCING[e.name];
+    const op = INTRINSICS[e.name].reduction;
     if (!op) { this.close(); this.seq.push({ k: "barrier", loc: loc ?? e.loc }); return; }
     const id = this.reduces++;
     this.phase().tails.push({ k: "reduce", id, arg: e.args[0]! });

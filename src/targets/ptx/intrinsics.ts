@@ -1,8 +1,9 @@
 // Intrinsics: barriers, fences, warp shuffles/votes/matches, printf, assert, throw, grid sync, fast
-// math, array views; with what each instruction needs of the target (INTRINSIC_NEEDS).
+// math, array views. What each needs of the target is in the IR's intrinsic table (INTRINSICS).
 
 import { isBigInt, isFloat, type ArrayType, type ScalarName } from "../../dtypes.js";
-import type { Expr, IntrinsicExpr, IntrinsicName } from "../../compiler/ir.js";
+import { INTRINSICS } from "../../compiler/intrinsics.js";
+import type { Expr, IntrinsicExpr } from "../../compiler/ir.js";
 import { isHalfFloat } from "../../half.js";
 import type { EmitContext } from "./context.js";
 import { imm, mem, regName, sym, type Reg, type Scalar } from "./insts.js";
@@ -10,7 +11,6 @@ import { subarray, viewAs } from "./memory.js";
 import { KERNEL_ERROR_SYMBOL } from "./module.js";
 import { PTX_SCALAR, floatImm } from "./types.js";
 import { scalarTypeOf, type Value } from "./values.js";
-import type { Requirement } from "./version.js";
 
 const SHFL_MODE = { shflSync: ["idx", 0x1f], shflUpSync: ["up", 0], shflDownSync: ["down", 0x1f], shflXorSync: ["bfly", 0x1f] } as const;
 const VOTE_MODE = { allSync: "all", anySync: "any", eqSync: "uni" } as const;
@@ -20,32 +20,14 @@ const FAST_UNARY = {
   fastCos: "cos.approx.f32", fastRcp: "rcp.approx.f32", fastTanh: "tanh.approx.f32",
 } as const;
 
-// What instructions need beyond the oldest targets (PTX ISA release notes; ptxas 13 checks each
-// against `.version` and `.target`, also when assembling for a newer GPU).
-const WARP_SYNC: Requirement = { ptx: "6.0" };
-const SM70_SYNC: Requirement = { ptx: "6.0", cc: [7, 0] };
-const INTRINSIC_NEEDS: Partial<Record<IntrinsicName, Requirement>> = {
-  syncwarp: WARP_SYNC, shflSync: WARP_SYNC, shflUpSync: WARP_SYNC, shflDownSync: WARP_SYNC, shflXorSync: WARP_SYNC,
-  allSync: WARP_SYNC, anySync: WARP_SYNC, eqSync: WARP_SYNC, ballotSync: WARP_SYNC,
-  matchAnySync: SM70_SYNC, matchAllSync: SM70_SYNC,
-  // barrier.sync (unaligned), atom.release.gpu, ld.acquire.gpu
-  gridSync: SM70_SYNC,
-  activemask: { ptx: "6.2" },
-  // ptxas 13 takes nanosleep from 6.2; the ISA and LLVM say 6.3
-  nanosleep: { ptx: "6.3", cc: [7, 0] },
-  fastTanh: { ptx: "7.0", cc: [7, 5] },
-};
-/** how the user calls an intrinsic, for errors (default `cuda.<name>`) */
-const INTRINSIC_SPELLING: Partial<Record<IntrinsicName, string>> = { gridSync: "cuda.cg.thisGrid().sync()" };
-
 export function intrinsic(cx: EmitContext, e: IntrinsicExpr): Value {
   const arg = (i: number) => cx.scalar(e.args[i]!);
   const argType = (i: number) => scalarTypeOf(e.args[i]!);
   const name = e.name;
-  const need = INTRINSIC_NEEDS[name];
+  const { ptx: need, spelling } = INTRINSICS[name];
   if (need && !cx.supports(need)) {
     if (name === "fastTanh") return tanhWithoutTanhApprox(cx, arg(0));
-    throw cx.unavailable(need, INTRINSIC_SPELLING[name] ?? `cuda.${name}`, e.loc);
+    throw cx.unavailable(need, spelling, e.loc);
   }
   switch (name) {
     case "syncthreads": cx.ins("bar.sync", [imm(0)], 0); return null;
