@@ -79,15 +79,7 @@ const reg = (r: SpecialReg): Expr => ({ k: "special", type: "int32", reg: r });
 const mul32 = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "mul", type: "int32", a, b });
 const add32 = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "add", type: "int32", a, b });
 
-const BARRIER_INTRINSICS = new Set<IntrinsicName>(["syncthreads", "syncthreadsCount", "syncthreadsAnd", "syncthreadsOr", "gridSync"]);
-const WARP_INTRINSICS = new Set<IntrinsicName>([
-  "syncwarp", "shflSync", "shflUpSync", "shflDownSync", "shflXorSync", "allSync", "anySync", "eqSync",
-  "ballotSync", "matchAnySync", "matchAllSync", "activemask",
-]);
-
-function intrinsic(L: LoweringContext, n: Node, name: IntrinsicName, type: Expr["type"], args: Expr[]): Value {
-  if (BARRIER_INTRINSICS.has(name)) L.features.barriers = true;
-  if (WARP_INTRINSICS.has(name)) L.features.warp = true;
+function intrinsic(n: Node, name: IntrinsicName, type: Expr["type"], args: Expr[]): Value {
   return expr({ k: "intrinsic", name, type, args, loc: locOf(n) });
 }
 
@@ -95,7 +87,7 @@ function intrinsic(L: LoweringContext, n: Node, name: IntrinsicName, type: Expr[
 function simple(name: IntrinsicName, params: readonly ScalarName[], result: Expr["type"]): Builtin {
   return fn(`cuda.${name}`, (L, args, n) => {
     arity(L, n, args, `cuda.${name}`, params.length);
-    return intrinsic(L, n, name, result, params.map((t, i) => asType(L, args[i]!, t)));
+    return intrinsic(n, name, result, params.map((t, i) => asType(L, args[i]!, t)));
   });
 }
 
@@ -107,7 +99,7 @@ function warpOp(name: IntrinsicName, params: readonly ScalarName[], result: Expr
     const optionalMask = params.length === 0;
     arity(L, n, args, `cuda.${name}`, optionalMask ? 0 : params.length + 1, params.length + 1);
     const mask = args[0] ? maskArg(L, args[0], name) : constExpr("uint32", 0xffffffff);
-    return intrinsic(L, n, name, result, [mask, ...params.map((t, i) => asType(L, args[i + 1]!, t))]);
+    return intrinsic(n, name, result, [mask, ...params.map((t, i) => asType(L, args[i + 1]!, t))]);
   });
 }
 
@@ -116,7 +108,7 @@ function shuffle(name: IntrinsicName): Builtin {
   return fn(`cuda.${name}`, (L, args, n) => {
     arity(L, n, args, `cuda.${name}`, 3);
     const v = scalarArg(L, args[1]!, "the shuffled value");
-    return intrinsic(L, n, name, v.type, [maskArg(L, args[0]!, name), v, integerArg(L, args[2]!, "int32", `the lane argument of cuda.${name}`)]);
+    return intrinsic(n, name, v.type, [maskArg(L, args[0]!, name), v, integerArg(L, args[2]!, "int32", `the lane argument of cuda.${name}`)]);
   });
 }
 
@@ -125,7 +117,7 @@ function match(name: "matchAnySync" | "matchAllSync"): Builtin {
     arity(L, n, args, `cuda.${name}`, 2);
     const v = scalarArg(L, args[1]!, "the matched value");
     const type = name === "matchAnySync" ? "uint32" : tupleType(["uint32", "bool"]);
-    return intrinsic(L, n, name, type, [maskArg(L, args[0]!, name), v]);
+    return intrinsic(n, name, type, [maskArg(L, args[0]!, name), v]);
   });
 }
 

@@ -50,7 +50,6 @@ export function lowerLog(L: LoweringContext, args: readonly Node[], n: Node): Va
   const { format, values } = first?.v === "string" && args.length > 1 && hasConversion(first.text)
     ? printfArguments(L, args, n)
     : spacedArguments(L, args, n);
-  L.features.print = true;
   return expr(intrinsic("print", "void", [int32Const(stringIndex(L, format + "\n")), ...values], n));
 }
 
@@ -241,7 +240,6 @@ export function lowerAssert(L: LoweringContext, args: readonly Node[], n: Node):
   const where = `${L.kind === "kernel" ? "kernel" : "device function"} ${L.parsed.name}, ${file ? `${file.file}:${file.line}` : `line ${line}`}`;
   const format = `assertion failed: ${escapePercent(message)} (${where}) in thread (%d, %d, %d) of block (%d, %d, %d)\n`;
   const ids: Expr[] = THREAD_AND_BLOCK.map((reg) => ({ k: "special", type: "int32", reg }));
-  L.features.print = true;
   return expr(intrinsic("assert", "void", [cond, int32Const(stringIndex(L, format)), ...ids], n));
 }
 

@@ -250,7 +250,7 @@ export interface AtomicExpr extends Node {
 
 /**
  * Calls of built-in operations that targets implement directly; see
- * INTRINSICS below for the list, argument types and result types.
+ * INTRINSICS in intrinsics.ts for the list, argument types and result types.
  */
 export interface IntrinsicExpr extends Node {
   readonly k: "intrinsic";
@@ -273,30 +273,8 @@ export type Expr =
   | TupleExpr | TupleGetExpr | AtomicExpr | IntrinsicExpr | CallExpr;
 
 /**
- * Intrinsics. Barriers and warp operations set the kernel's `features`.
- *
- * | name | args | result |
- * |---|---|---|
- * | syncthreads | () | void |
- * | syncthreadsCount / syncthreadsAnd / syncthreadsOr | (bool) | int32 |
- * | syncwarp | (uint32 mask) | void |
- * | threadfence / threadfenceBlock / threadfenceSystem | () | void |
- * | gridSync | () | void (cooperative launch) |
- * | shflSync / shflUpSync / shflDownSync / shflXorSync | (uint32 mask, T value, int32 lane/delta/laneMask) | T (any scalar; 64-bit = two 32-bit shuffles) |
- * | allSync / anySync / eqSync | (uint32 mask, bool) | bool |
- * | ballotSync | (uint32 mask, bool) | uint32 |
- * | matchAnySync | (uint32 mask, T value) | uint32 |
- * | matchAllSync | (uint32 mask, T value) | Tuple(uint32, bool) |
- * | activemask / lanemaskLt | () | uint32 |
- * | nanosleep | (uint32 ns) | void |
- * | print | (format: index into FunctionIR.strings as int32 const, ...values) | void — C printf (vprintf on the GPU); values are scalars, promoted as C varargs are (floats to double, narrower ints and bool to int), or `cstring`s for %s |
- * | cstring | (index into FunctionIR.strings as int32 const) | uint64 — the address of that NUL-terminated string; only a `print`/`assert` value |
- * | assert | (cond: bool, format: index into FunctionIR.strings as int32 const, ...values) | void — a `debug` assertion: unless cond, prints like `print` and stops the kernel (PTX `trap`); the simulator throws a LaunchError with the printed text instead |
- * | throw | (site: index into FunctionIR.strings as int32 const (see `throwSite`), tid.x, tid.y, tid.z, ctaid.x, ctaid.y, ctaid.z) | void — `throw new Error(…)`: the thread stops; the first thrower of a launch records the site and its ids for the host, which raises a KernelError (no `trap`: the context survives) |
- * | fastExp2 / fastLog2 / fastSin / fastCos / fastRcp / fastTanh | (float32) | float32 — PTX .approx (fastmath only) |
- * | fastDiv | (float32, float32) | float32 — div.approx.ftz.f32 (fastmath only: `/` and `tan`) |
- * | subarray | (1-d array, int32 begin, int32 end?) | the same array type: elements [begin, end) of it, shared; begin and end as JavaScript's `subarray` takes them (negative from the end, clamped to [0, length]; end absent: length) |
- * | view | (contiguous 1-d array) | a C 1-d array of the result's dtype over the same bytes, as many whole elements as they hold (its start must be aligned to the new element size) |
+ * Intrinsics: each one's arguments, result, effects, spelling and PTX needs are in INTRINSICS
+ * (intrinsics.ts).
  */
 export type IntrinsicName =
   | "syncthreads" | "syncthreadsCount" | "syncthreadsAnd" | "syncthreadsOr" | "syncwarp"
@@ -433,6 +411,7 @@ export interface EnvArray {
   readonly array: object;
 }
 
+/** What a kernel uses that launches and targets care about, derived from its IR by `featuresOf` (intrinsics.ts). */
 export interface Features {
   /** syncthreads* or gridSync: the simulator runs threads as generators */
   barriers: boolean;
@@ -455,7 +434,7 @@ export interface FunctionIR {
   readonly constArrays: readonly ConstArray[];
   /** device arrays from `env` the function (or a device function it calls) uses; a kernel's are its last parameters */
   readonly envArrays?: readonly EnvArray[];
-  /** strings of console.log and console.assert, referenced by index from `print`, `cstring` and `assert` (see `STRING_ARGUMENT`) */
+  /** strings of console.log and console.assert, referenced by index from `print`, `cstring` and `assert` (an intrinsic's `stringArg` in intrinsics.ts) */
   readonly strings: readonly string[];
   readonly features: Features;
   /** the function's source text, for errors and line info */
@@ -487,9 +466,6 @@ export const DEFAULT_COMPILE_OPTIONS: CompileOptions = {
 
 export const constExpr = (type: ScalarName, value: number | bigint | boolean): ConstExpr => ({ k: "const", type, value });
 export const int32Const = (value: number): ConstExpr => constExpr("int32", value | 0);
-
-/** Which argument of these intrinsics is an index into `FunctionIR.strings`. */
-export const STRING_ARGUMENT: Partial<Record<IntrinsicName, number>> = { print: 0, cstring: 0, assert: 1, throw: 0 };
 
 /** A `throw` site as its entry in `FunctionIR.strings`: the message, then, when known, where it is (`file:line`). */
 export function throwSite(message: string, where?: string): string {

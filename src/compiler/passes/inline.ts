@@ -7,7 +7,8 @@
 
 import { isScalarType } from "../../dtypes.js";
 import type { Expr, FunctionIR, Stmt, VarExpr } from "../ir.js";
-import { int32Const, STRING_ARGUMENT } from "../ir.js";
+import { INTRINSICS } from "../intrinsics.js";
+import { int32Const } from "../ir.js";
 import { foldExpr } from "./fold.js";
 import { exprHas, mapBodyExprs, mapExprChildren, mapStmtExprs, zeroConst } from "../walk.js";
 
@@ -93,7 +94,7 @@ class Inliner {
     });
     return mapBodyExprs(fn.body, (e) => {
       if (e.k !== "intrinsic") return e;
-      const at = STRING_ARGUMENT[e.name];
+      const at = INTRINSICS[e.name].stringArg;
       const old = at === undefined ? undefined : e.args[at];
       if (old?.k !== "const") return e;
       return { ...e, args: e.args.map((a, i) => (i === at ? int32Const(index[Number(old.value)]!) : a)) };

@@ -29,6 +29,7 @@ import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases
 import { proveBounds, type BoundsProofs, type LaunchAssumptions } from "./bounds.js";
 import { assignedNames, bodyHas, exprChildren, exprHas, JS_COMPARISON, mapBodyExprs, stmtExprs, walkStmts, zeroConst } from "../../compiler/walk.js";
 import { cStrides, product } from "../../ndarray.js";
+import { INTRINSICS, isRendezvous } from "../../compiler/intrinsics.js";
 import { isHalfFloat } from "../../half.js";
 import { InternalCompilerError } from "../../errors.js";
 
@@ -70,12 +71,6 @@ interface ArrayInfo {
   readonly s: readonly string[];
   readonly size: string;
 }
-
-const YIELDING = new Set<string>([
-  "syncthreads", "syncthreadsCount", "syncthreadsAnd", "syncthreadsOr", "syncwarp", "gridSync",
-  "shflSync", "shflUpSync", "shflDownSync", "shflXorSync",
-  "allSync", "anySync", "eqSync", "ballotSync", "matchAnySync", "matchAllSync", "activemask",
-]);
 
 const RESERVED = new Set([
   ...Object.keys(rt), "rt", "consts", "sites", "L", "T", "args", "thread", "dyn",
@@ -192,7 +187,7 @@ const SHAPE_NOTES: Record<KernelShape, string> = {
   generators: "threads as generators (barriers / warp operations)",
 };
 
-const yields = (e: Expr): boolean => e.k === "intrinsic" && YIELDING.has(e.name);
+const yields = (e: Expr): boolean => e.k === "intrinsic" && isRendezvous(e.name);
 
 export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKernel {
   return new Emitter(threadCopiesOfParams(ir), options).emit();
@@ -635,7 +630,7 @@ class Emitter {
       }
       case "expr": {
         const e = s.expr;
-        if (e.k === "intrinsic" && ["threadfence", "threadfenceBlock", "threadfenceSystem", "nanosleep"].includes(e.name)) {
+        if (e.k === "intrinsic" && INTRINSICS[e.name].effect === "order") {
           this.line(`// ${e.name}: nothing to do on the simulator`);
           return;
         }

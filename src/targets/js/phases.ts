@@ -19,14 +19,11 @@
 import { isArrayType, isTupleType, type ScalarName, type Type } from "../../dtypes.js";
 import type { Expr, FunctionIR, IntrinsicExpr, Loc, LoopStmt, Stmt } from "../../compiler/ir.js";
 import { bodyHas, exprChildren, exprHas, mapExprChildren, stmtExprs, walkStmts } from "../../compiler/walk.js";
+import { INTRINSICS, type IntrinsicInfo } from "../../compiler/intrinsics.js";
 
-type BarrierOp = "count" | "and" | "or";
-const REDUCING: Record<string, BarrierOp> = { syncthreadsCount: "count", syncthreadsAnd: "and", syncthreadsOr: "or" };
+type BarrierOp = NonNullable<IntrinsicInfo["reduction"]>;
 /** operations that need lanes or the grid to rendezvous: the generator path's business */
-const RENDEZVOUS = new Set([
-  "syncwarp", "gridSync", "shflSync", "shflUpSync", "shflDownSync", "shflXorSync",
-  "allSync", "anySync", "eqSync", "ballotSync", "matchAnySync", "matchAllSync", "activemask",
-]);
+const needsGeneratorPath = (e: IntrinsicExpr): boolean => INTRINSICS[e.name].effect === "warp" || INTRINSICS[e.name].effect === "grid";
 
 /** what a thread does at the end of a phase, after its statements */
 type Tail =
@@ -66,7 +63,7 @@ export interface PhasePlan {
 
 class NotPhases extends Error {}
 
-const isBarrier = (e: Expr): e is IntrinsicExpr => e.k === "intrinsic" && (e.name === "syncthreads" || Object.hasOwn(REDUCING, e.name));
+const isBarrier = (e: Expr): e is IntrinsicExpr => e.k === "intrinsic" && INTRINSICS[e.name].effect === "barrier";
 const hasBarrier = (body: readonly Stmt[]) => bodyHas(body, isBarrier);
 
 /** `break` / `continue` naming `label` anywhere in body */
@@ -85,7 +82,7 @@ const pureStmt = (s: Stmt): boolean =>
 /** The kernel's phases, or why it needs the generator path. */
 export function planPhases(ir: FunctionIR): PhasePlan | string {
   if (ir.features.gridSync) return "grid sync";
-  if (bodyHas(ir.body, (e) => e.k === "intrinsic" && RENDEZVOUS.has(e.name))) return "warp operations";
+  if (bodyHas(ir.body, (e) => e.k === "intrinsic" && needsGeneratorPath(e))) return "warp operations";
   try {
     const body = splitBarriers(ir.body, { n: 0 });
     const b = new Builder();
@@ -211,7 +208,7 @@ class Builder {
   }
 
   private barrier(e: IntrinsicExpr, target: string | undefined, loc: Loc | undefined): void {
-    const op = REDUCING[e.name];
+    const op = INTRINSICS[e.name].reduction;
     if (!op) { this.close(); this.seq.push({ k: "barrier", loc: loc ?? e.loc }); return; }
     const id = this.reduces++;
     this.phase().tails.push({ k: "reduce", id, arg: e.args[0]! });

@@ -4,6 +4,8 @@
 // sm_87's 7.4), but it was introduced with ISA 9.0 (LLVM's NVPTX table says
 // the same), and any driver that knows an sm_88 GPU loads 9.0.
 
+import type { PtxNeed } from "../../compiler/intrinsics.js";
+
 const MIN_VERSION_BY_SM: Readonly<Record<number, string>> = {
   50: "4.0", 52: "4.1", 53: "4.2", 60: "5.0", 61: "5.0", 62: "5.0", 70: "6.0", 72: "6.1",
   75: "6.3", 80: "7.0", 86: "7.1", 87: "7.4", 88: "9.0", 89: "7.8", 90: "7.8",
@@ -27,7 +29,8 @@ export const maxVersion = (a: string, b: string) => (cmp(a, b) >= 0 ? a : b);
 export const targetName = (cc: readonly [number, number]) => `sm_${cc[0]}${cc[1]}`;
 
 /** what an instruction needs beyond the oldest targets: a PTX ISA version and, if not every target has it, a compute capability */
-export interface Requirement { readonly ptx: string; readonly cc?: readonly [number, number] }
+/** what an instruction needs beyond the oldest targets (the IR's intrinsic table states it for intrinsics) */
+export type Requirement = PtxNeed;
 
 export const hasCapability = (cc: readonly [number, number], need: Requirement): boolean =>
   need.cc === undefined || cc[0] * 10 + cc[1] >= need.cc[0] * 10 + need.cc[1];
