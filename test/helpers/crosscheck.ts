@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { complexKernelArg } from "../../src/complex.js";
-import { compileToIR } from "../../src/compiler/index.js";
+import { asDeviceFunction, compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { typeOfArgument, type Dim, type JitOptions } from "../../src/kernel.js";
 import { convertScalar, isArrayType, parseSignature, type ScalarName, type Type } from "../../src/dtypes.js";
@@ -68,9 +68,15 @@ function arrayContents(args: readonly HostArg[], scheduleDependent: readonly num
   });
 }
 
-/** The device arrays the kernel captured from env (its own and its device functions'), each with its contents as they are now. */
-function envArrayContents(ir: FunctionIR): Map<object, ArrayBufferView> {
-  return new Map((ir.envArrays ?? []).map((a) => [a.array, flat((a.array as DeviceArray).copyToHost())]));
+/** The device arrays in an env and in its device functions' envs, each with its contents as they are now. */
+function envArrayContents(env: Readonly<Record<string, unknown>> | undefined, into = new Map<object, ArrayBufferView>(), seen = new Set<object>()): Map<object, ArrayBufferView> {
+  if (!env || seen.has(env)) return into;
+  seen.add(env);
+  for (const v of Object.values(env)) {
+    if (v instanceof DeviceArray) { if (!into.has(v)) into.set(v, flat(v.copyToHost())); }
+    else envArrayContents(asDeviceFunction(v)?.env, into, seen);
+  }
+  return into;
 }
 
 const flat = (h: ArrayBufferView | { data: ArrayBufferView }): ArrayBufferView => (ArrayBuffer.isView(h) ? h : h.data);
@@ -133,8 +139,7 @@ function printedByChild(c: KernelCase): string[] {
 
 export async function runCase(c: KernelCase): Promise<void> {
   const args = c.args();
-  const ir = compileToIR(c.kernel, argumentTypes(c, args), { ...c.options, name: c.name, resolveDeviceFunction });
-  const envBefore = envArrayContents(ir);
+  const envBefore = envArrayContents(c.options?.env);
   const k = cuda.jit(c.kernel, c.options);
   let printed = capture(() => {
     k.configure(c.grid, c.block, undefined, c.sharedMemBytes ?? 0)(...(args as KernelArgument[]));
@@ -143,12 +148,13 @@ export async function runCase(c: KernelCase): Promise<void> {
   if (getBackend().name === "cuda" && printed.length === 0 && /console\.log/.test(c.kernel.toString())) printed = printedByChild(c);
   c.check(args, printed);
 
+  const ir = compileToIR(c.kernel, argumentTypes(c, args), { ...c.options, name: c.name, resolveDeviceFunction });
   const mod = emitPtx(ir, { computeCapability: [8, 0] });
   if (hasPtxas()) { ptxasCheck(mod.text, "sm_80"); ptxasCheck(mod.text, "sm_90"); }
 
   const dims: LaunchDims = { grid: dims3(c.grid), block: dims3(c.block), sharedMemBytes: c.sharedMemBytes ?? 0 };
   const expected = arrayContents(args, c.scheduleDependent);
-  const envExpected = arrayContents([...envArrayContents(ir).values()]);
+  const envExpected = arrayContents((ir.envArrays ?? []).map((a) => flat((a.array as DeviceArray).copyToHost())));
 
   if (getBackend().name === "cuda") {
     // the GPU ran step 1: the simulator must give the same bits
