@@ -11,7 +11,7 @@ import {
   tupleType, typeToString, complexType, complexArrayType, isComplexType, type ComplexName, type ArrayType, type ScalarName, type TupleType, type Type,
 } from "../dtypes.js";
 import { CompileError, TypingError, type SourceProblem } from "../errors.js";
-import { BUILTINS, dtypeArgument, lowerMathCall, type Value, type Builtin } from "./builtins.js";
+import { BUILTINS, lowerMathCall, type Value, type Builtin } from "./builtins.js";
 import { checkSyntax } from "./check.js";
 import { lowerThrow } from "./console.js";
 import { binaryType, floatTypeOf, integerLiteralType, join, promote, promoteOne, weakDefault, type Weak } from "./infer.js";
