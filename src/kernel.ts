@@ -84,7 +84,7 @@ export function typeOfArgument(v: unknown, position: number): Type {
   if (complex) return complexType(complex);
   const rec = recordArgumentType(v, position);
   if (rec) return rec;
-  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans and records (see cuda.record)`);
+  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans, complex numbers ({ re, im }) and records (see cuda.record)`);
 }
 
 function describe(v: unknown): string {
