@@ -10,14 +10,14 @@
 // waits only for those that have: a worker the OS has not scheduled (a loaded
 // machine) never holds a launch up, and skips the withdrawn launch when it
 // runs. One control block in shared memory serves every launch (they come
-// one at a time). A worker waits
-// for launches on its doorbell (Atomics.wait), not in its event loop, which
-// wakes slower: the caller posts the launch on the worker's port, then rings.
-// Waking a sleeping thread costs 0.05–0.2 ms here (a 2 ms launch's tenth), so
-// both sides spin a little before they sleep (Atomics.wait): the caller, when
-// its share is done, for about a chunk's time for the joined workers to
-// finish; a worker, after a launch, for up to SPIN_MS for the next (launches
-// in a loop follow each other at once), but not after a wait longer than that:
+// one at a time). A worker waits for launches on its doorbell (Atomics.wait),
+// not in its event loop, which wakes slower: the caller posts the launch on
+// the worker's port, then rings. Waking a sleeping thread costs 0.05–0.2 ms
+// here (a 2 ms launch's tenth), so both sides spin a little before they sleep
+// (Atomics.wait): the caller, when its share is done, for up to SPIN_MS for
+// the joined workers to finish (they have a chunk left at most; a longer wait
+// is a stall, below); a worker, after a launch, for up to SPIN_MS for the next
+// (launches in a loop follow each other at once), but not after a longer wait:
 // launches far apart, or a loaded machine, where a spinning worker takes the
 // core the caller needs. The caller then reads the
 // results of the workers that have something to report (printf output, a
@@ -126,7 +126,6 @@ export interface WorkerInit {
 
 /** the longest a thread spins before it sleeps (the caller for the workers to finish, a worker for a launch) */
 const SPIN_MS = 0.25;
-const MIN_SPIN_MS = 0.02;
 
 /** returns once `slot` of `cells` no longer holds `value`: spinning for up to `spinMs`, then asleep */
 export function awaitChange(cells: Int32Array, slot: number, value: number, spinMs: number): void {
@@ -142,11 +141,6 @@ export function awaitChange(cells: Int32Array, slot: number, value: number, spin
  */
 export function workerSpinMs(lastWaitMs: number): number {
   return lastWaitMs > SPIN_MS ? 0 : SPIN_MS;
-}
-
-/** how long the caller spins for the joined workers to finish: a worker has at most a chunk left */
-function callerSpinMs(chunkMs: number): number {
-  return Math.min(SPIN_MS, Math.max(MIN_SPIN_MS, 1.5 * chunkMs));
 }
 
 /**
@@ -394,7 +388,7 @@ export class ParallelKernel {
     } finally {
       // always: a result left unread would be taken for the next launch's
       const t0 = performance.now();
-      fromWorkers = collect(posted, seq, callerRuns, chunkMs === undefined ? SPIN_MS : callerSpinMs(chunkMs));
+      fromWorkers = collect(posted, seq, callerRuns);
       if (chunkMs !== undefined) noteWait(performance.now() - t0, chunkMs);
     }
     tally(results);
@@ -437,9 +431,9 @@ function backingOff(): boolean {
  * last chunk: `withdraw`), waits for those that have to finish, and reads the results they posted
  * (those with output or a fault).
  */
-function collect(posted: readonly PoolWorker[], seq: number, withdraw: boolean, spinMs: number): RunnerResult[] {
+function collect(posted: readonly PoolWorker[], seq: number, withdraw: boolean): RunnerResult[] {
   const joined = withdraw ? posted.filter((w) => Atomics.compareExchange(ctl, CTL.posted + w.index, seq, 0) !== seq) : posted;
-  for (let done = Atomics.load(ctl, CTL.done); done < joined.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done, spinMs);
+  for (let done = Atomics.load(ctl, CTL.done); done < joined.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done, SPIN_MS);
   simWorkerStats.joined += joined.length;
   simWorkerStats.withdrawn += posted.length - joined.length;
   return joined.flatMap((w) => {
