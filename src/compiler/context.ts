@@ -76,7 +76,6 @@ export interface LoweringContext {
   readonly options: CompileOptions;
   readonly parsed: ParsedFunction;
   readonly kind: "kernel" | "device";
-  readonly features: Features;
   /** console.log/assert strings, referenced by index from the IR */
   readonly strings: string[];
 

@@ -302,14 +302,11 @@ export function callDeviceWith(L: Lowering, dev: DeviceFunctionLike, args: reado
   const ir = L.session.specialise(dev, args.map((a) => a.type), () => L.unsupported(n, `recursion is not supported: '${dev.name}' calls itself`));
   for (const c of ir.constArrays) if (!L.constArrays.includes(c)) L.constArrays.push(c);
   inheritEnvArrays(L, ir, (m) => L.fail(n, m));
-  mergeFeatures(L.features, ir.features);
   args.forEach((a, i) => { if (ir.writtenParams.has(ir.params[i]!.name)) L.markWritten(a); });
   return { k: "call", type: ir.returnType, fn: ir, args, loc: locOf(n) };
 }
 
 function gridSync(L: Lowering, n: Node): Value {
-  L.features.gridSync = true;
-  L.features.barriers = true;
   return expr({ k: "intrinsic", name: "gridSync", type: "void", args: [], loc: locOf(n) });
 }
 
@@ -362,6 +359,3 @@ export function splitIndexing(n: Node): { base: Node; indexNodes: Node[] } {
   return { base, indexNodes };
 }
 
-function mergeFeatures(into: Features, from: Features): void {
-  for (const k of Object.keys(from) as (keyof Features)[]) into[k] ||= from[k];
-}

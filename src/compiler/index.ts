@@ -3,7 +3,6 @@
 
 import type { Type } from "../dtypes.js";
 import { DEFAULT_COMPILE_OPTIONS, type CompileOptions, type FunctionIR } from "./ir.js";
-import { featuresOf } from "./intrinsics.js";
 import { CompileSession, lowerFunction, moduleOf, type DeviceResolver } from "./lower.js";
 import { contractFma } from "./passes/contract.js";
 import { inlineCalls } from "./passes/inline.js";
@@ -31,8 +30,7 @@ export function compileToIR(fn: Function, argTypes: readonly Type[], options: Fr
   const session = new CompileSession(compile, options.resolveDeviceFunction);
   const parsed = session.parse(fn, options.name ?? (fn.name || "kernel"));
   const ir = lowerFunction(session, parsed, argTypes, options.env ?? {}, "kernel", options.module ?? moduleOf(fn));
-  // before inlining, which may prune what a device function's constant arguments rule out
-  return contractFma(inlineCalls(shareProjections({ ...ir, features: featuresOf(ir) })));
+  return contractFma(inlineCalls(shareProjections(ir)));
 }
 
 export { DEVICE_FUNCTION, asDeviceFunction, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./lower.js";

@@ -112,20 +112,11 @@ export const isRendezvous = (name: IntrinsicName): boolean => {
   return effect === "barrier" || effect === "grid" || effect === "warp";
 };
 
-/** the features a kernel has, from one walk over its body and the device functions it calls */
-export function featuresOf(fn: FunctionIR): Features {
+/** the features a function has, from one walk over its body; a device function it calls brings its own (found when it was lowered) */
+export function featuresOf(fn: Pick<FunctionIR, "body">): Features {
   const features: Features = { barriers: false, warp: false, gridSync: false, dynamicShared: false, print: false };
-  const seen = new Set<FunctionIR>();
-  const visitFunction = (f: FunctionIR): void => {
-    if (seen.has(f)) return;
-    seen.add(f);
-    walkStmts(f.body, (s) => {
-      if (s.k === "alloc" && s.type.space === "shared" && s.shape.length === 1 && s.shape[0] === 0) features.dynamicShared = true;
-      stmtExprs(s).forEach(visitExpr);
-    });
-  };
   const visitExpr = (e: Expr): void => {
-    if (e.k === "call") visitFunction(e.fn);
+    if (e.k === "call") for (const k of Object.keys(features) as (keyof Features)[]) features[k] ||= e.fn.features[k];
     if (e.k === "intrinsic") {
       const { effect } = INTRINSICS[e.name];
       if (effect === "barrier" || effect === "grid") features.barriers = true;
@@ -135,6 +126,9 @@ export function featuresOf(fn: FunctionIR): Features {
     }
     exprChildren(e).forEach(visitExpr);
   };
-  visitFunction(fn);
+  walkStmts(fn.body, (s) => {
+    if (s.k === "alloc" && s.type.space === "shared" && s.shape.length === 1 && s.shape[0] === 0) features.dynamicShared = true;
+    stmtExprs(s).forEach(visitExpr);
+  });
   return features;
 }

@@ -13,6 +13,7 @@ import * as expressions from "./expressions.js";
 import { join } from "./infer.js";
 import type { CompileOptions, ConstArray, EnvArray, Expr, Features, FunctionIR, Loc, Param, Stmt, VarExpr } from "./ir.js";
 import { envArrayParams, markEnvArrayWritten } from "./env.js";
+import { featuresOf } from "./intrinsics.js";
 import { Poisoned, Problem, type Binding, type Decl, type Lowering, type LoopCtx, type Widening } from "./lowering.js";
 import * as operators from "./operators.js";
 import { locOf, type Node, type ParsedFunction } from "./parse.js";
@@ -25,7 +26,6 @@ export class Lowerer implements Lowering {
   readonly problems: (SourceProblem & { kind: "compile" | "typing" })[] = [];
   /** whether this round recorded a wider type, so that another round is needed */
   widened = false;
-  readonly features: Features = { barriers: false, warp: false, gridSync: false, dynamicShared: false, print: false };
   readonly strings: string[] = [];
   readonly constArrays: ConstArray[] = [];
   readonly capturedArrays: EnvArray[] = [];
@@ -83,7 +83,7 @@ export class Lowerer implements Lowering {
       this.guard(body, () => lowerReturn(this, body, body));
     }
     const returnType = this.returnType ?? "void";
-    return {
+    const ir: Omit<FunctionIR, "features"> = {
       name: this.parsed.name,
       kind: this.kind,
       params: this.kind === "kernel" ? [...params, ...envArrayParams(this)] : params,
@@ -92,12 +92,12 @@ export class Lowerer implements Lowering {
       constArrays: this.constArrays,
       envArrays: this.capturedArrays,
       strings: this.strings,
-      features: this.features,
       source: this.parsed.source,
       origin: this.parsed.origin,
       writtenParams: this.written,
       options: this.options,
     };
+    return { ...ir, features: featuresOf(ir) };
   }
 
   /** A kernel's record parameter: one parameter per field (the host passes them so), `name` the record (array) they make. */
@@ -239,7 +239,6 @@ export class Lowerer implements Lowering {
   allocate(space: "shared" | "local", dtype: ScalarName, shape: number[], name: string, n: Node, complex?: ComplexName): Value {
     const type = complex ? complexArrayType(complex, shape.length, "C", space) : arrayType(dtype, shape.length, "C", space);
     const local = this.freshName(name);
-    if (space === "shared" && shape.length === 1 && shape[0] === 0) this.features.dynamicShared = true;
     // a complex array's elements are (re, im) pairs of its part type
     this.emit({ k: "alloc", name: local, type, shape: complex ? [...shape, 2] : shape, loc: locOf(n) });
     return expr({ k: "var", type, name: local });

@@ -1,6 +1,7 @@
 // Questions about expressions that back ends ask to choose what code to emit (not target-specific).
 
-import { exprChildren, type Expr } from "../ir.js";
+import type { Expr } from "../ir.js";
+import { exprChildren } from "../walk.js";
 
 /** `x + c`, `c + x` or `x - c` on int32 with a constant c: x and ±c */
 export function constantAddend(e: Expr): { rest: Expr; value: number } | undefined {

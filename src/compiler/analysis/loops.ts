@@ -2,7 +2,8 @@
 // values are known (unrolled per value), counted induction variables (addresses carried as pointers),
 // the accesses every path through a block makes, the names a block assigns.
 
-import { exprChildren, stmtExprs, walkStmts, type AtomicExpr, type BinaryOp, type CompareOp, type Expr, type LoadExpr, type LoopStmt, type Stmt, type StoreStmt } from "../ir.js";
+import { compareValues, exprChildren, setNames, stmtExprs, walkStmts } from "../walk.js";
+import type { AtomicExpr, BinaryOp, CompareOp, Expr, LoadExpr, LoopStmt, Stmt, StoreStmt } from "../ir.js";
 
 /** a loop counter's values, for a loop emitted once per value (`geometricCounter`) */
 export interface Counter { readonly name: string; readonly values: readonly number[]; readonly final: number; readonly body: readonly Stmt[] }
@@ -12,9 +13,6 @@ const GEOMETRIC: Partial<Record<BinaryOp, (v: number, c: number) => number>> = {
   mul: (v, c) => Math.imul(v, c),
   shl: (v, c) => v << (c & 31),
   shr: (v, c) => v >> (c & 31),
-};
-const COMPARE: Record<CompareOp, (a: number, b: number) => boolean> = {
-  lt: (a, b) => a < b, le: (a, b) => a <= b, gt: (a, b) => a > b, ge: (a, b) => a >= b, eq: (a, b) => a === b, ne: (a, b) => a !== b,
 };
 const MAX_UNROLL_TRIPS = 32;
 /** IR nodes in the unrolled copies together */
@@ -37,8 +35,8 @@ export function geometricCounter(init: Stmt | undefined, s: LoopStmt): Counter |
   // the front end may compare in float64 (`float64(c) < 1000`): exact for an int32
   const counterSide = c.k === "compare" && c.a.k === "cast" && c.a.type === "float64" ? c.a.x : c.k === "compare" ? c.a : null;
   if (c.k !== "compare" || counterSide?.k !== "var" || counterSide.name !== name || c.b.k !== "const" || typeof c.b.value !== "number") return null;
-  if (assignedVars(body).has(name) || jumpsTo(body, s.label, "break")) return null;
-  const step = GEOMETRIC[u.op]!, by = Number(u.b.value), bound = Number(c.b.value), test = COMPARE[c.op];
+  if (setNames(body).has(name) || jumpsTo(body, s.label, "break")) return null;
+  const step = GEOMETRIC[u.op]!, by = Number(u.b.value), bound = Number(c.b.value), test = (a: number, b: number) => compareValues(c.op, a, b);
   const values: number[] = [];
   let v = Number(start.value);
   while (!s.testFirst || test(v, bound)) {
@@ -75,7 +73,7 @@ export function countedInductionVar(s: LoopStmt): { name: string; step: number }
   const [u] = s.update;
   if (!s.testFirst || s.cond?.k !== "compare" || s.update.length !== 1 || u?.k !== "assign") return null;
   const { op, a: k, b: bound } = s.cond, v = u.value;
-  if (k.k !== "var" || k.name !== u.name || k.type !== "int32" || bound.type !== "int32" || assignedVars(s.body).has(k.name)) return null;
+  if (k.k !== "var" || k.name !== u.name || k.type !== "int32" || bound.type !== "int32" || setNames(s.body).has(k.name)) return null;
   if (v.k !== "binary" || (v.op !== "add" && v.op !== "sub") || v.a.k !== "var" || v.a.name !== k.name || v.b.k !== "const") return null;
   const step = v.op === "add" ? Number(v.b.value) : -Number(v.b.value);
   const [lo, hi] = bound.k === "const" ? [Number(bound.value), Number(bound.value)] : [-(2 ** 31), 2 ** 31 - 1];
@@ -105,9 +103,3 @@ export function unconditionalAccesses(body: readonly Stmt[]): Access[] {
   return out;
 }
 
-/** names assigned (or declared) anywhere in `body` */
-export function assignedVars(body: readonly Stmt[]): Set<string> {
-  const out = new Set<string>();
-  walkStmts(body, (s) => { if (s.k === "assign" || s.k === "let") out.add(s.name); });
-  return out;
-}

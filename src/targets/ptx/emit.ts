@@ -17,8 +17,9 @@
 
 import { DTYPE_INFO, isArrayType, sameType, type ArrayType, type Type } from "../../dtypes.js";
 import { isEqualityTest, isSpeculatable } from "../../compiler/analysis/exprs.js";
-import { assignedVars, countedInductionVar, geometricCounter, unconditionalAccesses, type Access, type Counter } from "../../compiler/analysis/loops.js";
-import { walkStmts, type Expr, type FunctionIR, type LoopStmt, type Stmt } from "../../compiler/ir.js";
+import { countedInductionVar, geometricCounter, unconditionalAccesses, type Access, type Counter } from "../../compiler/analysis/loops.js";
+import type { Expr, FunctionIR, LoopStmt, Stmt } from "../../compiler/ir.js";
+import { assignedNames, setNames } from "../../compiler/walk.js";
 import { locateSource } from "../../errors.js";
 import { EmitContext, type InductionCounter } from "./context.js";
 import { imm, mem, printLine, regDecls, sym, type Reg, type Scalar } from "./insts.js";
@@ -54,7 +55,7 @@ class KernelEmitter extends EmitContext {
   private readonly jumps = new Map<string, { brk: string; cont?: string }>();
   private nLoops = 0;
   /** locals assigned after their declaration (array locals among them need registers of their own) */
-  private readonly reassigned = new Set<string>();
+  private readonly reassigned: ReadonlySet<string>;
   /** `.file` numbers of the files `.loc` refers to */
   private readonly lineFiles = new Map<string, number>();
   private staticShared = 0;
@@ -62,6 +63,7 @@ class KernelEmitter extends EmitContext {
 
   constructor(ir: FunctionIR, cc: readonly [number, number]) {
     super(ir, cc);
+    this.reassigned = assignedNames(ir.body);
     // a PTX identifier: letters first, and not WARP_SZ, PTX's one predefined plain name
     const entry = sanitize(ir.name);
     this.entry = /^[A-Za-z]/.test(entry) && entry !== "WARP_SZ" ? entry : `k_${entry}`;
@@ -71,7 +73,6 @@ class KernelEmitter extends EmitContext {
   // module assembly
 
   finish(options: PtxTargetOptions): PtxModule {
-    walkStmts(this.ir.body, (s) => { if (s.k === "assign") this.reassigned.add(s.name); });
     this.ir.params.forEach((p, i) => this.bindParam(p.name, p.type, i));
     this.checkParamSpace();
     for (const c of this.ir.constArrays) this.bindConstArray(c.name, c.type, c.shape, c.data);
@@ -271,7 +272,7 @@ class KernelEmitter extends EmitContext {
    */
   private addressesBeforeIf(then: readonly Stmt[], els: readonly Stmt[]): void {
     if (this.ir.options.debug) return;
-    const assigned = assignedVars([...then, ...els]);
+    const assigned = setNames([...then, ...els]);
     const unchanged = (acc: Access) => ![...this.memo.deps([acc.array, ...acc.index])].some((v) => assigned.has(v));
     if (!els.length) {
       for (const acc of unconditionalAccesses(then)) if (unchanged(acc) && acc.index.every(isSpeculatable)) address(this, this.array(acc.array), acc.index);
@@ -327,7 +328,7 @@ class KernelEmitter extends EmitContext {
   ): void {
     const brk = this.newLabel(), cont = this.newLabel(), top = this.newLabel();
     if (guard) this.bra(brk, { reg: guard(), neg: true });
-    const assigned = assignedVars([...s.body, ...s.update]);
+    const assigned = setNames([...s.body, ...s.update]);
     this.memo.invalidate(assigned);
     this.memo.loopVars.push(assigned);
     const id = this.nLoops++;

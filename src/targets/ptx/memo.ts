@@ -2,7 +2,8 @@
 // and reused while no variable they read is assigned (a scoped CSE at emission time; cse.ts merges what
 // is left across scopes after emission).
 
-import { exprChildren, type Expr } from "../../compiler/ir.js";
+import type { Expr } from "../../compiler/ir.js";
+import { exprChildren } from "../../compiler/walk.js";
 
 /** memoised values of one structured scope, and which of their keys read each variable */
 interface MemoScope { readonly values: Map<string, unknown>; readonly readers: Map<string, Set<string>> }

@@ -12,7 +12,8 @@
 // without unrolling. Only loops whose bound cannot change during the loop are
 // unrolled (a pure expression of variables the loop does not assign).
 
-import { exprChildren, stmtExprs, walkStmts, type BinaryExpr, type CompareOp, type Expr, type LoopStmt, type Stmt } from "../../compiler/ir.js";
+import type { BinaryExpr, CompareOp, Expr, LoopStmt, Stmt } from "../../compiler/ir.js";
+import { exprChildren, setNames, stmtExprs, walkStmts } from "../../compiler/walk.js";
 
 export const UNROLL = 4;
 /** IR nodes in one copy of the body: larger bodies gain little and cost registers */
@@ -46,8 +47,8 @@ export function unrollPlan(s: LoopStmt, prev: Stmt | undefined): UnrollPlan | nu
   const step = (v.op === "add" ? 1 : -1) * Number(v.b.value);
   const upward = op === "lt" || op === "le", downward = op === "gt" || op === "ge";
   if (!((step > 0 && upward) || (step < 0 && downward)) || Math.abs(step) > 2 ** 24) return null;
-  if (assignedIn(s.body).has(k.name)) return null;
-  if (!isInvariant(bound, assignedIn([...s.body, ...s.update])) || !bodyUnrollable(s) || knownTripCount(prev, k.name, bound)) return null;
+  if (setNames(s.body).has(k.name)) return null;
+  if (!isInvariant(bound, setNames([...s.body, ...s.update])) || !bodyUnrollable(s) || knownTripCount(prev, k.name, bound)) return null;
   return { counter: k.name, step, op, bound };
 }
 
@@ -127,8 +128,3 @@ function knownTripCount(prev: Stmt | undefined, counter: string, bound: Expr): b
   return init?.k === "const";
 }
 
-function assignedIn(body: readonly Stmt[]): Set<string> {
-  const out = new Set<string>();
-  walkStmts(body, (s) => { if (s.k === "assign" || s.k === "let") out.add(s.name); });
-  return out;
-}
