@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import type { KernelArg, SimBuffer } from "../../launch-abi.js";
 import { SanitizerError, locateSource, sourcePosition, type SanitizerFinding, type SanitizerTool } from "../../errors.js";
 import type { ScalarName, TypedArray } from "../../dtypes.js";
+import { cStrides } from "../../ndarray.js";
 import { rt, type AccessSite, type BoundArray } from "./runtime.js";
 import { WARP, type LaunchCtx, type ScheduleHooks, type ThreadRec, type WarpRec } from "./sim.js";
 
@@ -326,7 +327,6 @@ function reuse<A extends { readonly length: number }>(spare: A[], length: number
   return i < 0 ? make(length) : spare.splice(i, 1)[0]!;
 }
 
-const cStrides = (shape: readonly number[]) => shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
 
 const MAX_FINDINGS = 1000;
 const SHOWN = 5;
