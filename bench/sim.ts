@@ -452,12 +452,26 @@ function workersOnly(): void {
   console.log(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, load: os.loadavg(), workers: Object.fromEntries(rows), sweep }, null, 2)}`);
 }
 
+/** `BENCH_ONLY=sanitizer`: sanitized against plain launches, alternating in this process (under a minute) */
+function sanitizerOnly(): void {
+  const load = loadAverage();
+  const rows = sanitizedSelfRows();
+  console.log(`numbats simulator, NUMBATS_SANITIZE=all against plain — ${new Date().toISOString()}, Node ${process.version}, load average ${load} → ${loadAverage()}`);
+  console.log("per launch, medians of alternate launches, one thread\n");
+  printTable([
+    ["kernel", "plain ms", "sanitized ms", "wall ratio", "CPU ratio"],
+    ...Object.entries(rows).map(([k, [plain, san, cpuPlain, cpuSan]]) =>
+      [k, plain.toFixed(2), san.toFixed(2), `${(san / plain).toFixed(1)}×`, `${(cpuSan / cpuPlain).toFixed(1)}×`]),
+  ]);
+}
+
 async function main(): Promise<void> {
   process.env.NUMBATS_TARGET = "sim"; // this bench measures the simulator, GPU or not; read at the first launch
   delete process.env.NUMBATS_SIM_WORKERS; // the default: the available cores, for launches large enough
   await simWorkersReady(WORKERS - 1); // launches never wait for workers to boot: have them up before timing
   if (process.env.BENCH_ONLY === "workers") return workersOnly();
-  if (process.env.BENCH_ONLY) throw new Error(`bench/sim: BENCH_ONLY=${process.env.BENCH_ONLY}: the only part that runs alone is 'workers'`);
+  if (process.env.BENCH_ONLY === "sanitizer") return sanitizerOnly();
+  if (process.env.BENCH_ONLY) throw new Error(`bench/sim: BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are 'workers' and 'sanitizer'`);
   const ours = { vadd16k_ms: oursVadd(VADD_N), matmul64_ms: oursMatmul(), vadd1m_ms: oursVadd(BIG_N) };
   const sanitized = oursSanitized();
   const workerRows: [string, [WorkerFigures, WorkerFigures]][] = [
