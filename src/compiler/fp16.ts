@@ -10,7 +10,7 @@
 //  - hsqrt hrsqrt: correctly rounded float32 sqrt (and division), then one
 //    rounding to float16; hexp hlog hsin hcos: the float64 math library, then
 //    one rounding. Both give the correctly rounded half for all 65,536 inputs
-//    (test/fp16.test.ts checks every one).
+//    (test/host/fp16.test.ts checks every one).
 
 import type { CompareOp, Expr, UnaryOp } from "./ir.js";
 import type { Builtin, LoweringContext, Value } from "./context.js";

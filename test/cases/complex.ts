@@ -1,7 +1,7 @@
 // Complex-number cases (complex64, complex128), each with a host-computed reference: the
 // operators by NumPy's formulas evaluated here in plain JS (rounded to float32 after every
 // operation for complex64), the cmath functions by known answers and a host evaluation.
-// Run by test/e2e.test.ts on the simulator + ptxas + ptxsim, and by test/gpu/e2e.test.ts on a GPU.
+// Run by test/host/e2e.test.ts on the simulator + ptxas + ptxsim, and by test/gpu/e2e.test.ts on a GPU.
 
 import assert from "node:assert/strict";
 import { cuda, float32, float64, type Complex, type KernelArray1 } from "../../src/index.js";

@@ -1,5 +1,5 @@
 // DeviceArrays (captured by reference) and dtypes in `env`, each case with a host-computed reference.
-// Run by test/env-device-arrays.test.ts on the simulator + ptxas + ptxsim, and by
+// Run by test/host/env-device-arrays.test.ts on the simulator + ptxas + ptxsim, and by
 // test/gpu/env-device-arrays.test.ts on the cuda target against the simulator. The env arrays are
 // made when the cases are (on the current target), so call envArrayCases() after choosing it.
 

@@ -1,6 +1,6 @@
 // Half-precision cases (`cuda.fp16.*`, float16 conversions and arrays), each
 // checked against the exact host references of test/helpers/half.ts. Run by
-// test/e2e.test.ts (simulator, ptxas, ptxsim) and test/gpu/e2e.test.ts (GPU
+// test/host/e2e.test.ts (simulator, ptxas, ptxsim) and test/gpu/e2e.test.ts (GPU
 // against the simulator, bit for bit). Results are written as float32 (exact
 // for every half) so a NaN compares as any NaN: payloads are not promised.
 

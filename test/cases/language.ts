@@ -1,5 +1,5 @@
 // Kernel-language cases (docs/language.md), each with a host-computed reference.
-// Run by test/e2e.test.ts on the simulator + ptxas + ptxsim, and by
+// Run by test/host/e2e.test.ts on the simulator + ptxas + ptxsim, and by
 // test/gpu/e2e.test.ts on a real GPU against the simulator.
 
 import assert from "node:assert/strict";

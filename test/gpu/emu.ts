@@ -17,8 +17,8 @@ const register = join(root, "..", "shared", "tools", "fakecuda", "register.mjs")
 
 /** Test files that run on the current target, beside the GPU suite (the others are the simulator's own or compile only). */
 const TARGET_TESTS = [
-  "test/host-devicearray.test.ts", "test/reduce.test.ts", "test/vectorize.test.ts", "test/random.test.ts",
-  "test/typing-by-value.test.ts", "test/device-scope.test.ts", "test/launch-fast-path.test.ts", "test/kernel-throw.test.ts", "test/array-views.test.ts",
+  "test/runtime/host-devicearray.test.ts", "test/host/reduce.test.ts", "test/host/vectorize.test.ts", "test/mathlib/random.test.ts",
+  "test/compiler/typing-by-value.test.ts", "test/runtime/device-scope.test.ts", "test/host/launch-fast-path.test.ts", "test/host/kernel-throw.test.ts", "test/host/array-views.test.ts",
 ];
 
 function missing(): string | undefined {

@@ -2,7 +2,7 @@
 // and variant as a `Math.f` kernel through cuda.jit, over the correctly rounded
 // fixtures plus random operands (agreement only); the results must equal the simulator's bit for
 // bit (NaN payloads excepted) and meet the accuracy goals. Prints the worst ulp
-// per function. The same for every `cuda.math.*` function over its fixture (test/mathlib-cuda.test.ts
+// per function. The same for every `cuda.math.*` function over its fixture (test/mathlib/mathlib-cuda.test.ts
 // checks the simulator's accuracy; here the GPU must give the simulator's bits). Skips without a GPU.
 
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Shared by the `cuda.math.*` suites (test/mathlib-cuda.test.ts on the simulator and ptxsim,
+// Shared by the `cuda.math.*` suites (test/mathlib/mathlib-cuda.test.ts on the simulator and ptxsim,
 // test/gpu/mathlib.test.ts on a GPU): the Python-generated fixture, one kernel per function and a
 // launcher for the current target.
 

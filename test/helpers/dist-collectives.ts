@@ -1,4 +1,4 @@
-// Run by test/distributed.test.ts under `numbats run -n 4`: for every world size k = 1…4 (ranks below k
+// Run by test/host/distributed.test.ts under `numbats run -n 4`: for every world size k = 1…4 (ranks below k
 // make a communicator with nccl.init and an id broadcast over the world), every collective, dtype and
 // op; prints one JSON line per result, and the messages of the mismatched calls that must fail.
 process.env.NUMBATS_TARGET = "sim";

@@ -1,7 +1,7 @@
 // Runs one example (argv: FILE SIZE) with every kernel launch recorded, then replays the first
 // launches of each specialisation from snapshots of their inputs: the PTX through ptxas (sm_80,
 // sm_90) and on ptxsim, the simulator beside it; prints one JSON report line at the end.
-// Used by test/examples.test.ts, in a child process per example (examples set process.exitCode).
+// Used by test/product/examples.test.ts, in a child process per example (examples set process.exitCode).
 
 process.env.NUMBATS_TARGET = "sim";
 

@@ -1,4 +1,4 @@
-// Shared by the compiled math-library suites (test/mathlib-compiled.test.ts on
+// Shared by the compiled math-library suites (test/mathlib/mathlib-compiled.test.ts on
 // the simulator, test/gpu/mathlib.test.ts on a GPU): the fixtures, one
 // `Math.f` kernel per function, ulp measurement and the accuracy table.
 

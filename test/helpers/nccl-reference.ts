@@ -1,5 +1,5 @@
 // What a rank of the NCCL tests (test/fixtures/nccl/rank.ts) must report, from a host reference:
-// shared by the stand-in's tests (test/nccl.test.ts) and the GPU suite's run of real NCCL.
+// shared by the stand-in's tests (test/runtime/nccl.test.ts) and the GPU suite's run of real NCCL.
 import assert from "node:assert/strict";
 import type { ScalarName } from "../../src/dtypes.js";
 import type { ReduceOp } from "../../src/runtime/communicator.js";

@@ -1,4 +1,4 @@
-// Launches the type checker must reject (test/package.test.ts expects exactly these two errors).
+// Launches the type checker must reject (test/product/package.test.ts expects exactly these two errors).
 import { rowEnds } from "./kernels.js";
 
 const ends = new Float32Array(8);

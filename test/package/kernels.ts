@@ -1,4 +1,4 @@
-// The kernels of the program test/package.test.ts installs and runs every way
+// The kernels of the program test/product/package.test.ts installs and runs every way
 // an app can load numbats. Each depends on typing a literal by its value.
 import { cuda, float32 } from "numbats";
 import { fraction } from "./device.js";

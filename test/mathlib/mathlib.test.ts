@@ -1,0 +1,182 @@
+// Accuracy of the device math library run as plain JavaScript, against
+// correctly rounded mpmath references (test/fixtures/mathlib/gen.py).
+// Goals: float64 within 2 ulp, float32 within 1 ulp of the correctly rounded
+// result; special values (NaN, ±0, ±Inf) exact, sign of zero included.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { MATH_HELPERS, MATH_HELPER_ENV, MATH_LIBRARY } from "../../src/mathlib/index.js";
+import { __TWO_OVER_PI } from "../../src/mathlib/trig.js";
+import { fromHex } from "../helpers/mathlib.js";
+
+type Row = (string | number)[];
+type Fixture = Record<string, Row[]>;
+
+const GOAL = { f64: 2, f32: 1 } as const;
+type Fmt = keyof typeof GOAL;
+
+const dv = new DataView(new ArrayBuffer(8));
+
+
+/** Position on the number line in ulps: consecutive floats differ by 1; ±0 share 0. */
+function ordinal(x: number, fmt: Fmt): bigint {
+  let bits: bigint;
+  if (fmt === "f64") {
+    dv.setFloat64(0, x);
+    bits = dv.getBigUint64(0);
+  } else {
+    dv.setFloat32(0, x);
+    bits = BigInt(dv.getUint32(0));
+  }
+  const signBit = fmt === "f64" ? 1n << 63n : 1n << 31n;
+  return bits & signBit ? -(bits & (signBit - 1n)) : bits;
+}
+
+/** ulps between got and the correctly rounded ref; Infinity for a wrong NaN, infinity or sign of zero. */
+function ulpDistance(got: number, ref: number, fmt: Fmt): number {
+  if (Number.isNaN(ref) || Number.isNaN(got)) return Number.isNaN(ref) && Number.isNaN(got) ? 0 : Infinity;
+  if (!Number.isFinite(ref) || ref === 0) return Object.is(got, ref) ? 0 : Infinity;
+  if (!Number.isFinite(got)) return Infinity;
+  return Number(ordinal(got, fmt) - ordinal(ref, fmt));
+}
+
+interface Stats {
+  worst: number; // max |ulps| from the correctly rounded result
+  worstExact: number; // max |error| against the exact value, in ulps
+  worstArgs: number[];
+  count: number;
+}
+
+function measure(fmt: Fmt, name: string, rows: Row[]): Stats {
+  const fn = MATH_LIBRARY[name]![fmt] as (...a: number[]) => number;
+  const stats: Stats = { worst: 0, worstExact: 0, worstArgs: [], count: rows.length };
+  for (const row of rows) {
+    const nargs = row.length - 2;
+    const args = row.slice(0, nargs).map((h) => fromHex(h as string, fmt));
+    const ref = fromHex(row[nargs] as string, fmt);
+    const frac = row[nargs + 1] as number;
+    const got = fn(...args);
+    const d = ulpDistance(got, ref, fmt);
+    if (Math.abs(d) > stats.worst) {
+      stats.worst = Math.abs(d);
+      stats.worstArgs = args;
+    }
+    if (Number.isFinite(d)) stats.worstExact = Math.max(stats.worstExact, Math.abs(d - frac));
+  }
+  return stats;
+}
+
+const fixtures: Record<Fmt, Fixture> = {
+  f64: JSON.parse(readFileSync(new URL("../fixtures/mathlib/f64.json", import.meta.url), "utf8")),
+  f32: JSON.parse(readFileSync(new URL("../fixtures/mathlib/f32.json", import.meta.url), "utf8")),
+};
+
+test("every library function has float64 and float32 variants and a fixture", () => {
+  const names = Object.keys(MATH_LIBRARY).sort();
+  assert.equal(names.length, 24);
+  assert.deepEqual(Object.keys(fixtures.f64).sort(), names);
+  assert.deepEqual(Object.keys(fixtures.f32).sort(), names);
+  for (const n of names) {
+    const e = MATH_LIBRARY[n]!;
+    assert.equal(MATH_HELPERS[e.f64.name], e.f64, `${n}.f64 is reachable by name`);
+    assert.equal(MATH_HELPERS[e.f32.name], e.f32, `${n}.f32 is reachable by name`);
+  }
+});
+
+for (const fmt of ["f64", "f32"] as const) {
+  test(`${fmt}: worst ulp error per function is within ${GOAL[fmt]} ulp`, () => {
+    const lines: string[] = [`${fmt}   function  points  worst-ulp(vs CR)  worst-ulp(vs exact)  at`];
+    const failures: string[] = [];
+    for (const name of Object.keys(fixtures[fmt]).sort()) {
+      const s = measure(fmt, name, fixtures[fmt][name]!);
+      lines.push(
+        `${fmt}   ${name.padEnd(8)}  ${String(s.count).padStart(6)}  ${String(s.worst).padStart(16)}  ${s.worstExact.toFixed(3).padStart(19)}  ${s.worstArgs.join(", ")}`,
+      );
+      if (!(s.worst <= GOAL[fmt])) failures.push(`${name}: ${s.worst} ulp at (${s.worstArgs.join(", ")})`);
+    }
+    console.log(lines.join("\n"));
+    assert.deepEqual(failures, []);
+  });
+}
+
+test("special values agree with the host's Math (ECMAScript-mandated results)", () => {
+  const specials = [NaN, 0, -0, Infinity, -Infinity, 1, -1, 2, -2, 0.5, -0.5, 5e-324, -5e-324];
+  for (const [name, e] of Object.entries(MATH_LIBRARY)) {
+    const host = (Math as unknown as Record<string, (...a: number[]) => number>)[name];
+    if (!host || name === "pow" || name === "hypot" || name === "atan2") continue;
+    for (const x of specials) {
+      if (Number.isFinite(x) && x !== 0 && name !== "sign") continue; // only the mandated cases
+      assert.ok(Object.is((e.f64 as (a: number) => number)(x), host(x)), `${name}(${x})`);
+    }
+  }
+  for (const name of ["pow", "hypot", "atan2"]) {
+    const host = (Math as unknown as Record<string, (...a: number[]) => number>)[name]!;
+    const f = MATH_LIBRARY[name]!.f64 as (a: number, b: number) => number;
+    for (const x of specials) {
+      for (const y of specials) {
+        if (Number.isFinite(x) && Number.isFinite(y) && x !== 0 && y !== 0 && !(name === "pow" && (x === 1 || x === -1))) continue;
+        assert.ok(Object.is(f(x, y), host(x, y)), `${name}(${x}, ${y}) = ${f(x, y)}, want ${host(x, y)}`);
+      }
+    }
+  }
+  // JavaScript's pow differs from C here
+  const pow = MATH_LIBRARY.pow!.f64 as (a: number, b: number) => number;
+  assert.ok(Number.isNaN(pow(1, Infinity)) && Number.isNaN(pow(-1, -Infinity)) && Number.isNaN(pow(1, NaN)));
+  assert.equal(pow(NaN, -0), 1);
+});
+
+test("float32 variants return float32 values", () => {
+  for (const [name, e] of Object.entries(MATH_LIBRARY)) {
+    const f = e.f32 as (...a: number[]) => number;
+    for (const x of [0.1, 0.7, 3.3, 77.7]) {
+      const v = f.length === 2 ? f(Math.fround(x), Math.fround(0.3)) : f(Math.fround(x));
+      assert.ok(Number.isNaN(v) || Object.is(v, Math.fround(v)), `${name}.f32(${x}) = ${v}`);
+    }
+  }
+});
+
+/** 2/π to `bits` fraction bits, floor, from Machin's formula in BigInt (independent of the table's source). */
+function twoOverPiBits(bits: number): bigint {
+  const guard = 64n;
+  const one = 1n << (BigInt(bits) + guard);
+  const arctanInv = (m: bigint): bigint => {
+    // atan(1/m) = Σ (-1)^k / ((2k+1)·m^(2k+1))
+    let sum = 0n;
+    let power = one / m;
+    const m2 = m * m;
+    for (let k = 0n; power !== 0n; k++) {
+      const term = power / (2n * k + 1n);
+      sum += k % 2n === 0n ? term : -term;
+      power /= m2;
+    }
+    return sum;
+  };
+  const pi = 4n * (4n * arctanInv(5n) - arctanInv(239n));
+  return ((2n * one * one) / pi) >> guard;
+}
+
+test("the 2/π digit table matches 2/π computed independently", () => {
+  const n = __TWO_OVER_PI.length;
+  const bits = twoOverPiBits(24 * n);
+  for (let j = 0; j < n; j++) {
+    const digit = Number((bits >> BigInt(24 * (n - 1 - j))) & 0xffffffn);
+    assert.equal(__TWO_OVER_PI[j], digit, `digit ${j}`);
+  }
+  assert.equal(MATH_LIBRARY.sin!.env!.__TWO_OVER_PI, __TWO_OVER_PI);
+  assert.equal(MATH_HELPER_ENV.__phDigit!.__TWO_OVER_PI, __TWO_OVER_PI);
+});
+
+test("library code stays inside the kernel language's call rules", () => {
+  // every free `__name(` call in a library function resolves to a helper or a bit builtin
+  const builtins = new Set(["__f64hi", "__f64lo", "__f64make", "__f32bits", "__f32frombits", "__fma32"]);
+  for (const [name, fn] of Object.entries(MATH_HELPERS)) {
+    const src = fn.toString();
+    const body = src.slice(src.indexOf("{"));
+    for (const m of body.matchAll(/\b(__\w+)\s*\(/g)) {
+      const callee = m[1]!;
+      if (callee === name) assert.fail(`${name} is recursive`);
+      assert.ok(builtins.has(callee) || callee in MATH_HELPERS, `${name} calls unknown ${callee}`);
+    }
+  }
+});

@@ -1,0 +1,123 @@
+// Imports run one way. The source is in layers, lowest first:
+//   leaf      dtypes.ts and records.ts (dtypes), errors.ts, ndarray.ts (host N-d arrays), the numeric
+//             helpers fp.ts (exact floating point) and half.ts (float16, bfloat16), and launch-abi.ts
+//             (what a compiled kernel is handed at a launch)
+//   mathlib   the device math library and random draws, written in the kernel language
+//   compiler  source → typed IR → passes
+//   targets   IR → PTX, IR → the simulator's JavaScript
+//   runtime   devices, memory, streams, launching (the driver through koffi; the simulator)
+//   host      the public API: cuda.ts, kernel.ts, reduce, ufuncs, the command line, distributed
+// A module may import from its own layer and the layers below it; the test fails on any import that
+// points up.
+//
+// Nor do imports run in circles (type-only imports count: a cycle of types still ties the modules'
+// designs together). The compiler has none; elsewhere the few left are listed with what removes each.
+
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const SRC = fileURLToPath(new URL("../../src", import.meta.url));
+
+const LAYERS = ["leaf", "mathlib", "compiler", "targets", "runtime", "host"] as const;
+type Layer = (typeof LAYERS)[number];
+
+function layerOf(file: string): Layer {
+  if (["dtypes.ts", "records.ts", "errors.ts", "ndarray.ts", "fp.ts", "half.ts", "launch-abi.ts"].includes(file)) return "leaf";
+  const top = file.split("/")[0]!;
+  return (LAYERS as readonly string[]).includes(top) ? (top as Layer) : "host";
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []);
+}
+
+/** Relative module specifiers of every import and re-export, type-only ones included. */
+function importsOf(text: string): string[] {
+  return [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/gms)].map((m) => m[1]!);
+}
+
+/** Every module under src (relative path) and the modules it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const path of sourceFiles(SRC)) {
+    const file = relative(SRC, path);
+    graph.set(file, importsOf(readFileSync(path, "utf8")).map((spec) => normalize(join(dirname(file), spec)).replace(/\.js$/, ".ts")));
+  }
+  return graph;
+}
+
+function upwardEdges(): string[] {
+  const edges: string[] = [];
+  for (const [file, targets] of importGraph()) {
+    for (const target of targets) {
+      if (LAYERS.indexOf(layerOf(target)) > LAYERS.indexOf(layerOf(file))) edges.push(`${file} -> ${target}`);
+    }
+  }
+  return edges.sort();
+}
+
+/** Import cycles not yet broken (each a strongly connected set of modules, sorted), and what breaks each. */
+const KNOWN_CYCLES: Record<string, string> = {
+  "dtypes.ts ndarray.ts records.ts": "the record dtype's type moves below dtypes.ts (dtypes imports only its type)",
+  "runtime/cuda/driver.ts runtime/cuda/ffi.ts": "FailedCall moves into ffi.ts or a leaf of the driver's types",
+  "runtime/cuda/device.ts runtime/cuda/kernel.ts runtime/cuda/stream.ts": "kernels and streams take a narrow device interface instead of CudaDevice",
+};
+
+/** The import cycles of `graph`: its strongly connected sets of more than one module (Tarjan's algorithm), each sorted. */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const index = new Map<string, number>(), low = new Map<string, number>();
+  const stack: string[] = [], onStack = new Set<string>(), found: string[] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
+      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const members: string[] = [];
+    let w: string;
+    do { w = stack.pop()!; onStack.delete(w); members.push(w); } while (w !== v);
+    if (members.length > 1) found.push(members.sort().join(" "));
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found.sort();
+}
+
+test("layers: every import points to the module's own layer or below", () => {
+  const edges = upwardEdges();
+  assert.deepEqual(edges, [], `imports that point up a layer (${LAYERS.join(" < ")}):\n${edges.join("\n")}`);
+});
+
+test("layers: the classification sees every kind of import", () => {
+  // a sample of real edges, so a regex that matched nothing could not pass the test above
+  const text = `import { a } from "../x.js";\nimport type {\n  B,\n} from "./y.js";\nexport { c } from "../../z.js";\n`;
+  assert.deepEqual(importsOf(text), ["../x.js", "./y.js", "../../z.js"]);
+  assert.equal(layerOf("compiler/lower.ts"), "compiler");
+  assert.equal(layerOf("fp.ts"), "leaf");
+  assert.equal(layerOf("kernel.ts"), "host");
+  assert.equal(layerOf("distributed/communicator.ts"), "host");
+});
+
+test("cycles: no import cycle in the compiler, and elsewhere only the listed ones", () => {
+  const found = cycles(importGraph());
+  const inCompiler = found.filter((c) => c.split(" ").some((m) => m.startsWith("compiler/")));
+  assert.deepEqual(inCompiler, [], `import cycles in the compiler:\n${inCompiler.join("\n")}`);
+  const unexpected = found.filter((c) => !(c in KNOWN_CYCLES));
+  assert.deepEqual(unexpected, [], `import cycles (modules that import each other, directly or not):\n${unexpected.join("\n")}`);
+  const gone = Object.keys(KNOWN_CYCLES).filter((c) => !found.includes(c));
+  assert.deepEqual(gone, [], "cycles that no longer exist: remove them from KNOWN_CYCLES");
+});
+
+test("cycles: the search finds a cycle through several modules and nothing in a chain", () => {
+  const graph = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts", "d.ts"]], ["d.ts", []], ["e.ts", ["d.ts"]]]);
+  assert.deepEqual(cycles(graph), ["a.ts b.ts c.ts"]);
+  assert.deepEqual(cycles(new Map([["a.ts", ["b.ts"]], ["b.ts", []]])), []);
+});
