@@ -277,7 +277,7 @@ test("errors quote the line the user wrote, at its line in the file, not the tra
   const err = (() => { try { withTypes.configure(1, 1)(new Float32Array(1), 2); } catch (e) { return e; } })();
   assert.ok(err instanceof CompileError, String(err));
   const line = lineOf("const record = { value: n }; // not in the kernel language");
-  assert.match(err.message, new RegExp(`at test/compiler\\.test\\.ts line ${line}, column 20\\)\\n${line} \\|     const record = \\{ value: n \\}; // not in the kernel language\\n {${String(line).length + 3 + 19}}\\^`));
+  assert.match(err.message, new RegExp(`at test/compiler/compiler\\.test\\.ts line ${line}, column 20\\)\\n${line} \\|     const record = \\{ value: n \\}; // not in the kernel language\\n {${String(line).length + 3 + 19}}\\^`));
 });
 
 test("integral literals are integers whatever their spelling: 2147483647.0 + 1 wraps as 2147483647 + 1 does", () => {

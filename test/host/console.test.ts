@@ -185,7 +185,7 @@ test("a failed assertion under debug is a LaunchError naming the message, the ke
     assert.deepEqual([...b], data, "a failed launch leaves the arrays as they were");
   };
   // the line is this file's (the kernel's text itself is one line under tsx)
-  const at = (text: string) => `test/console\\.test\\.ts:${THIS_FILE.findIndex((l) => l.includes(text)) + 1}`;
+  const at = (text: string) => `test/host/console\\.test\\.ts:${THIS_FILE.findIndex((l) => l.includes(text)) + 1}`;
   fails([1, 2, -3, 4], new RegExp(`^assertion failed: values\\[i\\] must be >= 0, 100% \\(kernel positive, ${at('"values[i] must be >= 0, 100%"')}\\) in thread \\(0, 0, 0\\) of block \\(1, 0, 0\\)$`));
   // without a message: the condition's source text
   fails([1, 12, 3, 4], new RegExp(`^assertion failed: values\\[i\\] ?< ?10 \\(kernel positive, ${at("console.assert(values[i] < 10)")}\\) in thread \\(1, 0, 0\\) of block \\(0, 0, 0\\)$`));

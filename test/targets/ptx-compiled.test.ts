@@ -119,7 +119,7 @@ test("lineinfo of a jitted kernel: .loc lines in this file, an inlined device fu
   }, { lineinfo: true });
   k.compile("void(float32[::1])");
   const text = k.inspectAsm();
-  assert.match(text, /^\.file 1 "test\/ptx-compiled\.test\.ts"$/m);
+  assert.match(text, /^\.file 1 "test\/targets\/ptx-compiled\.test\.ts"$/m);
   const lines = new Set([...text.matchAll(/\.loc 1 (\d+) \d+/g)].map((m) => Number(m[1])));
   assert.ok(lines.has(lineOf("// kernel: first statement")), [...lines].join(" "));
   assert.ok(lines.has(lineOf("// scaled: first statement")), [...lines].join(" "));
