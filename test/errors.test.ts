@@ -8,7 +8,7 @@ import { cuda } from "../src/index.js";
 import { CompileError, CudaError, InternalCompilerError, LaunchError, TypingError } from "../src/errors.js";
 import { compileToIR } from "../src/compiler/index.js";
 import { arrayType } from "../src/dtypes.js";
-import { compileSim } from "../src/targets/js/index.js";
+import { compileSim } from "../src/runtime/sim-kernel.js";
 import { runCase } from "./helpers/crosscheck.js";
 
 const THIS_FILE = "test/errors.test.ts";
@@ -129,7 +129,7 @@ test("a state the compiler never reaches is an InternalCompilerError asking for 
   assert.throws(() => compileSim(ir), (e: unknown) => {
     assert.ok(e instanceof InternalCompilerError && !(e instanceof CompileError) && !(e instanceof TypingError));
     assert.equal(e.name, "InternalCompilerError");
-    assert.match(e.message, /^numbats internal compiler error: compileSim: '.*' is a device function, not a kernel; please report it as a numbats bug/);
+    assert.match(e.message, /^numbats internal compiler error: compileJs: '.*' is a device function, not a kernel; please report it as a numbats bug/);
     return true;
   });
   const at = new InternalCompilerError("an impossible state", { line: 3, column: 4 });
