@@ -1,6 +1,10 @@
 // The dispatcher: `cuda.jit(fn)` → Kernel. Turns launch arguments into a
 // type signature, compiles each signature once per back end, validates the
 // launch configuration, moves host arrays in and out, and launches.
+//
+// One file over 600 lines: the Kernel class and the argument binding it calls on every launch
+// (ArgumentSlots, the fast launch path, the host-array temporaries) change together; the launch path
+// is the hottest code on the host, and one file keeps what it does in view.
 
 import {
   DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,

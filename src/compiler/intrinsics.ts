@@ -41,23 +41,24 @@ const WARP_SYNC: PtxNeed = { ptx: "6.0" };
 /** also barrier.sync (unaligned), atom.release.gpu and ld.acquire.gpu (grid sync) */
 const SM70_SYNC: PtxNeed = { ptx: "6.0", cc: [7, 0] };
 
-const cuda = (name: IntrinsicName, args: string, result: string, effect: IntrinsicEffect, more: Partial<IntrinsicInfo> = {}): IntrinsicInfo =>
+// not named `cuda`: a bundler would then rename the user's own `cuda` import, which kernels must see by that name
+const cudaCall = (name: IntrinsicName, args: string, result: string, effect: IntrinsicEffect, more: Partial<IntrinsicInfo> = {}): IntrinsicInfo =>
   ({ args, result, effect, spelling: `cuda.${name}`, ...more });
 const shuffle = (name: IntrinsicName, lane: string) =>
-  cuda(name, `uint32 mask, T value, int32 ${lane}`, "T (any scalar; 64-bit: two 32-bit shuffles)", "warp", { ptx: WARP_SYNC });
-const vote = (name: IntrinsicName, result: string) => cuda(name, "uint32 mask, bool", result, "warp", { ptx: WARP_SYNC });
+  cudaCall(name, `uint32 mask, T value, int32 ${lane}`, "T (any scalar; 64-bit: two 32-bit shuffles)", "warp", { ptx: WARP_SYNC });
+const vote = (name: IntrinsicName, result: string) => cudaCall(name, "uint32 mask, bool", result, "warp", { ptx: WARP_SYNC });
 const fast = (name: IntrinsicName, math: string, more: Partial<IntrinsicInfo> = {}): IntrinsicInfo =>
   ({ args: "float32", result: "float32 — PTX .approx (fastmath only)", effect: "none", spelling: `${math} (fastmath)`, ...more });
 
 export const INTRINSICS: Readonly<Record<IntrinsicName, IntrinsicInfo>> = {
-  syncthreads: cuda("syncthreads", "", "void", "barrier"),
-  syncthreadsCount: cuda("syncthreadsCount", "bool", "int32: how many threads passed true", "barrier", { reduction: "count" }),
-  syncthreadsAnd: cuda("syncthreadsAnd", "bool", "int32: 1 if every thread passed true", "barrier", { reduction: "and" }),
-  syncthreadsOr: cuda("syncthreadsOr", "bool", "int32: 1 if any thread passed true", "barrier", { reduction: "or" }),
-  syncwarp: cuda("syncwarp", "uint32 mask", "void", "warp", { ptx: WARP_SYNC }),
-  threadfence: cuda("threadfence", "", "void", "order"),
-  threadfenceBlock: cuda("threadfenceBlock", "", "void", "order"),
-  threadfenceSystem: cuda("threadfenceSystem", "", "void", "order"),
+  syncthreads: cudaCall("syncthreads", "", "void", "barrier"),
+  syncthreadsCount: cudaCall("syncthreadsCount", "bool", "int32: how many threads passed true", "barrier", { reduction: "count" }),
+  syncthreadsAnd: cudaCall("syncthreadsAnd", "bool", "int32: 1 if every thread passed true", "barrier", { reduction: "and" }),
+  syncthreadsOr: cudaCall("syncthreadsOr", "bool", "int32: 1 if any thread passed true", "barrier", { reduction: "or" }),
+  syncwarp: cudaCall("syncwarp", "uint32 mask", "void", "warp", { ptx: WARP_SYNC }),
+  threadfence: cudaCall("threadfence", "", "void", "order"),
+  threadfenceBlock: cudaCall("threadfenceBlock", "", "void", "order"),
+  threadfenceSystem: cudaCall("threadfenceSystem", "", "void", "order"),
   gridSync: { args: "", result: "void (needs a cooperative launch)", effect: "grid", spelling: "cuda.cg.thisGrid().sync()", ptx: SM70_SYNC },
   shflSync: shuffle("shflSync", "srcLane"),
   shflUpSync: shuffle("shflUpSync", "delta"),
@@ -67,12 +68,12 @@ export const INTRINSICS: Readonly<Record<IntrinsicName, IntrinsicInfo>> = {
   anySync: vote("anySync", "bool"),
   eqSync: vote("eqSync", "bool"),
   ballotSync: vote("ballotSync", "uint32"),
-  matchAnySync: cuda("matchAnySync", "uint32 mask, T value", "uint32", "warp", { ptx: SM70_SYNC }),
-  matchAllSync: cuda("matchAllSync", "uint32 mask, T value", "Tuple(uint32, bool)", "warp", { ptx: SM70_SYNC }),
-  activemask: cuda("activemask", "", "uint32", "warp", { ptx: { ptx: "6.2" } }),
-  lanemaskLt: cuda("lanemaskLt", "", "uint32", "none"),
+  matchAnySync: cudaCall("matchAnySync", "uint32 mask, T value", "uint32", "warp", { ptx: SM70_SYNC }),
+  matchAllSync: cudaCall("matchAllSync", "uint32 mask, T value", "Tuple(uint32, bool)", "warp", { ptx: SM70_SYNC }),
+  activemask: cudaCall("activemask", "", "uint32", "warp", { ptx: { ptx: "6.2" } }),
+  lanemaskLt: cudaCall("lanemaskLt", "", "uint32", "none"),
   // ptxas 13 takes nanosleep from 6.2; the ISA and LLVM say 6.3
-  nanosleep: cuda("nanosleep", "uint32 ns", "void", "order", { ptx: { ptx: "6.3", cc: [7, 0] } }),
+  nanosleep: cudaCall("nanosleep", "uint32 ns", "void", "order", { ptx: { ptx: "6.3", cc: [7, 0] } }),
   print: {
     args: "format (string index), ...values", effect: "output", spelling: "console.log", stringArg: 0,
     result: "void — C printf (vprintf on the GPU); values are scalars, promoted as C varargs are (floats to double, narrower ints and bool to int), or `cstring`s for %s",

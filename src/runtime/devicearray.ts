@@ -5,6 +5,9 @@
 // share it. `free()` on the root releases the memory for every view; `free()`
 // on a view only retires that view (so `using v = a.slice(…)` is safe). When
 // the root and all views are garbage-collected the memory is released too.
+//
+// One file over 600 lines: the DeviceArray class and its view arithmetic are one API (Numba's
+// DeviceNDArray), which reads best whole.
 
 import {
   COMPLEX_PART, DTYPE_INFO, complexDTypeName, dtypeOfTypedArray, resolveDType, type ComplexDTypeLike, type ComplexName, type DTypeLike, type DTypeNameOf, type DTypeOfTypedArray, type HostStorageOf,

@@ -121,3 +121,20 @@ test("cycles: the search finds a cycle through several modules and nothing in a 
   assert.deepEqual(cycles(graph), ["a.ts b.ts c.ts"]);
   assert.deepEqual(cycles(new Map([["a.ts", ["b.ts"]], ["b.ts", []]])), []);
 });
+
+test("bundles: no name kernels use (cuda, the dtypes) is also a top-level name of another module", async () => {
+  // a bundler that puts two top-level bindings of one name in one scope renames one of them, and a
+  // kernel that says `cuda.grid(1)` of a `cuda` renamed `cuda2` no longer compiles
+  const { BUILTINS } = await import("../src/compiler/builtins.js");
+  const exported = Object.keys(await import("../src/index.js"));
+  const publicNames = new Set(exported.filter((name) => Object.hasOwn(BUILTINS, name)));
+  assert.ok(publicNames.has("cuda") && publicNames.has("float32"), "the kernel-visible public names are found");
+  const declaredIn = new Map<string, string[]>();
+  for (const path of sourceFiles(SRC)) {
+    for (const [, name] of readFileSync(path, "utf8").matchAll(/^(?:export\s+)?(?:const|let|var|function\*?|class)\s+([\w$]+)/gm)) {
+      if (publicNames.has(name!)) declaredIn.set(name!, [...(declaredIn.get(name!) ?? []), relative(SRC, path)]);
+    }
+  }
+  const twice = [...declaredIn].filter(([, files]) => files.length > 1).map(([name, files]) => `${name}: ${files.join(", ")}`);
+  assert.deepEqual(twice, [], `names kernels use, declared at the top level of more than one module:\n${twice.join("\n")}`);
+});

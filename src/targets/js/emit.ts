@@ -17,6 +17,10 @@
 // An array is a group of JS locals: `a$v` (typed view), `a$o` (element offset
 // of [0, …]), `a$n0…` (shape), `a$s0…` (strides in elements), `a$size`.
 // Arrays with a constant shape (shared, local, constant) use literals instead.
+//
+// One file over 600 lines: one Emitter class, whose statement and expression cases share its record
+// of locals and arrays; the barrier phases (phases.ts), the bounds proofs (bounds.ts) and the
+// sanitizer's hooks (sanitize.ts) are apart.
 
 import {
   DTYPE_INFO, isArrayType, isBigInt, isScalarType, isTupleType,

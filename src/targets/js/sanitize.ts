@@ -20,6 +20,9 @@
 //    different blocks only by grid sync. Atomics are never part of a race.
 //  - Shadows are keyed by the underlying buffer, so views and aliases of one allocation agree (views
 //    made in the kernel too: `S.view`).
+//
+// One file over 600 lines: every tool's shadow state is updated by the same access hooks of
+// LaunchSanitizer (one access: bounds, race cells, written bytes at once), so they are kept together.
 
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
