@@ -125,8 +125,8 @@ test("cycles: the search finds a cycle through several modules and nothing in a 
 test("bundles: no name kernels use (cuda, the dtypes) is also a top-level name of another module", async () => {
   // a bundler that puts two top-level bindings of one name in one scope renames one of them, and a
   // kernel that says `cuda.grid(1)` of a `cuda` renamed `cuda2` no longer compiles
-  const { BUILTINS } = await import("../src/compiler/builtins.js");
-  const exported = Object.keys(await import("../src/index.js"));
+  const { BUILTINS } = await import("../../src/compiler/builtins.js");
+  const exported = Object.keys(await import("../../src/index.js"));
   const publicNames = new Set(exported.filter((name) => Object.hasOwn(BUILTINS, name)));
   assert.ok(publicNames.has("cuda") && publicNames.has("float32"), "the kernel-visible public names are found");
   const declaredIn = new Map<string, string[]>();
