@@ -23,6 +23,17 @@ export function __logF(x: number): number {
   return __f64make((hx & 0xfffff) | (i ^ 0x3ff00000), __f64lo(x)) - 1.0;
 }
 
+/** [k, f] with x = 2^k·(1 + f), √½ ≤ 1 + f < √2, for finite positive x (subnormals scaled by 2^54 first; f exact). */
+export function __logReduce(x: number): [number, number] {
+  let v = x;
+  let k = 0;
+  if (v < 2.2250738585072014e-308) {
+    v = v * 18014398509481984.0;
+    k = -54;
+  }
+  return [k + __logK(v), __logF(v)];
+}
+
 /** s·(f²/2 + R(s²)), s = f/(2 + f): log(1 + f) = f − f²/2 + this. */
 export function __logPoly(f: number): number {
   const Lg1 = 6.666666666666735130e-01;
@@ -44,14 +55,7 @@ export function __log64(x: number): number {
   if (Number.isNaN(x) || x < 0) return NaN;
   if (x === 0) return -Infinity;
   if (x === Infinity) return x;
-  let v = x;
-  let k = 0;
-  if (v < 2.2250738585072014e-308) {
-    v = v * 18014398509481984.0;
-    k = -54;
-  }
-  k = k + __logK(v);
-  const f = __logF(v);
+  const [k, f] = __logReduce(x);
   const hfsq = 0.5 * f * f;
   const R = __logPoly(f);
   return k * 6.93147180369123816490e-01 - ((hfsq - (R + k * 1.90821492927058770002e-10)) - f);
@@ -62,14 +66,7 @@ export function __logScaled(x: number, invHi: number, invLo: number, kHi: number
   if (Number.isNaN(x) || x < 0) return NaN;
   if (x === 0) return -Infinity;
   if (x === Infinity) return x;
-  let v = x;
-  let k = 0;
-  if (v < 2.2250738585072014e-308) {
-    v = v * 18014398509481984.0;
-    k = -54;
-  }
-  k = k + __logK(v);
-  const f = __logF(v);
+  const [k, f] = __logReduce(x);
   const hfsq = 0.5 * f * f;
   const R = __logPoly(f);
   const hi = __f64make(__f64hi(f - hfsq), 0);

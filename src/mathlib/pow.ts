@@ -11,7 +11,7 @@
 import { __f64hi } from "./bits.js";
 import { __mulErr, __sumErr } from "./dd.js";
 import { __expk } from "./exp.js";
-import { __logF, __logK } from "./log.js";
+import { __logReduce } from "./log.js";
 
 /** JavaScript's Math.pow special cases (NaN/±0/±Inf operands and huge |y|) apply before this. */
 export function __pow64(x: number, y: number): number {
@@ -46,14 +46,7 @@ export function __pow64(x: number, y: number): number {
   }
 
   // log|x| = lh + ll
-  let v = ax;
-  let k = 0;
-  if (v < 2.2250738585072014e-308) {
-    v = v * 18014398509481984.0;
-    k = -54;
-  }
-  k = k + __logK(v);
-  const f = __logF(v);
+  const [k, f] = __logReduce(ax);
   const d = 2.0 + f;
   const dl = f - (d - 2.0); // 2 + f = d + dl exactly
   const sh = f / d;
