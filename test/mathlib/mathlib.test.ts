@@ -8,38 +8,10 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { MATH_HELPERS, MATH_HELPER_ENV, MATH_LIBRARY } from "../../src/mathlib/index.js";
 import { __TWO_OVER_PI } from "../../src/mathlib/trig.js";
-import { fromHex } from "../helpers/mathlib.js";
+import { GOAL, fromHex, ulpDistance, type Fmt } from "../helpers/mathlib.js";
 
 type Row = (string | number)[];
 type Fixture = Record<string, Row[]>;
-
-const GOAL = { f64: 2, f32: 1 } as const;
-type Fmt = keyof typeof GOAL;
-
-const dv = new DataView(new ArrayBuffer(8));
-
-
-/** Position on the number line in ulps: consecutive floats differ by 1; ±0 share 0. */
-function ordinal(x: number, fmt: Fmt): bigint {
-  let bits: bigint;
-  if (fmt === "f64") {
-    dv.setFloat64(0, x);
-    bits = dv.getBigUint64(0);
-  } else {
-    dv.setFloat32(0, x);
-    bits = BigInt(dv.getUint32(0));
-  }
-  const signBit = fmt === "f64" ? 1n << 63n : 1n << 31n;
-  return bits & signBit ? -(bits & (signBit - 1n)) : bits;
-}
-
-/** ulps between got and the correctly rounded ref; Infinity for a wrong NaN, infinity or sign of zero. */
-function ulpDistance(got: number, ref: number, fmt: Fmt): number {
-  if (Number.isNaN(ref) || Number.isNaN(got)) return Number.isNaN(ref) && Number.isNaN(got) ? 0 : Infinity;
-  if (!Number.isFinite(ref) || ref === 0) return Object.is(got, ref) ? 0 : Infinity;
-  if (!Number.isFinite(got)) return Infinity;
-  return Number(ordinal(got, fmt) - ordinal(ref, fmt));
-}
 
 interface Stats {
   worst: number; // max |ulps| from the correctly rounded result
