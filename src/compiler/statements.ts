@@ -5,7 +5,7 @@ import { DTYPE_INFO, isArrayType, isComplexType, isFloat, isScalarType, isTupleT
 import { isRecordArrayType, isRecordType } from "../records.js";
 import { complexPart } from "./complex.js";
 import { lowerThrow } from "./console.js";
-import { expr, valueType, type Typed } from "./context.js";
+import { expr, valueType, type Typed, type Value } from "./context.js";
 import { arrayElement, elementRef, elementType, loadElement, splitIndexing, tryAllocation } from "./expressions.js";
 import { numberLiteral } from "./host-values.js";
 import { promote, weakDefault } from "./infer.js";
@@ -72,18 +72,31 @@ function lowerDeclarator(L: Lowering, d: VariableDeclarator, isConst: boolean): 
     L.declare(name, v, d);
     return;
   }
-  const value = L.lowerValue(init);
-  // a `const` bound to a constant is a named literal: it stays weak (`const k = 0.25`)
-  if (value.v !== "expr" || (isConst && value.e.k === "const")) { L.declare(name, { b: "value", value }, d); return; }
-  const type = override ? L.joinInto(decl, override, valueType(value)) : valueType(value);
-  const v: VarBinding = { b: "var", name: L.freshName(name), type, decl, isConst };
-  L.emit({ k: "let", name: v.name, type, init: L.convert(value, type, init), loc: locOf(d) });
-  L.declare(name, v, d);
+  bindValue(L, d.id as Identifier, L.lowerValue(init), init, isConst, override);
 }
 
-/** `const [x, y] = cuda.grid(2)` or a device function's tuple result. */
+/** Declares `id` bound to `value` (of the expression `init`); `override`: the type widening asked for. */
+function bindValue(L: Lowering, id: Identifier, value: Value, init: Node, isConst: boolean, override?: Type): void {
+  // a `const` bound to a constant is a named literal: it stays weak (`const k = 0.25`)
+  if (value.v !== "expr" || (isConst && value.e.k === "const")) { L.declare(id.name, { b: "value", value }, id); return; }
+  const decl = { kind: "local", start: id.start } as const;
+  const type = override ? L.joinInto(decl, override, valueType(value)) : valueType(value);
+  const v: VarBinding = { b: "var", name: L.freshName(id.name), type, decl, isConst };
+  L.emit({ k: "let", name: v.name, type, init: L.convert(value, type, init), loc: locOf(id) });
+  L.declare(id.name, v, id);
+}
+
+/** `const [x, y] = cuda.grid(2)`, a device function's tuple result, or an array literal. */
 function lowerDestructuring(L: Lowering, d: VariableDeclarator, pattern: ArrayPattern, isConst: boolean): void {
   const init = d.init ?? L.fail(d, "destructuring needs a value: const [x, y] = …");
+  for (const el of pattern.elements) if (el && el.type !== "Identifier") L.unsupported(el, "unsupported in kernels: nested destructuring");
+  const names = pattern.elements as readonly (Identifier | null)[];
+  // `const [a, b] = [0.25, x]`: every item is evaluated, then each name bound as `const a = 0.25` binds it
+  if (isConst && init.type === "ArrayExpression" && names.length <= init.elements.length && init.elements.every((e) => e && e.type !== "SpreadElement")) {
+    const values = (init.elements as Expression[]).map((e) => L.lowerValue(e));
+    names.forEach((id, i) => { if (id) bindValue(L, id, values[i]!, init.elements[i]!, true); });
+    return;
+  }
   const tuple = L.lowerExpr(init);
   if (!isTupleType(tuple.e.type)) L.fail(init, `destructuring needs a tuple (cuda.grid(2), a device function returning [a, b]); got ${typeToString(tuple.e.type)}`);
   const items = tuple.e.type.items;
@@ -91,8 +104,7 @@ function lowerDestructuring(L: Lowering, d: VariableDeclarator, pattern: ArrayPa
   if (elements.length > items.length) L.fail(pattern, `destructuring ${elements.length} names from a tuple of ${items.length}`);
   const tv = L.temporary("tuple", tuple.e, d);
   elements.forEach((el, i) => {
-    if (!el) return;
-    if (el.type !== "Identifier") L.unsupported(el, "unsupported in kernels: nested destructuring");
+    if (!el || el.type !== "Identifier") return;
     const type = items[i]!;
     const v: VarBinding = { b: "var", name: L.freshName(el.name), type, decl: { kind: "local", start: el.start }, isConst };
     L.emit({ k: "let", name: v.name, type, init: { k: "tupleGet", type, tuple: tv, index: i }, loc: locOf(el) });

@@ -55,10 +55,9 @@ export function __atan64(x0: number): number {
 
 export function __atan264(y: number, x: number): number {
   if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
-  const PI = 3.1415926535897931160;
-  const PI_LO = 1.2246467991473531772e-16;
-  const PIO2 = 1.5707963267948966;
-  const PIO4 = 0.7853981633974483;
+  const [PI, PI_LO, PIO2, PIO4] = [
+    3.1415926535897931160, 1.2246467991473531772e-16, 1.5707963267948966, 0.7853981633974483,
+  ];
   const hx = __f64hi(x);
   const hy = __f64hi(y);
   const m = (hy < 0 ? 1 : 0) + (hx < 0 ? 2 : 0); // bit 0: sign of y, bit 1: sign of x

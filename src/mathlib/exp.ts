@@ -18,11 +18,10 @@ export function __scalbn(y: number, k: number): number {
 
 /** 2^k · exp(hi − lo) for |hi − lo| ≲ 0.35, k in [-1080, 1025] (fdlibm's rational kernel). */
 export function __expk(hi: number, lo: number, k: number): number {
-  const P1 = 1.66666666666666019037e-01;
-  const P2 = -2.77777777770155933842e-03;
-  const P3 = 6.61375632143793436117e-05;
-  const P4 = -1.65339022054652515390e-06;
-  const P5 = 4.13813679705723846039e-08;
+  const [P1, P2, P3, P4, P5] = [
+    1.66666666666666019037e-01, -2.77777777770155933842e-03, 6.61375632143793436117e-05,
+    -1.65339022054652515390e-06, 4.13813679705723846039e-08,
+  ];
   const r = hi - lo;
   const t = r * r;
   const c = r - t * (P1 + t * (P2 + t * (P3 + t * (P4 + t * P5))));
@@ -74,11 +73,10 @@ export function __expm164(x: number): number {
     c = (hi - r) - lo;
   }
   // expm1(r) = r + r²/2 + r³/2·[(3 − (R1 + R1·r/2)) / (6 − r(3 − R1·r/2))], R1 a polynomial in r²/2
-  const Q1 = -3.33333333333331316428e-02;
-  const Q2 = 1.58730158725481460165e-03;
-  const Q3 = -7.93650757867487942473e-05;
-  const Q4 = 4.00821782732936239552e-06;
-  const Q5 = -2.01099218183624371326e-07;
+  const [Q1, Q2, Q3, Q4, Q5] = [
+    -3.33333333333331316428e-02, 1.58730158725481460165e-03, -7.93650757867487942473e-05,
+    4.00821782732936239552e-06, -2.01099218183624371326e-07,
+  ];
   const hfx = 0.5 * r;
   const hxs = r * hfx;
   const r1 = 1.0 + hxs * (Q1 + hxs * (Q2 + hxs * (Q3 + hxs * (Q4 + hxs * Q5))));

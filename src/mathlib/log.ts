@@ -34,15 +34,18 @@ export function __logReduce(x: number): [number, number] {
   return [k + __logK(v), __logF(v)];
 }
 
+/** [k, f, f²/2, R] of finite positive x: x = 2^k·(1 + f) as __logReduce gives, and log(1 + f) = f − f²/2 + R. */
+export function __logTerms(x: number): [number, number, number, number] {
+  const [k, f] = __logReduce(x);
+  return [k, f, 0.5 * f * f, __logPoly(f)];
+}
+
 /** s·(f²/2 + R(s²)), s = f/(2 + f): log(1 + f) = f − f²/2 + this. */
 export function __logPoly(f: number): number {
-  const Lg1 = 6.666666666666735130e-01;
-  const Lg2 = 3.999999999940941908e-01;
-  const Lg3 = 2.857142874366239149e-01;
-  const Lg4 = 2.222219843214978396e-01;
-  const Lg5 = 1.818357216161805012e-01;
-  const Lg6 = 1.531383769920937332e-01;
-  const Lg7 = 1.479819860511658591e-01;
+  const [Lg1, Lg2, Lg3, Lg4, Lg5, Lg6, Lg7] = [
+    6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01, 2.222219843214978396e-01,
+    1.818357216161805012e-01, 1.531383769920937332e-01, 1.479819860511658591e-01,
+  ];
   const s = f / (2.0 + f);
   const z = s * s;
   const w = z * z;
@@ -55,9 +58,7 @@ export function __log64(x: number): number {
   if (Number.isNaN(x) || x < 0) return NaN;
   if (x === 0) return -Infinity;
   if (x === Infinity) return x;
-  const [k, f] = __logReduce(x);
-  const hfsq = 0.5 * f * f;
-  const R = __logPoly(f);
+  const [k, f, hfsq, R] = __logTerms(x);
   return k * 6.93147180369123816490e-01 - ((hfsq - (R + k * 1.90821492927058770002e-10)) - f);
 }
 
@@ -66,9 +67,7 @@ export function __logScaled(x: number, invHi: number, invLo: number, kHi: number
   if (Number.isNaN(x) || x < 0) return NaN;
   if (x === 0) return -Infinity;
   if (x === Infinity) return x;
-  const [k, f] = __logReduce(x);
-  const hfsq = 0.5 * f * f;
-  const R = __logPoly(f);
+  const [k, f, hfsq, R] = __logTerms(x);
   const hi = __f64make(__f64hi(f - hfsq), 0);
   const lo = ((f - hi) - hfsq) + R;
   let valHi = hi * invHi;

@@ -27,12 +27,10 @@ export const __TWO_OVER_PI = new Float64Array([
 /** sin(x + y) for |x + y| ≲ π/4, y the tail of x. */
 export function __kSin(x: number, y: number): number {
   if ((__f64hi(x) & 0x7fffffff) < 0x3e400000) return x; // |x| < 2^-27
-  const S1 = -1.66666666666666324348e-01;
-  const S2 = 8.33333333332248946124e-03;
-  const S3 = -1.98412698298579493134e-04;
-  const S4 = 2.75573137070700676789e-06;
-  const S5 = -2.50507602534068634195e-08;
-  const S6 = 1.58969099521155010221e-10;
+  const [S1, S2, S3, S4, S5, S6] = [
+    -1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04,
+    2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10,
+  ];
   const z = x * x;
   const v = z * x;
   const r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
@@ -43,12 +41,10 @@ export function __kSin(x: number, y: number): number {
 export function __kCos(x: number, y: number): number {
   const ix = __f64hi(x) & 0x7fffffff;
   if (ix < 0x3e400000) return 1.0;
-  const C1 = 4.16666666666666019037e-02;
-  const C2 = -1.38888888888741095749e-03;
-  const C3 = 2.48015872894767294178e-05;
-  const C4 = -2.75573143513906633035e-07;
-  const C5 = 2.08757232129817482790e-09;
-  const C6 = -1.13596475577881948265e-11;
+  const [C1, C2, C3, C4, C5, C6] = [
+    4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05,
+    -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11,
+  ];
   const z = x * x;
   const r = z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
   if (ix < 0x3fd33333) return 1.0 - (0.5 * z - (z * r - x * y)); // |x| < 0.3
@@ -74,19 +70,12 @@ export function __kTan(x0: number, y0: number, odd: number): number {
     x = (7.85398163397448278999e-01 - x) + (3.06161699786838301793e-17 - y);
     y = 0.0;
   }
-  const T0 = 3.33333333333334091986e-01;
-  const T1 = 1.33333333333201242699e-01;
-  const T2 = 5.39682539762260521377e-02;
-  const T3 = 2.18694882948595424599e-02;
-  const T4 = 8.86323982359930005737e-03;
-  const T5 = 3.59207910759131235356e-03;
-  const T6 = 1.45620945432529025516e-03;
-  const T7 = 5.88041240820264096874e-04;
-  const T8 = 2.46463134818469906812e-04;
-  const T9 = 7.81794442939557092300e-05;
-  const T10 = 7.14072491382608190305e-05;
-  const T11 = -1.85586374855275456654e-05;
-  const T12 = 2.59073051863633712884e-05;
+  const [T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12] = [
+    3.33333333333334091986e-01, 1.33333333333201242699e-01, 5.39682539762260521377e-02, 2.18694882948595424599e-02,
+    8.86323982359930005737e-03, 3.59207910759131235356e-03, 1.45620945432529025516e-03, 5.88041240820264096874e-04,
+    2.46463134818469906812e-04, 7.81794442939557092300e-05, 7.14072491382608190305e-05, -1.85586374855275456654e-05,
+    2.59073051863633712884e-05,
+  ];
   const z = x * x;
   const w = z * z;
   const ro = T1 + w * (T3 + w * (T5 + w * (T7 + w * (T9 + w * T11))));
@@ -117,6 +106,18 @@ export function __phDigit(x0: number, x1: number, x2: number, x3: number, k: num
   if (k >= 2) q = q + x2 * __TWO_OVER_PI[k - 2];
   if (k >= 3) q = q + x3 * __TWO_OVER_PI[k - 3];
   return q;
+}
+
+/** A digit sum t of the product (carry from below included) as [t mod 2^24, the carry out] (exact). */
+export function __phCarry(t: number): [number, number] {
+  const carry = Math.floor(t * 5.9604644775390625e-08); // 2^-24
+  return [t - carry * 16777216.0, carry];
+}
+
+/** [hi, lo] + term as a double-double [hi', lo'] (TwoSum of hi and term; lo gathers the errors). */
+export function __twoSumInto(hi: number, lo: number, term: number): [number, number] {
+  const s = hi + term;
+  return [s, lo + __sumErr(hi, term, s)];
 }
 
 /** which = 0: sin, 1: cos, 2: tan of a float64. */
@@ -158,64 +159,30 @@ export function __trig64(x: number, which: number): number {
     const d2 = Math.floor(z);
     const d3 = (z - d2) * 16777216.0;
     const j0 = a24 - 1;
-    const B = 16777216.0;
-    const IB = 5.9604644775390625e-08; // 2^-24
-    // digits of the product, least significant first, with exact carries
-    let t = __phDigit(d0, d1, d2, d3, j0 + 7);
-    let carry = Math.floor(t * IB);
-    let f7 = t - carry * B;
-    t = __phDigit(d0, d1, d2, d3, j0 + 6) + carry;
-    carry = Math.floor(t * IB);
-    let f6 = t - carry * B;
-    t = __phDigit(d0, d1, d2, d3, j0 + 5) + carry;
-    carry = Math.floor(t * IB);
-    let f5 = t - carry * B;
-    t = __phDigit(d0, d1, d2, d3, j0 + 4) + carry;
-    carry = Math.floor(t * IB);
-    let f4 = t - carry * B;
-    t = __phDigit(d0, d1, d2, d3, j0 + 3) + carry;
-    carry = Math.floor(t * IB);
-    let f3 = t - carry * B;
-    t = __phDigit(d0, d1, d2, d3, j0 + 2) + carry;
-    carry = Math.floor(t * IB);
-    let f2 = t - carry * B;
-    t = __phDigit(d0, d1, d2, d3, j0 + 1) + carry;
-    carry = Math.floor(t * IB);
-    let f1 = t - carry * B;
-    t = __phDigit(d0, d1, d2, d3, j0) + carry;
+    // digits of the fraction of the product, least significant first, with exact carries
+    const [g7, c7] = __phCarry(__phDigit(d0, d1, d2, d3, j0 + 7));
+    const [g6, c6] = __phCarry(__phDigit(d0, d1, d2, d3, j0 + 6) + c7);
+    const [g5, c5] = __phCarry(__phDigit(d0, d1, d2, d3, j0 + 5) + c6);
+    const [g4, c4] = __phCarry(__phDigit(d0, d1, d2, d3, j0 + 4) + c5);
+    const [g3, c3] = __phCarry(__phDigit(d0, d1, d2, d3, j0 + 3) + c4);
+    const [g2, c2] = __phCarry(__phDigit(d0, d1, d2, d3, j0 + 2) + c3);
+    const [g1, c1] = __phCarry(__phDigit(d0, d1, d2, d3, j0 + 1) + c2);
+    const t = __phDigit(d0, d1, d2, d3, j0) + c1;
     n = (t - Math.floor(t * 0.125) * 8.0) | 0; // integer digit mod 8
-    let neg = false;
-    if (f1 >= 8388608.0) {
-      // fraction ≥ 1/2: round n up and take 1 − fraction, digit by digit (exact)
-      n = n + 1;
-      neg = true;
-      f1 = (B - 1.0) - f1;
-      f2 = (B - 1.0) - f2;
-      f3 = (B - 1.0) - f3;
-      f4 = (B - 1.0) - f4;
-      f5 = (B - 1.0) - f5;
-      f6 = (B - 1.0) - f6;
-      f7 = B - f7;
-    }
+    // fraction ≥ 1/2: round n up and take 1 − fraction, digit by digit (exact): 2^24 − 1 − g, the last 2^24 − g
+    const neg = g1 >= 8388608.0;
+    if (neg) n = n + 1;
+    const top = neg ? 16777215.0 : 0.0, sign = neg ? -1.0 : 1.0;
+    const f1 = top + sign * g1, f2 = top + sign * g2, f3 = top + sign * g3;
+    const f4 = top + sign * g4, f5 = top + sign * g5, f6 = top + sign * g6;
+    const f7 = (neg ? 16777216.0 : 0.0) + sign * g7;
     // fraction as a double-double: digits are disjoint, so TwoSum from the top is exact enough
-    let hi = f1 * IB;
-    let lo = 0.0;
-    let term = f2 * 3.552713678800501e-15; // 2^-48
-    let s = hi + term;
-    lo = lo + __sumErr(hi, term, s);
-    hi = s;
-    term = f3 * 2.117582368135751e-22; // 2^-72
-    s = hi + term;
-    lo = lo + __sumErr(hi, term, s);
-    hi = s;
-    term = f4 * 1.2621774483536189e-29; // 2^-96
-    s = hi + term;
-    lo = lo + __sumErr(hi, term, s);
-    hi = s;
-    lo = lo + (f5 * 7.52316384526264e-37 + (f6 * 4.484155085839415e-44 + f7 * 2.6727647100921956e-51));
-    s = hi + lo;
-    lo = lo - (s - hi);
-    hi = s;
+    const [h2, l2] = __twoSumInto(f1 * 5.9604644775390625e-08, 0.0, f2 * 3.552713678800501e-15); // 2^-24, 2^-48
+    const [h3, l3] = __twoSumInto(h2, l2, f3 * 2.117582368135751e-22); // 2^-72
+    const [h4, l4] = __twoSumInto(h3, l3, f4 * 1.2621774483536189e-29); // 2^-96
+    const lo4 = l4 + (f5 * 7.52316384526264e-37 + (f6 * 4.484155085839415e-44 + f7 * 2.6727647100921956e-51));
+    const hi = h4 + lo4;
+    const lo = lo4 - (hi - h4);
     // times π/2 = PIO2 + PIO2_LO
     const PIO2 = 1.5707963267948966;
     const ph = hi * PIO2;

@@ -71,6 +71,23 @@ export const LANGUAGE_CASES: KernelCase[] = [
     },
   },
   {
+    name: "const [a, b] = [literal, expression]: literals stay weak (a float32 kernel stays float32), items are evaluated before the names are bound",
+    kernel: (x: Float32Array, o: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i >= x.length) return;
+      const [c1, c2, c3] = [0.1, -2.5e-3, 3];
+      const [v, , w] = [x[i], 0, x[i] * 2];
+      o[i] = v * (c1 + v * (c2 + v * c3)) + w;
+    },
+    grid: 1, block: 64,
+    args: () => [new Float32Array(Array.from({ length: 50 }, (_, k) => k / 7 - 3)), new Float32Array(50)],
+    check: ([x, o]) => {
+      // float32 throughout (multiply-adds contracted, as on the GPU): float64 literals would round differently
+      const want = Array.from(x as Float32Array, (v) => fma32(v, fma32(v, fma32(v, 3, f32(-2.5e-3)), f32(0.1)), f32(v * 2)));
+      assert.deepEqual(Array.from(o as Float32Array), want);
+    },
+  },
+  {
     name: "NaN is true as a condition, as any non-zero number is (C's rule, not JavaScript's)",
     kernel: (x: Float64Array, o: Int32Array) => {
       const i = cuda.grid(1);
