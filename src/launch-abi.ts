@@ -48,15 +48,22 @@ export interface LaunchDims {
   readonly sharedMemBytes: number;
 }
 
-/** An array argument as a compiled kernel sees it. Strides are in elements. */
-export interface ArrayArg {
+/**
+ * The layout of a strided N-d array: extent and step (in elements) per dimension; as numbers, or as what
+ * holds them in generated code (PTX registers, JavaScript locals).
+ */
+export interface Strided<T = number> {
+  readonly shape: readonly T[];
+  readonly strides: readonly T[];
+}
+
+/** An array argument as a compiled kernel sees it. */
+export interface ArrayArg extends Strided {
   readonly kind: "array";
   readonly buffer: DeviceBuffer;
   /** offset of element [0, 0, …] from the buffer's start, in bytes */
   readonly byteOffset: number;
   readonly dtype: ScalarName;
-  readonly shape: readonly number[];
-  readonly strides: readonly number[];
   /** the parameter's name, for bounds-check messages */
   readonly name: string;
 }

@@ -14,6 +14,7 @@ import {
   type ScalarName, type StorageOf, type TypedArray,
 } from "../dtypes.js";
 import type { ArrayArg, Backend, BackendStream, DeviceBuffer, DeviceInfo } from "./backend.js";
+import type { Strided } from "../launch-abi.js";
 import {
   NDArray, checkShape, cStrides, forEachStrided, isCContiguous, isTypedArray, product,
   type NDArrayLike,
@@ -549,12 +550,10 @@ export function deviceArrayLike<A extends HostArray | DeviceArray>(array: A, bac
 const IPC_PREFIX = "numbats-ipc:";
 
 /** What an IPC handle string carries: the memory and the view of it. */
-interface IpcHandle {
+interface IpcHandle extends Strided {
   readonly target: string;
   readonly device: number;
   readonly dtype: ScalarName;
-  readonly shape: readonly number[];
-  readonly strides: readonly number[];
   readonly offset: number;
   readonly memory: { readonly handle: string; readonly byteLength: number };
 }

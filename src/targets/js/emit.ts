@@ -69,10 +69,14 @@ interface ArrayInfo {
   readonly dtype: ScalarName;
   readonly space: string;
   readonly layout: string;
+  /** the local holding the typed array */
   readonly v: string;
+  /** element [0, …]'s offset in it: a local, or "0" */
   readonly o: string;
+  /** extents and strides (elements) per dimension: locals or literals */
   readonly n: readonly string[];
   readonly s: readonly string[];
+  /** the element count: a local or a literal */
   readonly size: string;
 }
 

@@ -3,6 +3,7 @@
 
 import { float16Bits, type ArrayType, type ScalarName } from "../../dtypes.js";
 import type { Expr } from "../../compiler/ir.js";
+import type { Strided } from "../../launch-abi.js";
 import { bfloat16Bits } from "../../half.js";
 import { imm, type Reg, type RegClass, type Scalar } from "./insts.js";
 
@@ -13,15 +14,13 @@ import { imm, type Reg, type RegClass, type Scalar } from "./insts.js";
  * - value: once, in the body (a select of arrays, a copy);
  * - home: an array local that is reassigned — every assignment writes its registers.
  */
-export interface ArrayVal {
+export interface ArrayVal extends Strided<Scalar> {
   readonly k: "array";
   readonly type: ArrayType;
   /** memo key part: unique per array value (the variable's name for parameters and locals) */
   readonly key: string;
   /** address of element 0 in its space (32-bit for shared/local, else 64-bit) */
   readonly base: Reg;
-  readonly shape: readonly Scalar[];
-  readonly strides: readonly Scalar[];
   readonly readonly: boolean;
   readonly origin: "entry" | "value" | "home";
 }
