@@ -5,6 +5,7 @@
 // with `receiveMessageOnPort` once the worker raises the flag.
 
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import { workerEntry } from "../runtime/worker-entry.js";
 import { formatAddress, type StoreAddress } from "./store.js";
 
 /** One value to store: deleted after `readers` gets (kept when undefined). */
@@ -38,15 +39,6 @@ function timeoutMs(): number {
   return s * 1000;
 }
 
-function workerEntry(): { spec: string | URL; eval: boolean } {
-  const here = import.meta.url;
-  if (!here.endsWith(".ts")) return { spec: new URL("./store-worker.js", here), eval: false };
-  // from src/ under tsx: the worker registers tsx before loading the .ts entry
-  const entry = new URL("./store-worker.ts", here).href;
-  const tsx = import.meta.resolve("tsx/esm/api");
-  return { spec: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`, eval: true };
-}
-
 /** A store reached through a worker thread, with blocking calls. */
 export class SyncStore implements Exchange {
   private closed = false;
@@ -64,7 +56,7 @@ export class SyncStore implements Exchange {
     const { port1, port2 } = new MessageChannel();
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const init: StoreWorkerInit = { port: port2, flag, ...where };
-    const entry = workerEntry();
+    const entry = workerEntry(import.meta.url, "store-worker");
     const worker = new Worker(entry.spec, { eval: entry.eval, workerData: init, transferList: [port2] });
     worker.unref();
     const what = "connect" in where ? `connecting to the store at ${formatAddress(where.connect)}` : `serving a store on ${formatAddress(where.serve)}`;

@@ -44,6 +44,7 @@ import { oob, type AccessSite } from "../targets/js/runtime.js";
 import { workerRuntime } from "../targets/js/shared-atomics.js";
 import type { LaunchCtx } from "../targets/js/sim.js";
 import type { KernelArg, LaunchDims, SimBuffer } from "./backend.js";
+import { workerEntry } from "./worker-entry.js";
 
 export type KernelFn = (L: LaunchCtx, args: readonly KernelArg[]) => void;
 
@@ -283,21 +284,12 @@ let lastSeq = 0;
 const pool: PoolWorker[] = [];
 let noWorkers = false;
 
-/** how a worker is started: the compiled entry under dist/, or (from src/ under tsx) the .ts entry with tsx registered */
-function workerEntry(): { spec: string | URL; eval: boolean } {
-  const here = import.meta.url;
-  if (!here.endsWith(".ts")) return { spec: new URL("./sim-worker.js", here), eval: false };
-  const entry = new URL("./sim-worker.ts", here).href;
-  const tsx = import.meta.resolve("tsx/esm/api");
-  return { spec: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`, eval: true };
-}
-
 /** starts workers up to `n` (kept for later launches; they do not keep the process alive) */
 function growPool(n: number): void {
   if (n <= pool.length || noWorkers) return;
   let entry: ReturnType<typeof workerEntry>;
   try {
-    entry = workerEntry();
+    entry = workerEntry(import.meta.url, "sim-worker");
   } catch {
     noWorkers = true; // from src/ without tsx to start workers with: every launch runs in the calling thread
     return;
