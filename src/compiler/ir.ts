@@ -83,66 +83,61 @@ interface Node {
   readonly loc?: Loc;
 }
 
-export interface ConstExpr extends Node {
-  readonly k: "const";
-  readonly type: ScalarName;
+/** What every statement has: its kind `k`. */
+interface StmtOf<K extends string> extends Node {
+  readonly k: K;
+}
+
+/** What every expression has: its kind `k` and its type. */
+interface ExprOf<K extends string, T extends Type> extends Node {
+  readonly k: K;
+  readonly type: T;
+}
+
+export interface ConstExpr extends ExprOf<"const", ScalarName> {
   /** number for ≤32-bit ints and floats, bigint for int64/uint64, boolean for bool */
   readonly value: number | bigint | boolean;
 }
 
 /** A parameter or local variable (scalar, array or tuple). */
-export interface VarExpr extends Node {
-  readonly k: "var";
-  readonly type: Type;
+export interface VarExpr extends ExprOf<"var", Type> {
   readonly name: string;
 }
 
-export interface UnaryExpr extends Node {
-  readonly k: "unary";
+export interface UnaryExpr extends ExprOf<"unary", ScalarName> {
   readonly op: UnaryOp;
-  readonly type: ScalarName;
   readonly x: Expr;
 }
 
-export interface BinaryExpr extends Node {
-  readonly k: "binary";
+export interface BinaryExpr extends ExprOf<"binary", ScalarName> {
   readonly op: BinaryOp;
-  readonly type: ScalarName;
   readonly a: Expr;
   readonly b: Expr;
 }
 
 /** Fused multiply-add a*b+c with a single rounding; float types only. */
-export interface FmaExpr extends Node {
-  readonly k: "fma";
-  readonly type: ScalarName;
+export interface FmaExpr extends ExprOf<"fma", ScalarName> {
   readonly a: Expr;
   readonly b: Expr;
   readonly c: Expr;
 }
 
 /** Float comparisons are IEEE: every op but `ne` is false on NaN; `ne` is true. */
-export interface CompareExpr extends Node {
-  readonly k: "compare";
+export interface CompareExpr extends ExprOf<"compare", "bool"> {
   readonly op: CompareOp;
-  readonly type: "bool";
   readonly a: Expr;
   readonly b: Expr;
 }
 
 /** Short-circuit && / || on bools. */
-export interface LogicalExpr extends Node {
-  readonly k: "logical";
+export interface LogicalExpr extends ExprOf<"logical", "bool"> {
   readonly op: "and" | "or";
-  readonly type: "bool";
   readonly a: Expr;
   readonly b: Expr;
 }
 
 /** cond ? a : b — only the chosen side is evaluated, unless `eager`. */
-export interface SelectExpr extends Node {
-  readonly k: "select";
-  readonly type: Type;
+export interface SelectExpr extends ExprOf<"select", Type> {
   readonly cond: Expr;
   readonly a: Expr;
   readonly b: Expr;
@@ -157,9 +152,7 @@ export interface SelectExpr extends Node {
  * (NaN → 0), which is what PTX `cvt.rzi` does; anything→bool is `!= 0`
  * (NaN → true); bool→number is 0/1.
  */
-export interface CastExpr extends Node {
-  readonly k: "cast";
-  readonly type: ScalarName;
+export interface CastExpr extends ExprOf<"cast", ScalarName> {
   readonly x: Expr;
 }
 
@@ -167,9 +160,7 @@ export interface CastExpr extends Node {
  * Reinterprets bits between same-width types (float32↔int32/uint32,
  * float64↔int64/uint64, float16↔uint16/int16). Used by the math library.
  */
-export interface BitcastExpr extends Node {
-  readonly k: "bitcast";
-  readonly type: ScalarName;
+export interface BitcastExpr extends ExprOf<"bitcast", ScalarName> {
   readonly x: Expr;
 }
 
@@ -177,10 +168,8 @@ export interface BitcastExpr extends Node {
  * float64 ↔ two 32-bit words, as fdlibm does: `hi`/`lo` read the upper/lower
  * 32 bits of a float64 as int32; `make` builds a float64 from (hi, lo) int32s.
  */
-export interface WordsExpr extends Node {
-  readonly k: "words";
+export interface WordsExpr extends ExprOf<"words", ScalarName> {
   readonly op: "hi" | "lo" | "make";
-  readonly type: ScalarName;
   readonly args: readonly Expr[];
 }
 
@@ -190,38 +179,28 @@ export interface WordsExpr extends Node {
  * for negative indices where the source asked (the front end does not wrap:
  * negative indices are out of bounds, as in C). Type = element dtype.
  */
-export interface LoadExpr extends Node {
-  readonly k: "load";
-  readonly type: ScalarName;
+export interface LoadExpr extends ExprOf<"load", ScalarName> {
   readonly array: Expr;
   readonly index: readonly Expr[];
 }
 
 /** `a.shape[dim]` (int32) or `a.strides[dim]` in *elements* (int32), or `a.size` (int32, dim unused). */
-export interface ArrayAttrExpr extends Node {
-  readonly k: "arrayAttr";
+export interface ArrayAttrExpr extends ExprOf<"arrayAttr", "int32"> {
   readonly attr: "shape" | "stride" | "size";
-  readonly type: "int32";
   readonly array: Expr;
   readonly dim: number;
 }
 
-export interface SpecialExpr extends Node {
-  readonly k: "special";
-  readonly type: "int32";
+export interface SpecialExpr extends ExprOf<"special", "int32"> {
   readonly reg: SpecialReg;
 }
 
 /** A tuple value (from `cuda.grid(2)`, device-function returns, literals `[a, b]` returned). */
-export interface TupleExpr extends Node {
-  readonly k: "tuple";
-  readonly type: TupleType;
+export interface TupleExpr extends ExprOf<"tuple", TupleType> {
   readonly items: readonly Expr[];
 }
 
-export interface TupleGetExpr extends Node {
-  readonly k: "tupleGet";
-  readonly type: Type;
+export interface TupleGetExpr extends ExprOf<"tupleGet", Type> {
   readonly tuple: Expr;
   readonly index: number;
 }
@@ -238,10 +217,8 @@ export interface TupleGetExpr extends Node {
  * - inc: old >= value ? 0 : old + 1.  dec: (old == 0 || old > value) ? value : old - 1.
  * - cas: if old == compare then value is stored (bitwise compare for floats).
  */
-export interface AtomicExpr extends Node {
-  readonly k: "atomic";
+export interface AtomicExpr extends ExprOf<"atomic", ScalarName> {
   readonly op: AtomicOp;
-  readonly type: ScalarName;
   readonly array: Expr;
   readonly index: readonly Expr[];
   readonly value: Expr;
@@ -252,17 +229,13 @@ export interface AtomicExpr extends Node {
  * Calls of built-in operations that targets implement directly; see
  * INTRINSICS in intrinsics.ts for the list, argument types and result types.
  */
-export interface IntrinsicExpr extends Node {
-  readonly k: "intrinsic";
+export interface IntrinsicExpr extends ExprOf<"intrinsic", Type> {
   readonly name: IntrinsicName;
-  readonly type: Type;
   readonly args: readonly Expr[];
 }
 
 /** A call of a device function (user or math library). Removed by the inliner before targets run. */
-export interface CallExpr extends Node {
-  readonly k: "call";
-  readonly type: Type;
+export interface CallExpr extends ExprOf<"call", Type> {
   readonly fn: FunctionIR;
   readonly args: readonly Expr[];
 }
@@ -289,36 +262,31 @@ export type IntrinsicName =
 // Statements
 
 /** Declares a local; `init` absent means zero-initialised (the front end always gives one for scalars). */
-export interface LetStmt extends Node {
-  readonly k: "let";
+export interface LetStmt extends StmtOf<"let"> {
   readonly name: string;
   readonly type: Type;
   readonly init?: Expr;
 }
 
 /** Assigns a declared local; `value` has exactly the local's type. */
-export interface AssignStmt extends Node {
-  readonly k: "assign";
+export interface AssignStmt extends StmtOf<"assign"> {
   readonly name: string;
   readonly value: Expr;
 }
 
 /** `array[index] = value`; `value` already has the element dtype. */
-export interface StoreStmt extends Node {
-  readonly k: "store";
+export interface StoreStmt extends StmtOf<"store"> {
   readonly array: Expr;
   readonly index: readonly Expr[];
   readonly value: Expr;
 }
 
 /** An expression evaluated for its effect (intrinsics, atomics). */
-export interface ExprStmt extends Node {
-  readonly k: "expr";
+export interface ExprStmt extends StmtOf<"expr"> {
   readonly expr: Expr;
 }
 
-export interface IfStmt extends Node {
-  readonly k: "if";
+export interface IfStmt extends StmtOf<"if"> {
   readonly cond: Expr;
   readonly then: readonly Stmt[];
   readonly else: readonly Stmt[];
@@ -330,8 +298,7 @@ export interface IfStmt extends Node {
  * `continue` runs `update` then re-tests `cond`. Loop initialisers are
  * emitted as statements before the loop.
  */
-export interface LoopStmt extends Node {
-  readonly k: "loop";
+export interface LoopStmt extends StmtOf<"loop"> {
   readonly label: string;
   readonly cond: Expr | null;
   readonly testFirst: boolean;
@@ -340,25 +307,20 @@ export interface LoopStmt extends Node {
 }
 
 /** A block that `break label` can leave (made by the inliner for `return`s). */
-export interface BlockStmt extends Node {
-  readonly k: "block";
+export interface BlockStmt extends StmtOf<"block"> {
   readonly label: string;
   readonly body: readonly Stmt[];
 }
 
-export interface BreakStmt extends Node {
-  readonly k: "break";
+/** `break label` / `continue label` (every loop and breakable block has a label). */
+interface JumpStmt<K extends "break" | "continue"> extends StmtOf<K> {
   readonly label: string;
 }
-
-export interface ContinueStmt extends Node {
-  readonly k: "continue";
-  readonly label: string;
-}
+export type BreakStmt = JumpStmt<"break">;
+export type ContinueStmt = JumpStmt<"continue">;
 
 /** In kernels `value` is absent; in device functions it has the return type. */
-export interface ReturnStmt extends Node {
-  readonly k: "return";
+export interface ReturnStmt extends StmtOf<"return"> {
   readonly value?: Expr;
 }
 
@@ -368,8 +330,7 @@ export interface ReturnStmt extends Node {
  * constant `shape`. For shared arrays, shape [0] means the launch's dynamic
  * shared memory (all such arrays alias offset 0, as in Numba).
  */
-export interface AllocStmt extends Node {
-  readonly k: "alloc";
+export interface AllocStmt extends StmtOf<"alloc"> {
   readonly name: string;
   readonly type: ArrayType;
   readonly shape: readonly number[];

@@ -323,21 +323,21 @@ export class CudaDevice implements Backend {
   }
 
   createStream(): CudaStream {
-    this.activate();
-    const out: unknown[] = [null];
-    this.driver.check("cuStreamCreate", this.driver.api.cuStreamCreate(out, 0));
-    const s = new CudaStream(this, out[0], this.generation);
-    this.handles.register(s, { generation: this.generation, destroy: () => this.driver.api.cuStreamDestroy_v2(out[0]) });
-    return s;
+    return this.createHandle("cuStreamCreate", "cuStreamDestroy_v2", (h) => new CudaStream(this, h, this.generation));
   }
 
   createEvent(): CudaEvent {
+    return this.createHandle("cuEventCreate", "cuEventDestroy_v2", (h) => new CudaEvent(this, h, this.generation));
+  }
+
+  /** A driver object made by `create` (flags 0), wrapped; destroyed by `destroy` when the wrapper is garbage-collected. */
+  private createHandle<T extends object>(create: "cuStreamCreate" | "cuEventCreate", destroy: "cuStreamDestroy_v2" | "cuEventDestroy_v2", wrap: (handle: unknown) => T): T {
     this.activate();
     const out: unknown[] = [null];
-    this.driver.check("cuEventCreate", this.driver.api.cuEventCreate(out, 0));
-    const e = new CudaEvent(this, out[0], this.generation);
-    this.handles.register(e, { generation: this.generation, destroy: () => this.driver.api.cuEventDestroy_v2(out[0]) });
-    return e;
+    this.driver.check(create, this.driver.api[create](out, 0));
+    const wrapper = wrap(out[0]);
+    this.handles.register(wrapper, { generation: this.generation, destroy: () => this.driver.api[destroy](out[0]) });
+    return wrapper;
   }
 
   /** The stream, checked to be ours and from the current context; activates the context. */

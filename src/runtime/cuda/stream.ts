@@ -31,33 +31,46 @@ export function pollUntil(ready: () => boolean): Promise<void> {
   });
 }
 
-export class CudaStream implements BackendStream {
-  readonly owner: CudaDevice;
-  /** CUstream; null for the default (legacy null) stream */
-  readonly handle: unknown;
-  /** context generation the stream was created in (the default stream lives in every one) */
-  readonly generation: number | undefined;
+/** What streams and events have alike: the driver's handle, its device, and waiting for the work before it. */
+abstract class DriverQueue {
+  constructor(
+    readonly owner: CudaDevice,
+    readonly handle: unknown,
+    /** the context generation it was made in (the default stream lives in every one) */
+    readonly generation: number | undefined,
+    private readonly calls: { readonly synchronize: "cuStreamSynchronize" | "cuEventSynchronize"; readonly query: "cuStreamQuery" | "cuEventQuery" },
+  ) {}
 
+  /** checks that it is the owner's and of its current context, and activates the context (before `call`) */
+  protected abstract use(call: string): void;
+
+  synchronize(): void {
+    const call = this.calls.synchronize;
+    this.use(call);
+    this.owner.driver.check(call, this.owner.driver.api[call](this.handle));
+    raiseKernelErrors();
+  }
+
+  /** true once all work queued before it has finished */
+  query(): boolean {
+    const call = this.calls.query;
+    this.use(call);
+    return ready(this.owner, call, this.owner.driver.api[call](this.handle));
+  }
+}
+
+export class CudaStream extends DriverQueue implements BackendStream {
+  /** `handle`: the CUstream, null for the default (legacy null) stream */
   constructor(owner: CudaDevice, handle: unknown, generation: number | undefined) {
-    this.owner = owner;
-    this.handle = handle;
-    this.generation = generation;
+    super(owner, handle, generation, { synchronize: "cuStreamSynchronize", query: "cuStreamQuery" });
+  }
+
+  protected use(call: string): void {
+    this.owner.useStream(this, call);
   }
 
   get isDefault(): boolean {
     return this.handle === null;
-  }
-
-  synchronize(): void {
-    this.owner.useStream(this, "cuStreamSynchronize");
-    this.owner.driver.check("cuStreamSynchronize", this.owner.driver.api.cuStreamSynchronize(this.handle));
-    raiseKernelErrors();
-  }
-
-  /** true once all work queued so far has finished */
-  query(): boolean {
-    this.owner.useStream(this, "cuStreamQuery");
-    return ready(this.owner, "cuStreamQuery", this.owner.driver.api.cuStreamQuery(this.handle));
   }
 
   done(): Promise<void> {
@@ -69,37 +82,24 @@ export class CudaStream implements BackendStream {
   }
 }
 
-export class CudaEvent implements BackendEvent {
-  readonly owner: CudaDevice;
-  readonly handle: unknown;
-  readonly generation: number;
-
+export class CudaEvent extends DriverQueue implements BackendEvent {
   constructor(owner: CudaDevice, handle: unknown, generation: number) {
-    this.owner = owner;
-    this.handle = handle;
-    this.generation = generation;
+    super(owner, handle, generation, { synchronize: "cuEventSynchronize", query: "cuEventQuery" });
+  }
+
+  protected use(call: string): void {
+    this.owner.useEvent(this, call);
   }
 
   record(stream: BackendStream): void {
     const s = this.owner.useStream(stream, "cuEventRecord");
-    this.owner.useEvent(this, "cuEventRecord");
+    this.use("cuEventRecord");
     this.owner.driver.check("cuEventRecord", this.owner.driver.api.cuEventRecord(this.handle, s.handle));
-  }
-
-  synchronize(): void {
-    this.owner.useEvent(this, "cuEventSynchronize");
-    this.owner.driver.check("cuEventSynchronize", this.owner.driver.api.cuEventSynchronize(this.handle));
-    raiseKernelErrors();
-  }
-
-  query(): boolean {
-    this.owner.useEvent(this, "cuEventQuery");
-    return ready(this.owner, "cuEventQuery", this.owner.driver.api.cuEventQuery(this.handle));
   }
 
   elapsedSince(start: BackendEvent): number {
     const from = this.owner.useEvent(start, "cuEventElapsedTime");
-    this.owner.useEvent(this, "cuEventElapsedTime");
+    this.use("cuEventElapsedTime");
     const ms = [0];
     this.owner.driver.check("cuEventElapsedTime", this.owner.driver.api.cuEventElapsedTime(ms, from.handle, this.handle));
     return ms[0]!;
