@@ -7,38 +7,18 @@
 
 import { fma32 } from "../fp.js";
 
-const view = new DataView(new ArrayBuffer(8));
+const word = new DataView(new ArrayBuffer(8));
 
 /** Upper 32 bits of a float64 (sign, exponent, top 20 mantissa bits) as int32. */
-export function __f64hi(x: number): number {
-  view.setFloat64(0, x);
-  return view.getInt32(0);
-}
-
+export const __f64hi = (x: number): number => (word.setFloat64(0, x), word.getInt32(0));
 /** Lower 32 bits of a float64 as int32. */
-export function __f64lo(x: number): number {
-  view.setFloat64(0, x);
-  return view.getInt32(4);
-}
-
+export const __f64lo = (x: number): number => (word.setFloat64(0, x), word.getInt32(4));
 /** The float64 whose upper/lower 32-bit words are `hi`/`lo`. */
-export function __f64make(hi: number, lo: number): number {
-  view.setInt32(0, hi);
-  view.setInt32(4, lo);
-  return view.getFloat64(0);
-}
-
+export const __f64make = (hi: number, lo: number): number => (word.setInt32(0, hi), word.setInt32(4, lo), word.getFloat64(0));
 /** The bits of a float32 as int32. */
-export function __f32bits(x: number): number {
-  view.setFloat32(0, x);
-  return view.getInt32(0);
-}
-
+export const __f32bits = (x: number): number => (word.setFloat32(0, x), word.getInt32(0));
 /** The float32 with bits `i` (int32). */
-export function __f32frombits(i: number): number {
-  view.setInt32(0, i);
-  return view.getFloat32(0);
-}
+export const __f32frombits = (i: number): number => (word.setInt32(0, i), word.getFloat32(0));
 
 /**
  * float32 a·b + c with a single rounding (IR `fma` of type float32). On the host the operands of library

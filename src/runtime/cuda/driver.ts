@@ -6,7 +6,9 @@
 // functions, streams, events) are opaque `void *` values; device pointers are
 // uint64 (normalised to bigint by callers).
 
-import { loadKoffi, type Koffi } from "./ffi.js";
+import { loadKoffi, type FailedCall, type Koffi } from "./ffi.js";
+
+export type { FailedCall } from "./ffi.js";
 import { CudaError } from "../../errors.js";
 
 /** C prototypes, keyed by the exported symbol (cuda.h 13.0 names; `_v2` where the header maps to it). */
@@ -186,9 +188,6 @@ export class CudaDriver {
     if (code !== CUDA_SUCCESS) throw this.error(call, code, detail);
   }
 }
-
-/** A call that failed before the GPU could be used, with its CUDA error (or what stands for one). */
-export interface FailedCall { readonly call: string; readonly code: number; readonly errorName: string }
 
 export type DriverLoad = { readonly ok: true; readonly driver: CudaDriver } | { readonly ok: false; readonly reason: string; readonly failed: FailedCall };
 

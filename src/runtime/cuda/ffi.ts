@@ -6,9 +6,11 @@
 // can say why the GPU is not used.
 
 import { createRequire } from "node:module";
-import type { FailedCall } from "./driver.js";
 
 export type Koffi = typeof import("koffi");
+
+/** A call that failed before the GPU could be used, with its CUDA error (or what stands for one). */
+export interface FailedCall { readonly call: string; readonly code: number; readonly errorName: string }
 
 export type KoffiLoad = { readonly ok: true; readonly koffi: Koffi } | { readonly ok: false; readonly reason: string; readonly failed: FailedCall };
 
