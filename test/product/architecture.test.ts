@@ -63,7 +63,6 @@ function upwardEdges(): string[] {
 /** Import cycles not yet broken (each a strongly connected set of modules, sorted), and what breaks each. */
 const KNOWN_CYCLES: Record<string, string> = {
   "dtypes.ts ndarray.ts records.ts": "the record dtype's type moves below dtypes.ts (dtypes imports only its type)",
-  "runtime/cuda/device.ts runtime/cuda/kernel.ts runtime/cuda/stream.ts": "kernels and streams take a narrow device interface instead of CudaDevice",
 };
 
 /** The import cycles of `graph`: its strongly connected sets of more than one module (Tarjan's algorithm), each sorted. */

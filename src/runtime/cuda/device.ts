@@ -15,6 +15,7 @@ import type { PtxTargetOptions } from "../../targets/ptx/module.js";
 import { CudaError, LaunchError } from "../../errors.js";
 import { CUDA_SUCCESS, STICKY_ERRORS, type CudaCall, type CudaDriver } from "./driver.js";
 import { deviceInfo, initDriver } from "./detect.js";
+import type { DeviceContext } from "./context.js";
 import { CudaKernel } from "./kernel.js";
 import { ptxVersionForDriver } from "./ptxversion.js";
 import { CudaEvent, CudaStream } from "./stream.js";
@@ -38,7 +39,7 @@ interface Allocation {
   readonly host?: unknown;
 }
 
-export class CudaDevice implements Backend {
+export class CudaDevice implements Backend, DeviceContext {
   readonly name = "cuda" as const;
   readonly device: DeviceInfo;
   readonly driver: CudaDriver;

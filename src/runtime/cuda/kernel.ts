@@ -10,9 +10,8 @@ import { parseThrowSite } from "../../compiler/ir.js";
 import { KERNEL_ERROR_SYMBOL, KERNEL_ERROR_WORDS } from "../../targets/ptx/module.js";
 import { noteThrowingLaunch } from "../kernel-errors.js";
 import { CUDA_SUCCESS } from "./driver.js";
-import type { CudaDevice } from "./device.js";
+import type { DeviceContext, DriverHandle } from "./context.js";
 import { nativeMemory, ParamBlock, type PointerOf } from "./params.js";
-import type { CudaStream } from "./stream.js";
 
 /** CUjit_option values */
 const JIT = { maxRegisters: 0, infoLog: 3, infoLogSize: 4, errorLog: 5, errorLogSize: 6 } as const;
@@ -32,7 +31,7 @@ class LaunchConfig {
   private readonly words: Uint32Array;
   private readonly stream: BigUint64Array;
   private lastDims: LaunchDims | undefined;
-  private lastStream: CudaStream | undefined;
+  private lastStream: DriverHandle | undefined;
 
   constructor() {
     const mem = nativeMemory(this, LaunchConfig.BYTES);
@@ -43,7 +42,7 @@ class LaunchConfig {
   }
 
   /** The config's address, set for `dims` on stream `s`. */
-  set(dims: LaunchDims, s: CudaStream): number {
+  set(dims: LaunchDims, s: DriverHandle): number {
     if (dims !== this.lastDims) {
       const w = this.words;
       w[0] = dims.grid[0], w[1] = dims.grid[1], w[2] = dims.grid[2];
@@ -68,7 +67,7 @@ export class CudaKernel implements CompiledKernel {
   /** the JIT's info log of the last load (register and spill counts when verbose) */
   infoLog = "";
 
-  private readonly owner: CudaDevice;
+  private readonly owner: DeviceContext;
   private readonly params: ParamBlock;
   private readonly pointerOf: PointerOf;
   private fn: unknown;
@@ -82,7 +81,7 @@ export class CudaKernel implements CompiledKernel {
   /** the device address of the module's error record (kernels that may throw), else 0 */
   private errorRecord = 0n;
 
-  constructor(owner: CudaDevice, ir: FunctionIR, ptx: PtxModule) {
+  constructor(owner: DeviceContext, ir: FunctionIR, ptx: PtxModule) {
     this.owner = owner;
     this.ir = ir;
     this.ptx = ptx;

@@ -5,7 +5,7 @@
 
 import type { BackendEvent, BackendStream } from "../backend.js";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./driver.js";
-import type { CudaDevice } from "./device.js";
+import type { DeviceContext } from "./context.js";
 import { raiseKernelErrors } from "../kernel-errors.js";
 
 const IMMEDIATE_POLLS = 32;
@@ -34,7 +34,7 @@ export function pollUntil(ready: () => boolean): Promise<void> {
 /** What streams and events have alike: the driver's handle, its device, and waiting for the work before it. */
 abstract class DriverQueue {
   constructor(
-    readonly owner: CudaDevice,
+    readonly owner: DeviceContext,
     readonly handle: unknown,
     /** the context generation it was made in (the default stream lives in every one) */
     readonly generation: number | undefined,
@@ -61,7 +61,7 @@ abstract class DriverQueue {
 
 export class CudaStream extends DriverQueue implements BackendStream {
   /** `handle`: the CUstream, null for the default (legacy null) stream */
-  constructor(owner: CudaDevice, handle: unknown, generation: number | undefined) {
+  constructor(owner: DeviceContext, handle: unknown, generation: number | undefined) {
     super(owner, handle, generation, { synchronize: "cuStreamSynchronize", query: "cuStreamQuery" });
   }
 
@@ -83,7 +83,7 @@ export class CudaStream extends DriverQueue implements BackendStream {
 }
 
 export class CudaEvent extends DriverQueue implements BackendEvent {
-  constructor(owner: CudaDevice, handle: unknown, generation: number) {
+  constructor(owner: DeviceContext, handle: unknown, generation: number) {
     super(owner, handle, generation, { synchronize: "cuEventSynchronize", query: "cuEventQuery" });
   }
 
@@ -106,7 +106,7 @@ export class CudaEvent extends DriverQueue implements BackendEvent {
   }
 }
 
-function ready(owner: CudaDevice, call: "cuStreamQuery" | "cuEventQuery", rc: number): boolean {
+function ready(owner: DeviceContext, call: "cuStreamQuery" | "cuEventQuery", rc: number): boolean {
   if (rc === CUDA_SUCCESS) return true;
   if (rc === CUDA_ERROR_NOT_READY) return false;
   throw owner.driver.error(call, rc);
