@@ -54,7 +54,11 @@ export interface KernelPayload {
   readonly sites: readonly AccessSite[];
 }
 
-/** One launch as each runner (a worker or the calling thread) sees it. */
+/**
+ * What a launch runs, as each runner (a worker or the calling thread) sees it. A worker is sent a job only
+ * when it differs from the last one it was sent (launches in a loop repeat theirs: sending one costs
+ * 0.02–0.05 ms); the launch itself is its number in the worker's CTL.posted slot.
+ */
 export interface Job {
   readonly kernel: number;
   readonly payload?: KernelPayload;
@@ -63,10 +67,6 @@ export interface Job {
   /** blocks per chunk, and blocks in all */
   readonly chunk: number;
   readonly total: number;
-  /** the launch's number (never 0), which a worker swaps out of its CTL.posted slot to join the launch */
-  readonly seq: number;
-  /** when the caller posted the launch (monotonicUs), for the hand-out latency */
-  readonly sentAt: number;
 }
 
 /** the slots of the control block (an Int32Array over shared memory), reset for each launch */
@@ -81,7 +81,9 @@ export const CTL = {
   chunks: 3,
   /** the joined workers' hand-out latencies (post to join), summed, in µs */
   lagUs: 4,
-  /** from here, one slot per worker: the seq of a launch posted to it that it has not joined, else 0 */
+  /** 1 while the launch's timeline is recorded (simWorkerTimeline) */
+  timeline: 5,
+  /** from here, one slot per worker: the number (never 0) of a launch posted to it that it has not joined, else 0 */
   posted: 8,
 } as const;
 const NO_FAILURE = 0x7fffffff;
@@ -121,6 +123,10 @@ export interface WorkerInit {
   readonly bell: Int32Array;
   /** the control block (CTL) */
   readonly ctl: Int32Array;
+  /** when the caller posted the current launch (monotonicUs), for the hand-out latency and the worker's spin */
+  readonly postedAt: Float64Array;
+  /** the worker's marks of a recorded launch, at MARKS × index (WORKER_MARK; µs on monotonicUs) */
+  readonly marks: Float64Array;
   readonly index: number;
 }
 
@@ -165,6 +171,26 @@ export function monotonicUs(): number {
   const [s, ns] = process.hrtime();
   return s * 1e6 + ns / 1e3;
 }
+
+/** what a worker marks of a recorded launch: woken, joined (its job read, a new kernel compiled), its chunks run */
+export const WORKER_MARK = { woke: 0, joined: 1, end: 2 } as const;
+export const MARKS = 4;
+
+/** One launch on workers, for the bench: µs from the caller's entry (monotonicUs); NaN where a worker did not get there. */
+export interface LaunchTimeline {
+  /** the caller: launch posted to the workers, its first chunk taken, its last run, the joined workers done, return */
+  readonly posted: number;
+  readonly callerStart: number;
+  readonly callerEnd: number;
+  readonly collected: number;
+  readonly end: number;
+  readonly callerChunks: number;
+  /** each posted worker: woken, joined, chunks run (WORKER_MARK) */
+  readonly workers: readonly (readonly number[])[];
+}
+
+/** Records the timeline of each launch on workers while `on` (the bench turns it on; off, nothing is timed). */
+export const simWorkerTimeline = { on: false, launches: [] as LaunchTimeline[] };
 
 // ---------------------------------------------------------------------------
 // running chunks (the calling thread and the workers alike)
@@ -273,12 +299,16 @@ interface PoolWorker {
   readonly port: MessagePort;
   /** kernels this worker has compiled */
   readonly known: Set<number>;
+  /** the last job it was sent */
+  lastJob?: Job;
 }
 
 const MAX_WORKERS = 256;
 const ready = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
 const bell = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
 const ctl = new Int32Array(new SharedArrayBuffer(4 * (CTL.posted + MAX_WORKERS)));
+const postedAt = new Float64Array(new SharedArrayBuffer(8));
+const marks = new Float64Array(new SharedArrayBuffer(8 * MARKS * MAX_WORKERS));
 let lastSeq = 0;
 const pool: PoolWorker[] = [];
 let noWorkers = false;
@@ -305,7 +335,7 @@ function growPool(n: number): void {
   while (pool.length < Math.min(n, MAX_WORKERS)) {
     const index = pool.length;
     const { port1, port2 } = new MessageChannel();
-    const init: WorkerInit = { port: port2, ready, bell, ctl, index };
+    const init: WorkerInit = { port: port2, ready, bell, ctl, postedAt, marks, index };
     const worker = new Worker(entry.spec, { eval: entry.eval, workerData: init, transferList: [port2], stdout: false, stderr: false });
     // a worker that fails to start never reports ready: the launches run without it
     worker.on("error", () => Atomics.store(ready, index, 0));
@@ -327,6 +357,20 @@ export async function simWorkersReady(n: number, timeoutMs = 60_000): Promise<vo
 
 // ---------------------------------------------------------------------------
 // launches
+
+/**
+ * Whether two jobs hold the same data: plain values and arrays alike, buffers by identity. Generic, so that
+ * a field added to an argument cannot be missed. A freed buffer never counts as the same: `freed` is the
+ * one field that changes in place, where the job a worker holds would not show it.
+ */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return Object.is(a, b);
+  if (a instanceof ArrayBuffer || a instanceof SharedArrayBuffer) return a === b;
+  if ((a as { freed?: unknown }).freed === true) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
 
 let nextKernelId = 0;
 
@@ -356,45 +400,63 @@ export class ParallelKernel {
 
   /** runs the launch's blocks on the calling thread and up to `runners - 1` workers; throws what one thread would */
   launch(dims: LaunchDims, args: readonly KernelArg[], runners: number): void {
+    const t0 = simWorkerTimeline.on ? monotonicUs() : 0;
     const callerRuns = simWorkerTuning.callerRuns;
     growPool(runners - (callerRuns ? 1 : 0));
     const staged = stageHostArrays(this.ir, args);
     const total = dims.grid[0] * dims.grid[1] * dims.grid[2];
     const seq = lastSeq = lastSeq === NO_FAILURE ? 1 : lastSeq + 1;
-    const job: Omit<Job, "payload"> = {
-      kernel: this.id, args: staged.args, dims, chunk: chunkBlocks(total, this.work * dims.block[0] * dims.block[1] * dims.block[2], runners), total, seq,
-      sentAt: monotonicUs(),
+    const job: Job = {
+      kernel: this.id, args: staged.args, dims, chunk: chunkBlocks(total, this.work * dims.block[0] * dims.block[1] * dims.block[2], runners), total,
     };
     ctl.fill(0, 0, CTL.posted);
     Atomics.store(ctl, CTL.fail, NO_FAILURE);
+    if (t0 > 0) { ctl[CTL.timeline] = 1; marks.fill(NaN); }
     const posted = pool.filter((w) => Atomics.load(ready, w.index) === 1).slice(0, runners - (callerRuns ? 1 : 0));
+    postedAt[0] = monotonicUs();
     for (const w of posted) {
-      Atomics.store(ctl, CTL.posted + w.index, seq);
-      w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
-      w.known.add(this.id);
+      if (!sameData(job, w.lastJob)) {
+        w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
+        w.known.add(this.id);
+        w.lastJob = job;
+      }
+      Atomics.store(ctl, CTL.posted + w.index, seq); // after the job: a worker that sees the number has the job
       Atomics.add(bell, w.index, 1);
       Atomics.notify(bell, w.index);
     }
+    const tPosted = t0 > 0 ? monotonicUs() : 0;
     const results: RunnerResult[] = [];
     let fromWorkers: RunnerResult[];
     let chunkMs: number | undefined; // the caller's time per chunk, when it runs chunks
+    let tStart = NaN, tEnd = NaN, tCollected = NaN;
     try {
       if (callerRuns || posted.length === 0) {
-        const t0 = performance.now();
-        const own = runChunks(this.shared ??= compileShared(this.payload), job, ctl);
-        if (own.chunks > 0) chunkMs = (performance.now() - t0) / own.chunks;
+        const fn = this.shared ??= compileShared(this.payload);
+        const start = performance.now();
+        if (t0 > 0) tStart = monotonicUs();
+        const own = runChunks(fn, job, ctl);
+        if (t0 > 0) tEnd = monotonicUs();
+        if (own.chunks > 0) chunkMs = (performance.now() - start) / own.chunks;
         results.push(own);
       }
     } finally {
       // always: a result left unread would be taken for the next launch's
-      const t0 = performance.now();
+      const start = performance.now();
       fromWorkers = collect(posted, seq, callerRuns);
-      if (chunkMs !== undefined) noteWait(performance.now() - t0, chunkMs);
+      if (t0 > 0) tCollected = monotonicUs();
+      if (chunkMs !== undefined) noteWait(performance.now() - start, chunkMs);
     }
     tally(results);
     results.push(...fromWorkers);
     finish(results, this.payload.sites);
     staged.copyBack();
+    if (t0 > 0) {
+      simWorkerTimeline.launches.push({
+        posted: tPosted - t0, callerStart: tStart - t0, callerEnd: tEnd - t0, collected: tCollected - t0, end: monotonicUs() - t0,
+        callerChunks: results[0]?.chunks ?? 0,
+        workers: posted.map((w) => [...marks.subarray(MARKS * w.index, MARKS * (w.index + 1))].map((t) => t - t0)),
+      });
+    }
   }
 }
 
