@@ -160,10 +160,11 @@ export const simWorkerTuning = { minWork: 1 << 19, callerRuns: true };
  * What the launches so far did, for tests and the bench: launches that used workers; chunks the workers
  * and the calling thread ran; posted launches workers joined, and those withdrawn before they did; the
  * joined workers' hand-out latencies (post to join) summed; stalls (a joined worker held the caller up),
- * and the launches that ran in the calling thread after them.
+ * and the launches that ran in the calling thread after them; jobs sent to workers (a launch that
+ * repeats a worker's last job sends none).
  */
 export const simWorkerStats = {
-  parallelLaunches: 0, workerChunks: 0, callerChunks: 0, joined: 0, withdrawn: 0, handOutMs: 0, stalls: 0, backedOff: 0,
+  parallelLaunches: 0, workerChunks: 0, callerChunks: 0, joined: 0, withdrawn: 0, handOutMs: 0, stalls: 0, backedOff: 0, jobsSent: 0,
 };
 
 /** microseconds on the monotonic clock, which every thread of the process shares */
@@ -299,7 +300,7 @@ interface PoolWorker {
   readonly port: MessagePort;
   /** kernels this worker has compiled */
   readonly known: Set<number>;
-  /** the last job it was sent */
+  /** the last job it was sent, as it was then */
   lastJob?: Job;
 }
 
@@ -360,16 +361,24 @@ export async function simWorkersReady(n: number, timeoutMs = 60_000): Promise<vo
 
 /**
  * Whether two jobs hold the same data: plain values and arrays alike, buffers by identity. Generic, so that
- * a field added to an argument cannot be missed. A freed buffer never counts as the same: `freed` is the
- * one field that changes in place, where the job a worker holds would not show it.
+ * a field added to an argument cannot be missed.
  */
 export function sameData(a: unknown, b: unknown): boolean {
   if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return Object.is(a, b);
   if (a instanceof ArrayBuffer || a instanceof SharedArrayBuffer) return a === b;
-  if ((a as { freed?: unknown }).freed === true) return false;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/**
+ * A copy of plain data (a job) that later changes to the original do not reach, buffers shared: launches
+ * update their argument records in place (a scalar's value, a buffer's `freed`).
+ */
+export function snapshot<T>(v: T): T {
+  if (typeof v !== "object" || v === null || v instanceof ArrayBuffer || v instanceof SharedArrayBuffer) return v;
+  if (Array.isArray(v)) return v.map(snapshot) as T;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, snapshot(x)])) as T;
 }
 
 let nextKernelId = 0;
@@ -418,7 +427,8 @@ export class ParallelKernel {
       if (!sameData(job, w.lastJob)) {
         w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
         w.known.add(this.id);
-        w.lastJob = job;
+        w.lastJob = snapshot(job);
+        simWorkerStats.jobsSent++;
       }
       Atomics.store(ctl, CTL.posted + w.index, seq); // after the job: a worker that sees the number has the job
       Atomics.add(bell, w.index, 1);
