@@ -11,15 +11,18 @@
 // machine) never holds a launch up, and skips the withdrawn launch when it
 // runs. One control block in shared memory serves every launch (they come
 // one at a time). A worker waits for launches on its doorbell (Atomics.wait),
-// not in its event loop, which wakes slower: the caller posts the launch on
-// the worker's port, then rings. Waking a sleeping thread costs 0.05–0.2 ms
-// here (a 2 ms launch's tenth), so both sides spin a little before they sleep
-// (Atomics.wait): the caller, when its share is done, for up to SPIN_MS for
-// the joined workers to finish (they have a chunk left at most; a longer wait
-// is a stall, below); a worker, after a launch, for up to SPIN_MS for the next
-// (launches in a loop follow each other at once), but not after a longer wait:
-// launches far apart, or a loaded machine, where a spinning worker takes the
-// core the caller needs. The caller then reads the
+// not in its event loop, which wakes slower: the caller sends the launch's
+// job on the worker's port (only when it differs from the worker's last: a
+// loop of launches sends none), writes the launch's number into the worker's
+// slot of the control block, then rings. Waking a sleeping thread costs
+// 0.05–0.2 ms here (a 2 ms launch's tenth), so both sides spin a little before
+// they sleep (Atomics.wait): the caller, when its share is done, for up to
+// SPIN_MS for the joined workers to finish (they have a chunk left at most; a
+// launch that ends slower than one thread is a stall, below); a worker, after
+// a launch, for up to SPIN_MS for the next (launches in a loop follow each
+// other at once), but not after a longer wait: launches far apart, or a loaded
+// machine, where a spinning worker takes the core the caller needs. The
+// caller then reads the
 // results of the workers that have something to report (printf output, a
 // fault) synchronously (receiveMessageOnPort) and:
 //  - prints the printf output of the chunks in block order, each chunk's
@@ -388,6 +391,8 @@ export class ParallelKernel {
   private readonly id = nextKernelId++;
   private readonly work: number;
   private shared: KernelFn | undefined;
+  /** the calling thread's time per block of this kernel, when it last ran chunks (ms): one thread's speed */
+  private blockMs = NaN;
 
   constructor(private readonly ir: FunctionIR, private readonly payload: KernelPayload) {
     this.work = threadWork(ir.body) * (payload.code.includes("function* thread") ? 8 : 1);
@@ -413,6 +418,7 @@ export class ParallelKernel {
     const callerRuns = simWorkerTuning.callerRuns;
     growPool(runners - (callerRuns ? 1 : 0));
     const staged = stageHostArrays(this.ir, args);
+    const begun = performance.now(); // the copies of host arrays aside: one thread makes its own
     const total = dims.grid[0] * dims.grid[1] * dims.grid[2];
     const seq = lastSeq = lastSeq === NO_FAILURE ? 1 : lastSeq + 1;
     const job: Job = {
@@ -437,7 +443,6 @@ export class ParallelKernel {
     const tPosted = t0 > 0 ? monotonicUs() : 0;
     const results: RunnerResult[] = [];
     let fromWorkers: RunnerResult[];
-    let chunkMs: number | undefined; // the caller's time per chunk, when it runs chunks
     let tStart = NaN, tEnd = NaN, tCollected = NaN;
     try {
       if (callerRuns || posted.length === 0) {
@@ -446,15 +451,14 @@ export class ParallelKernel {
         if (t0 > 0) tStart = monotonicUs();
         const own = runChunks(fn, job, ctl);
         if (t0 > 0) tEnd = monotonicUs();
-        if (own.chunks > 0) chunkMs = (performance.now() - start) / own.chunks;
+        if (own.chunks > 0) this.blockMs = (performance.now() - start) / (own.chunks * job.chunk);
         results.push(own);
       }
     } finally {
       // always: a result left unread would be taken for the next launch's
-      const start = performance.now();
       fromWorkers = collect(posted, seq, callerRuns);
       if (t0 > 0) tCollected = monotonicUs();
-      if (chunkMs !== undefined) noteWait(performance.now() - start, chunkMs);
+      if (callerRuns && this.blockMs > 0) noteLaunch(performance.now() - begun, this.blockMs * total);
     }
     tally(results);
     results.push(...fromWorkers);
@@ -472,16 +476,19 @@ export class ParallelKernel {
 
 /**
  * On a loaded machine the OS stops a worker in the middle of a chunk now and then, and the caller waits
- * for it to run again (a time slice: milliseconds, where the launch takes one or two). After such a stall
- * the next launches run in the calling thread: 1 after a first stall, twice as many after each stall that
- * follows (up to MAX_BACKOFF), half as many after each launch without one.
+ * for it to run again (a time slice: milliseconds, where the launch takes one or two); or the worker the
+ * caller wakes takes the caller's core, and the caller waits. After such a stall (a launch slower than
+ * the calling thread alone would have been) the next launches run in the calling thread: 1 after a first
+ * stall, twice as many after each stall that follows (up to MAX_BACKOFF), half as many after each launch
+ * without one. A worker that kept the caller waiting a little (a launch still faster than one thread) is
+ * no stall: backing off would lose more.
  */
 const MAX_BACKOFF = 64;
 const backoff = { level: 0, left: 0 };
 
-/** a stall: the caller waited for the joined workers far longer than the chunk each holds at most takes */
-export function noteWait(waitMs: number, chunkMs: number): void {
-  if (waitMs > 4 * chunkMs + 0.5) {
+/** a launch on workers took `launchMs`; the calling thread alone would have taken about `aloneMs` */
+export function noteLaunch(launchMs: number, aloneMs: number): void {
+  if (launchMs > aloneMs) {
     backoff.level = Math.min(MAX_BACKOFF, 2 * backoff.level || 1);
     backoff.left = backoff.level;
     simWorkerStats.stalls++;

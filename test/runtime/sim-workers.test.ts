@@ -12,7 +12,7 @@ import { DTYPE_INFO, type ScalarName } from "../../src/dtypes.js";
 import type { AtomicOp } from "../../src/compiler/ir.js";
 import { atomic } from "../../src/targets/js/runtime.js";
 import { sharedAtomic } from "../../src/targets/js/shared-atomics.js";
-import { chunkBlocks, noteWait, sameData, simWorkersReady, snapshot, simWorkerStats, simWorkerTuning, workerSpinMs } from "../../src/runtime/sim-workers.js";
+import { chunkBlocks, noteLaunch, sameData, simWorkersReady, snapshot, simWorkerStats, simWorkerTuning, workerSpinMs } from "../../src/runtime/sim-workers.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
@@ -439,12 +439,12 @@ test("after a stall (a worker held the caller up), the next launches run in the 
   const n = 20_000, a = new Float32Array(n).fill(2), c = new Float32Array(n);
   const launch = () => vadd.configure(Math.ceil(n / 128), 128)(a, a, c);
   // from no back-off (earlier tests may have stalled): waits without a stall, then the launches left
-  for (let i = 0; i < 7; i++) noteWait(0.1, 0.1);
+  for (let i = 0; i < 7; i++) noteLaunch(0.1, 0.1);
   while (statsOver(() => withWorkers(2, launch)).backedOff > 0);
-  noteWait(50, 0.1); // a first stall: one launch in the calling thread
+  noteLaunch(50, 0.1); // a first stall: one launch in the calling thread
   const first = statsOver(() => withWorkers(2, () => { launch(); launch(); }));
   assert.deepEqual([first.backedOff, first.parallelLaunches, first.stalls], [1, 1, 0]);
-  noteWait(50, 0.1); // a second stall in a row: two launches
+  noteLaunch(50, 0.1); // a second stall in a row: two launches
   const second = statsOver(() => withWorkers(2, () => { launch(); launch(); launch(); }));
   assert.deepEqual([second.backedOff, second.parallelLaunches], [2, 1]);
   assert.ok(c.every((x) => x === Math.fround(Math.fround(Math.fround(0.1) * 2) + 2)));
