@@ -162,8 +162,8 @@ export const simWorkerTuning = { minWork: 1 << 19, callerRuns: true };
 /**
  * What the launches so far did, for tests and the bench: launches that used workers; chunks the workers
  * and the calling thread ran; posted launches workers joined, and those withdrawn before they did; the
- * joined workers' hand-out latencies (post to join) summed; stalls (a joined worker held the caller up),
- * and the launches that ran in the calling thread after them; jobs sent to workers (a launch that
+ * joined workers' hand-out latencies (post to join) summed; stalls (launches slower than the calling
+ * thread alone, noteLaunch), and the launches that ran in the calling thread after them; jobs sent to workers (a launch that
  * repeats a worker's last job sends none).
  */
 export const simWorkerStats = {
@@ -414,7 +414,7 @@ export class ParallelKernel {
 
   /** runs the launch's blocks on the calling thread and up to `runners - 1` workers; throws what one thread would */
   launch(dims: LaunchDims, args: readonly KernelArg[], runners: number): void {
-    const t0 = simWorkerTimeline.on ? monotonicUs() : 0;
+    const moments = simWorkerTimeline.on ? new Moments() : undefined;
     const callerRuns = simWorkerTuning.callerRuns;
     growPool(runners - (callerRuns ? 1 : 0));
     const staged = stageHostArrays(this.ir, args);
@@ -426,10 +426,40 @@ export class ParallelKernel {
     };
     ctl.fill(0, 0, CTL.posted);
     Atomics.store(ctl, CTL.fail, NO_FAILURE);
-    if (t0 > 0) { ctl[CTL.timeline] = 1; marks.fill(NaN); }
+    if (moments) { ctl[CTL.timeline] = 1; marks.fill(NaN); }
     const posted = pool.filter((w) => Atomics.load(ready, w.index) === 1).slice(0, runners - (callerRuns ? 1 : 0));
+    this.post(posted, job, seq);
+    moments?.mark("posted");
+    const results: RunnerResult[] = [];
+    let fromWorkers: RunnerResult[];
+    try {
+      if (callerRuns || posted.length === 0) {
+        const fn = this.shared ??= compileShared(this.payload);
+        const start = performance.now();
+        moments?.mark("callerStart");
+        const own = runChunks(fn, job, ctl);
+        moments?.mark("callerEnd");
+        if (own.chunks > 0) this.blockMs = (performance.now() - start) / (own.chunks * job.chunk);
+        results.push(own);
+      }
+    } finally {
+      // always: a result left unread would be taken for the next launch's
+      fromWorkers = collect(posted, seq, callerRuns);
+      moments?.mark("collected");
+      if (callerRuns && this.blockMs > 0) noteLaunch(performance.now() - begun, this.blockMs * total);
+    }
+    tally(results);
+    const callerChunks = results[0]?.chunks ?? 0;
+    results.push(...fromWorkers);
+    finish(results, this.payload.sites);
+    staged.copyBack();
+    moments?.record(callerChunks, posted);
+  }
+
+  /** hands the launch to the workers: its job to those whose last job differs, its number, the doorbell */
+  private post(workers: readonly PoolWorker[], job: Job, seq: number): void {
     postedAt[0] = monotonicUs();
-    for (const w of posted) {
+    for (const w of workers) {
       if (!sameData(job, w.lastJob)) {
         w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
         w.known.add(this.id);
@@ -440,37 +470,24 @@ export class ParallelKernel {
       Atomics.add(bell, w.index, 1);
       Atomics.notify(bell, w.index);
     }
-    const tPosted = t0 > 0 ? monotonicUs() : 0;
-    const results: RunnerResult[] = [];
-    let fromWorkers: RunnerResult[];
-    let tStart = NaN, tEnd = NaN, tCollected = NaN;
-    try {
-      if (callerRuns || posted.length === 0) {
-        const fn = this.shared ??= compileShared(this.payload);
-        const start = performance.now();
-        if (t0 > 0) tStart = monotonicUs();
-        const own = runChunks(fn, job, ctl);
-        if (t0 > 0) tEnd = monotonicUs();
-        if (own.chunks > 0) this.blockMs = (performance.now() - start) / (own.chunks * job.chunk);
-        results.push(own);
-      }
-    } finally {
-      // always: a result left unread would be taken for the next launch's
-      fromWorkers = collect(posted, seq, callerRuns);
-      if (t0 > 0) tCollected = monotonicUs();
-      if (callerRuns && this.blockMs > 0) noteLaunch(performance.now() - begun, this.blockMs * total);
-    }
-    tally(results);
-    results.push(...fromWorkers);
-    finish(results, this.payload.sites);
-    staged.copyBack();
-    if (t0 > 0) {
-      simWorkerTimeline.launches.push({
-        posted: tPosted - t0, callerStart: tStart - t0, callerEnd: tEnd - t0, collected: tCollected - t0, end: monotonicUs() - t0,
-        callerChunks: results[0]?.chunks ?? 0,
-        workers: posted.map((w) => [...marks.subarray(MARKS * w.index, MARKS * (w.index + 1))].map((t) => t - t0)),
-      });
-    }
+  }
+}
+
+/** The caller's moments of a launch whose timeline is recorded (simWorkerTimeline), µs from its start. */
+class Moments {
+  private readonly t0 = monotonicUs();
+  private readonly at = { posted: NaN, callerStart: NaN, callerEnd: NaN, collected: NaN };
+
+  mark(what: keyof Moments["at"]): void {
+    this.at[what] = monotonicUs() - this.t0;
+  }
+
+  /** adds the launch, with the posted workers' marks, to simWorkerTimeline (the launch returns) */
+  record(callerChunks: number, posted: readonly PoolWorker[]): void {
+    simWorkerTimeline.launches.push({
+      ...this.at, end: monotonicUs() - this.t0, callerChunks,
+      workers: posted.map((w) => [...marks.subarray(MARKS * w.index, MARKS * (w.index + 1))].map((t) => t - this.t0)),
+    });
   }
 }
 
@@ -478,17 +495,19 @@ export class ParallelKernel {
  * On a loaded machine the OS stops a worker in the middle of a chunk now and then, and the caller waits
  * for it to run again (a time slice: milliseconds, where the launch takes one or two); or the worker the
  * caller wakes takes the caller's core, and the caller waits. After such a stall (a launch slower than
- * the calling thread alone would have been) the next launches run in the calling thread: 1 after a first
- * stall, twice as many after each stall that follows (up to MAX_BACKOFF), half as many after each launch
- * without one. A worker that kept the caller waiting a little (a launch still faster than one thread) is
- * no stall: backing off would lose more.
+ * the calling thread alone would have been, by more than STALL_MS) the next launches run in the calling
+ * thread: 1 after a first stall, twice as many after each stall that follows (up to MAX_BACKOFF), half as
+ * many after each launch without one. A worker that kept the caller waiting a little (a launch still
+ * faster than one thread) is no stall: backing off would lose more.
  */
 const MAX_BACKOFF = 64;
 const backoff = { level: 0, left: 0 };
+/** what a stall costs at least: an OS's delay (a time slice is milliseconds), not a small launch's hand-out */
+const STALL_MS = 0.5;
 
 /** a launch on workers took `launchMs`; the calling thread alone would have taken about `aloneMs` */
 export function noteLaunch(launchMs: number, aloneMs: number): void {
-  if (launchMs > aloneMs) {
+  if (launchMs > aloneMs + STALL_MS) {
     backoff.level = Math.min(MAX_BACKOFF, 2 * backoff.level || 1);
     backoff.left = backoff.level;
     simWorkerStats.stalls++;

@@ -435,6 +435,14 @@ test("a worker spins for the next launch while launches come close together, not
   assert.equal(workerSpinMs(50), 0);
 });
 
+test("a stall is a launch slower than the calling thread alone would have been, by more than an OS's delay", () => {
+  const stalls = (launchMs: number, aloneMs: number) => statsOver(() => noteLaunch(launchMs, aloneMs)).stalls;
+  assert.equal(stalls(1.3, 1.6), 0, "a worker kept the caller waiting, but the launch still gained");
+  assert.equal(stalls(0.05, 0.002), 0, "a small launch's hand-out");
+  assert.equal(stalls(2.5, 1.6), 1, "the caller waited a time slice for a worker");
+  assert.equal(stalls(3.1, 0), 1, "the woken worker took the caller's core");
+});
+
 test("after a stall (a worker held the caller up), the next launches run in the calling thread, then workers again", () => {
   const n = 20_000, a = new Float32Array(n).fill(2), c = new Float32Array(n);
   const launch = () => vadd.configure(Math.ceil(n / 128), 128)(a, a, c);
