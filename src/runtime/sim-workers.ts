@@ -16,9 +16,10 @@
 // loop of launches sends none), writes the launch's number into the worker's
 // slot of the control block, then rings. Waking a sleeping thread costs
 // 0.05–0.2 ms here (a 2 ms launch's tenth), so both sides spin a little before
-// they sleep (Atomics.wait): the caller, when its share is done, for up to
-// SPIN_MS for the joined workers to finish (they have a chunk left at most; a
-// launch that ends slower than one thread is a stall, below); a worker, after
+// they sleep (Atomics.wait): the caller, when its share is done, for the
+// joined workers to finish, as long as two chunks take (they have a chunk left
+// at most; SPIN_MS at most; a launch that ends slower than one thread is a
+// stall, below); a worker, after
 // a launch, for up to SPIN_MS for the next (launches in a loop follow each
 // other at once), but not after a longer wait: launches far apart, or a loaded
 // machine, where a spinning worker takes the core the caller needs. The
@@ -444,7 +445,9 @@ export class ParallelKernel {
       }
     } finally {
       // always: a result left unread would be taken for the next launch's
-      fromWorkers = collect(posted, seq, callerRuns);
+      // a running worker has a chunk left at most: spinning longer waits for one the OS has stopped,
+      // on the core it may need
+      fromWorkers = collect(posted, seq, callerRuns, Math.min(SPIN_MS, 2 * this.blockMs * job.chunk) || SPIN_MS);
       moments?.mark("collected");
       if (callerRuns && this.blockMs > 0) noteLaunch(performance.now() - begun, this.blockMs * total);
     }
@@ -502,8 +505,8 @@ class Moments {
  */
 const MAX_BACKOFF = 64;
 const backoff = { level: 0, left: 0 };
-/** what a stall costs at least: an OS's delay (a time slice is milliseconds), not a small launch's hand-out */
-const STALL_MS = 0.5;
+/** what a stall costs at least: more than a small launch's hand-out (0.05–0.1 ms), less than a time slice */
+const STALL_MS = 0.15;
 
 /** a launch on workers took `launchMs`; the calling thread alone would have taken about `aloneMs` */
 export function noteLaunch(launchMs: number, aloneMs: number): void {
@@ -529,9 +532,9 @@ function backingOff(): boolean {
  * last chunk: `withdraw`), waits for those that have to finish, and reads the results they posted
  * (those with output or a fault).
  */
-function collect(posted: readonly PoolWorker[], seq: number, withdraw: boolean): RunnerResult[] {
+function collect(posted: readonly PoolWorker[], seq: number, withdraw: boolean, spinMs: number): RunnerResult[] {
   const joined = withdraw ? posted.filter((w) => Atomics.compareExchange(ctl, CTL.posted + w.index, seq, 0) !== seq) : posted;
-  for (let done = Atomics.load(ctl, CTL.done); done < joined.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done, SPIN_MS);
+  for (let done = Atomics.load(ctl, CTL.done); done < joined.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done, spinMs);
   simWorkerStats.joined += joined.length;
   simWorkerStats.withdrawn += posted.length - joined.length;
   return joined.flatMap((w) => {
