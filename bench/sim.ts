@@ -364,6 +364,7 @@ function printTimeline(launches: readonly LaunchTimeline[], oneWorkerMs: number)
     row("launch returns", ms((l) => l.end)),
     row("caller's chunks", launches.map((l) => l.callerChunks)),
     row("caller's ms per chunk", launches.map((l) => (l.callerEnd - l.callerStart) / 1000 / l.callerChunks)),
+    row("worker's ms per chunk", launches.map((l) => (worker(l, WORKER_MARK.end) - worker(l, WORKER_MARK.joined)) / 1000 / (l.chunks - l.callerChunks))),
   ]);
   console.log(`(1 worker: ${oneWorkerMs.toFixed(3)} ms a launch, median; the worker rows leave out launches withdrawn from it)`);
 }

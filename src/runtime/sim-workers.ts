@@ -189,6 +189,8 @@ export interface LaunchTimeline {
   readonly callerEnd: number;
   readonly collected: number;
   readonly end: number;
+  /** the launch's chunks, and those the caller ran */
+  readonly chunks: number;
   readonly callerChunks: number;
   /** each posted worker: woken, joined, chunks run (WORKER_MARK) */
   readonly workers: readonly (readonly number[])[];
@@ -456,7 +458,7 @@ export class ParallelKernel {
     results.push(...fromWorkers);
     finish(results, this.payload.sites);
     staged.copyBack();
-    moments?.record(callerChunks, posted);
+    moments?.record(Math.ceil(total / job.chunk), callerChunks, posted);
   }
 
   /** hands the launch to the workers: its job to those whose last job differs, its number, the doorbell */
@@ -486,9 +488,9 @@ class Moments {
   }
 
   /** adds the launch, with the posted workers' marks, to simWorkerTimeline (the launch returns) */
-  record(callerChunks: number, posted: readonly PoolWorker[]): void {
+  record(chunks: number, callerChunks: number, posted: readonly PoolWorker[]): void {
     simWorkerTimeline.launches.push({
-      ...this.at, end: monotonicUs() - this.t0, callerChunks,
+      ...this.at, end: monotonicUs() - this.t0, chunks, callerChunks,
       workers: posted.map((w) => [...marks.subarray(MARKS * w.index, MARKS * (w.index + 1))].map((t) => t - this.t0)),
     });
   }
