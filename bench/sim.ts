@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import os from "node:os";
 import { cuda, float32, ndarray, type KernelArray2 } from "../dist/src/index.js";
 import { setSimChecks } from "../dist/src/targets/js/sanitize.js";
-import { simWorkersReady, simWorkerStats, simWorkerTuning } from "../dist/src/runtime/sim-workers.js";
+import { simWorkersReady, simWorkerStats, simWorkerTimeline, simWorkerTuning, WORKER_MARK, type LaunchTimeline } from "../dist/src/runtime/sim-workers.js";
 import { fma32 } from "../dist/src/targets/js/index.js";
 
 const PEERS_DIR = fileURLToPath(new URL("./peers/", import.meta.url));
@@ -262,13 +262,15 @@ const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[xs.length >> 1]!;
 
 /**
  * `launch` on 1 worker and on `n`, in alternate rounds of `perRound` launches (a shared machine's load
- * weighs on both alike), after a warm-up round of each.
+ * weighs on both alike), after a warm-up round of each; the timeline of the kept launches on `n` is left
+ * in simWorkerTimeline.launches.
  */
 function onWorkers(n: number, launch: () => void, rounds: number, perRound: number): [one: WorkerFigures, many: WorkerFigures] {
   const walls: [number[], number[]] = [[], []], cpus: [number[], number[]] = [[], []];
   const stats0 = { ...simWorkerStats };
   const round = (side: 0 | 1, keep: boolean) => {
     process.env.NUMBATS_SIM_WORKERS = String(side === 0 ? 1 : n);
+    simWorkerTimeline.on = keep && side === 1;
     const cpu0 = process.cpuUsage();
     for (let k = 0; k < perRound; k++) {
       const t0 = performance.now();
@@ -278,11 +280,13 @@ function onWorkers(n: number, launch: () => void, rounds: number, perRound: numb
     const cpu = process.cpuUsage(cpu0);
     if (keep) cpus[side].push((cpu.user + cpu.system) / 1000 / perRound);
   };
+  simWorkerTimeline.launches = [];
   try {
     round(0, false); round(1, false);
     for (let r = 0; r < rounds; r++) for (const side of r % 2 ? [0, 1] as const : [1, 0] as const) round(side, true);
   } finally {
     delete process.env.NUMBATS_SIM_WORKERS;
+    simWorkerTimeline.on = false;
   }
   const figures = (side: 0 | 1): WorkerFigures => ({ wallMs: median(walls[side]), bestMs: Math.min(...walls[side]), cpuMs: median(cpus[side]) });
   const d = Object.fromEntries(Object.entries(simWorkerStats).map(([k, v]) => [k, v - stats0[k as keyof typeof stats0]])) as typeof simWorkerStats;
@@ -335,6 +339,34 @@ function printWorkerTable(rows: [string, [WorkerFigures, WorkerFigures]][]): voi
       `${(one.wallMs / many.wallMs).toFixed(2)}× / ${(one.bestMs / many.bestMs).toFixed(2)}×`]);
   }
   printTable(table);
+}
+
+/**
+ * A launch on N workers moment by moment, percentiles over the launches (ms from the caller's entry into
+ * the launch; the host's own launch path before it is the same on 1 worker): where the fixed cost goes.
+ */
+function printTimeline(launches: readonly LaunchTimeline[], oneWorkerMs: number): void {
+  const pct = [0.05, 0.25, 0.5, 0.75, 0.95];
+  const row = (what: string, xs: number[]) => {
+    const s = xs.filter((x) => Number.isFinite(x)).sort((p, q) => p - q);
+    return [what, ...pct.map((p) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]!.toFixed(3) : "—"))];
+  };
+  const ms = (f: (l: LaunchTimeline) => number) => launches.map((l) => f(l) / 1000);
+  const worker = (l: LaunchTimeline, mark: number) => l.workers[0]?.[mark] ?? NaN;
+  printTable([
+    ["moment (ms)", ...pct.map((p) => `p${p * 100}`)],
+    row("caller posted the launch", ms((l) => l.posted)),
+    row("worker woke", ms((l) => worker(l, WORKER_MARK.woke))),
+    row("worker joined", ms((l) => worker(l, WORKER_MARK.joined))),
+    row("caller's last chunk done", ms((l) => l.callerEnd)),
+    row("worker's last chunk done", ms((l) => worker(l, WORKER_MARK.end))),
+    row("caller saw the workers done", ms((l) => l.collected)),
+    row("launch returns", ms((l) => l.end)),
+    row("caller's chunks", launches.map((l) => l.callerChunks)),
+    row("caller's ms per chunk", launches.map((l) => (l.callerEnd - l.callerStart) / 1000 / l.callerChunks)),
+    row("worker's ms per chunk", launches.map((l) => (worker(l, WORKER_MARK.end) - worker(l, WORKER_MARK.joined)) / 1000 / (l.chunks - l.callerChunks))),
+  ]);
+  console.log(`(1 worker: ${oneWorkerMs.toFixed(3)} ms a launch, median; the worker rows leave out launches withdrawn from it)`);
 }
 
 /**
@@ -439,13 +471,16 @@ function printTable(table: string[][]): void {
 /** `BENCH_ONLY=workers`: the worker rows in detail and the threshold sweep, without the peers (about a minute) */
 function workersOnly(): void {
   const load = loadAverage();
+  const vadd = workersVadd(), timeline = simWorkerTimeline.launches;
   const rows: [string, [WorkerFigures, WorkerFigures]][] = [
-    [`vector add, ${BIG_N} elements, device arrays`, workersVadd()],
+    [`vector add, ${BIG_N} elements, device arrays`, vadd],
     [`tiled matmul ${BIG_MATMUL_N}², device arrays`, workersMatmul()],
   ];
   console.log(`numbats simulator, 1 worker against ${WORKERS} — ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}, load average ${load} → ${loadAverage()}`);
   console.log(`per launch, alternate rounds (vector add: 10 rounds of 10 launches a side; matmul: 3 of 1); CPU: the whole process, every thread\n`);
   printWorkerTable(rows);
+  console.log(`\nthe ${timeline.length} vector add launches on ${WORKERS} workers, moment by moment:`);
+  printTimeline(timeline, vadd[0].wallMs);
   console.log(`\nlaunches below the threshold sent to ${WORKERS} workers anyway (speed-up of the medians, 8 rounds of 20 a side; load average ${loadAverage()}):`);
   const sweep = workerSweep();
   printTable([["kernel", "threads", "speed-up"], ...sweep.map(([k, threads, x]) => [k, String(threads), `${x.toFixed(2)}×`])]);

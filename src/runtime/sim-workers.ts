@@ -11,15 +11,19 @@
 // machine) never holds a launch up, and skips the withdrawn launch when it
 // runs. One control block in shared memory serves every launch (they come
 // one at a time). A worker waits for launches on its doorbell (Atomics.wait),
-// not in its event loop, which wakes slower: the caller posts the launch on
-// the worker's port, then rings. Waking a sleeping thread costs 0.05–0.2 ms
-// here (a 2 ms launch's tenth), so both sides spin a little before they sleep
-// (Atomics.wait): the caller, when its share is done, for up to SPIN_MS for
-// the joined workers to finish (they have a chunk left at most; a longer wait
-// is a stall, below); a worker, after a launch, for up to SPIN_MS for the next
-// (launches in a loop follow each other at once), but not after a longer wait:
-// launches far apart, or a loaded machine, where a spinning worker takes the
-// core the caller needs. The caller then reads the
+// not in its event loop, which wakes slower: the caller sends the launch's
+// job on the worker's port (only when it differs from the worker's last: a
+// loop of launches sends none), writes the launch's number into the worker's
+// slot of the control block, then rings. Waking a sleeping thread costs
+// 0.05–0.2 ms here (a 2 ms launch's tenth), so both sides spin a little before
+// they sleep (Atomics.wait): the caller, when its share is done, for the
+// joined workers to finish, as long as two chunks take (they have a chunk left
+// at most; SPIN_MS at most; a launch that ends slower than one thread is a
+// stall, below); a worker, after
+// a launch, for up to SPIN_MS for the next (launches in a loop follow each
+// other at once), but not after a longer wait: launches far apart, or a loaded
+// machine, where a spinning worker takes the core the caller needs. The
+// caller then reads the
 // results of the workers that have something to report (printf output, a
 // fault) synchronously (receiveMessageOnPort) and:
 //  - prints the printf output of the chunks in block order, each chunk's
@@ -55,7 +59,11 @@ export interface KernelPayload {
   readonly sites: readonly AccessSite[];
 }
 
-/** One launch as each runner (a worker or the calling thread) sees it. */
+/**
+ * What a launch runs, as each runner (a worker or the calling thread) sees it. A worker is sent a job only
+ * when it differs from the last one it was sent (launches in a loop repeat theirs: sending one costs
+ * 0.02–0.05 ms); the launch itself is its number in the worker's CTL.posted slot.
+ */
 export interface Job {
   readonly kernel: number;
   readonly payload?: KernelPayload;
@@ -64,10 +72,6 @@ export interface Job {
   /** blocks per chunk, and blocks in all */
   readonly chunk: number;
   readonly total: number;
-  /** the launch's number (never 0), which a worker swaps out of its CTL.posted slot to join the launch */
-  readonly seq: number;
-  /** when the caller posted the launch (monotonicUs), for the hand-out latency */
-  readonly sentAt: number;
 }
 
 /** the slots of the control block (an Int32Array over shared memory), reset for each launch */
@@ -82,7 +86,9 @@ export const CTL = {
   chunks: 3,
   /** the joined workers' hand-out latencies (post to join), summed, in µs */
   lagUs: 4,
-  /** from here, one slot per worker: the seq of a launch posted to it that it has not joined, else 0 */
+  /** 1 while the launch's timeline is recorded (simWorkerTimeline) */
+  timeline: 5,
+  /** from here, one slot per worker: the number (never 0) of a launch posted to it that it has not joined, else 0 */
   posted: 8,
 } as const;
 const NO_FAILURE = 0x7fffffff;
@@ -122,6 +128,10 @@ export interface WorkerInit {
   readonly bell: Int32Array;
   /** the control block (CTL) */
   readonly ctl: Int32Array;
+  /** when the caller posted the current launch (monotonicUs), for the hand-out latency and the worker's spin */
+  readonly postedAt: Float64Array;
+  /** the worker's marks of a recorded launch, at MARKS × index (WORKER_MARK; µs on monotonicUs) */
+  readonly marks: Float64Array;
   readonly index: number;
 }
 
@@ -154,11 +164,12 @@ export const simWorkerTuning = { minWork: 1 << 19, callerRuns: true };
 /**
  * What the launches so far did, for tests and the bench: launches that used workers; chunks the workers
  * and the calling thread ran; posted launches workers joined, and those withdrawn before they did; the
- * joined workers' hand-out latencies (post to join) summed; stalls (a joined worker held the caller up),
- * and the launches that ran in the calling thread after them.
+ * joined workers' hand-out latencies (post to join) summed; stalls (launches slower than the calling
+ * thread alone, noteLaunch), and the launches that ran in the calling thread after them; jobs sent to workers (a launch that
+ * repeats a worker's last job sends none).
  */
 export const simWorkerStats = {
-  parallelLaunches: 0, workerChunks: 0, callerChunks: 0, joined: 0, withdrawn: 0, handOutMs: 0, stalls: 0, backedOff: 0,
+  parallelLaunches: 0, workerChunks: 0, callerChunks: 0, joined: 0, withdrawn: 0, handOutMs: 0, stalls: 0, backedOff: 0, jobsSent: 0,
 };
 
 /** microseconds on the monotonic clock, which every thread of the process shares */
@@ -166,6 +177,28 @@ export function monotonicUs(): number {
   const [s, ns] = process.hrtime();
   return s * 1e6 + ns / 1e3;
 }
+
+/** what a worker marks of a recorded launch: woken, joined (its job read, a new kernel compiled), its chunks run */
+export const WORKER_MARK = { woke: 0, joined: 1, end: 2 } as const;
+export const MARKS = 4;
+
+/** One launch on workers, for the bench: µs from the caller's entry (monotonicUs); NaN where a worker did not get there. */
+export interface LaunchTimeline {
+  /** the caller: launch posted to the workers, its first chunk taken, its last run, the joined workers done, return */
+  readonly posted: number;
+  readonly callerStart: number;
+  readonly callerEnd: number;
+  readonly collected: number;
+  readonly end: number;
+  /** the launch's chunks, and those the caller ran */
+  readonly chunks: number;
+  readonly callerChunks: number;
+  /** each posted worker: woken, joined, chunks run (WORKER_MARK) */
+  readonly workers: readonly (readonly number[])[];
+}
+
+/** Records the timeline of each launch on workers while `on` (the bench turns it on; off, nothing is timed). */
+export const simWorkerTimeline = { on: false, launches: [] as LaunchTimeline[] };
 
 // ---------------------------------------------------------------------------
 // running chunks (the calling thread and the workers alike)
@@ -274,12 +307,16 @@ interface PoolWorker {
   readonly port: MessagePort;
   /** kernels this worker has compiled */
   readonly known: Set<number>;
+  /** the last job it was sent, as it was then */
+  lastJob?: Job;
 }
 
 const MAX_WORKERS = 256;
 const ready = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
 const bell = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
 const ctl = new Int32Array(new SharedArrayBuffer(4 * (CTL.posted + MAX_WORKERS)));
+const postedAt = new Float64Array(new SharedArrayBuffer(8));
+const marks = new Float64Array(new SharedArrayBuffer(8 * MARKS * MAX_WORKERS));
 let lastSeq = 0;
 const pool: PoolWorker[] = [];
 let noWorkers = false;
@@ -297,7 +334,7 @@ function growPool(n: number): void {
   while (pool.length < Math.min(n, MAX_WORKERS)) {
     const index = pool.length;
     const { port1, port2 } = new MessageChannel();
-    const init: WorkerInit = { port: port2, ready, bell, ctl, index };
+    const init: WorkerInit = { port: port2, ready, bell, ctl, postedAt, marks, index };
     const worker = new Worker(entry.spec, { eval: entry.eval, workerData: init, transferList: [port2], stdout: false, stderr: false });
     // a worker that fails to start never reports ready: the launches run without it
     worker.on("error", () => Atomics.store(ready, index, 0));
@@ -320,6 +357,28 @@ export async function simWorkersReady(n: number, timeoutMs = 60_000): Promise<vo
 // ---------------------------------------------------------------------------
 // launches
 
+/**
+ * Whether two jobs hold the same data: plain values and arrays alike, buffers by identity. Generic, so that
+ * a field added to an argument cannot be missed.
+ */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return Object.is(a, b);
+  if (a instanceof ArrayBuffer || a instanceof SharedArrayBuffer) return a === b;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/**
+ * A copy of plain data (a job) that later changes to the original do not reach, buffers shared: launches
+ * update their argument records in place (a scalar's value, a buffer's `freed`).
+ */
+export function snapshot<T>(v: T): T {
+  if (typeof v !== "object" || v === null || v instanceof ArrayBuffer || v instanceof SharedArrayBuffer) return v;
+  if (Array.isArray(v)) return v.map(snapshot) as T;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, snapshot(x)])) as T;
+}
+
 let nextKernelId = 0;
 
 /** A compiled kernel's launches on several runners. */
@@ -327,6 +386,8 @@ export class ParallelKernel {
   private readonly id = nextKernelId++;
   private readonly work: number;
   private shared: KernelFn | undefined;
+  /** the calling thread's time per block of this kernel, when it last ran chunks (ms): one thread's speed */
+  private blockMs = NaN;
 
   constructor(private readonly ir: FunctionIR, private readonly payload: KernelPayload) {
     this.work = threadWork(ir.body) * (payload.code.includes("function* thread") ? 8 : 1);
@@ -348,60 +409,102 @@ export class ParallelKernel {
 
   /** runs the launch's blocks on the calling thread and up to `runners - 1` workers; throws what one thread would */
   launch(dims: LaunchDims, args: readonly KernelArg[], runners: number): void {
+    const moments = simWorkerTimeline.on ? new Moments() : undefined;
     const callerRuns = simWorkerTuning.callerRuns;
     growPool(runners - (callerRuns ? 1 : 0));
     const staged = stageHostArrays(this.ir, args);
+    const begun = performance.now(); // the copies of host arrays aside: one thread makes its own
     const total = dims.grid[0] * dims.grid[1] * dims.grid[2];
     const seq = lastSeq = lastSeq === NO_FAILURE ? 1 : lastSeq + 1;
-    const job: Omit<Job, "payload"> = {
-      kernel: this.id, args: staged.args, dims, chunk: chunkBlocks(total, this.work * dims.block[0] * dims.block[1] * dims.block[2], runners), total, seq,
-      sentAt: monotonicUs(),
+    const job: Job = {
+      kernel: this.id, args: staged.args, dims, chunk: chunkBlocks(total, this.work * dims.block[0] * dims.block[1] * dims.block[2], runners), total,
     };
     ctl.fill(0, 0, CTL.posted);
     Atomics.store(ctl, CTL.fail, NO_FAILURE);
+    if (moments) { ctl[CTL.timeline] = 1; marks.fill(NaN); }
     const posted = pool.filter((w) => Atomics.load(ready, w.index) === 1).slice(0, runners - (callerRuns ? 1 : 0));
-    for (const w of posted) {
-      Atomics.store(ctl, CTL.posted + w.index, seq);
-      w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
-      w.known.add(this.id);
-      Atomics.add(bell, w.index, 1);
-      Atomics.notify(bell, w.index);
-    }
+    this.post(posted, job, seq);
+    moments?.mark("posted");
     const results: RunnerResult[] = [];
     let fromWorkers: RunnerResult[];
-    let chunkMs: number | undefined; // the caller's time per chunk, when it runs chunks
     try {
       if (callerRuns || posted.length === 0) {
-        const t0 = performance.now();
-        const own = runChunks(this.shared ??= compileShared(this.payload), job, ctl);
-        if (own.chunks > 0) chunkMs = (performance.now() - t0) / own.chunks;
+        const fn = this.shared ??= compileShared(this.payload);
+        const start = performance.now();
+        moments?.mark("callerStart");
+        const own = runChunks(fn, job, ctl);
+        moments?.mark("callerEnd");
+        if (own.chunks > 0) this.blockMs = (performance.now() - start) / (own.chunks * job.chunk);
         results.push(own);
       }
     } finally {
       // always: a result left unread would be taken for the next launch's
-      const t0 = performance.now();
-      fromWorkers = collect(posted, seq, callerRuns);
-      if (chunkMs !== undefined) noteWait(performance.now() - t0, chunkMs);
+      // a running worker has a chunk left at most: spinning longer waits for one the OS has stopped,
+      // on the core it may need
+      fromWorkers = collect(posted, seq, callerRuns, Math.min(SPIN_MS, 2 * this.blockMs * job.chunk) || SPIN_MS);
+      moments?.mark("collected");
+      if (callerRuns && this.blockMs > 0) noteLaunch(performance.now() - begun, this.blockMs * total);
     }
     tally(results);
+    const callerChunks = results[0]?.chunks ?? 0;
     results.push(...fromWorkers);
     finish(results, this.payload.sites);
     staged.copyBack();
+    moments?.record(Math.ceil(total / job.chunk), callerChunks, posted);
+  }
+
+  /** hands the launch to the workers: its job to those whose last job differs, its number, the doorbell */
+  private post(workers: readonly PoolWorker[], job: Job, seq: number): void {
+    postedAt[0] = monotonicUs();
+    for (const w of workers) {
+      if (!sameData(job, w.lastJob)) {
+        w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
+        w.known.add(this.id);
+        w.lastJob = snapshot(job);
+        simWorkerStats.jobsSent++;
+      }
+      Atomics.store(ctl, CTL.posted + w.index, seq); // after the job: a worker that sees the number has the job
+      Atomics.add(bell, w.index, 1);
+      Atomics.notify(bell, w.index);
+    }
+  }
+}
+
+/** The caller's moments of a launch whose timeline is recorded (simWorkerTimeline), µs from its start. */
+class Moments {
+  private readonly t0 = monotonicUs();
+  private readonly at = { posted: NaN, callerStart: NaN, callerEnd: NaN, collected: NaN };
+
+  mark(what: keyof Moments["at"]): void {
+    this.at[what] = monotonicUs() - this.t0;
+  }
+
+  /** adds the launch, with the posted workers' marks, to simWorkerTimeline (the launch returns) */
+  record(chunks: number, callerChunks: number, posted: readonly PoolWorker[]): void {
+    simWorkerTimeline.launches.push({
+      ...this.at, end: monotonicUs() - this.t0, chunks, callerChunks,
+      workers: posted.map((w) => [...marks.subarray(MARKS * w.index, MARKS * (w.index + 1))].map((t) => t - this.t0)),
+    });
   }
 }
 
 /**
  * On a loaded machine the OS stops a worker in the middle of a chunk now and then, and the caller waits
- * for it to run again (a time slice: milliseconds, where the launch takes one or two). After such a stall
- * the next launches run in the calling thread: 1 after a first stall, twice as many after each stall that
- * follows (up to MAX_BACKOFF), half as many after each launch without one.
+ * for it to run again (a time slice: milliseconds, where the launch takes one or two); or the worker the
+ * caller wakes takes the caller's core, and the caller waits. After such a stall (a launch slower than
+ * the calling thread alone would have been, by more than STALL_MS) the next launches run in the calling
+ * thread: 1 after a first stall, twice as many after each stall that follows (up to MAX_BACKOFF), half as
+ * many after each launch without one. A worker that kept the caller waiting a little (a launch still
+ * faster than one thread) is no stall: backing off would lose more.
  */
 const MAX_BACKOFF = 64;
 const backoff = { level: 0, left: 0 };
+/** what a stall costs at least: more than a small launch's hand-out (0.05–0.1 ms), less than a time slice */
+const STALL_MS = 0.15;
 
-/** a stall: the caller waited for the joined workers far longer than the chunk each holds at most takes */
-export function noteWait(waitMs: number, chunkMs: number): void {
-  if (waitMs > 4 * chunkMs + 0.5) {
+/** a launch on workers took `launchMs`; the calling thread alone would have taken about `aloneMs` */
+export function noteLaunch(launchMs: number, aloneMs: number): void {
+  if (launchMs > aloneMs + STALL_MS) {
     backoff.level = Math.min(MAX_BACKOFF, 2 * backoff.level || 1);
     backoff.left = backoff.level;
     simWorkerStats.stalls++;
@@ -423,9 +526,9 @@ function backingOff(): boolean {
  * last chunk: `withdraw`), waits for those that have to finish, and reads the results they posted
  * (those with output or a fault).
  */
-function collect(posted: readonly PoolWorker[], seq: number, withdraw: boolean): RunnerResult[] {
+function collect(posted: readonly PoolWorker[], seq: number, withdraw: boolean, spinMs: number): RunnerResult[] {
   const joined = withdraw ? posted.filter((w) => Atomics.compareExchange(ctl, CTL.posted + w.index, seq, 0) !== seq) : posted;
-  for (let done = Atomics.load(ctl, CTL.done); done < joined.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done, SPIN_MS);
+  for (let done = Atomics.load(ctl, CTL.done); done < joined.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done, spinMs);
   simWorkerStats.joined += joined.length;
   simWorkerStats.withdrawn += posted.length - joined.length;
   return joined.flatMap((w) => {

@@ -12,7 +12,7 @@ import { DTYPE_INFO, type ScalarName } from "../../src/dtypes.js";
 import type { AtomicOp } from "../../src/compiler/ir.js";
 import { atomic } from "../../src/targets/js/runtime.js";
 import { sharedAtomic } from "../../src/targets/js/shared-atomics.js";
-import { chunkBlocks, noteWait, simWorkersReady, simWorkerStats, simWorkerTuning, workerSpinMs } from "../../src/runtime/sim-workers.js";
+import { chunkBlocks, noteLaunch, sameData, simWorkersReady, snapshot, simWorkerStats, simWorkerTuning, workerSpinMs } from "../../src/runtime/sim-workers.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
@@ -313,6 +313,50 @@ test("device arrays live in shared memory: workers write them in place, launch a
   for (let i = 0; i < n; i += 77) assert.equal(got[i], 1 + 3 * 2 * i);
 });
 
+test("a loop of launches sends its job once; new arguments, a new scalar or a new grid send it again", () => {
+  const n = 16_384, grid = n / 128;
+  const src = cuda.toDevice(Float64Array.from({ length: n }, (_, i) => i));
+  const d1 = cuda.toDevice(new Float64Array(n).fill(1)), d2 = cuda.toDevice(new Float64Array(n).fill(5));
+  const sent = (f: () => void) => {
+    const before = simWorkerStats.jobsSent;
+    withWorkers(2, f);
+    return simWorkerStats.jobsSent - before;
+  };
+  assert.ok(sent(() => scale.configure(grid, 128)(src, d1, 2)) > 0);
+  assert.equal(sent(() => { for (let r = 0; r < 3; r++) scale.configure(grid, 128)(src, d1, 2); }), 0, "the same job: nothing sent");
+  assert.ok(sent(() => scale.configure(grid, 128)(src, d1, 10)) > 0, "a new scalar");
+  assert.ok(sent(() => scale.configure(grid, 128)(src, d2, 10)) > 0, "a new array");
+  assert.ok(sent(() => scale.configure(grid / 2, 128)(src, d2, 10)) > 0, "a new grid");
+  const one = d1.copyToHost() as Float64Array, two = d2.copyToHost() as Float64Array;
+  for (let i = 0; i < n; i += 61) {
+    assert.equal(one[i], 1 + 4 * 2 * i + 10 * i, `d1[${i}]`);
+    assert.equal(two[i], 5 + (i < n / 2 ? 2 : 1) * 10 * i, `d2[${i}]`);
+  }
+});
+
+test("jobs are the same when their data is: values (0 and -0 apart, NaN alike), buffers by identity, as they were when sent", () => {
+  const bytes = new SharedArrayBuffer(8);
+  const arg = (o: object = {}) => ({ kind: "array", buffer: { kind: "sim", bytes, byteOffset: 0, byteLength: 8, freed: false }, shape: [2], value: NaN, ...o });
+  assert.ok(sameData(arg(), arg()));
+  assert.ok(sameData([1, "a", 2n, true, undefined], [1, "a", 2n, true, undefined]));
+  assert.ok(!sameData(arg(), arg({ buffer: { kind: "sim", bytes: new SharedArrayBuffer(8), byteOffset: 0, byteLength: 8, freed: false } })));
+  assert.ok(!sameData(arg(), arg({ shape: [3] })));
+  assert.ok(!sameData(arg(), arg({ value: 1 })));
+  assert.ok(!sameData(arg({ value: 0 }), arg({ value: -0 })));
+  assert.ok(!sameData(arg(), arg({ extra: 1 })));
+  assert.ok(!sameData(arg({ extra: 1 }), arg()));
+  assert.ok(!sameData([1], { 0: 1 }));
+  // launches update their argument records in place: the job a worker holds is a snapshot
+  const job = { args: [arg()] }, sent = snapshot(job);
+  assert.ok(sameData(job, sent));
+  assert.equal(sent.args[0]!.buffer.bytes, bytes, "buffers are shared, not copied");
+  job.args[0]!.value = 2;
+  assert.ok(!sameData(job, sent), "a scalar changed in place");
+  job.args[0]!.value = NaN;
+  job.args[0]!.buffer.freed = true;
+  assert.ok(!sameData(job, sent), "a buffer freed since");
+});
+
 // ---------------------------------------------------------------------------
 // the calling thread and the workers sharing a launch's chunks
 
@@ -391,16 +435,25 @@ test("a worker spins for the next launch while launches come close together, not
   assert.equal(workerSpinMs(50), 0);
 });
 
+test("a stall is a launch slower than the calling thread alone would have been, by more than a hand-out", () => {
+  const stalls = (launchMs: number, aloneMs: number) => statsOver(() => noteLaunch(launchMs, aloneMs)).stalls;
+  assert.equal(stalls(1.3, 1.6), 0, "a worker kept the caller waiting, but the launch still gained");
+  assert.equal(stalls(0.05, 0.002), 0, "a small launch's hand-out");
+  assert.equal(stalls(2.5, 1.6), 1, "the caller waited a time slice for a worker");
+  assert.equal(stalls(2.2, 1.6), 1, "both threads shared one core (another process has the other)");
+  assert.equal(stalls(3.1, 0), 1, "the woken worker took the caller's core");
+});
+
 test("after a stall (a worker held the caller up), the next launches run in the calling thread, then workers again", () => {
   const n = 20_000, a = new Float32Array(n).fill(2), c = new Float32Array(n);
   const launch = () => vadd.configure(Math.ceil(n / 128), 128)(a, a, c);
   // from no back-off (earlier tests may have stalled): waits without a stall, then the launches left
-  for (let i = 0; i < 7; i++) noteWait(0.1, 0.1);
+  for (let i = 0; i < 7; i++) noteLaunch(0.1, 0.1);
   while (statsOver(() => withWorkers(2, launch)).backedOff > 0);
-  noteWait(50, 0.1); // a first stall: one launch in the calling thread
+  noteLaunch(50, 0.1); // a first stall: one launch in the calling thread
   const first = statsOver(() => withWorkers(2, () => { launch(); launch(); }));
   assert.deepEqual([first.backedOff, first.parallelLaunches, first.stalls], [1, 1, 0]);
-  noteWait(50, 0.1); // a second stall in a row: two launches
+  noteLaunch(50, 0.1); // a second stall in a row: two launches
   const second = statsOver(() => withWorkers(2, () => { launch(); launch(); launch(); }));
   assert.deepEqual([second.backedOff, second.parallelLaunches], [2, 1]);
   assert.ok(c.every((x) => x === Math.fround(Math.fround(Math.fround(0.1) * 2) + 2)));
