@@ -19,7 +19,8 @@ import { fileURLToPath } from "node:url";
 import os from "node:os";
 import { cuda, float32, ndarray, type KernelArray2 } from "../dist/src/index.js";
 import { setSimChecks } from "../dist/src/targets/js/sanitize.js";
-import { simWorkersReady, simWorkerStats, simWorkerTimeline, simWorkerTuning, WORKER_MARK, type LaunchTimeline } from "../dist/src/runtime/sim-workers.js";
+import { WORKER_MARK } from "../dist/src/runtime/sim-chunks.js";
+import { simWorkersReady, simWorkerStats, simWorkerTimeline, simWorkerTuning, type LaunchTimeline } from "../dist/src/runtime/sim-workers.js";
 import { fma32 } from "../dist/src/targets/js/index.js";
 
 const PEERS_DIR = fileURLToPath(new URL("./peers/", import.meta.url));

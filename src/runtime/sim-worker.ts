@@ -8,7 +8,7 @@
 // block, which wakes the caller. It never returns to its event loop.
 
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
-import { awaitChange, compileShared, CTL, MARKS, monotonicUs, runChunks, WORKER_MARK, workerSpinMs, type Job, type KernelFn, type KernelPayload, type WorkerInit } from "./sim-workers.js";
+import { awaitChange, compileShared, CTL, MARKS, monotonicUs, runChunks, WORKER_MARK, workerSpinMs, type Job, type KernelFn, type KernelPayload, type WorkerInit } from "./sim-chunks.js";
 
 const { port, ready, bell, ctl, postedAt, marks, index } = workerData as WorkerInit;
 const kernels = new Map<number, KernelFn>();
