@@ -35,7 +35,8 @@ import { assignedNames, bodyHas, exprChildren, exprHas, JS_COMPARISON, mapBodyEx
 import { cStrides, product } from "../../ndarray.js";
 import { INTRINSICS, isRendezvous } from "../../compiler/intrinsics.js";
 import { isHalfFloat } from "../../half.js";
-import { InternalCompilerError } from "../../errors.js";
+import { InternalCompilerError, type SanitizerTool } from "../../errors.js";
+import { AccessChecks, CHECK_LOCALS, type CheckedArray } from "./sanitizer/checks.js";
 
 /** how the simulator runs the kernel's threads (see the top of this file) */
 export type KernelShape = "loop" | "phases" | "generators";
@@ -193,7 +194,14 @@ const SHAPE_NOTES: Record<KernelShape, string> = {
 
 const yields = (e: Expr): boolean => e.k === "intrinsic" && isRendezvous(e.name);
 
-export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKernel {
+/** Options of an instrumented variant (`sanitize`): the sanitizer's tools whose checks it makes (default: all). */
+export interface SanitizeOptions extends EmitOptions {
+  readonly tools?: ReadonlySet<SanitizerTool>;
+}
+
+const ALL_TOOLS: ReadonlySet<SanitizerTool> = new Set(["memcheck", "racecheck", "initcheck", "synccheck"]);
+
+export function emitKernel(ir: FunctionIR, options: SanitizeOptions = {}): EmittedKernel {
   return new Emitter(threadCopiesOfParams(ir), options).emit();
 }
 
@@ -242,9 +250,12 @@ class Emitter {
   private readonly sites: AccessSite[] = [];
 
   private readonly san: boolean;
+  /** sanitizing: the checks of array accesses */
+  private readonly checks: AccessChecks | undefined;
 
-  constructor(ir: FunctionIR, options: EmitOptions) {
+  constructor(ir: FunctionIR, options: SanitizeOptions) {
     this.san = options.sanitize === true;
+    this.checks = this.san ? new AccessChecks(options.tools ?? ALL_TOOLS, ir.features.warp) : undefined;
     // barrier kernels run as phases (sanitized too: the sanitizer counts the barriers the block passes),
     // except for the random schedule, which needs every thread as a generator
     const sync = needsGenerators(ir);
@@ -491,6 +502,7 @@ class Emitter {
 
   /** every `let` of the body becomes a per-thread local declared up front */
   private declareLocals(): void {
+    if (this.checks?.any) this.locals.push(...CHECK_LOCALS);
     walkStmts(this.ir.body, (s) => {
       if (s.k !== "let") return;
       if (isArrayType(s.type)) {
@@ -522,7 +534,7 @@ class Emitter {
     if (e.k === "intrinsic" && (e.name === "subarray" || e.name === "view")) return this.assignView(dst, e);
     const src = this.arrayOf(e);
     const parts = [[dst.v, src.v], [dst.o, src.o], ...dst.n.map((n, k) => [n, src.n[k]]), ...dst.s.map((s, k) => [s, src.s[k]]), [dst.size, src.size],
-      ...(dst.sh ? [[dst.sh, src.sh ?? "undefined"]] : [])];
+      ...(dst.sh ? [[dst.sh, src.sh ?? "S.untracked"]] : [])];
     this.line(parts.map(([d, s]) => `${d} = ${s}`).join(", ") + ";");
   }
 
@@ -537,13 +549,13 @@ class Emitter {
       const shape = toComplex
         ? `${dst.n[0]} = ${dst.v}.length >> 1, ${dst.n[1]} = 2, ${dst.s[0]} = 2, ${dst.s[1]} = 1, ${dst.size} = ${dst.n[0]} * 2`
         : `${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}`;
-      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${parts}, "${dst.dtype}"), ${dst.o} = 0, ${shape}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v})` : "undefined"}` : ""};`);
+      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${parts}, "${dst.dtype}"), ${dst.o} = 0, ${shape}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v})` : "S.untracked"}` : ""};`);
       return;
     }
     const [begin, end] = e.args.slice(1).map((x) => `subarrayBound(${this.expr(x)}, ${n})`);
     const pairs = fromComplex ? `, ${dst.n[1]} = 2, ${dst.s[1]} = ${src.s[1]}` : "";
     this.line(`${dst.o} = ${begin};`);
-    this.line(`${dst.v} = ${src.v}, ${dst.n[0]} = Math.max(${end ?? n} - ${dst.o}, 0), ${dst.o} = ${src.o} + ${dst.o} * ${s}, ${dst.s[0]} = ${s}${pairs}, ${dst.size} = ${dst.n[0]}${fromComplex ? " * 2" : ""}${dst.sh ? `, ${dst.sh} = ${src.sh ?? "undefined"}` : ""};`);
+    this.line(`${dst.v} = ${src.v}, ${dst.n[0]} = Math.max(${end ?? n} - ${dst.o}, 0), ${dst.o} = ${src.o} + ${dst.o} * ${s}, ${dst.s[0]} = ${s}${pairs}, ${dst.size} = ${dst.n[0]}${fromComplex ? " * 2" : ""}${dst.sh ? `, ${dst.sh} = ${src.sh ?? "S.untracked"}` : ""};`);
   }
 
   /** the index in `sites` of an access at `loc` (the kernel's first line when unknown) */
@@ -581,9 +593,17 @@ class Emitter {
    * sanitizer before the access; otherwise `at` itself.
    */
   private checked(op: "rd" | "at", a: ArrayInfo, at: string, loc = this.loc): string {
-    if (!a.sh) return at;
+    const checked = this.checkedArray(a);
+    if (!checked) return at;
     const t = this.temp();
-    return `(${t} = ${at}, S.${op}(${a.sh}, ${t}, ${this.site(loc)}, Z), ${t})`;
+    const check = op === "rd" ? this.checks!.read(checked, t, this.site(loc)) : this.checks!.atomic(checked, t, this.site(loc));
+    return check ? `(${t} = ${at}, ${check}, ${t})` : at;
+  }
+
+  /** Sanitizing: the array as the checks see it, when its accesses are checked (not constant memory) */
+  private checkedArray(a: ArrayInfo): CheckedArray | undefined {
+    if (!a.sh || a.space === "const" || !this.checks?.any) return undefined;
+    return { sh: a.sh, space: a.space, size: DTYPE_INFO[a.dtype].array.BYTES_PER_ELEMENT };
   }
 
   /** Sanitizing: `Z.at = site, ` before a synchronisation, so that synccheck can say where it is. */
@@ -623,13 +643,14 @@ class Emitter {
         const a = this.arrayOf(s.array);
         const at = this.elementIndex(a, s.index);
         const value = this.toMemory(a.dtype, this.expr(s.value));
-        if (!a.sh) {
+        const checked = this.checkedArray(a);
+        if (!checked) {
           this.line(`${a.v}[${at}] = ${value};`);
           return;
         }
-        // sanitizing: the write is reported after the value's own reads
+        // sanitizing: the write is checked after the value's own reads
         const [t, v] = [this.temp(), this.temp()];
-        this.line(`${a.v}[${t} = ${at}] = (${v} = ${value}, S.wr(${a.sh}, ${t}, ${this.site(this.loc)}, Z), ${v});`);
+        this.line(`${a.v}[${t} = ${at}] = (${v} = ${value}, ${this.checks!.write(checked, t, this.site(this.loc))}, ${v});`);
         return;
       }
       case "expr": {

@@ -32,6 +32,7 @@ import type { ScalarName, TypedArray } from "../../dtypes.js";
 import { cStrides } from "../../ndarray.js";
 import { rt, type AccessSite, type BoundArray } from "./runtime.js";
 import { WARP, type LaunchCtx, type ScheduleHooks, type ThreadRec, type WarpRec } from "./sim.js";
+import { CELL, initWordsOf, LIN_BITS, LIN_MASK, MAX_SITES, R1, RaceCells, SYNC_LIMIT, W, WRITTEN, type InitWords } from "./sanitizer/cells.js";
 
 // ---------------------------------------------------------------------------
 // settings: NUMBATS_SANITIZE and NUMBATS_SIM_SCHEDULE
@@ -268,7 +269,7 @@ export class Shadow {
     readonly cells: Int32Array | undefined,
     /** race.clocks in kernels with warp operations, else undefined */
     readonly clocks: Int32Array | undefined,
-    /** the view's first element in `cells` */
+    /** the view's first element in its buffer (in `cells` and `initWords`): byteBase / size */
     readonly cellBase: number,
     readonly freed: boolean,
     /** records of sync ids below this one are stale (a launch or a block ago): as if the cell were empty */
@@ -279,39 +280,22 @@ export class Shadow {
     readonly strides: readonly number[],
     /** a view made in the kernel (`a.view(dtype)`): the shadow of the array it views, which names its elements */
     readonly of?: Shadow,
-  ) {}
-}
-
-// Race cells. An access is recorded as two Int32: the sync id of the epoch it happened in, and the
-// thread's linear index in its block with the access's site (`lin | site << LIN_BITS`). Sync ids count
-// up over the whole process: each block gets a new one when it starts and each time it passes a barrier
-// (grid syncs included), so one id stands for (launch, block, epoch): two accesses of one block are
-// ordered by a barrier exactly when their ids differ, records of earlier launches (and, in reused shared
-// memory, of earlier blocks) have ids below the shadow's `floor` and count as empty, and nothing needs
-// clearing between launches. Per element: the last write and the last read (`cells`), and the last read
-// by another thread than that one (`seconds`, made when first needed: many arrays never have one).
-const W = 0, R1 = 2, CELL = 4;
-const LIN_BITS = 10, LIN_MASK = (1 << LIN_BITS) - 1;
-const MAX_SITES = 1 << (31 - LIN_BITS);
-/** sync ids start again from 1 (all race cells dropped) before they reach this */
-const SYNC_LIMIT = 2 ** 30;
-
-/** The race records of the elements of one buffer at one element size. */
-class RaceCells {
-  readonly cells: Int32Array;
-  /** second readers, 2 Int32 per element */
-  seconds: Int32Array | undefined;
-  /** warp clocks of the write, the read and the second read, 3 per element (kernels with warp operations) */
-  clocks: Int32Array | undefined;
-  /** `length` elements */
-  constructor(readonly length: number) {
-    this.cells = new Int32Array(length * CELL);
+  ) {
+    this.ok = space !== "const" && !freed && clocks === undefined;
+    this.initWords = init && initWordsOf(init, size);
   }
 
-  secondReaders(): Int32Array {
-    return this.seconds ??= new Int32Array(this.length * 2);
-  }
+  /**
+   * whether the instrumented code's fast paths apply (sanitizer/checks.ts): false for untracked memory, a
+   * freed array and in kernels with warp clocks, whose every access takes the hooks
+   */
+  readonly ok: boolean;
+  /** `init` seen as one word per element of this size (a write marks an element's bytes in one store), or undefined */
+  readonly initWords: InitWords | undefined;
 }
+
+/** untracked memory (constant memory reached through an array local): every check passes */
+export const UNTRACKED = new Shadow("", "const", 1, 0, undefined, undefined, undefined, undefined, 0, false, 0, 0, [], []);
 
 /** race cells per buffer and element size */
 let raceCells = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, RaceCells>>();
@@ -358,8 +342,10 @@ export class LaunchSanitizer implements ScheduleHooks {
   private syncBlock = new Int32Array(64);
   /** the first sync id after the last grid sync: threads of different blocks are ordered by it */
   private gridTime: number;
-  /** the current block's first sync id (cooperative launches: none, the blocks interleave) */
-  private first = 0x7fffffff;
+  /** the current block's first sync id (cooperative launches: none, the blocks interleave); read by the fast paths */
+  first = 0x7fffffff;
+  /** the shadow of untracked memory, for the instrumented code */
+  readonly untracked = UNTRACKED;
   /** the block that last got a sync id, and that id */
   private curBlock = -1;
   private curSync = 0;
@@ -503,8 +489,8 @@ export class LaunchSanitizer implements ScheduleHooks {
    * same written bits and (at v's element size) race cells, at v's byte offsets; findings name the
    * element of the viewed array that holds the byte accessed.
    */
-  view(of: Shadow | undefined, v: TypedArray): Shadow | undefined {
-    if (of === undefined) return undefined;
+  view(of: Shadow, v: TypedArray): Shadow {
+    if (of === UNTRACKED) return of;
     const root = of.of ?? of;
     return this.shadow(v, root.name, of.space, of.init, of.freed, of.floor, 0, [v.length], [1], root);
   }
@@ -527,31 +513,17 @@ export class LaunchSanitizer implements ScheduleHooks {
     return new Shadow(name, space, size, v.byteOffset, init, race, race?.cells, clocks, v.byteOffset / size, freed, floor, o, shape, strides, of);
   }
 
-  // `sh` is undefined for constant memory reached through an array local: nothing to check
-  rd(sh: Shadow | undefined, at: number, site: number, Z: SanThread): void {
-    if (sh === undefined) return;
+  // The hooks of the instrumented code, each taking every check of one access: what its fast path
+  // (sanitizer/checks.ts) leaves to them, and every access of a shadow that is not `ok`.
+
+  rd(sh: Shadow, at: number, site: number, Z: SanThread): void {
+    if (sh === UNTRACKED) return;
     if (sh.freed) this.useAfterFree(sh, at, site, Z, "Read");
     const init = sh.init;
     if (init !== undefined && init[sh.byteBase + at * sh.size] === 0) this.uninitialized(sh, at, site, Z);
-    const R = sh.cells;
-    if (R === undefined) return;
-    const c = (sh.cellBase + at) * CELL, f = sh.floor;
-    // the common cases inline (kernels without warp clocks): the last write is ordered before this read,
-    // and the last read is none or the thread's own, or two other threads' reads alike this one
-    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z)) {
-      const r1s = R[c + R1]!, r1m = R[c + R1 + 1]!;
-      if (r1s < f || (r1s === Z.sync && (r1m & LIN_MASK) === Z.lin)) {
-        R[c + R1] = Z.sync;
-        R[c + R1 + 1] = Z.lin | (site << LIN_BITS);
-        return;
-      }
-      const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
-      if (R2 !== undefined && this.alike(r1s, r1m, site, Z) && this.alike(R2[e]!, R2[e + 1]!, site, Z)) return;
-    }
-    this.readRace(R, c, sh, at, site, Z);
+    if (sh.cells !== undefined) this.readRace(sh.cells, (sh.cellBase + at) * CELL, sh, at, site, Z);
   }
 
-  // (apart from rd, so that rd stays small enough to be inlined into the kernel's code)
   private readRace(R: Int32Array, c: number, sh: Shadow, at: number, site: number, Z: SanThread): void {
     const K = sh.clocks, k = (sh.cellBase + at) * 3;
     if (this.unordered(R, c + W, K, k, sh.floor, Z)) this.race("read-after-write", sh, at, R[c + W]!, R[c + W + 1]!, site, Z);
@@ -576,26 +548,11 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (K !== undefined) K[k + 1] = Z.vc[Z.lane]!;
   }
 
-  wr(sh: Shadow | undefined, at: number, site: number, Z: SanThread): void {
-    if (sh === undefined) return;
+  wr(sh: Shadow, at: number, site: number, Z: SanThread): void {
+    if (sh === UNTRACKED) return;
     if (sh.freed) this.useAfterFree(sh, at, site, Z, "Write");
-    const init = sh.init;
-    if (init !== undefined) for (let b = sh.byteBase + at * sh.size, e = b + sh.size; b < e; b++) init[b] = 1;
-    const R = sh.cells;
-    if (R === undefined) return;
-    const c = (sh.cellBase + at) * CELL, f = sh.floor;
-    // the common case inline (kernels without warp clocks): every access recorded is ordered before this write
-    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z) && this.before(R[c + R1]!, R[c + R1 + 1]!, f, Z)) {
-      const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
-      if (R2 === undefined || this.before(R2[e]!, R2[e + 1]!, f, Z)) {
-        R[c + W] = Z.sync;
-        R[c + W + 1] = Z.lin | (site << LIN_BITS);
-        R[c + R1] = 0;
-        if (R2 !== undefined) R2[e] = 0;
-        return;
-      }
-    }
-    this.writeRace(R, c, sh, at, site, Z);
+    if (sh.initWords !== undefined) sh.initWords[sh.cellBase + at] = WRITTEN[sh.size]!;
+    if (sh.cells !== undefined) this.writeRace(sh.cells, (sh.cellBase + at) * CELL, sh, at, site, Z);
   }
 
   private writeRace(R: Int32Array, c: number, sh: Shadow, at: number, site: number, Z: SanThread): void {
@@ -612,14 +569,13 @@ export class LaunchSanitizer implements ScheduleHooks {
   }
 
   /** an atomic: reads and writes the element, never part of a race */
-  at(sh: Shadow | undefined, at: number, site: number, Z: SanThread): void {
-    if (sh === undefined) return;
+  at(sh: Shadow, at: number, site: number, Z: SanThread): void {
+    if (sh === UNTRACKED) return;
     if (sh.freed) this.useAfterFree(sh, at, site, Z, "Atomic");
     const init = sh.init;
     if (init === undefined) return;
-    const b = sh.byteBase + at * sh.size;
-    if (init[b] === 0) this.uninitialized(sh, at, site, Z);
-    init.fill(1, b, b + sh.size);
+    if (init[sh.byteBase + at * sh.size] === 0) this.uninitialized(sh, at, site, Z);
+    sh.initWords![sh.cellBase + at] = WRITTEN[sh.size]!;
   }
 
   /**
@@ -742,15 +698,6 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (lin === Z.lin) return false;
     // the same epoch of Z's block: in one warp, a warp operation both took part in orders them
     return K === undefined || lin >> 5 !== Z.lin >> 5 || Z.vc[lin & 31]! < K[k]!;
-  }
-
-  /**
-   * Whether the record (s, m) is none (below `floor`), Z's own in this epoch, or of an earlier epoch of
-   * Z's block (a barrier between; blocks of a launch that is not cooperative run one after another, so
-   * the ids from the block's first on are its own). Without warp clocks.
-   */
-  private before(s: number, m: number, floor: number, Z: SanThread): boolean {
-    return s < floor || (s === Z.sync ? (m & LIN_MASK) === Z.lin : s >= this.first);
   }
 
   /** whether the live record (s, m) is an access of Z's thread */

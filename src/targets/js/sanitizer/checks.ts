@@ -1,0 +1,133 @@
+// The instrumented code's checks of one array access, as JavaScript text that emit.ts puts in the
+// kernel's code. Each is an expression: a fast path, decided inline (a call per access costs more than
+// the check itself, and V8 inlines only a few small functions into a kernel), then, when the fast path
+// cannot decide, the hook `S.rd`/`S.wr`/`S.at` of LaunchSanitizer (../sanitize.ts), which takes every
+// check of the access again, findings included. A fast path changes no state unless it completes the
+// access, so the hook can always start over.
+//
+// The fast paths, for the tools of the variant only (nothing at all for synccheck alone):
+//  - memcheck: `sh.ok` (false for a freed array: the hook reports its every use);
+//  - initcheck: a read tests the element's first written byte; a write marks the element's bytes
+//    in one store (`sh.initWords`); global memory may be untracked (host arrays): `initWords` undefined;
+//  - racecheck (global and shared memory): a read whose element's last write is ordered before it
+//    (none, the thread's own in this epoch, or an earlier epoch of its block), then recorded as the
+//    last read when the last read is none or the thread's own, or left out when the two kept reads are
+//    another two threads' reads at this site in this epoch (a third changes no finding); a write when
+//    the last write and both kept reads are ordered before it. Anything else takes the hook: the
+//    orderings that need a block's sync ids or a grid sync, the second reader kept, the findings.
+// In kernels with warp operations, racecheck's records carry warp clocks: every access takes the hook.
+
+import type { SanitizerTool } from "../../../errors.js";
+import { CELL, LIN_BITS, LIN_MASK, R1, W, WRITTEN } from "./cells.js";
+
+/** the instrumented code's scratch locals (a check is one expression, never interrupted by another) */
+export const CHECK_LOCALS = ["san$R", "san$c", "san$s", "san$m", "san$f", "san$2", "san$I"] as const;
+
+/** an access to check: the local holding the array's shadow, its memory space and bytes per element */
+export interface CheckedArray {
+  readonly sh: string;
+  readonly space: string;
+  readonly size: number;
+}
+
+/** Emits the checks of one sanitized variant. */
+export class AccessChecks {
+  private readonly memcheck: boolean;
+  private readonly initcheck: boolean;
+  private readonly racecheck: boolean;
+  /** racecheck with warp clocks: every access takes the hook */
+  private readonly hooksOnly: boolean;
+
+  constructor(tools: ReadonlySet<SanitizerTool>, warpOps: boolean) {
+    this.memcheck = tools.has("memcheck");
+    this.initcheck = tools.has("initcheck");
+    this.racecheck = tools.has("racecheck");
+    this.hooksOnly = this.racecheck && warpOps;
+  }
+
+  /** whether accesses are checked at all (else the variant only counts barriers and warp operations) */
+  get any(): boolean {
+    return this.memcheck || this.initcheck || this.racecheck;
+  }
+
+  /** an expression checking a read of element `t` (a local) of `a` at `site` ("" when nothing to check) */
+  read(a: CheckedArray, t: string, site: number): string {
+    return this.check(a, "rd", t, site, [
+      ...(this.initcheck ? [this.initialized(a, t)] : []),
+      ...(this.races(a) ? [this.readOrdered(a, t, site)] : []),
+    ]);
+  }
+
+  /** an expression checking a write of element `t` of `a` at `site`, before the store ("" when nothing to check) */
+  write(a: CheckedArray, t: string, site: number): string {
+    const race = this.races(a);
+    const marks = [
+      ...(race ? [`san$R[san$c] = Z.sync, san$R[san$c + 1] = Z.lin | ${site << LIN_BITS}, san$R[san$c + ${R1}] = 0, san$2 !== undefined && (san$2[san$c >> 1] = 0)`] : []),
+      ...(this.initcheck ? [this.markWritten(a, t)] : []),
+    ];
+    return this.check(a, "wr", t, site, [
+      ...(race ? [this.writeOrdered(a, t)] : []),
+      ...(marks.length ? [`(${marks.join(", ")}, true)`] : []),
+    ]);
+  }
+
+  /** an expression checking an atomic access (a read and a write, never part of a race) */
+  atomic(a: CheckedArray, t: string, site: number): string {
+    return this.memcheck || this.initcheck ? `S.at(${a.sh}, ${t}, ${site}, Z)` : "";
+  }
+
+  /** the fast path's conditions (each true when the access passes it), else the hook */
+  private check(a: CheckedArray, hook: "rd" | "wr", t: string, site: number, fast: readonly string[]): string {
+    if (!this.any) return "";
+    const call = `S.${hook}(${a.sh}, ${t}, ${site}, Z)`;
+    return this.hooksOnly ? call : `${[`${a.sh}.ok`, ...fast].join(" && ")} || ${call}`;
+  }
+
+  private races(a: CheckedArray): boolean {
+    return this.racecheck && (a.space === "global" || a.space === "shared");
+  }
+
+  /** the element's first byte was written (or its memory is not tracked) */
+  private initialized(a: CheckedArray, t: string): string {
+    const test = `san$I[(${a.sh}.cellBase + ${t}) * ${a.size}] !== 0`;
+    return a.space === "global" ? `((san$I = ${a.sh}.init) === undefined || ${test})` : `(san$I = ${a.sh}.init, ${test})`;
+  }
+
+  /** the element's bytes marked written, in one store */
+  private markWritten(a: CheckedArray, t: string): string {
+    const store = `san$I[${a.sh}.cellBase + ${t}] = ${WRITTEN[a.size]}`;
+    return a.space === "global" ? `(san$I = ${a.sh}.initWords) !== undefined && (${store})` : `(san$I = ${a.sh}.initWords, ${store})`;
+  }
+
+  /**
+   * The record (sync id at san$R[k], thread and site at k + 1) is none (below the floor), Z's own in
+   * this epoch, or of an earlier epoch of Z's block: blocks of a launch that is not cooperative run one
+   * after another, so the ids from the block's first (`S.first`) on are its own.
+   */
+  private before(k: string, R = "san$R"): string {
+    return `((san$s = ${R}[${k}]) < san$f || (san$s === Z.sync ? (${R}[${k} + 1] & ${LIN_MASK}) === Z.lin : san$s >= S.first))`;
+  }
+
+  /** the record (san$s, and thread and site at R[k + 1]) is another thread's read at `site` in this epoch */
+  private alike(k: string, site: number, R = "san$R"): string {
+    return `san$s === Z.sync && ((san$m = ${R}[${k} + 1]) >>> ${LIN_BITS}) === ${site} && (san$m & ${LIN_MASK}) !== Z.lin`;
+  }
+
+  /** binds the element's race cell: san$R (cells), san$c (its first Int32), san$f (the floor) */
+  private cell(a: CheckedArray, t: string): string {
+    return `san$R = ${a.sh}.cells, san$c = (${a.sh}.cellBase + ${t}) * ${CELL}, san$f = ${a.sh}.floor`;
+  }
+
+  private readOrdered(a: CheckedArray, t: string, site: number): string {
+    const own = `((san$s = san$R[san$c + ${R1}]) < san$f || (san$s === Z.sync && (san$R[san$c + ${R1 + 1}] & ${LIN_MASK}) === Z.lin))`;
+    const record = `(san$R[san$c + ${R1}] = Z.sync, san$R[san$c + ${R1 + 1}] = Z.lin | ${site << LIN_BITS}, true)`;
+    // the second reader: 2 Int32 per element, at half the cell's index
+    const bothAlike = `${this.alike(`san$c + ${R1}`, site)} && (san$2 = ${a.sh}.race.seconds) !== undefined && (san$c >>= 1, san$s = san$2[san$c], ${this.alike("san$c", site, "san$2")})`;
+    return `(${this.cell(a, t)}, ${this.before(`san$c + ${W}`)}) && (${own} ? ${record} : ${bothAlike})`;
+  }
+
+  private writeOrdered(a: CheckedArray, t: string): string {
+    const second = `(san$m = san$c >> 1, ${this.before("san$m", "san$2")})`;
+    return `(${this.cell(a, t)}, ${this.before(`san$c + ${W}`)}) && ${this.before(`san$c + ${R1}`)} && ((san$2 = ${a.sh}.race.seconds) === undefined || ${second})`;
+  }
+}
