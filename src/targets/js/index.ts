@@ -8,7 +8,7 @@ import { InternalCompilerError, type SanitizerTool } from "../../errors.js";
 import type { KernelArg } from "../../launch-abi.js";
 import { emitKernel, type EmittedKernel, type SanitizeOptions } from "./emit.js";
 import { rt } from "./runtime.js";
-import { sanitizedRuntime, simChecks, type SanitizedKernelFn } from "./sanitize.js";
+import { reportsFree, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "./sanitize.js";
 import type { LaunchCtx } from "./sim.js";
 
 export { emitKernel, needsGenerators, type EmittedKernel, type KernelShape } from "./emit.js";
@@ -41,7 +41,8 @@ export interface JsKernel extends BuiltKernel {
   /**
    * instrumented for the sanitizer's `tools` (default: those of the current settings), checking only what
    * they need; all generators under a random schedule; with `assumeLaunch`, it leaves out the bounds
-   * checks the plain code does, under the same assumptions of the launch
+   * checks the plain code does, under the same assumptions of the launch. Its `run` checks the common case
+   * of each access inline, or, in launches with a freed array, reports every access to the sanitizer's hooks.
    */
   sanitized(random: boolean, assumeLaunch: boolean, tools?: ReadonlySet<SanitizerTool>): BuiltKernel<SanitizedKernelFn>;
 }
@@ -51,6 +52,18 @@ function build<F>(ir: FunctionIR, options: SanitizeOptions, runtime: object): Bu
   const emitted = emitKernel(ir, options);
   const factory = new Function("rt", "consts", "sites", emitted.code) as (r: object, consts: readonly ArrayBufferView[], s: typeof emitted.sites) => F;
   return { ...emitted, run: factory(runtime, ir.constArrays.map((c) => c.data), emitted.sites) };
+}
+
+/**
+ * An instrumented variant: with the accesses' fast paths, and (compiled at its first use) with none, for
+ * launches with a freed array. Both have the same sites: the code differs only in the checks' text.
+ */
+function sanitizedVariant(ir: FunctionIR, options: SanitizeOptions): BuiltKernel<SanitizedKernelFn> {
+  const fast = build<SanitizedKernelFn>(ir, options, sanitizedRuntime);
+  let hooks: SanitizedKernelFn | undefined;
+  const run: SanitizedKernelFn = (L, args, S) =>
+    (args.some(reportsFree) ? (hooks ??= build<SanitizedKernelFn>(ir, { ...options, hooks: true }, sanitizedRuntime).run) : fast.run)(L, args, S);
+  return { ...fast, run };
 }
 
 /** Compiles a kernel for the simulator. */
@@ -71,7 +84,7 @@ export function compileJs(ir: FunctionIR): JsKernel {
     sanitized(random, assumeLaunch, tools = simChecks().tools!) {
       const key = `${random}:${assumeLaunch}:${[...tools].sort().join(",")}`;
       let v = sanitized.get(key);
-      if (!v) sanitized.set(key, (v = build<SanitizedKernelFn>(ir, { sanitize: true, generators: random, assumeLaunch, tools }, sanitizedRuntime)));
+      if (!v) sanitized.set(key, (v = sanitizedVariant(ir, { sanitize: true, generators: random, assumeLaunch, tools })));
       return v;
     },
   };

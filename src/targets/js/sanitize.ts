@@ -281,21 +281,18 @@ export class Shadow {
     /** a view made in the kernel (`a.view(dtype)`): the shadow of the array it views, which names its elements */
     readonly of?: Shadow,
   ) {
-    this.ok = space !== "const" && !freed && clocks === undefined;
     this.initWords = init && initWordsOf(init, size);
   }
 
-  /**
-   * whether the instrumented code's fast paths apply (sanitizer/checks.ts): false for untracked memory, a
-   * freed array and in kernels with warp clocks, whose every access takes the hooks
-   */
-  readonly ok: boolean;
   /** `init` seen as one word per element of this size (a write marks an element's bytes in one store), or undefined */
   readonly initWords: InitWords | undefined;
 }
 
-/** untracked memory (constant memory reached through an array local): every check passes */
-export const UNTRACKED = new Shadow("", "const", 1, 0, undefined, undefined, undefined, undefined, 0, false, 0, 0, [], []);
+/**
+ * untracked memory (constant memory reached through an array local): every check passes (the fast paths
+ * find no element in its empty arrays and leave it to the hooks, which return)
+ */
+export const UNTRACKED = new Shadow("", "const", 1, 0, new Uint8Array(0), new RaceCells(0), new Int32Array(0), undefined, 0, false, 0, 0, [], []);
 
 /** race cells per buffer and element size */
 let raceCells = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, RaceCells>>();
@@ -514,7 +511,7 @@ export class LaunchSanitizer implements ScheduleHooks {
   }
 
   // The hooks of the instrumented code, each taking every check of one access: what its fast path
-  // (sanitizer/checks.ts) leaves to them, and every access of a shadow that is not `ok`.
+  // (sanitizer/checks.ts) leaves to them, and every access in the variants without fast paths.
 
   rd(sh: Shadow, at: number, site: number, Z: SanThread): void {
     if (sh === UNTRACKED) return;
@@ -831,7 +828,7 @@ let active: LaunchSanitizer | undefined;
 export const sanitizedRuntime: typeof rt = {
   ...rt,
   bindArray(arg: KernelArg | undefined, param: string, dtype: ScalarName, ndim: number, layout: string) {
-    if (arg?.kind === "array" && arg.buffer.kind === "sim" && (arg.buffer.freed || freedBytes.has(arg.buffer.bytes)) && sanitizes("memcheck")) {
+    if (arg?.kind === "array" && reportsFree(arg)) {
       return { ...rt.bindArray({ ...arg, buffer: { ...arg.buffer, freed: false } }, param, dtype, ndim, layout), freed: true };
     }
     return rt.bindArray(arg, param, dtype, ndim, layout);
@@ -851,6 +848,11 @@ export const sanitizedRuntime: typeof rt = {
     return active.divergentLoop(site, stays, [tx, ty, tz], [bx, by, bz]);
   },
 };
+
+/** whether `arg` is a freed DeviceArray whose uses memcheck reports (then no access takes a fast path) */
+export function reportsFree(arg: KernelArg): boolean {
+  return arg.kind === "array" && arg.buffer.kind === "sim" && (arg.buffer.freed || freedBytes.has(arg.buffer.bytes)) && sanitizes("memcheck");
+}
 
 export type SanitizedKernelFn = (L: LaunchCtx, args: readonly KernelArg[], S: LaunchSanitizer) => void;
 
