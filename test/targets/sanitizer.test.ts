@@ -8,10 +8,11 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { cuda, float32, int32, uint8, LaunchError, SanitizerError, type DeviceArray, type Kernel, type KernelArray1, type KernelArray2 } from "../../src/index.js";
+import { cuda, float32, float64, int16, int32, uint8, LaunchError, SanitizerError, type DeviceArray, type Kernel, type KernelArray1, type KernelArray2 } from "../../src/index.js";
 import { leakReport, parseSchedule, parseTools, setSimChecks, simChecks } from "../../src/targets/js/sanitize.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
 import type { Backend } from "../../src/runtime/backend.js";
+import type { SanitizerTool } from "../../src/errors.js";
 import type { CudaProbe } from "../../src/runtime/cuda/detect.js";
 import { selectForSanitizer } from "../../src/runtime/select.js";
 import { SIM_DEVICE, createSimBackend } from "../../src/runtime/sim-backend.js";
@@ -36,10 +37,10 @@ function assemble(k: Kernel): void {
   for (const sig of k.signatures) for (const t of PTXAS_TARGETS) ptxasCheck(k.inspectAsm(sig, { computeCapability: t.computeCapability }), t.arch);
 }
 
-/** runs `launch` with every tool on; returns the SanitizerError it threw (or undefined) */
-function sanitized(k: Kernel, launch: () => void): SanitizerError | undefined {
+/** runs `launch` with every tool on (or those named); returns the SanitizerError it threw (or undefined) */
+function sanitized(k: Kernel, launch: () => void, tools: SanitizerTool[] | "all" = "all"): SanitizerError | undefined {
   const before = simChecks();
-  setSimChecks({ tools: "all" });
+  setSimChecks({ tools });
   try {
     launch();
     return undefined;
@@ -232,6 +233,65 @@ describe("initcheck", () => {
     assert.deepEqual(Array.from(out), Array.from({ length: 32 }, (_, t) => 31 - t));
     assert.equal(sanitized(l1, () => l1.configure(1, 32)(out)), undefined);
     assert.deepEqual(Array.from(out), new Array(32).fill(5));
+  });
+});
+
+describe("the instrumented variants", () => {
+  // one kernel with a race (every thread writes total[0]), a read of memory nothing wrote and, launched
+  // on a freed array, a use after free: each tool alone finds its own findings and none of the others'
+  const racy = cuda.jit((x: Float32Array, total: Float32Array) => {
+    total[0] = x[cuda.grid(1)]; // variants: read x, write total
+  });
+  const kinds = (e: SanitizerError | undefined) => (e?.findings ?? []).map((f) => `${f.tool} ${f.kind}`).sort();
+
+  test("each tool alone finds its own findings, on live and freed arrays alike", () => {
+    setSimChecks({ tools: "all" }); // allocations tracked from here on (reset by after())
+    const x = cuda.deviceArray(64, float32), total = cuda.toDevice(new Float32Array(1));
+    const launch = () => racy.configure(2, 32)(x, total);
+    assert.deepEqual(kinds(sanitized(racy, launch, ["racecheck"])), ["racecheck write-after-write"]);
+    assert.deepEqual(kinds(sanitized(racy, launch, ["initcheck"])), ["initcheck uninitialized-read"]);
+    assert.deepEqual(kinds(sanitized(racy, launch, ["memcheck"])), []);
+    assert.deepEqual(kinds(sanitized(racy, launch, ["synccheck"])), []);
+    assert.deepEqual(kinds(sanitized(racy, launch)), ["initcheck uninitialized-read", "racecheck write-after-write"]);
+    const line = at("// variants: read x, write total");
+    expectFinding(sanitized(racy, launch), { tool: "racecheck", kind: "write-after-write", array: "total", where: [line, line] });
+    expectFinding(sanitized(racy, launch), { tool: "initcheck", kind: "uninitialized-read", array: "x", where: [line] });
+    x.free();
+    // a freed array: every access reported (memcheck), the other tools' findings as on a live array
+    assert.deepEqual(kinds(sanitized(racy, launch, ["memcheck"])), ["memcheck use-after-free"]);
+    assert.equal(sanitized(racy, launch, ["memcheck"])!.message.includes("(64 times)"), true);
+    const all = sanitized(racy, launch);
+    assert.deepEqual(kinds(all), ["initcheck uninitialized-read", "memcheck use-after-free", "racecheck write-after-write"]);
+    expectFinding(all, { tool: "memcheck", kind: "use-after-free", array: "x", where: [line] });
+    expectFinding(all, { tool: "racecheck", kind: "write-after-write", array: "total", where: [line, line] });
+    // and the same kernel on a live array again: nothing for memcheck
+    const live = cuda.toDevice(new Float32Array(64));
+    assert.equal(sanitized(racy, () => racy.configure(1, 1)(live, total), ["memcheck"]), undefined);
+    live.free(); total.free();
+    setSimChecks(undefined);
+  });
+
+  test("a kernel's writes mark whole elements written, for elements of 1, 2, 4 and 8 bytes", () => {
+    const evens = cuda.jit((x: KernelArray1<number>) => {
+      const i = cuda.grid(1);
+      if (i % 2 === 0) x[i] = i + 1;
+    });
+    const odd = cuda.jit((x: KernelArray1<number>, out: Float64Array) => {
+      const i = cuda.grid(1);
+      out[i] = x[i]; // variants: read every element
+    });
+    setSimChecks({ tools: ["initcheck"] });
+    for (const dtype of [uint8, int16, float32, float64]) {
+      const x = cuda.deviceArray(64, dtype), out = new Float64Array(64);
+      assert.equal(sanitized(evens, () => evens.configure(2, 32)(x), ["initcheck"]), undefined);
+      const e = sanitized(odd, () => odd.configure(2, 32)(x, out), ["initcheck"]);
+      expectFinding(e, { tool: "initcheck", kind: "uninitialized-read", array: "x", where: [at("// variants: read every element")] });
+      assert.deepEqual(e!.findings.map((f) => f.index), [[1]], `${dtype.name}: the first odd element`);
+      assert.ok(e!.message.includes("(32 times)"), `${dtype.name}: every odd element, once each:\n${e!.message}`);
+      assert.deepEqual(Array.from(x.copyToHost() as ArrayLike<number>).filter((_, i) => i % 2 === 0), Array.from({ length: 32 }, (_, k) => 2 * k + 1), dtype.name);
+      x.free();
+    }
+    setSimChecks(undefined);
   });
 });
 
