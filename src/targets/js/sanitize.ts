@@ -5,8 +5,11 @@
 // same shape as the plain code: one loop over the threads, barrier phases (phases.ts: one SanThread
 // moved from thread to thread, `passBarrier` where the block passes a barrier), or generator threads
 // (warp operations, barriers under an `if`, the random schedule: the scheduler, sim.ts, reports
-// barriers and warp operations through ScheduleHooks). Every array access calls `S.rd`, `S.wr` or
-// `S.at` (atomic) of this module's LaunchSanitizer before it happens. Plain launches never touch any of this.
+// barriers and warp operations through ScheduleHooks). Every array access is checked before it happens:
+// the common case inline in the kernel's code (sanitizer/checks.ts), the rest by `S.rd`, `S.wr` or `S.at`
+// (atomic) of this module's LaunchSanitizer. Variants are compiled per tool set (the checks of the tools
+// on only), and a launch with a freed array runs one whose every access calls the hooks. Plain launches
+// never touch any of this.
 //
 // Shadow state:
 //  - initcheck: a "written" byte per byte of memory from `cuda.deviceArray` (set by host copies and
@@ -14,12 +17,12 @@
 //    local arrays. Memory not registered (host arrays, pinned memory, constants) counts as written.
 //  - racecheck: per element, for one launch (successive launches are ordered), the last write and the
 //    last reads by two different threads, each as a sync id (launch, block and barrier epoch: see "race
-//    cells" below), the thread and the site, and in kernels with warp operations a warp clock. Two
+//    cells" in sanitizer/cells.ts), the thread and the site, and in kernels with warp operations a warp clock. Two
 //    threads of one block are ordered when a barrier separates the accesses (sync ids differ) or, in one
 //    warp, a warp operation both took part in (a vector clock over the warp's lanes); two threads of
 //    different blocks only by grid sync. Atomics are never part of a race.
 //  - Shadows are keyed by the underlying buffer, so views and aliases of one allocation agree (views
-//    made in the kernel too: `S.view`).
+//    made in the kernel too: `S.view`). Their layouts are in sanitizer/cells.ts.
 //
 // One file over 600 lines: every tool's shadow state is updated by the same access hooks of
 // LaunchSanitizer (one access: bounds, race cells, written bytes at once), so they are kept together.
