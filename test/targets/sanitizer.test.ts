@@ -295,6 +295,67 @@ describe("the instrumented variants", () => {
   });
 });
 
+describe("the checks inline in the kernel's code", () => {
+  // A launch with a freed array (here `unused`, which the kernel never touches) runs the variant whose
+  // every access takes the sanitizer's hooks: each kernel must give the same findings, counts and
+  // messages with the common cases checked inline, in every shape (loop, phases, generators).
+  const loads = cuda.jit((A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>, unused: Float32Array) => {
+    const sA = cuda.shared.array([TPB, TPB], float32);
+    const sB = cuda.shared.array([TPB, TPB], float32);
+    const [x, y] = cuda.grid(2);
+    const tx = cuda.threadIdx.x, ty = cuda.threadIdx.y;
+    let acc = float32(0);
+    for (let i = 0; i < cuda.gridDim.x; i++) {
+      sA[ty][tx] = A[y][i * TPB + tx];
+      sB[ty][tx] = B[i * TPB + ty][x];
+      cuda.syncthreads();
+      for (let k = 0; k < TPB; k++) acc += sA[ty][k] * sB[k][tx] + A[y][k] * B[k][x];
+    }
+    C[y][x] = acc; // (no second barrier: the next tiles' loads race with these reads)
+  }, { env: { TPB } });
+  const global = cuda.jit((x: Float32Array, y: Float32Array, out: Float32Array, unused: Float32Array) => {
+    const i = cuda.grid(1);
+    y[i] = x[i] + x[(i + 1) % x.length]; // x: half of it never written
+    if (cuda.threadIdx.x === 0) out[0] = y[i] + out[1];
+    out[1] = cuda.blockIdx.x;
+  });
+
+  function findings(freed: boolean, seed: number | undefined, launch: (unused: DeviceArray) => void): string {
+    const unused = cuda.toDevice(new Float32Array(1));
+    if (freed) unused.free();
+    const before = simChecks();
+    setSimChecks({ tools: "all", seed });
+    try {
+      launch(unused);
+      return "none";
+    } catch (e) {
+      if (!(e instanceof SanitizerError)) throw e;
+      return `${JSON.stringify(e.findings)}\n${e.message}`;
+    } finally {
+      setSimChecks(before);
+      if (!freed) unused.free();
+    }
+  }
+
+  for (const seed of [undefined, 7]) {
+    test(`find what the hooks find: shared and global races, second readers, uninitialized reads (${seed === undefined ? "fixed order" : "random order, generators"})`, () => {
+      const n = 16, a = ints(n * n, 5), b = ints(n * n, 3);
+      const matmul = (unused: DeviceArray) => loads.configure([2, 2], [TPB, TPB])(cuda.toDevice(a).reshape(n, n), cuda.toDevice(b).reshape(n, n), cuda.deviceArray([n, n], float32), unused);
+      const vector = (unused: DeviceArray) => {
+        const x = cuda.deviceArray(128, float32);
+        x.slice([0, 64]).copyToDevice(ints(64, 9));
+        global.configure(4, 32)(x, cuda.deviceArray(128, float32), cuda.toDevice(new Float32Array(2)), unused);
+      };
+      for (const [k, launch] of [[loads, matmul], [global, vector]] as const) {
+        const inline = findings(false, seed, launch);
+        assert.notEqual(inline, "none");
+        assert.equal(inline, findings(true, seed, launch));
+        assemble(k);
+      }
+    });
+  }
+});
+
 describe("synccheck", () => {
   test("a divergent barrier: threads of one block wait at different syncthreads", () => {
     const divergent = (uniform: boolean) => cuda.jit((out: Float32Array) => {

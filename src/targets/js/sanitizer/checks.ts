@@ -11,10 +11,11 @@
 //    in one store (`sh.initWords`); global memory may be untracked (host arrays): `initWords` undefined;
 //  - racecheck (global and shared memory): a read whose element's last write is ordered before it
 //    (none, the thread's own in this epoch, or an earlier epoch of its block), then recorded as the
-//    last read when the last read is none or the thread's own, or left out when the two kept reads are
-//    another two threads' reads at this site in this epoch (a third changes no finding); a write when
-//    the last write and both kept reads are ordered before it. Anything else takes the hook: the
-//    orderings that need a block's sync ids or a grid sync, the second reader kept, the findings.
+//    last read when the last read is none or the thread's own, left out when the two kept reads are
+//    another two threads' reads at this site in this epoch (a third changes no finding), or recorded
+//    with the last read, another thread's, kept as the second; a write when the last write and both
+//    kept reads are ordered before it. Anything else takes the hook: the orderings that need a block's
+//    sync ids or a grid sync, the first second reader of an array (it makes their array), findings.
 // In kernels with warp operations, racecheck's records carry warp clocks: every access takes the hook.
 // Nothing but the hooks in the variant for launches with a freed array, whose every use the hook reports.
 
@@ -22,7 +23,7 @@ import type { SanitizerTool } from "../../../errors.js";
 import { CELL, LIN_BITS, LIN_MASK, R1, W, WRITTEN } from "./cells.js";
 
 /** the instrumented code's scratch locals (a check is one expression, never interrupted by another) */
-export const CHECK_LOCALS = ["san$R", "san$c", "san$s", "san$m", "san$f", "san$2", "san$I"] as const;
+export const CHECK_LOCALS = ["san$R", "san$c", "san$e", "san$s", "san$m", "san$f", "san$2", "san$I"] as const;
 
 /**
  * an access to check: the local holding the array's shadow, its memory space and bytes per element;
@@ -162,13 +163,16 @@ export class AccessChecks {
     const { lin, sync } = this.Z;
     const own = `((san$s = san$R[san$c + ${R1}]) < san$f || (san$s === ${sync} && (san$R[san$c + ${R1 + 1}] & ${LIN_MASK}) === ${lin}))`;
     const record = `(san$R[san$c + ${R1}] = ${sync}, san$R[san$c + ${R1 + 1}] = ${lin} | ${site << LIN_BITS}, true)`;
-    // the second reader: 2 Int32 per element, at half the cell's index
-    const bothAlike = `${this.alike(`san$c + ${R1}`, site)} && (san$2 = ${field(a, "race")}.seconds) !== undefined && (san$c >>= 1, san$s = san$2[san$c], ${this.alike("san$c", site, "san$2")})`;
-    return `(${this.cell(a, t)}, ${this.before(offset("san$c", W))}) && (${own} ? ${record} : ${bothAlike})`;
+    // else, with the second readers (2 Int32 per element, at san$e): the two kept reads are alike this
+    // one (nothing to record), or the last read is another thread's, which becomes the second
+    const bothAlike = `${this.alike(`san$c + ${R1}`, site)} && (san$s = san$2[san$e], ${this.alike("san$e", site, "san$2")})`;
+    const second = `((san$m = san$R[san$c + ${R1 + 1}]) & ${LIN_MASK}) !== ${lin} && (san$2[san$e] = san$R[san$c + ${R1}], san$2[san$e + 1] = san$m, ${record})`;
+    const other = `(san$2 = ${field(a, "race")}.seconds) !== undefined && (san$e = san$c >> 1, ${bothAlike} || ${second})`;
+    return `(${this.cell(a, t)}, ${this.before(offset("san$c", W))}) && (${own} ? ${record} : ${other})`;
   }
 
   private writeOrdered(a: CheckedArray, t: string): string {
-    const second = `(san$m = san$c >> 1, ${this.before("san$m", "san$2")})`;
+    const second = `(san$e = san$c >> 1, ${this.before("san$e", "san$2")})`;
     return `(${this.cell(a, t)}, ${this.before(offset("san$c", W))}) && ${this.before(`san$c + ${R1}`)} && ((san$2 = ${field(a, "race")}.seconds) === undefined || ${second})`;
   }
 }
