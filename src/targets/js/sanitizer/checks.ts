@@ -98,15 +98,9 @@ export class AccessChecks {
 
   /** an expression checking a write of element `t` of `a` at `site`, before the store ("" when nothing to check) */
   write(a: CheckedArray, t: string, site: number): string {
-    const race = this.races(a);
-    const { lin, sync } = this.Z;
-    const marks = [
-      ...(race ? [`san$R[${offset("san$c", W)}] = ${sync}, san$R[${offset("san$c", W + 1)}] = ${lin} | ${site << LIN_BITS}, san$R[san$c + ${R1}] = 0, san$2 !== undefined && (san$2[san$c >> 1] = 0)`] : []),
-      ...(this.initcheck ? [this.markWritten(a, t)] : []),
-    ];
     return this.check(a, "wr", t, site, [
-      ...(race ? [this.writeOrdered(a, t)] : []),
-      ...(marks.length ? [`(${marks.join(", ")}, true)`] : []),
+      ...(this.races(a) ? [this.writeOrdered(a, t, site)] : []),
+      ...(this.initcheck ? [`(${this.markWritten(a, t)}, true)`] : []),
     ]);
   }
 
@@ -171,9 +165,19 @@ export class AccessChecks {
     return `(${this.cell(a, t)}, ${this.before(offset("san$c", W))}) && (${own} ? ${record} : ${other})`;
   }
 
-  private writeOrdered(a: CheckedArray, t: string): string {
-    const second = `(san$e = san$c >> 1, ${this.before("san$e", "san$2")})`;
-    return `(${this.cell(a, t)}, ${this.before(offset("san$c", W))}) && ${this.before(`san$c + ${R1}`)} && ((san$2 = ${field(a, "race")}.seconds) === undefined || ${second})`;
+  /**
+   * The write recorded when the last write and the kept reads are ordered before it. No read kept (the
+   * last read none: a write clears both, and a second reader is only kept with a later last read) is the
+   * common case: then neither the second reader nor clearing the reads is needed.
+   */
+  private writeOrdered(a: CheckedArray, t: string, site: number): string {
+    const { lin, sync, first } = this.Z;
+    const record = `san$R[${offset("san$c", W)}] = ${sync}, san$R[${offset("san$c", W + 1)}] = ${lin} | ${site << LIN_BITS}`;
+    const readBefore = `(san$s === ${sync} ? (san$R[san$c + ${R1 + 1}] & ${LIN_MASK}) === ${lin} : san$s >= ${first})`;
+    const secondBefore = `((san$2 = ${field(a, "race")}.seconds) === undefined || (san$e = san$c >> 1, ${this.before("san$e", "san$2")}))`;
+    const clearReads = `san$R[san$c + ${R1}] = 0, san$2 !== undefined && (san$2[san$e] = 0)`;
+    return `(${this.cell(a, t)}, ${this.before(offset("san$c", W))}) && ((san$s = san$R[san$c + ${R1}]) < san$f`
+      + ` ? (${record}, true) : ${readBefore} && ${secondBefore} && (${record}, ${clearReads}, true))`;
   }
 }
 
