@@ -37,6 +37,7 @@ import { INTRINSICS, isRendezvous } from "../../compiler/intrinsics.js";
 import { isHalfFloat } from "../../half.js";
 import { InternalCompilerError, type SanitizerTool } from "../../errors.js";
 import { AccessChecks, bindShadow, CHECK_LOCALS, ENTER_EPOCH, ENTER_THREAD, THREAD_FIELDS, THREAD_LOCALS, type CheckedArray } from "./sanitizer/checks.js";
+import { SANITIZER_TOOLS } from "./sanitize.js";
 
 /** how the simulator runs the kernel's threads (see the top of this file) */
 export type KernelShape = "loop" | "phases" | "generators";
@@ -201,8 +202,6 @@ export interface SanitizeOptions extends EmitOptions {
   readonly hooks?: boolean;
 }
 
-const ALL_TOOLS: ReadonlySet<SanitizerTool> = new Set(["memcheck", "racecheck", "initcheck", "synccheck"]);
-
 export function emitKernel(ir: FunctionIR, options: SanitizeOptions = {}): EmittedKernel {
   return new Emitter(threadCopiesOfParams(ir), options).emit();
 }
@@ -264,8 +263,10 @@ class Emitter {
     this.gen = options.generators === true || (sync && !this.phases);
     this.ir = this.phases ? { ...ir, body: this.phases.body } : ir;
     if (this.san) { this.used.add("S"); this.used.add("Z"); }
-    // one SanThread moved from thread to thread keeps its state in locals (sanitizer/checks.ts)
-    this.checks = this.san ? new AccessChecks(options.tools ?? ALL_TOOLS, ir.features.warp, options.hooks === true, this.gen ? THREAD_FIELDS : THREAD_LOCALS) : undefined;
+    // the thread's state for the checks: in locals where one SanThread moves from thread to thread, in
+    // its fields for generator threads (sanitizer/checks.ts)
+    const thread = this.gen ? THREAD_FIELDS : THREAD_LOCALS;
+    this.checks = this.san ? new AccessChecks(options.tools ?? new Set(SANITIZER_TOOLS), ir.features.warp, options.hooks === true, thread) : undefined;
     this.reassigned = assignedNames(this.ir.body);
     this.proofs = proveBounds(this.ir, options.assumeLaunch ?? true);
   }
