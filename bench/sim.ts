@@ -206,16 +206,18 @@ function selfRowsInline(): { tiled256_ms: number; hand256_ms: number; vadd1m_dev
  * The self rows' kernels with every sanitizer tool against plain, alternate runs on device arrays in the
  * calling thread (the sanitizer always runs there): [plain, sanitized] ms per kernel, wall time, then
  * CPU time (the process's: on a loaded machine a launch waits for a core, which CPU time leaves out).
+ * The arrays are allocated with the sanitizer on, as under NUMBATS_SANITIZE=all: initcheck tracks them.
  */
 function sanitizedSelfRows(): Record<"tiled256" | "naive256" | "vadd1m_device", [number, number, number, number]> {
   const n = SELF_MATMUL_N, blocks = Math.ceil(n / TPB);
-  const dA = cuda.toDevice(ndarray(pattern(n * n, 7), [n, n])), dB = cuda.toDevice(ndarray(pattern(n * n, 5), [n, n]));
-  const dC = cuda.deviceArray([n, n], float32);
-  const va = pattern(BIG_N, 1000), dva = cuda.toDevice(va), dvc = cuda.deviceArrayLike(va);
-  const sanitizing = (launch: () => void) => () => {
+  const sanitizing = <T>(f: () => T) => (): T => {
     setSimChecks({ tools: "all" });
-    try { launch(); } finally { setSimChecks(undefined); }
+    try { return f(); } finally { setSimChecks(undefined); }
   };
+  const [dA, dB, dC, dva, dvc] = sanitizing(() => {
+    const va = pattern(BIG_N, 1000);
+    return [cuda.toDevice(ndarray(pattern(n * n, 7), [n, n])), cuda.toDevice(ndarray(pattern(n * n, 5), [n, n])), cuda.deviceArray([n, n], float32), cuda.toDevice(va), cuda.deviceArrayLike(va)];
+  })();
   const cpuTimed = (launch: () => void, ms: number[]) => () => {
     const c0 = process.cpuUsage();
     launch();
@@ -237,6 +239,7 @@ function sanitizedSelfRows(): Record<"tiled256" | "naive256" | "vadd1m_device", 
     };
   } finally {
     delete process.env.NUMBATS_SIM_WORKERS;
+    sanitizing(() => { for (const d of [dA, dB, dC, dva, dvc]) d.free(); })();
   }
 }
 

@@ -8,10 +8,11 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { cuda, float32, int32, uint8, LaunchError, SanitizerError, type DeviceArray, type Kernel, type KernelArray1, type KernelArray2 } from "../../src/index.js";
+import { cuda, float32, float64, int16, int32, uint8, LaunchError, SanitizerError, type DeviceArray, type Kernel, type KernelArray1, type KernelArray2 } from "../../src/index.js";
 import { leakReport, parseSchedule, parseTools, setSimChecks, simChecks } from "../../src/targets/js/sanitize.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
 import type { Backend } from "../../src/runtime/backend.js";
+import type { SanitizerTool } from "../../src/errors.js";
 import type { CudaProbe } from "../../src/runtime/cuda/detect.js";
 import { selectForSanitizer } from "../../src/runtime/select.js";
 import { SIM_DEVICE, createSimBackend } from "../../src/runtime/sim-backend.js";
@@ -36,10 +37,10 @@ function assemble(k: Kernel): void {
   for (const sig of k.signatures) for (const t of PTXAS_TARGETS) ptxasCheck(k.inspectAsm(sig, { computeCapability: t.computeCapability }), t.arch);
 }
 
-/** runs `launch` with every tool on; returns the SanitizerError it threw (or undefined) */
-function sanitized(k: Kernel, launch: () => void): SanitizerError | undefined {
+/** runs `launch` with every tool on (or those named); returns the SanitizerError it threw (or undefined) */
+function sanitized(k: Kernel, launch: () => void, tools: SanitizerTool[] | "all" = "all"): SanitizerError | undefined {
   const before = simChecks();
-  setSimChecks({ tools: "all" });
+  setSimChecks({ tools });
   try {
     launch();
     return undefined;
@@ -233,6 +234,126 @@ describe("initcheck", () => {
     assert.equal(sanitized(l1, () => l1.configure(1, 32)(out)), undefined);
     assert.deepEqual(Array.from(out), new Array(32).fill(5));
   });
+});
+
+describe("the instrumented variants", () => {
+  // one kernel with a race (every thread writes total[0]), a read of memory nothing wrote and, launched
+  // on a freed array, a use after free: each tool alone finds its own findings and none of the others'
+  const racy = cuda.jit((x: Float32Array, total: Float32Array) => {
+    total[0] = x[cuda.grid(1)]; // variants: read x, write total
+  });
+  const kinds = (e: SanitizerError | undefined) => (e?.findings ?? []).map((f) => `${f.tool} ${f.kind}`).sort();
+
+  test("each tool alone finds its own findings, on live and freed arrays alike", () => {
+    setSimChecks({ tools: "all" }); // allocations tracked from here on (reset by after())
+    const x = cuda.deviceArray(64, float32), total = cuda.toDevice(new Float32Array(1));
+    const launch = () => racy.configure(2, 32)(x, total);
+    assert.deepEqual(kinds(sanitized(racy, launch, ["racecheck"])), ["racecheck write-after-write"]);
+    assert.deepEqual(kinds(sanitized(racy, launch, ["initcheck"])), ["initcheck uninitialized-read"]);
+    assert.deepEqual(kinds(sanitized(racy, launch, ["memcheck"])), []);
+    assert.deepEqual(kinds(sanitized(racy, launch, ["synccheck"])), []);
+    assert.deepEqual(kinds(sanitized(racy, launch)), ["initcheck uninitialized-read", "racecheck write-after-write"]);
+    const line = at("// variants: read x, write total");
+    expectFinding(sanitized(racy, launch), { tool: "racecheck", kind: "write-after-write", array: "total", where: [line, line] });
+    expectFinding(sanitized(racy, launch), { tool: "initcheck", kind: "uninitialized-read", array: "x", where: [line] });
+    x.free();
+    // a freed array: every access reported (memcheck), the other tools' findings as on a live array
+    assert.deepEqual(kinds(sanitized(racy, launch, ["memcheck"])), ["memcheck use-after-free"]);
+    assert.equal(sanitized(racy, launch, ["memcheck"])!.message.includes("(64 times)"), true);
+    const all = sanitized(racy, launch);
+    assert.deepEqual(kinds(all), ["initcheck uninitialized-read", "memcheck use-after-free", "racecheck write-after-write"]);
+    expectFinding(all, { tool: "memcheck", kind: "use-after-free", array: "x", where: [line] });
+    expectFinding(all, { tool: "racecheck", kind: "write-after-write", array: "total", where: [line, line] });
+    // and the same kernel on a live array again: nothing for memcheck
+    const live = cuda.toDevice(new Float32Array(64));
+    assert.equal(sanitized(racy, () => racy.configure(1, 1)(live, total), ["memcheck"]), undefined);
+    live.free(); total.free();
+    setSimChecks(undefined);
+  });
+
+  test("a kernel's writes mark whole elements written, for elements of 1, 2, 4 and 8 bytes", () => {
+    const evens = cuda.jit((x: KernelArray1<number>) => {
+      const i = cuda.grid(1);
+      if (i % 2 === 0) x[i] = i + 1;
+    });
+    const odd = cuda.jit((x: KernelArray1<number>, out: Float64Array) => {
+      const i = cuda.grid(1);
+      out[i] = x[i]; // variants: read every element
+    });
+    setSimChecks({ tools: ["initcheck"] });
+    for (const dtype of [uint8, int16, float32, float64]) {
+      const x = cuda.deviceArray(64, dtype), out = new Float64Array(64);
+      assert.equal(sanitized(evens, () => evens.configure(2, 32)(x), ["initcheck"]), undefined);
+      const e = sanitized(odd, () => odd.configure(2, 32)(x, out), ["initcheck"]);
+      expectFinding(e, { tool: "initcheck", kind: "uninitialized-read", array: "x", where: [at("// variants: read every element")] });
+      assert.deepEqual(e!.findings.map((f) => f.index), [[1]], `${dtype.name}: the first odd element`);
+      assert.ok(e!.message.includes("(32 times)"), `${dtype.name}: every odd element, once each:\n${e!.message}`);
+      assert.deepEqual(Array.from(x.copyToHost() as ArrayLike<number>).filter((_, i) => i % 2 === 0), Array.from({ length: 32 }, (_, k) => 2 * k + 1), dtype.name);
+      x.free();
+    }
+    setSimChecks(undefined);
+  });
+});
+
+describe("the checks inline in the kernel's code", () => {
+  // A launch with a freed array (here `unused`, which the kernel never touches) runs the variant whose
+  // every access takes the sanitizer's hooks: each kernel must give the same findings, counts and
+  // messages with the common cases checked inline, in every shape (loop, phases, generators).
+  const loads = cuda.jit((A: KernelArray2<number>, B: KernelArray2<number>, C: KernelArray2<number>, unused: Float32Array) => {
+    const sA = cuda.shared.array([TPB, TPB], float32);
+    const sB = cuda.shared.array([TPB, TPB], float32);
+    const [x, y] = cuda.grid(2);
+    const tx = cuda.threadIdx.x, ty = cuda.threadIdx.y;
+    let acc = float32(0);
+    for (let i = 0; i < cuda.gridDim.x; i++) {
+      sA[ty][tx] = A[y][i * TPB + tx];
+      sB[ty][tx] = B[i * TPB + ty][x];
+      cuda.syncthreads();
+      for (let k = 0; k < TPB; k++) acc += sA[ty][k] * sB[k][tx] + A[y][k] * B[k][x];
+    }
+    C[y][x] = acc; // (no second barrier: the next tiles' loads race with these reads)
+  }, { env: { TPB } });
+  const global = cuda.jit((x: Float32Array, y: Float32Array, out: Float32Array, unused: Float32Array) => {
+    const i = cuda.grid(1);
+    y[i] = x[i] + x[(i + 1) % x.length]; // x: half of it never written
+    if (cuda.threadIdx.x === 0) out[0] = y[i] + out[1];
+    out[1] = cuda.blockIdx.x;
+  });
+
+  function findings(freed: boolean, seed: number | undefined, launch: (unused: DeviceArray) => void): string {
+    const unused = cuda.toDevice(new Float32Array(1));
+    if (freed) unused.free();
+    const before = simChecks();
+    setSimChecks({ tools: "all", seed });
+    try {
+      launch(unused);
+      return "none";
+    } catch (e) {
+      if (!(e instanceof SanitizerError)) throw e;
+      return `${JSON.stringify(e.findings)}\n${e.message}`;
+    } finally {
+      setSimChecks(before);
+      if (!freed) unused.free();
+    }
+  }
+
+  for (const seed of [undefined, 7]) {
+    test(`find what the hooks find: shared and global races, second readers, uninitialized reads (${seed === undefined ? "fixed order" : "random order, generators"})`, () => {
+      const n = 16, a = ints(n * n, 5), b = ints(n * n, 3);
+      const matmul = (unused: DeviceArray) => loads.configure([2, 2], [TPB, TPB])(cuda.toDevice(a).reshape(n, n), cuda.toDevice(b).reshape(n, n), cuda.deviceArray([n, n], float32), unused);
+      const vector = (unused: DeviceArray) => {
+        const x = cuda.deviceArray(128, float32);
+        x.slice([0, 64]).copyToDevice(ints(64, 9));
+        global.configure(4, 32)(x, cuda.deviceArray(128, float32), cuda.toDevice(new Float32Array(2)), unused);
+      };
+      for (const [k, launch] of [[loads, matmul], [global, vector]] as const) {
+        const inline = findings(false, seed, launch);
+        assert.notEqual(inline, "none");
+        assert.equal(inline, findings(true, seed, launch));
+        assemble(k);
+      }
+    });
+  }
 });
 
 describe("synccheck", () => {

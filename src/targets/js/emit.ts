@@ -35,7 +35,9 @@ import { assignedNames, bodyHas, exprChildren, exprHas, JS_COMPARISON, mapBodyEx
 import { cStrides, product } from "../../ndarray.js";
 import { INTRINSICS, isRendezvous } from "../../compiler/intrinsics.js";
 import { isHalfFloat } from "../../half.js";
-import { InternalCompilerError } from "../../errors.js";
+import { InternalCompilerError, type SanitizerTool } from "../../errors.js";
+import { AccessChecks, bindShadow, CHECK_LOCALS, ENTER_EPOCH, ENTER_THREAD, THREAD_FIELDS, THREAD_LOCALS, type CheckedArray } from "./sanitizer/checks.js";
+import { SANITIZER_TOOLS } from "./sanitize.js";
 
 /** how the simulator runs the kernel's threads (see the top of this file) */
 export type KernelShape = "loop" | "phases" | "generators";
@@ -197,7 +199,14 @@ const SHAPE_NOTES: Record<KernelShape, string> = {
 
 const yields = (e: Expr): boolean => e.k === "intrinsic" && isRendezvous(e.name);
 
-export function emitKernel(ir: FunctionIR, options: EmitOptions = {}): EmittedKernel {
+/** Options of an instrumented variant (`sanitize`): the sanitizer's tools whose checks it makes (default: all). */
+export interface SanitizeOptions extends EmitOptions {
+  readonly tools?: ReadonlySet<SanitizerTool>;
+  /** every access reported to the hooks, none checked inline: launches with a freed array (its every use is a finding) */
+  readonly hooks?: boolean;
+}
+
+export function emitKernel(ir: FunctionIR, options: SanitizeOptions = {}): EmittedKernel {
   return new Emitter(threadCopiesOfParams(ir), options).emit();
 }
 
@@ -216,9 +225,6 @@ function threadCopiesOfParams(ir: FunctionIR): FunctionIR {
   const lets = copies.map((p): Stmt => ({ k: "let", name: local.get(p.name)!, type: p.type, init: { k: "var", type: p.type, name: p.name } }));
   return { ...ir, body: [...lets, ...body] };
 }
-
-/** Sanitizing: the SanThread becomes thread (tx, ty, tz) of the block it entered */
-const SAN_ENTER = "Z.lin = tx + nx * (ty + ny * tz);";
 
 class Emitter {
   private readonly gen: boolean;
@@ -246,8 +252,12 @@ class Emitter {
   private readonly sites: AccessSite[] = [];
 
   private readonly san: boolean;
+  /** sanitizing: the checks of array accesses */
+  private readonly checks: AccessChecks | undefined;
+  /** sanitizing: the shadows whose fields are bound to locals (they never change) */
+  private readonly boundShadows = new Set<string>();
 
-  constructor(ir: FunctionIR, options: EmitOptions) {
+  constructor(ir: FunctionIR, options: SanitizeOptions) {
     this.san = options.sanitize === true;
     // barrier kernels run as phases (sanitized too: the sanitizer counts the barriers the block passes),
     // except for the random schedule, which needs every thread as a generator
@@ -257,6 +267,10 @@ class Emitter {
     this.gen = options.generators === true || (sync && !this.phases);
     this.ir = this.phases ? { ...ir, body: this.phases.body } : ir;
     if (this.san) { this.used.add("S"); this.used.add("Z"); }
+    // the thread's state for the checks: in locals where one SanThread moves from thread to thread, in
+    // its fields for generator threads (sanitizer/checks.ts)
+    const thread = this.gen ? THREAD_FIELDS : THREAD_LOCALS;
+    this.checks = this.san ? new AccessChecks(options.tools ?? new Set(SANITIZER_TOOLS), ir.features.warp, options.hooks === true, thread) : undefined;
     this.reassigned = assignedNames(this.ir.body);
     this.proofs = proveBounds(this.ir, options.assumeLaunch ?? true);
   }
@@ -320,7 +334,7 @@ class Emitter {
         ...blockSetup.map((l) => `    ${l}`),
         ...this.sanBlock(),
         `    for (let tz = 0; tz < nz; tz++) for (let ty = 0; ty < ny; ty++) thread: for (let tx = 0; tx < nx; tx++) {`,
-        ...(this.san ? [`      ${SAN_ENTER}`] : []),
+        ...(this.san ? [`      ${ENTER_THREAD}`] : []),
         ...body,
         `    }`,
         `  }`,
@@ -338,9 +352,9 @@ class Emitter {
     return { code: [...head, code].join("\n") + "\n", generators: this.gen, shape: this.shape(), staticSharedBytes, sites: this.sites, assumes: this.proofs.assumes };
   }
 
-  /** Sanitizing, one SanThread moved from thread to thread: it enters each block (its threads, by SAN_ENTER). */
+  /** Sanitizing, one SanThread moved from thread to thread: it enters each block (its threads, by ENTER_THREAD). */
   private sanBlock(): string[] {
-    return this.san ? [`    S.enterBlock(Z, bx, by, bz);`] : [];
+    return this.san ? [`    S.enterBlock(Z, bx, by, bz);`, `    ${ENTER_EPOCH}`] : [];
   }
 
   private shape(): KernelShape {
@@ -367,8 +381,8 @@ class Emitter {
       site: (loc) => this.site(loc),
       ...(this.san ? {
         sanitizer: {
-          enter: SAN_ENTER,
-          barrier: (site: number, exited: string) => `S.passBarrier(Z, ${site}, ${exited});`,
+          enter: ENTER_THREAD,
+          barrier: (site: number, exited: string) => `S.passBarrier(Z, ${site}, ${exited}); ${ENTER_EPOCH}`,
         },
       } : {}),
     };
@@ -448,6 +462,7 @@ class Emitter {
     return [
       `const ${id} = bindArray(args[${i}], ${JSON.stringify(name)}, "${t.dtype}", ${t.ndim}, "${t.layout}");`,
       `let ${[`${a.v} = ${id}.v`, ...(fixed ? [] : [`${a.o} = ${id}.o`]), ...dims, `${a.size} = ${id}.size`, ...(a.sh ? [`${a.sh} = S.arg(${id}, ${JSON.stringify(name)})`] : [])].join(", ")};`,
+      ...(a.sh && !this.reassigned.has(name) ? [this.bindShadow(a.sh)] : []),
     ];
   }
 
@@ -471,7 +486,7 @@ class Emitter {
       if (s.type.space === "shared" && s.shape.length === 1 && s.shape[0] === 0) {
         if (!blockSetup.includes("const dyn = new ArrayBuffer(L.sharedMemBytes);")) blockSetup.unshift("const dyn = new ArrayBuffer(L.sharedMemBytes);");
         blockSetup.push(`const ${id}$v = new ${ctor}(dyn, 0, Math.floor(L.sharedMemBytes / ${size}));`);
-        if (this.san) blockSetup.push(`const ${id}$v$sh = S.shared(${id}$v, ${JSON.stringify(s.name)}, [${id}$v.length], bx, by, bz);`);
+        if (this.san) blockSetup.push(`const ${id}$v$sh = S.shared(${id}$v, ${JSON.stringify(s.name)}, [${id}$v.length], bx, by, bz);`, this.bindShadow(`${id}$v$sh`));
         this.arrays.set(s.name, {
           name: s.name, dtype: s.type.dtype, space: "shared", layout: "C", v: `${id}$v`, o: "0", ...(this.san ? { sh: `${id}$v$sh` } : {}),
           n: [`${id}$v.length`], s: ["1"], size: `${id}$v.length`,
@@ -482,7 +497,7 @@ class Emitter {
       if (s.type.space === "shared") {
         staticSharedBytes += count * size;
         blockSetup.push(`const ${id}$v = new ${ctor}(${count});`);
-        if (this.san) blockSetup.push(`const ${id}$v$sh = S.shared(${id}$v, ${JSON.stringify(s.name)}, ${JSON.stringify(s.shape)}, bx, by, bz);`);
+        if (this.san) blockSetup.push(`const ${id}$v$sh = S.shared(${id}$v, ${JSON.stringify(s.name)}, ${JSON.stringify(s.shape)}, bx, by, bz);`, this.bindShadow(`${id}$v$sh`));
       } else {
         if (this.perThreadAlloc(s.name)) this.locals.push(`${id}$v`);
         else hoisted.push(`const ${id}$v = new ${ctor}(${count});`);
@@ -495,6 +510,8 @@ class Emitter {
 
   /** every `let` of the body becomes a per-thread local declared up front */
   private declareLocals(): void {
+    if (this.checks?.any) this.locals.push(...CHECK_LOCALS);
+    if (this.san && !this.gen) this.locals.push(THREAD_LOCALS.lin, THREAD_LOCALS.sync, THREAD_LOCALS.first);
     walkStmts(this.ir.body, (s) => {
       if (s.k !== "let") return;
       if (isArrayType(s.type)) {
@@ -526,7 +543,7 @@ class Emitter {
     if (e.k === "intrinsic" && (e.name === "subarray" || e.name === "view")) return this.assignView(dst, e);
     const src = this.arrayOf(e);
     const parts = [[dst.v, src.v], [dst.o, src.o], ...dst.n.map((n, k) => [n, src.n[k]]), ...dst.s.map((s, k) => [s, src.s[k]]), [dst.size, src.size],
-      ...(dst.sh ? [[dst.sh, src.sh ?? "undefined"]] : [])];
+      ...(dst.sh ? [[dst.sh, src.sh ?? "S.untracked"]] : [])];
     this.line(parts.map(([d, s]) => `${d} = ${s}`).join(", ") + ";");
   }
 
@@ -541,13 +558,13 @@ class Emitter {
       const shape = toComplex
         ? `${dst.n[0]} = ${dst.v}.length >> 1, ${dst.n[1]} = 2, ${dst.s[0]} = 2, ${dst.s[1]} = 1, ${dst.size} = ${dst.n[0]} * 2`
         : `${dst.n[0]} = ${dst.v}.length, ${dst.s[0]} = 1, ${dst.size} = ${dst.n[0]}`;
-      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${parts}, "${dst.dtype}"), ${dst.o} = 0, ${shape}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v})` : "undefined"}` : ""};`);
+      this.line(`${dst.v} = viewAs(${src.v}, ${src.o}, ${parts}, "${dst.dtype}"), ${dst.o} = 0, ${shape}${dst.sh ? `, ${dst.sh} = ${src.sh ? `S.view(${src.sh}, ${dst.v})` : "S.untracked"}` : ""};`);
       return;
     }
     const [begin, end] = e.args.slice(1).map((x) => `subarrayBound(${this.expr(x)}, ${n})`);
     const pairs = fromComplex ? `, ${dst.n[1]} = 2, ${dst.s[1]} = ${src.s[1]}` : "";
     this.line(`${dst.o} = ${begin};`);
-    this.line(`${dst.v} = ${src.v}, ${dst.n[0]} = Math.max(${end ?? n} - ${dst.o}, 0), ${dst.o} = ${src.o} + ${dst.o} * ${s}, ${dst.s[0]} = ${s}${pairs}, ${dst.size} = ${dst.n[0]}${fromComplex ? " * 2" : ""}${dst.sh ? `, ${dst.sh} = ${src.sh ?? "undefined"}` : ""};`);
+    this.line(`${dst.v} = ${src.v}, ${dst.n[0]} = Math.max(${end ?? n} - ${dst.o}, 0), ${dst.o} = ${src.o} + ${dst.o} * ${s}, ${dst.s[0]} = ${s}${pairs}, ${dst.size} = ${dst.n[0]}${fromComplex ? " * 2" : ""}${dst.sh ? `, ${dst.sh} = ${src.sh ?? "S.untracked"}` : ""};`);
   }
 
   /** the index in `sites` of an access at `loc` (the kernel's first line when unknown) */
@@ -585,9 +602,23 @@ class Emitter {
    * sanitizer before the access; otherwise `at` itself.
    */
   private checked(op: "rd" | "at", a: ArrayInfo, at: string, loc = this.loc): string {
-    if (!a.sh) return at;
+    const checked = this.checkedArray(a);
+    if (!checked) return at;
     const t = this.temp();
-    return `(${t} = ${at}, S.${op}(${a.sh}, ${t}, ${this.site(loc)}, Z), ${t})`;
+    const check = op === "rd" ? this.checks!.read(checked, t, this.site(loc)) : this.checks!.atomic(checked, t, this.site(loc));
+    return check ? `(${t} = ${at}, ${check}, ${t})` : at;
+  }
+
+  /** Sanitizing: the array as the checks see it, when its accesses are checked (not constant memory) */
+  private checkedArray(a: ArrayInfo): CheckedArray | undefined {
+    if (!a.sh || a.space === "const" || !this.checks?.any) return undefined;
+    return { sh: a.sh, space: a.space, size: DTYPE_INFO[a.dtype].array.BYTES_PER_ELEMENT, bound: this.boundShadows.has(a.sh) };
+  }
+
+  /** Sanitizing: the fields of shadow `sh`, which never changes, bound to locals for the checks */
+  private bindShadow(sh: string): string {
+    this.boundShadows.add(sh);
+    return bindShadow(sh);
   }
 
   /** Sanitizing: `Z.at = site, ` before a synchronisation, so that synccheck can say where it is. */
@@ -627,13 +658,11 @@ class Emitter {
         const a = this.arrayOf(s.array);
         const at = this.elementIndex(a, s.index);
         const value = this.toMemory(a.dtype, this.expr(s.value));
-        if (!a.sh) {
-          this.line(`${a.v}[${at}] = ${value};`);
-          return;
-        }
-        // sanitizing: the write is reported after the value's own reads
-        const [t, v] = [this.temp(), this.temp()];
-        this.line(`${a.v}[${t} = ${at}] = (${v} = ${value}, S.wr(${a.sh}, ${t}, ${this.site(this.loc)}, Z), ${v});`);
+        const checked = this.checkedArray(a);
+        // sanitizing: the write is checked after the value's own reads
+        const [t, v] = checked ? [this.temp(), this.temp()] : [];
+        const check = checked ? this.checks!.write(checked, t!, this.site(this.loc)) : "";
+        this.line(check ? `${a.v}[${t} = ${at}] = (${v} = ${value}, ${check}, ${v});` : `${a.v}[${at}] = ${value};`);
         return;
       }
       case "expr": {

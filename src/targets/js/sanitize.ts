@@ -5,8 +5,11 @@
 // same shape as the plain code: one loop over the threads, barrier phases (phases.ts: one SanThread
 // moved from thread to thread, `passBarrier` where the block passes a barrier), or generator threads
 // (warp operations, barriers under an `if`, the random schedule: the scheduler, sim.ts, reports
-// barriers and warp operations through ScheduleHooks). Every array access calls `S.rd`, `S.wr` or
-// `S.at` (atomic) of this module's LaunchSanitizer before it happens. Plain launches never touch any of this.
+// barriers and warp operations through ScheduleHooks). Every array access is checked before it happens:
+// the common case inline in the kernel's code (sanitizer/checks.ts), the rest by `S.rd`, `S.wr` or `S.at`
+// (atomic) of this module's LaunchSanitizer. Variants are compiled per tool set (the checks of the tools
+// on only), and a launch with a freed array runs one whose every access calls the hooks. Plain launches
+// never touch any of this.
 //
 // Shadow state:
 //  - initcheck: a "written" byte per byte of memory from `cuda.deviceArray` (set by host copies and
@@ -14,12 +17,12 @@
 //    local arrays. Memory not registered (host arrays, pinned memory, constants) counts as written.
 //  - racecheck: per element, for one launch (successive launches are ordered), the last write and the
 //    last reads by two different threads, each as a sync id (launch, block and barrier epoch: see "race
-//    cells" below), the thread and the site, and in kernels with warp operations a warp clock. Two
+//    cells" in sanitizer/cells.ts), the thread and the site, and in kernels with warp operations a warp clock. Two
 //    threads of one block are ordered when a barrier separates the accesses (sync ids differ) or, in one
 //    warp, a warp operation both took part in (a vector clock over the warp's lanes); two threads of
 //    different blocks only by grid sync. Atomics are never part of a race.
 //  - Shadows are keyed by the underlying buffer, so views and aliases of one allocation agree (views
-//    made in the kernel too: `S.view`).
+//    made in the kernel too: `S.view`). Their layouts are in sanitizer/cells.ts.
 //
 // One file over 600 lines: every tool's shadow state is updated by the same access hooks of
 // LaunchSanitizer (one access: bounds, race cells, written bytes at once), so they are kept together.
@@ -32,6 +35,7 @@ import type { ScalarName, TypedArray } from "../../dtypes.js";
 import { cStrides } from "../../ndarray.js";
 import { rt, type AccessSite, type BoundArray } from "./runtime.js";
 import { WARP, type LaunchCtx, type ScheduleHooks, type ThreadRec, type WarpRec } from "./sim.js";
+import { CELL, initWordsOf, LIN_BITS, LIN_MASK, MAX_SITES, R1, RaceCells, SYNC_LIMIT, W, WRITTEN, type InitWords } from "./sanitizer/cells.js";
 
 // ---------------------------------------------------------------------------
 // settings: NUMBATS_SANITIZE and NUMBATS_SIM_SCHEDULE
@@ -268,7 +272,7 @@ export class Shadow {
     readonly cells: Int32Array | undefined,
     /** race.clocks in kernels with warp operations, else undefined */
     readonly clocks: Int32Array | undefined,
-    /** the view's first element in `cells` */
+    /** the view's first element in its buffer (in `cells` and `initWords`): byteBase / size */
     readonly cellBase: number,
     readonly freed: boolean,
     /** records of sync ids below this one are stale (a launch or a block ago): as if the cell were empty */
@@ -279,39 +283,19 @@ export class Shadow {
     readonly strides: readonly number[],
     /** a view made in the kernel (`a.view(dtype)`): the shadow of the array it views, which names its elements */
     readonly of?: Shadow,
-  ) {}
-}
-
-// Race cells. An access is recorded as two Int32: the sync id of the epoch it happened in, and the
-// thread's linear index in its block with the access's site (`lin | site << LIN_BITS`). Sync ids count
-// up over the whole process: each block gets a new one when it starts and each time it passes a barrier
-// (grid syncs included), so one id stands for (launch, block, epoch): two accesses of one block are
-// ordered by a barrier exactly when their ids differ, records of earlier launches (and, in reused shared
-// memory, of earlier blocks) have ids below the shadow's `floor` and count as empty, and nothing needs
-// clearing between launches. Per element: the last write and the last read (`cells`), and the last read
-// by another thread than that one (`seconds`, made when first needed: many arrays never have one).
-const W = 0, R1 = 2, CELL = 4;
-const LIN_BITS = 10, LIN_MASK = (1 << LIN_BITS) - 1;
-const MAX_SITES = 1 << (31 - LIN_BITS);
-/** sync ids start again from 1 (all race cells dropped) before they reach this */
-const SYNC_LIMIT = 2 ** 30;
-
-/** The race records of the elements of one buffer at one element size. */
-class RaceCells {
-  readonly cells: Int32Array;
-  /** second readers, 2 Int32 per element */
-  seconds: Int32Array | undefined;
-  /** warp clocks of the write, the read and the second read, 3 per element (kernels with warp operations) */
-  clocks: Int32Array | undefined;
-  /** `length` elements */
-  constructor(readonly length: number) {
-    this.cells = new Int32Array(length * CELL);
+  ) {
+    this.initWords = init && initWordsOf(init, size);
   }
 
-  secondReaders(): Int32Array {
-    return this.seconds ??= new Int32Array(this.length * 2);
-  }
+  /** `init` seen as one word per element of this size (a write marks an element's bytes in one store), or undefined */
+  readonly initWords: InitWords | undefined;
 }
+
+/**
+ * untracked memory (constant memory reached through an array local): every check passes (the fast paths
+ * find no element in its empty arrays and leave it to the hooks, which return)
+ */
+export const UNTRACKED = new Shadow("", "const", 1, 0, new Uint8Array(0), new RaceCells(0), new Int32Array(0), undefined, 0, false, 0, 0, [], []);
 
 /** race cells per buffer and element size */
 let raceCells = new WeakMap<ArrayBuffer | SharedArrayBuffer, Map<number, RaceCells>>();
@@ -358,8 +342,10 @@ export class LaunchSanitizer implements ScheduleHooks {
   private syncBlock = new Int32Array(64);
   /** the first sync id after the last grid sync: threads of different blocks are ordered by it */
   private gridTime: number;
-  /** the current block's first sync id (cooperative launches: none, the blocks interleave) */
-  private first = 0x7fffffff;
+  /** the current block's first sync id (cooperative launches: none, the blocks interleave); read by the fast paths */
+  first = 0x7fffffff;
+  /** the shadow of untracked memory, for the instrumented code */
+  readonly untracked = UNTRACKED;
   /** the block that last got a sync id, and that id */
   private curBlock = -1;
   private curSync = 0;
@@ -503,8 +489,8 @@ export class LaunchSanitizer implements ScheduleHooks {
    * same written bits and (at v's element size) race cells, at v's byte offsets; findings name the
    * element of the viewed array that holds the byte accessed.
    */
-  view(of: Shadow | undefined, v: TypedArray): Shadow | undefined {
-    if (of === undefined) return undefined;
+  view(of: Shadow, v: TypedArray): Shadow {
+    if (of === UNTRACKED) return of;
     const root = of.of ?? of;
     return this.shadow(v, root.name, of.space, of.init, of.freed, of.floor, 0, [v.length], [1], root);
   }
@@ -527,31 +513,17 @@ export class LaunchSanitizer implements ScheduleHooks {
     return new Shadow(name, space, size, v.byteOffset, init, race, race?.cells, clocks, v.byteOffset / size, freed, floor, o, shape, strides, of);
   }
 
-  // `sh` is undefined for constant memory reached through an array local: nothing to check
-  rd(sh: Shadow | undefined, at: number, site: number, Z: SanThread): void {
-    if (sh === undefined) return;
+  // The hooks of the instrumented code, each taking every check of one access: what its fast path
+  // (sanitizer/checks.ts) leaves to them, and every access in the variants without fast paths.
+
+  rd(sh: Shadow, at: number, site: number, Z: SanThread): void {
+    if (sh === UNTRACKED) return;
     if (sh.freed) this.useAfterFree(sh, at, site, Z, "Read");
     const init = sh.init;
     if (init !== undefined && init[sh.byteBase + at * sh.size] === 0) this.uninitialized(sh, at, site, Z);
-    const R = sh.cells;
-    if (R === undefined) return;
-    const c = (sh.cellBase + at) * CELL, f = sh.floor;
-    // the common cases inline (kernels without warp clocks): the last write is ordered before this read,
-    // and the last read is none or the thread's own, or two other threads' reads alike this one
-    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z)) {
-      const r1s = R[c + R1]!, r1m = R[c + R1 + 1]!;
-      if (r1s < f || (r1s === Z.sync && (r1m & LIN_MASK) === Z.lin)) {
-        R[c + R1] = Z.sync;
-        R[c + R1 + 1] = Z.lin | (site << LIN_BITS);
-        return;
-      }
-      const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
-      if (R2 !== undefined && this.alike(r1s, r1m, site, Z) && this.alike(R2[e]!, R2[e + 1]!, site, Z)) return;
-    }
-    this.readRace(R, c, sh, at, site, Z);
+    if (sh.cells !== undefined) this.readRace(sh.cells, (sh.cellBase + at) * CELL, sh, at, site, Z);
   }
 
-  // (apart from rd, so that rd stays small enough to be inlined into the kernel's code)
   private readRace(R: Int32Array, c: number, sh: Shadow, at: number, site: number, Z: SanThread): void {
     const K = sh.clocks, k = (sh.cellBase + at) * 3;
     if (this.unordered(R, c + W, K, k, sh.floor, Z)) this.race("read-after-write", sh, at, R[c + W]!, R[c + W + 1]!, site, Z);
@@ -576,26 +548,11 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (K !== undefined) K[k + 1] = Z.vc[Z.lane]!;
   }
 
-  wr(sh: Shadow | undefined, at: number, site: number, Z: SanThread): void {
-    if (sh === undefined) return;
+  wr(sh: Shadow, at: number, site: number, Z: SanThread): void {
+    if (sh === UNTRACKED) return;
     if (sh.freed) this.useAfterFree(sh, at, site, Z, "Write");
-    const init = sh.init;
-    if (init !== undefined) for (let b = sh.byteBase + at * sh.size, e = b + sh.size; b < e; b++) init[b] = 1;
-    const R = sh.cells;
-    if (R === undefined) return;
-    const c = (sh.cellBase + at) * CELL, f = sh.floor;
-    // the common case inline (kernels without warp clocks): every access recorded is ordered before this write
-    if (sh.clocks === undefined && this.before(R[c + W]!, R[c + W + 1]!, f, Z) && this.before(R[c + R1]!, R[c + R1 + 1]!, f, Z)) {
-      const R2 = sh.race!.seconds, e = (sh.cellBase + at) * 2;
-      if (R2 === undefined || this.before(R2[e]!, R2[e + 1]!, f, Z)) {
-        R[c + W] = Z.sync;
-        R[c + W + 1] = Z.lin | (site << LIN_BITS);
-        R[c + R1] = 0;
-        if (R2 !== undefined) R2[e] = 0;
-        return;
-      }
-    }
-    this.writeRace(R, c, sh, at, site, Z);
+    if (sh.initWords !== undefined) sh.initWords[sh.cellBase + at] = WRITTEN[sh.size]!;
+    if (sh.cells !== undefined) this.writeRace(sh.cells, (sh.cellBase + at) * CELL, sh, at, site, Z);
   }
 
   private writeRace(R: Int32Array, c: number, sh: Shadow, at: number, site: number, Z: SanThread): void {
@@ -612,14 +569,13 @@ export class LaunchSanitizer implements ScheduleHooks {
   }
 
   /** an atomic: reads and writes the element, never part of a race */
-  at(sh: Shadow | undefined, at: number, site: number, Z: SanThread): void {
-    if (sh === undefined) return;
+  at(sh: Shadow, at: number, site: number, Z: SanThread): void {
+    if (sh === UNTRACKED) return;
     if (sh.freed) this.useAfterFree(sh, at, site, Z, "Atomic");
     const init = sh.init;
     if (init === undefined) return;
-    const b = sh.byteBase + at * sh.size;
-    if (init[b] === 0) this.uninitialized(sh, at, site, Z);
-    init.fill(1, b, b + sh.size);
+    if (init[sh.byteBase + at * sh.size] === 0) this.uninitialized(sh, at, site, Z);
+    sh.initWords![sh.cellBase + at] = WRITTEN[sh.size]!;
   }
 
   /**
@@ -742,15 +698,6 @@ export class LaunchSanitizer implements ScheduleHooks {
     if (lin === Z.lin) return false;
     // the same epoch of Z's block: in one warp, a warp operation both took part in orders them
     return K === undefined || lin >> 5 !== Z.lin >> 5 || Z.vc[lin & 31]! < K[k]!;
-  }
-
-  /**
-   * Whether the record (s, m) is none (below `floor`), Z's own in this epoch, or of an earlier epoch of
-   * Z's block (a barrier between; blocks of a launch that is not cooperative run one after another, so
-   * the ids from the block's first on are its own). Without warp clocks.
-   */
-  private before(s: number, m: number, floor: number, Z: SanThread): boolean {
-    return s < floor || (s === Z.sync ? (m & LIN_MASK) === Z.lin : s >= this.first);
   }
 
   /** whether the live record (s, m) is an access of Z's thread */
@@ -884,7 +831,7 @@ let active: LaunchSanitizer | undefined;
 export const sanitizedRuntime: typeof rt = {
   ...rt,
   bindArray(arg: KernelArg | undefined, param: string, dtype: ScalarName, ndim: number, layout: string) {
-    if (arg?.kind === "array" && arg.buffer.kind === "sim" && (arg.buffer.freed || freedBytes.has(arg.buffer.bytes)) && sanitizes("memcheck")) {
+    if (arg?.kind === "array" && reportsFree(arg)) {
       return { ...rt.bindArray({ ...arg, buffer: { ...arg.buffer, freed: false } }, param, dtype, ndim, layout), freed: true };
     }
     return rt.bindArray(arg, param, dtype, ndim, layout);
@@ -904,6 +851,11 @@ export const sanitizedRuntime: typeof rt = {
     return active.divergentLoop(site, stays, [tx, ty, tz], [bx, by, bz]);
   },
 };
+
+/** whether `arg` is a freed DeviceArray whose uses memcheck reports (then no access takes a fast path) */
+export function reportsFree(arg: KernelArg): boolean {
+  return arg.kind === "array" && arg.buffer.kind === "sim" && (arg.buffer.freed || freedBytes.has(arg.buffer.bytes)) && sanitizes("memcheck");
+}
 
 export type SanitizedKernelFn = (L: LaunchCtx, args: readonly KernelArg[], S: LaunchSanitizer) => void;
 
