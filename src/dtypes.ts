@@ -5,7 +5,6 @@
 // buffers with them. The per-dtype facts live in one table (DTYPE_INFO) so no
 // stage keeps its own copy.
 
-import type { RecordDType } from "./records.js";
 import { bfloat16Bits, bfloat16FromBits, bfloat16Round } from "./half.js";
 
 /** The name of a scalar dtype, as Numba spells it (`"float32"`); APIs taking a dtype accept it as a string. */
@@ -155,6 +154,15 @@ export interface ArrayType {
   readonly complex?: ComplexName;
 }
 
+/**
+ * The record dtype a tuple type stands for, as types see it: only its name in type strings. It is always a
+ * RecordDType (records.ts, which reads it back with `recordOf`); this narrow view keeps dtypes.ts below records.ts.
+ */
+export interface RecordLayout {
+  /** the type's name, given the tuple's items (the fields' dtypes, or one array per field) */
+  typeString(items: readonly Type[]): string;
+}
+
 /** A tuple type (Numba's `UniTuple`/`Tuple`): what a device function returning `[a, b]` returns. */
 export interface TupleType {
   /** tells tuple types from the others */
@@ -162,7 +170,7 @@ export interface TupleType {
   /** the items' types, in order */
   readonly items: readonly Type[];
   /** a record (items: its fields' dtypes) or an array of records (items: one array per field) of this record dtype */
-  readonly record?: RecordDType;
+  readonly record?: RecordLayout;
   /** a complex value: the items are its (re, im) parts */
   readonly complex?: ComplexName;
 }

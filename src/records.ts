@@ -11,7 +11,7 @@
 
 import {
   DTYPE_INFO, arrayType, convertScalar, float16Bits, float16FromBits, resolveDType, tupleType, typedScalarDType,
-  type ArrayType, type DTypeLike, type DTypeNameOf, type KernelElementOf, type Layout, type ScalarName, type TupleType, type Type,
+  type ArrayType, type DTypeLike, type DTypeNameOf, type KernelElementOf, type Layout, type RecordLayout, type ScalarName, type TupleType, type Type,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { bfloat16Bits, bfloat16FromBits } from "./half.js";
@@ -46,7 +46,7 @@ const RECORD = Symbol.for("numbats.record");
  * structured dtype): the fields in the order given, each at a multiple of its own size, the record's
  * `itemsize` a multiple of its `alignment` (its largest field), so arrays of records keep every field aligned.
  */
-export class RecordDType<out T extends object = object> {
+export class RecordDType<out T extends object = object> implements RecordLayout {
   /** the TypeScript type of one record, for types only (`RecordOf<typeof D>`); undefined at run time */
   declare readonly recordType?: T;
   /** the fields, in layout order */
@@ -132,8 +132,8 @@ export function recordArrayType(dtype: RecordDType, ndim: number, layout: Layout
   return { ...tupleType(dtype.fields.map((f) => arrayType(f.dtype, ndim, fieldLayout, space))), record: dtype };
 }
 
-/** The record dtype of a record or record-array type, else undefined. */
-export const recordOf = (t: Type): RecordDType | undefined => (typeof t === "object" && t.kind === "tuple" ? t.record : undefined);
+/** The record dtype of a record or record-array type, else undefined (a tuple type's `record` is always a RecordDType). */
+export const recordOf = (t: Type): RecordDType | undefined => (typeof t === "object" && t.kind === "tuple" ? t.record as RecordDType | undefined : undefined);
 
 /** Whether `t` is an array of records. */
 export const isRecordArrayType = (t: Type): t is TupleType => recordOf(t) !== undefined && (t as TupleType).items.every((i) => typeof i === "object" && i.kind === "array");
@@ -144,7 +144,7 @@ export const isRecordArrayType = (t: Type): t is TupleType => recordOf(t) !== un
  * a RecordArray's own dtype is checked at the launch).
  */
 export function recordFits(have: Type, want: TupleType): boolean {
-  const h = recordOf(have), w = want.record!;
+  const h = recordOf(have), w = recordOf(want)!;
   if (!h || isRecordArrayType(have) !== isRecordArrayType(want)) return false;
   const rank = (t: Type) => ((t as TupleType).items[0] as ArrayType).ndim;
   if (isRecordArrayType(want) && rank(have) !== rank(want)) return false;

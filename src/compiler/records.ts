@@ -31,7 +31,7 @@ function fieldIndex(L: LoweringContext, rec: RecordDType, name: string, n: Node)
  * `bind` to the record (array) they make up.
  */
 export function recordParams(L: LoweringContext, name: string, type: TupleType, bind: (value: Expr, fields: readonly Param[]) => void): Param[] {
-  const rec = type.record!;
+  const rec = recordOf(type)!;
   const params = rec.fields.map((f, k) => ({ name: L.freshName(`${name}_${f.name}`), type: type.items[k]! }));
   bind({ k: "tuple", type, items: params.map((p) => ({ k: "var", type: p.type, name: p.name })) }, params);
   return params;
@@ -50,7 +50,7 @@ export function recordMember(L: LoweringContext, e: Expr, prop: string, n: Membe
 export function recordElement(L: LoweringContext, e: Expr, index: readonly Expr[], n: Node): Expr {
   const t = e.type as TupleType;
   const once = index.map((ix) => (ix.k === "var" || ix.k === "const" ? ix : L.temporary("index", ix, n)));
-  const loads: LoadExpr[] = t.record!.fields.map((f, k) => ({ k: "load", type: f.dtype, array: fieldOf(e, k), index: once, loc: locOf(n) }));
+  const loads: LoadExpr[] = recordOf(t)!.fields.map((f, k) => ({ k: "load", type: f.dtype, array: fieldOf(e, k), index: once, loc: locOf(n) }));
   return { k: "tuple", type: { ...tupleType(loads.map((l) => l.type)), record: t.record }, items: loads };
 }
 

@@ -11,7 +11,7 @@
 // points up.
 //
 // Nor do imports run in circles (type-only imports count: a cycle of types still ties the modules'
-// designs together). The compiler has none; elsewhere the few left are listed with what removes each.
+// designs together): there are none.
 
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
@@ -60,11 +60,6 @@ function upwardEdges(): string[] {
   return edges.sort();
 }
 
-/** Import cycles not yet broken (each a strongly connected set of modules, sorted), and what breaks each. */
-const KNOWN_CYCLES: Record<string, string> = {
-  "dtypes.ts ndarray.ts records.ts": "the record dtype's type moves below dtypes.ts (dtypes imports only its type)",
-};
-
 /** The import cycles of `graph`: its strongly connected sets of more than one module (Tarjan's algorithm), each sorted. */
 function cycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
   const index = new Map<string, number>(), low = new Map<string, number>();
@@ -104,14 +99,9 @@ test("layers: the classification sees every kind of import", () => {
   assert.equal(layerOf("distributed/communicator.ts"), "host");
 });
 
-test("cycles: no import cycle in the compiler, and elsewhere only the listed ones", () => {
+test("cycles: no two modules import each other, directly or through others (type-only imports too)", () => {
   const found = cycles(importGraph());
-  const inCompiler = found.filter((c) => c.split(" ").some((m) => m.startsWith("compiler/")));
-  assert.deepEqual(inCompiler, [], `import cycles in the compiler:\n${inCompiler.join("\n")}`);
-  const unexpected = found.filter((c) => !(c in KNOWN_CYCLES));
-  assert.deepEqual(unexpected, [], `import cycles (modules that import each other, directly or not):\n${unexpected.join("\n")}`);
-  const gone = Object.keys(KNOWN_CYCLES).filter((c) => !found.includes(c));
-  assert.deepEqual(gone, [], "cycles that no longer exist: remove them from KNOWN_CYCLES");
+  assert.deepEqual(found, [], `import cycles (modules that import each other, directly or not):\n${found.join("\n")}`);
 });
 
 test("cycles: the search finds a cycle through several modules and nothing in a chain", () => {
