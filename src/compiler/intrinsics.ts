@@ -47,6 +47,9 @@ const cudaCall = (name: IntrinsicName, args: string, result: string, effect: Int
 const shuffle = (name: IntrinsicName, lane: string) =>
   cudaCall(name, `uint32 mask, T value, int32 ${lane}`, "T (any scalar; 64-bit: two 32-bit shuffles)", "warp", { ptx: WARP_SYNC });
 const vote = (name: IntrinsicName, result: string) => cudaCall(name, "uint32 mask, bool", result, "warp", { ptx: WARP_SYNC });
+/** an intrinsic whose argument `stringArg` is a string: its index in `FunctionIR.strings` (an int32 const) */
+const withString = (stringArg: number, spelling: string, args: string, effect: IntrinsicEffect, result: string): IntrinsicInfo =>
+  ({ args, result, effect, spelling, stringArg });
 const fast = (name: IntrinsicName, math: string, more: Partial<IntrinsicInfo> = {}): IntrinsicInfo =>
   ({ args: "float32", result: "float32 — PTX .approx (fastmath only)", effect: "none", spelling: `${math} (fastmath)`, ...more });
 
@@ -74,22 +77,14 @@ export const INTRINSICS: Readonly<Record<IntrinsicName, IntrinsicInfo>> = {
   lanemaskLt: cudaCall("lanemaskLt", "", "uint32", "none"),
   // ptxas 13 takes nanosleep from 6.2; the ISA and LLVM say 6.3
   nanosleep: cudaCall("nanosleep", "uint32 ns", "void", "order", { ptx: { ptx: "6.3", cc: [7, 0] } }),
-  print: {
-    args: "format (string index), ...values", effect: "output", spelling: "console.log", stringArg: 0,
-    result: "void — C printf (vprintf on the GPU); values are scalars, promoted as C varargs are (floats to double, narrower ints and bool to int), or `cstring`s for %s",
-  },
-  cstring: {
-    args: "string index", effect: "none", spelling: "a string argument of console.log", stringArg: 0,
-    result: "uint64 — the address of that NUL-terminated string; only a `print`/`assert` value",
-  },
-  assert: {
-    args: "bool cond, format (string index), ...values", effect: "output", spelling: "console.assert", stringArg: 1,
-    result: "void — a `debug` assertion: unless cond, prints like `print` and stops the kernel (PTX `trap`); the simulator throws a LaunchError with the printed text instead",
-  },
-  throw: {
-    args: "site (string index, see `throwSite`), tid.x, tid.y, tid.z, ctaid.x, ctaid.y, ctaid.z", effect: "exit", spelling: "throw", stringArg: 0,
-    result: "void — the thread stops; the first thrower of a launch records the site and its ids for the host, which raises a KernelError (no `trap`: the context survives)",
-  },
+  print: withString(0, "console.log", "format (string index), ...values", "output",
+    "void — C printf (vprintf on the GPU); values are scalars, promoted as C varargs are (floats to double, narrower ints and bool to int), or `cstring`s for %s"),
+  cstring: withString(0, "a string argument of console.log", "string index", "none",
+    "uint64 — the address of that NUL-terminated string; only a `print`/`assert` value"),
+  assert: withString(1, "console.assert", "bool cond, format (string index), ...values", "output",
+    "void — a `debug` assertion: unless cond, prints like `print` and stops the kernel (PTX `trap`); the simulator throws a LaunchError with the printed text instead"),
+  throw: withString(0, "throw", "site (string index, see `throwSite`), tid.x, tid.y, tid.z, ctaid.x, ctaid.y, ctaid.z", "exit",
+    "void — the thread stops; the first thrower of a launch records the site and its ids for the host, which raises a KernelError (no `trap`: the context survives)"),
   subarray: {
     args: "1-d array, int32 begin, int32 end?", effect: "none", spelling: "array.subarray",
     result: "the same array type: elements [begin, end) of it, shared; begin and end as JavaScript's `subarray` takes them (negative from the end, clamped to [0, length]; end absent: length)",
