@@ -154,10 +154,8 @@ export interface ArrayType {
   readonly complex?: ComplexName;
 }
 
-/**
- * The record dtype a tuple type stands for, as types see it: only its name in type strings. It is always a
- * RecordDType (records.ts, which reads it back with `recordOf`); this narrow view keeps dtypes.ts below records.ts.
- */
+// (always a RecordDType, which records.ts reads back with `recordOf`: this narrow view keeps dtypes.ts below records.ts)
+/** The record dtype (a `RecordDType` from `cuda.record`) that a record or record-array type stands for. */
 export interface RecordLayout {
   /** the type's name, given the tuple's items (the fields' dtypes, or one array per field) */
   typeString(items: readonly Type[]): string;

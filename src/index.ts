@@ -25,7 +25,7 @@ export type { Reducer, ReduceElement, ReduceInput, ReduceOptions } from "./reduc
 export type { Ufunc, Gufunc, UfuncOptions, GufuncOptions, UfuncReduceOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";
 export {
   bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64, complex64, complex128,
-  type ComplexDType, type ComplexDTypeLike, type ComplexValue, type DType, type HalfDType, type ScalarName, type ArrayType, type TupleType, type Type, type Layout, type MemorySpace, type TypedArray,
+  type ComplexDType, type ComplexDTypeLike, type ComplexValue, type DType, type HalfDType, type ScalarName, type ArrayType, type TupleType, type RecordLayout, type Type, type Layout, type MemorySpace, type TypedArray,
   type DTypeLike, type DTypeString, type DTypeNameOf, type DTypeOfTypedArray, type DTypesStoredIn, type DTypesWithElement, type DTypesWithHostElement,
   type TypedScalar, type StorageArrays, type StorageOf, type HostStorageOf, type HostElementOf, type KernelElementOf,
 } from "./dtypes.js";
