@@ -6,6 +6,7 @@ import { arrayType, DTYPE_INFO, float16Bits, type ArrayType, type ScalarName, ty
 import { DEFAULT_COMPILE_OPTIONS, type Expr, type Features, type FunctionIR, type Stmt } from "../../src/compiler/ir.js";
 import type { ArrayArg, BackendStream, KernelArg } from "../../src/runtime/backend.js";
 import { LaunchError } from "../../src/errors.js";
+import { bindArray } from "../../src/targets/js/runtime.js";
 
 // ------------------------------------------------------------------ IR builder
 const V = (name: string, type: Type) => ({ k: "var", name, type }) as Expr;
@@ -341,4 +342,35 @@ test("strided 2-d arrays (negative strides, offset) index through their strides"
   const O = new Float64Array(12);
   launch(ir, 1, 12, [view, arg("o", O)]);
   assert.deepEqual([...O], [8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3]);
+});
+
+test("array binding: a buffer's views are made once and reused, each covering its own bytes", () => {
+  const bytes = new SharedArrayBuffer(64);
+  new Float32Array(bytes).set(Array.from({ length: 16 }, (_, i) => i));
+  const arg = (dtype: ScalarName, byteOffset: number, n: number): KernelArg => ({
+    kind: "array", dtype, shape: [n], strides: [1], byteOffset, name: "a",
+    buffer: { kind: "sim", bytes, byteOffset: 0, byteLength: 64, freed: false },
+  });
+  const first = bindArray(arg("float32", 0, 16), "a", "float32", 1, "C");
+  assert.equal(bindArray(arg("float32", 0, 16), "a", "float32", 1, "C").v, first.v, "the same view again");
+  // more distinct views than are kept per buffer: each still sees its own elements
+  for (let round = 0; round < 2; round++) {
+    for (let k = 0; k < 12; k++) {
+      const b = bindArray(arg("float32", 4 * k, 16 - k), "a", "float32", 1, "C");
+      assert.equal(b.v[b.o], k, `float32 view from element ${k}`);
+      const w = bindArray(arg("int32", 4 * k, 16 - k), "a", "int32", 1, "C");
+      assert.equal(w.v[w.o], new Int32Array(new Float32Array([k]).buffer)[0], `int32 view from element ${k}`);
+    }
+  }
+});
+
+test("array binding: a host buffer transferred away (detached) is never bound through a view made before", () => {
+  const bytes = new ArrayBuffer(16);
+  const a: KernelArg = {
+    kind: "array", dtype: "float32", shape: [4], strides: [1], byteOffset: 0, name: "a",
+    buffer: { kind: "sim", bytes, byteOffset: 0, byteLength: 16, freed: false },
+  };
+  assert.equal(bindArray(a, "a", "float32", 1, "C").v.length, 4);
+  structuredClone(bytes, { transfer: [bytes] });
+  assert.throws(() => bindArray(a, "a", "float32", 1, "C"), TypeError);
 });

@@ -221,9 +221,30 @@ function viewOf(arg: ArrayArg, bytes: ArrayBuffer | SharedArrayBuffer, start: nu
   if (elems > 0) arg.shape.forEach((n, k) => { if (arg.strides[k]! < 0) low += (n - 1) * arg.strides[k]!; });
   const first = start + arg.byteOffset + low * size;
   if (first % size !== 0) throw new LaunchError(`array '${arg.name}' is not aligned to its ${size}-byte elements`);
-  const count = Math.floor((start + length - first) / size);
-  const v = new DTYPE_INFO[arg.dtype].array(bytes as ArrayBuffer, first, Math.max(0, count));
+  const count = Math.max(0, Math.floor((start + length - first) / size));
+  const v = typedView(arg.dtype, bytes, first, count);
   return { v, o: 0 - low, shape: arg.shape, strides: arg.strides, size: elems }; // 0 - low: never -0, which would make index math float
+}
+
+/**
+ * The typed views made so far, per buffer (a few each). A launch on workers binds its arrays once per chunk
+ * of blocks, in each thread, and making a view costs up to a microsecond in a thread that has made views of
+ * many dtypes (the constructor call is megamorphic there): 3 % of a 2^20-element vector add's chunks.
+ */
+const madeViews = new WeakMap<ArrayBuffer | SharedArrayBuffer, TypedArray[]>();
+const VIEWS_KEPT = 8;
+
+/** a view of `count` elements of `dtype` from byte `first` of `bytes`, the one made before if there is one */
+function typedView(dtype: ScalarName, bytes: ArrayBuffer | SharedArrayBuffer, first: number, count: number): TypedArray {
+  const make = DTYPE_INFO[dtype].array;
+  let views = madeViews.get(bytes);
+  if (views === undefined) madeViews.set(bytes, views = []);
+  // a detached buffer's views have length 0: they never match a view that has elements
+  for (const v of views) if (v.constructor === make && v.byteOffset === first && v.length === count) return v;
+  const v = new make(bytes as ArrayBuffer, first, count);
+  if (views.length === VIEWS_KEPT) views.shift();
+  views.push(v);
+  return v;
 }
 
 /** a scalar argument, checked against the parameter's dtype */
