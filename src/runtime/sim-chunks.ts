@@ -104,12 +104,13 @@ export function awaitChange(cells: Int32Array, slot: number, value: number, spin
 }
 
 /**
- * How long a worker spins for its next launch, from how long it waited for the last one: SPIN_MS while
- * launches follow each other within it (a loop of launches), else not at all (launches far apart, or a
- * loaded machine that keeps the caller off a core: a spin there takes CPU from the caller and gains nothing).
+ * How long a worker spins for its next launch, from how long it waited for the last two: SPIN_MS while
+ * either came within it (a loop of launches; the first launch of a loop after a pause came late, and the
+ * second should not wake a sleeping worker again), else not at all (launches far apart, or a loaded machine
+ * that keeps the caller off a core: a spin there takes CPU from the caller and gains nothing).
  */
-export function workerSpinMs(lastWaitMs: number): number {
-  return lastWaitMs > SPIN_MS ? 0 : SPIN_MS;
+export function workerSpinMs(lastWaitMs: number, waitBeforeMs: number): number {
+  return Math.min(lastWaitMs, waitBeforeMs) > SPIN_MS ? 0 : SPIN_MS;
 }
 
 /** microseconds on the monotonic clock, which every thread of the process shares */

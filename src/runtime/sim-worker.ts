@@ -47,7 +47,7 @@ function run(job: Job, joined: number): void {
 }
 
 Atomics.store(ready, index, 1);
-for (let rung = 0, spinMs = 0; ; ) {
+for (let rung = 0, spinMs = 0, lastWaitMs = Infinity; ; ) {
   const idleSince = monotonicUs();
   awaitChange(bell, index, rung, spinMs);
   const woke = monotonicUs();
@@ -59,6 +59,8 @@ for (let rung = 0, spinMs = 0; ; ) {
   mark(WORKER_MARK.woke, woke);
   mark(WORKER_MARK.joined, joined);
   // how long the caller took to post the launch, not how long the OS took to wake this thread
-  spinMs = workerSpinMs((postedAt[0]! - idleSince) / 1000);
+  const waitMs = (postedAt[0]! - idleSince) / 1000;
+  spinMs = workerSpinMs(waitMs, lastWaitMs);
+  lastWaitMs = waitMs;
   run(job!, joined);
 }

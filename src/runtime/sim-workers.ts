@@ -22,8 +22,8 @@
 // at most; SPIN_MS at most; a launch that ends slower than one thread is a
 // stall, below); a worker, after
 // a launch, for up to SPIN_MS for the next (launches in a loop follow each
-// other at once), but not after a longer wait: launches far apart, or a loaded
-// machine, where a spinning worker takes the core the caller needs. The
+// other at once), but not after two longer waits in a row: launches far apart,
+// or a loaded machine, where a spinning worker takes the core the caller needs. The
 // caller then reads the
 // results of the workers that have something to report (printf output, a
 // fault) synchronously (receiveMessageOnPort) and:
@@ -328,24 +328,33 @@ class Moments {
 /**
  * On a loaded machine the OS stops a worker in the middle of a chunk now and then, and the caller waits
  * for it to run again (a time slice: milliseconds, where the launch takes one or two); or the worker the
- * caller wakes takes the caller's core, and the caller waits. After such a stall (a launch slower than
- * the calling thread alone would have been, by more than STALL_MS) the next launches run in the calling
- * thread: 1 after a first stall, twice as many after each stall that follows (up to MAX_BACKOFF), half as
- * many after each launch without one. A worker that kept the caller waiting a little (a launch still
- * faster than one thread) is no stall: backing off would lose more.
+ * caller wakes takes the caller's core, and the caller waits. Such a launch is a stall: slower than the
+ * calling thread alone would have been, by more than STALL_MS. A stall that follows another within
+ * STALL_RUN launches on workers means a loaded machine: the next launches run in the calling thread, 1
+ * after the first such stall, twice as many after each one that follows (up to MAX_BACKOFF), half as many
+ * after each launch without one. A lone stall is not: a virtual machine's own hiccups (a thread off its
+ * core for a few milliseconds, in some 5–8 % of 1 ms launches on an otherwise idle 2-vCPU machine) come
+ * one at a time, and backing off after each would run a tenth of the launches on one thread, then wake a
+ * sleeping worker for the next. A worker that kept the caller waiting a little (a launch still faster
+ * than one thread) is no stall: backing off would lose more.
  */
 const MAX_BACKOFF = 64;
-const backoff = { level: 0, left: 0 };
+const STALL_RUN = 4;
+const backoff = { level: 0, left: 0, sinceStall: Infinity };
 /** what a stall costs at least: more than a small launch's hand-out (0.05–0.1 ms), less than a time slice */
 const STALL_MS = 0.15;
 
 /** a launch on workers took `launchMs`; the calling thread alone would have taken about `aloneMs` */
 export function noteLaunch(launchMs: number, aloneMs: number): void {
   if (launchMs > aloneMs + STALL_MS) {
-    backoff.level = Math.min(MAX_BACKOFF, 2 * backoff.level || 1);
-    backoff.left = backoff.level;
     simWorkerStats.stalls++;
+    if (backoff.sinceStall < STALL_RUN) {
+      backoff.level = Math.min(MAX_BACKOFF, 2 * backoff.level || 1);
+      backoff.left = backoff.level;
+    }
+    backoff.sinceStall = 0;
   } else {
+    backoff.sinceStall++;
     backoff.level >>= 1;
   }
 }
