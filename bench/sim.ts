@@ -16,6 +16,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import os from "node:os";
 import { cuda, float32, ndarray, type KernelArray2 } from "../dist/src/index.js";
 import { setSimChecks } from "../dist/src/targets/js/sanitize.js";
@@ -265,34 +266,48 @@ interface WorkerFigures {
 const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[xs.length >> 1]!;
 
 /**
- * `launch` on 1 worker and on `n`, in alternate rounds of `perRound` launches (a shared machine's load
- * weighs on both alike), after a warm-up round of each; the timeline of the kept launches on `n` is left
- * in simWorkerTimeline.launches.
+ * `launch(side)` in alternate rounds of `perRound` launches a side (a shared machine's load weighs on both
+ * alike), after a round of each not kept; `enter` sets each round up. A round of several launches starts
+ * with one more, not timed: a launch right after the other side's round is not warm (its worker has gone
+ * to sleep), and a loop of launches pays that once, not once in ten. Wall ms per kept launch, and the
+ * process's CPU ms per launch of each kept round, per side.
  */
-function onWorkers(n: number, launch: () => void, rounds: number, perRound: number): [one: WorkerFigures, many: WorkerFigures] {
+function alternateRounds(launch: (side: 0 | 1) => void, rounds: number, perRound: number, enter: (side: 0 | 1, keep: boolean) => void = () => {}) {
   const walls: [number[], number[]] = [[], []], cpus: [number[], number[]] = [[], []];
-  const stats0 = { ...simWorkerStats };
   const round = (side: 0 | 1, keep: boolean) => {
-    process.env.NUMBATS_SIM_WORKERS = String(side === 0 ? 1 : n);
-    simWorkerTimeline.on = keep && side === 1;
+    enter(side, keep);
+    if (perRound > 1) launch(side);
     const cpu0 = process.cpuUsage();
     for (let k = 0; k < perRound; k++) {
       const t0 = performance.now();
-      launch();
+      launch(side);
       if (keep) walls[side].push(performance.now() - t0);
     }
     const cpu = process.cpuUsage(cpu0);
     if (keep) cpus[side].push((cpu.user + cpu.system) / 1000 / perRound);
   };
+  round(0, false); round(1, false);
+  for (let r = 0; r < rounds; r++) for (const side of r % 2 ? [0, 1] as const : [1, 0] as const) round(side, true);
+  return (side: 0 | 1): WorkerFigures => ({ wallMs: median(walls[side]), bestMs: Math.min(...walls[side]), cpuMs: median(cpus[side]) });
+}
+
+/**
+ * `launch` on 1 worker and on `n` in alternate rounds (alternateRounds); the timeline of the kept launches
+ * on `n` is left in simWorkerTimeline.launches.
+ */
+function onWorkers(n: number, launch: () => void, rounds: number, perRound: number): [one: WorkerFigures, many: WorkerFigures] {
+  const stats0 = { ...simWorkerStats };
   simWorkerTimeline.launches = [];
+  let figures: ReturnType<typeof alternateRounds>;
   try {
-    round(0, false); round(1, false);
-    for (let r = 0; r < rounds; r++) for (const side of r % 2 ? [0, 1] as const : [1, 0] as const) round(side, true);
+    figures = alternateRounds(launch, rounds, perRound, (side, keep) => {
+      process.env.NUMBATS_SIM_WORKERS = String(side === 0 ? 1 : n);
+      simWorkerTimeline.on = keep && side === 1;
+    });
   } finally {
     delete process.env.NUMBATS_SIM_WORKERS;
     simWorkerTimeline.on = false;
   }
-  const figures = (side: 0 | 1): WorkerFigures => ({ wallMs: median(walls[side]), bestMs: Math.min(...walls[side]), cpuMs: median(cpus[side]) });
   const d = Object.fromEntries(Object.entries(simWorkerStats).map(([k, v]) => [k, v - stats0[k as keyof typeof stats0]])) as typeof simWorkerStats;
   return [figures(0), {
     ...figures(1),
@@ -303,6 +318,64 @@ function onWorkers(n: number, launch: () => void, rounds: number, perRound: numb
     backedOff: d.backedOff,
   }];
 }
+
+/**
+ * One source for both threads of plainLoopVadd: takes chunks of [0, n) through ctl[0] until none is left
+ * and adds them, the kernel's arithmetic as a plain loop.
+ */
+const TAKE_CHUNKS = `(a, b, c, ctl, chunks) => {
+  const n = c.length, per = Math.ceil(n / chunks);
+  for (let k = Atomics.add(ctl, 0, 1); k < chunks; k = Atomics.add(ctl, 0, 1)) {
+    for (let i = per * k, end = Math.min(n, i + per); i < end; i++) c[i] = a[i] + b[i];
+  }
+}`;
+
+/** a worker thread for plainLoopVadd: waits on ctl[1] (spinning 0.25 ms first, as the simulator's do), takes chunks, counts itself done in ctl[2] */
+const PLAIN_LOOP_WORKER = `const { workerData } = require("node:worker_threads");
+const { a, b, c, ctl, chunks } = workerData;
+const takeChunks = ${TAKE_CHUNKS};
+for (let rung = 0; ; ) {
+  for (const until = performance.now() + 0.25; Atomics.load(ctl, 1) === rung && performance.now() < until;);
+  Atomics.wait(ctl, 1, rung);
+  rung = Atomics.load(ctl, 1);
+  takeChunks(a, b, c, ctl, chunks);
+  Atomics.add(ctl, 2, 1);
+}`;
+
+/**
+ * What WORKERS threads of this machine give a loop like the vector add's at all, measured beside the
+ * simulator: `c[i] = a[i] + b[i]` over n float32 elements in SharedArrayBuffers, in as many chunks as the
+ * simulator's launch of the 2^20 vector add (48), taken through a shared counter by the calling thread alone,
+ * or by it and WORKERS - 1 worker threads; the same alternate rounds as the worker rows. No simulator code:
+ * the ceiling for its speed-up.
+ */
+function plainLoopVadd(n = BIG_N, rounds = 10, perRound = 10, chunks = 48): [one: WorkerFigures, many: WorkerFigures] {
+  const shared = (fill: (i: number) => number) => {
+    const v = new Float32Array(new SharedArrayBuffer(4 * n));
+    for (let i = 0; i < n; i++) v[i] = fill(i);
+    return v;
+  };
+  const a = shared((i) => (i * 7) % 1000), b = shared((i) => (i * 5) % 1000), c = shared(() => 0);
+  const ctl = new Int32Array(new SharedArrayBuffer(12));
+  const takeChunks = new Function(`return ${TAKE_CHUNKS}`)() as (a: Float32Array, b: Float32Array, c: Float32Array, ctl: Int32Array, chunks: number) => void;
+  const workers = Array.from({ length: WORKERS - 1 }, () => new Worker(PLAIN_LOOP_WORKER, { eval: true, workerData: { a, b, c, ctl, chunks } }));
+  try {
+    const figures = alternateRounds((side) => {
+      Atomics.store(ctl, 0, 0);
+      const done = Atomics.load(ctl, 2) + workers.length;
+      if (side === 1) { Atomics.add(ctl, 1, 1); Atomics.notify(ctl, 1); }
+      takeChunks(a, b, c, ctl, chunks);
+      if (side === 1) while (Atomics.load(ctl, 2) !== done);
+    }, rounds, perRound);
+    for (let i = 0; i < n; i++) if (c[i] !== Math.fround(a[i]! + b[i]!)) throw new Error(`bench/sim: the plain loop's sum is wrong at ${i}`);
+    return [figures(0), figures(1)];
+  } finally {
+    for (const w of workers) void w.terminate();
+  }
+}
+
+const PLAIN_LOOP_ROW = `the same as a plain JavaScript loop (the machine's ceiling)`;
+const ROUNDS_NOTE = "alternate rounds (vector add: 10 rounds of 10 timed launches a side, each round after one launch not timed; matmul: 3 rounds of 1)";
 
 const sameBits = (x: ArrayBufferView, y: ArrayBufferView) =>
   Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength)) === 0;
@@ -338,8 +411,9 @@ function printWorkerTable(rows: [string, [WorkerFigures, WorkerFigures]][]): voi
   const table = [["kernel", "workers", "wall ms (median)", "wall ms (best)", "CPU ms", "hand-out ms", "caller's chunks", "withdrawn / stalls / backed off", "speed-up median / best"]];
   for (const [kernel, [one, many]] of rows) {
     table.push([kernel, "1", ms(one.wallMs), ms(one.bestMs), ms(one.cpuMs), "—", "—", "—", ""]);
-    table.push(["", String(WORKERS), ms(many.wallMs), ms(many.bestMs), ms(many.cpuMs), ms(many.handOutMs), `${Math.round(100 * many.callerShare!)} %`,
-      `${many.withdrawn} / ${many.stalls} / ${many.backedOff}`,
+    const sim = many.callerShare !== undefined; // else the plain loop: no simulator counts
+    table.push(["", String(WORKERS), ms(many.wallMs), ms(many.bestMs), ms(many.cpuMs), ms(many.handOutMs), sim ? `${Math.round(100 * many.callerShare!)} %` : "—",
+      sim ? `${many.withdrawn} / ${many.stalls} / ${many.backedOff}` : "—",
       `${(one.wallMs / many.wallMs).toFixed(2)}× / ${(one.bestMs / many.bestMs).toFixed(2)}×`]);
   }
   printTable(table);
@@ -478,10 +552,11 @@ function workersOnly(): void {
   const vadd = workersVadd(), timeline = simWorkerTimeline.launches;
   const rows: [string, [WorkerFigures, WorkerFigures]][] = [
     [`vector add, ${BIG_N} elements, device arrays`, vadd],
+    [PLAIN_LOOP_ROW, plainLoopVadd()],
     [`tiled matmul ${BIG_MATMUL_N}², device arrays`, workersMatmul()],
   ];
   console.log(`numbats simulator, 1 worker against ${WORKERS} — ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}, load average ${load} → ${loadAverage()}`);
-  console.log(`per launch, alternate rounds (vector add: 10 rounds of 10 launches a side; matmul: 3 of 1); CPU: the whole process, every thread\n`);
+  console.log(`per launch, ${ROUNDS_NOTE}; CPU: the whole process, every thread\n`);
   printWorkerTable(rows);
   console.log(`\nthe ${timeline.length} vector add launches on ${WORKERS} workers, moment by moment:`);
   printTimeline(timeline, vadd[0].wallMs);
@@ -515,9 +590,10 @@ async function main(): Promise<void> {
   const sanitized = oursSanitized();
   const workerRows: [string, [WorkerFigures, WorkerFigures]][] = [
     [`vector add, ${BIG_N} elements, device arrays`, workersVadd()],
+    [PLAIN_LOOP_ROW, plainLoopVadd()],
     [`tiled matmul ${BIG_MATMUL_N}², device arrays`, workersMatmul()],
   ];
-  const [[vadd1mW1, vadd1mWN], [matmul512W1, matmul512WN]] = workerRows.map(([, [one, many]]) => [one.wallMs, many.wallMs]) as [[number, number], [number, number]];
+  const [[vadd1mW1, vadd1mWN], [loop1, loopN], [matmul512W1, matmul512WN]] = workerRows.map(([, [one, many]]) => [one.wallMs, many.wallMs]) as [number, number][];
   const self = selfRows();
   const sanitizedSelf = sanitizedSelfRows();
 
@@ -533,7 +609,7 @@ async function main(): Promise<void> {
     [`vector add, ${VADD_N} threads, float32`, "Numba CUDA simulator", ours.vadd16k_ms, nb?.vadd_ms, "≥ 1000× faster"],
     [`tiled matmul ${MATMUL_N}×${MATMUL_N}, TPB ${TPB}`, "Numba CUDA simulator", ours.matmul64_ms, nb?.matmul_ms, "≥ 1000× faster"],
     [`vector add, ${BIG_N} elements, float32`, "gpu.js CPU mode", vadd1mBeside, gpujsVadd, "≥ 1× (as fast)"],
-    [`vector add, ${BIG_N} elements, device arrays`, "ourselves on 1 worker", vadd1mWN, vadd1mW1, `≥ 1.8× on ${WORKERS} workers`],
+    [`vector add, ${BIG_N} elements, device arrays`, "ourselves on 1 worker", vadd1mWN, vadd1mW1, `≥ 1.8× on ${WORKERS} workers (a plain loop on ${WORKERS} threads: ${(loop1! / loopN!).toFixed(2)}×)`],
     [`tiled matmul ${BIG_MATMUL_N}×${BIG_MATMUL_N}, device arrays`, "ourselves on 1 worker", matmul512WN, matmul512W1, `≥ 1.8× on ${WORKERS} workers`],
     [`vector add, ${VADD_N} threads, NUMBATS_SANITIZE=all`, "numbats, plain", sanitized.vadd16k_ms, ours.vadd16k_ms, "≥ 0.1× (≤ 10× plain)"],
     [`tiled matmul ${MATMUL_N}×${MATMUL_N}, NUMBATS_SANITIZE=all`, "numbats, plain", sanitized.matmul64_ms, ours.matmul64_ms, "≥ 0.1× (≤ 10× plain)"],
@@ -547,7 +623,7 @@ async function main(): Promise<void> {
   }
   printTable(table);
 
-  console.log(`\n1 worker against ${WORKERS}, per launch, alternate rounds (vector add: 10 rounds of 10 launches a side; matmul: 3 of 1); CPU: the whole process, every thread; load average ${loadAverage()}`);
+  console.log(`\n1 worker against ${WORKERS}, per launch, ${ROUNDS_NOTE}; CPU: the whole process, every thread; load average ${loadAverage()}`);
   printWorkerTable(workerRows);
 
   console.log(`\nthe simulator on device arrays, in the calling thread (tiled and hand: medians of 7 alternate runs; naive: of 5; vector add: of ${REPS})`);
@@ -581,6 +657,7 @@ async function main(): Promise<void> {
       numba_over_ours_matmul64: nb ? nb.matmul_ms / ours.matmul64_ms : null,
       ours_over_gpujs_vadd1m: gpujsVadd === undefined ? null : vadd1mBeside / gpujsVadd,
       speedup_workers_vadd1m: vadd1mW1 / vadd1mWN,
+      speedup_plain_loop_vadd1m: loop1! / loopN!,
       speedup_workers_matmul512: matmul512W1 / matmul512WN,
     },
   }, null, 2)}`);
