@@ -320,7 +320,7 @@ function onWorkers(n: number, launch: () => void, rounds: number, perRound: numb
 }
 
 /**
- * One source for both threads of plainLoopVadd: takes chunks of [0, n) through ctl[0] until none is left
+ * One source for both sides of plainLoopThreads: takes chunks of [0, n) through ctl[0] until none is left
  * and adds them, the kernel's arithmetic as a plain loop.
  */
 const TAKE_CHUNKS = `(a, b, c, ctl, chunks) => {
@@ -330,7 +330,7 @@ const TAKE_CHUNKS = `(a, b, c, ctl, chunks) => {
   }
 }`;
 
-/** a worker thread for plainLoopVadd: waits on ctl[1] (spinning 0.25 ms first, as the simulator's do), takes chunks, counts itself done in ctl[2] */
+/** a worker thread of plainLoopThreads: waits on ctl[1] (spinning 0.25 ms first, as the simulator's do), takes chunks, counts itself done in ctl[2] */
 const PLAIN_LOOP_WORKER = `const { workerData } = require("node:worker_threads");
 const { a, b, c, ctl, chunks } = workerData;
 const takeChunks = ${TAKE_CHUNKS};
@@ -345,11 +345,10 @@ for (let rung = 0; ; ) {
 /**
  * What WORKERS threads of this machine give a loop like the vector add's at all, measured beside the
  * simulator: `c[i] = a[i] + b[i]` over n float32 elements in SharedArrayBuffers, in as many chunks as the
- * simulator's launch of the 2^20 vector add (48), taken through a shared counter by the calling thread alone,
- * or by it and WORKERS - 1 worker threads; the same alternate rounds as the worker rows. No simulator code:
- * the ceiling for its speed-up.
+ * simulator's launch of the 2^20 vector add (48), taken through a shared counter by the calling thread alone
+ * (side 0), or by it and WORKERS - 1 worker threads (side 1). No simulator code: the ceiling for its speed-up.
  */
-function plainLoopVadd(n = BIG_N, rounds = 10, perRound = 10, chunks = 48): [one: WorkerFigures, many: WorkerFigures] {
+function plainLoopThreads(n = BIG_N, chunks = 48) {
   const shared = (fill: (i: number) => number) => {
     const v = new Float32Array(new SharedArrayBuffer(4 * n));
     for (let i = 0; i < n; i++) v[i] = fill(i);
@@ -359,18 +358,32 @@ function plainLoopVadd(n = BIG_N, rounds = 10, perRound = 10, chunks = 48): [one
   const ctl = new Int32Array(new SharedArrayBuffer(12));
   const takeChunks = new Function(`return ${TAKE_CHUNKS}`)() as (a: Float32Array, b: Float32Array, c: Float32Array, ctl: Int32Array, chunks: number) => void;
   const workers = Array.from({ length: WORKERS - 1 }, () => new Worker(PLAIN_LOOP_WORKER, { eval: true, workerData: { a, b, c, ctl, chunks } }));
-  try {
-    const figures = alternateRounds((side) => {
+  return {
+    launch(side: 0 | 1): void {
       Atomics.store(ctl, 0, 0);
       const done = Atomics.load(ctl, 2) + workers.length;
       if (side === 1) { Atomics.add(ctl, 1, 1); Atomics.notify(ctl, 1); }
       takeChunks(a, b, c, ctl, chunks);
       if (side === 1) while (Atomics.load(ctl, 2) !== done);
-    }, rounds, perRound);
-    for (let i = 0; i < n; i++) if (c[i] !== Math.fround(a[i]! + b[i]!)) throw new Error(`bench/sim: the plain loop's sum is wrong at ${i}`);
+    },
+    check(): void {
+      for (let i = 0; i < n; i++) if (c[i] !== Math.fround(a[i]! + b[i]!)) throw new Error(`bench/sim: the plain loop's sum is wrong at ${i}`);
+    },
+    close(): void {
+      for (const w of workers) void w.terminate();
+    },
+  };
+}
+
+/** the plain loop (plainLoopThreads) on 1 thread and on WORKERS, in the worker rows' alternate rounds */
+function plainLoopVadd(rounds = 10, perRound = 10): [one: WorkerFigures, many: WorkerFigures] {
+  const loop = plainLoopThreads();
+  try {
+    const figures = alternateRounds(loop.launch, rounds, perRound);
+    loop.check();
     return [figures(0), figures(1)];
   } finally {
-    for (const w of workers) void w.terminate();
+    loop.close();
   }
 }
 
@@ -391,9 +404,101 @@ function workerRow(what: string, launch: () => void, read: () => Float32Array, r
   return onWorkers(WORKERS, launch, rounds, perRound);
 }
 
-function workersVadd(n = BIG_N, rounds = 10, perRound = 10): [WorkerFigures, WorkerFigures] {
+/** the vector add on n-element device arrays: a launch, and what it leaves in c */
+function vaddOnDevice(n = BIG_N): { launch: () => void; read: () => Float32Array } {
   const a = cuda.toDevice(pattern(n, 1000)), b = cuda.toDevice(pattern(n, 7)), c = cuda.deviceArray(n, "float32");
-  return workerRow(`vector add ${n}`, () => vadd.configure(Math.ceil(n / BLOCK), BLOCK)(a, b, c), () => c.copyToHost() as Float32Array, rounds, perRound);
+  return { launch: () => vadd.configure(Math.ceil(n / BLOCK), BLOCK)(a, b, c), read: () => c.copyToHost() as Float32Array };
+}
+
+function workersVadd(n = BIG_N, rounds = 10, perRound = 10): [WorkerFigures, WorkerFigures] {
+  const { launch, read } = vaddOnDevice(n);
+  return workerRow(`vector add ${n}`, launch, read, rounds, perRound);
+}
+
+// ---------------------------------------------------------------------------
+// each core alone: a virtual machine's vCPUs need not run alike. On the 2-vCPU machine of bench/RESULTS.md
+// one ran the vector add 1.5× slower than the other for minutes at a time, and a calling thread that sits
+// on the fast one cannot be matched by two threads, however well they share the work. So the worker rows'
+// speed-up is read beside each core's own speed: one thread pinned to each core in turn (taskset, on the
+// calling thread only), between rounds on all threads unpinned.
+
+interface CoreFigures {
+  /** one thread pinned to each core: median wall ms per launch */
+  coresMs: number[];
+  /** all threads, unpinned: the median of their medians in each core's rounds */
+  allMs: number;
+  /** the rate on all threads ÷ the sum of the WORKERS fastest cores' rates: 1 is a perfect share */
+  efficiency: number;
+}
+
+/** the CPUs the calling thread may run on, from taskset; a reason where it cannot say */
+function callerCpus(): number[] | string {
+  const r = spawnSync("taskset", ["-p", "-c", String(process.pid)], { encoding: "utf8" });
+  if (r.error || r.status !== 0) return `taskset: ${r.error?.message ?? r.stderr.trim()}`;
+  const list = /list:\s*(\S+)/.exec(r.stdout)?.[1];
+  if (!list) return `taskset printed no CPU list: ${r.stdout.trim()}`;
+  return list.split(",").flatMap((part) => {
+    const [lo, hi = lo] = part.split("-").map(Number) as [number, number?];
+    return Array.from({ length: hi! - lo + 1 }, (_, k) => lo + k);
+  });
+}
+
+/** pins the calling thread (its thread id is the process id) to `cpus`; other threads keep theirs */
+function pinCaller(cpus: readonly number[]): void {
+  const r = spawnSync("taskset", ["-p", "-c", cpus.join(","), String(process.pid)], { encoding: "utf8" });
+  if (r.error || r.status !== 0) throw new Error(`bench/sim: taskset could not pin the calling thread to ${cpus.join(",")}: ${r.error?.message ?? r.stderr.trim()}`);
+}
+
+/**
+ * `launch(side)` on one thread (side 0) pinned to each core in turn, against all threads (side 1) unpinned,
+ * in alternateRounds for each core; `enter` sets a side up. A reason instead where the calling thread
+ * cannot be pinned, or has more than 8 cores to go through.
+ */
+function perCore(launch: (side: 0 | 1) => void, enter: (side: 0 | 1) => void = () => {}, rounds = 6, perRound = 10): CoreFigures | string {
+  const cpus = callerCpus();
+  if (typeof cpus === "string") return cpus;
+  if (cpus.length < 2 || cpus.length > 8) return `${cpus.length} cores to pin to (this measures 2 to 8)`;
+  try {
+    const figures = cpus.map((cpu) => alternateRounds(launch, rounds, perRound, (side) => {
+      pinCaller(side === 0 ? [cpu] : cpus);
+      enter(side);
+    }));
+    const coresMs = figures.map((f) => f(0).wallMs), allMs = median(figures.map((f) => f(1).wallMs));
+    const fastest = [...coresMs].sort((p, q) => p - q).slice(0, WORKERS);
+    return { coresMs, allMs, efficiency: 1 / allMs / fastest.reduce((sum, ms) => sum + 1 / ms, 0) };
+  } finally {
+    pinCaller(cpus);
+  }
+}
+
+/** the vector add (simulator, then the plain loop) on each core alone and on all */
+function vaddPerCore(): [string, CoreFigures | string][] {
+  const sim = vaddOnDevice();
+  const simFigures = perCore(() => sim.launch(), (side) => { process.env.NUMBATS_SIM_WORKERS = String(side === 0 ? 1 : WORKERS); });
+  delete process.env.NUMBATS_SIM_WORKERS;
+  const loop = plainLoopThreads();
+  try {
+    const loopFigures = perCore(loop.launch);
+    loop.check();
+    return [[`vector add, ${BIG_N} elements, device arrays`, simFigures], [PLAIN_LOOP_ROW, loopFigures]];
+  } finally {
+    loop.close();
+  }
+}
+
+function printPerCore(rows: [string, CoreFigures | string][]): void {
+  const figures = rows.map(([, f]) => f).filter((f): f is CoreFigures => typeof f !== "string");
+  if (figures.length === 0) {
+    console.log(`each core alone: not measured (${rows[0]?.[1]})`);
+    return;
+  }
+  const cores = figures[0]!.coresMs.length;
+  const table = [["kernel", ...Array.from({ length: cores }, (_, k) => `core ${k} alone ms`), `${WORKERS} threads ms`, "over the fastest core", "share of the cores' sum"]];
+  for (const [kernel, f] of rows) {
+    if (typeof f === "string") { table.push([kernel, `not measured: ${f}`]); continue; }
+    table.push([kernel, ...f.coresMs.map((ms) => ms.toFixed(3)), f.allMs.toFixed(3), `${(Math.min(...f.coresMs) / f.allMs).toFixed(2)}×`, `${Math.round(100 * f.efficiency)} %`]);
+  }
+  printTable(table);
 }
 
 function workersMatmul(n = BIG_MATMUL_N, kernel = fastMatmul, rounds = 3, perRound = 1): [WorkerFigures, WorkerFigures] {
@@ -558,12 +663,15 @@ function workersOnly(): void {
   console.log(`numbats simulator, 1 worker against ${WORKERS} — ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}, load average ${load} → ${loadAverage()}`);
   console.log(`per launch, ${ROUNDS_NOTE}; CPU: the whole process, every thread\n`);
   printWorkerTable(rows);
+  const cores = vaddPerCore();
+  console.log(`\neach core alone against all ${WORKERS} threads (the calling thread pinned to one core, against all unpinned; for each core, 6 alternate rounds of 10 a side):`);
+  printPerCore(cores);
   console.log(`\nthe ${timeline.length} vector add launches on ${WORKERS} workers, moment by moment:`);
   printTimeline(timeline, vadd[0].wallMs);
   console.log(`\nlaunches below the threshold sent to ${WORKERS} workers anyway (speed-up of the medians, 8 rounds of 20 a side; load average ${loadAverage()}):`);
   const sweep = workerSweep();
   printTable([["kernel", "threads", "speed-up"], ...sweep.map(([k, threads, x]) => [k, String(threads), `${x.toFixed(2)}×`])]);
-  console.log(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, load: os.loadavg(), workers: Object.fromEntries(rows), sweep }, null, 2)}`);
+  console.log(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, load: os.loadavg(), workers: Object.fromEntries(rows), cores: Object.fromEntries(cores), sweep }, null, 2)}`);
 }
 
 /** `BENCH_ONLY=sanitizer`: sanitized against plain launches, alternating in this process (under a minute) */
@@ -594,6 +702,10 @@ async function main(): Promise<void> {
     [`tiled matmul ${BIG_MATMUL_N}², device arrays`, workersMatmul()],
   ];
   const [[vadd1mW1, vadd1mWN], [loop1, loopN], [matmul512W1, matmul512WN]] = workerRows.map(([, [one, many]]) => [one.wallMs, many.wallMs]) as [number, number][];
+  const cores = vaddPerCore();
+  const [simCores, loopCores] = cores.map(([, f]) => f);
+  const coresNote = typeof simCores === "string" || typeof loopCores === "string" ? ""
+    : `; each core alone ${simCores!.coresMs.map((ms) => ms.toFixed(2)).join(" / ")} ms, share of their sum ${Math.round(100 * simCores!.efficiency)} % (plain loop ${Math.round(100 * loopCores!.efficiency)} %)`;
   const self = selfRows();
   const sanitizedSelf = sanitizedSelfRows();
 
@@ -609,7 +721,7 @@ async function main(): Promise<void> {
     [`vector add, ${VADD_N} threads, float32`, "Numba CUDA simulator", ours.vadd16k_ms, nb?.vadd_ms, "≥ 1000× faster"],
     [`tiled matmul ${MATMUL_N}×${MATMUL_N}, TPB ${TPB}`, "Numba CUDA simulator", ours.matmul64_ms, nb?.matmul_ms, "≥ 1000× faster"],
     [`vector add, ${BIG_N} elements, float32`, "gpu.js CPU mode", vadd1mBeside, gpujsVadd, "≥ 1× (as fast)"],
-    [`vector add, ${BIG_N} elements, device arrays`, "ourselves on 1 worker", vadd1mWN, vadd1mW1, `≥ 1.8× on ${WORKERS} workers (a plain loop on ${WORKERS} threads: ${(loop1! / loopN!).toFixed(2)}×)`],
+    [`vector add, ${BIG_N} elements, device arrays`, "ourselves on 1 worker", vadd1mWN, vadd1mW1, `≥ 1.8× on ${WORKERS} workers (a plain loop on ${WORKERS} threads: ${(loop1! / loopN!).toFixed(2)}×${coresNote})`],
     [`tiled matmul ${BIG_MATMUL_N}×${BIG_MATMUL_N}, device arrays`, "ourselves on 1 worker", matmul512WN, matmul512W1, `≥ 1.8× on ${WORKERS} workers`],
     [`vector add, ${VADD_N} threads, NUMBATS_SANITIZE=all`, "numbats, plain", sanitized.vadd16k_ms, ours.vadd16k_ms, "≥ 0.1× (≤ 10× plain)"],
     [`tiled matmul ${MATMUL_N}×${MATMUL_N}, NUMBATS_SANITIZE=all`, "numbats, plain", sanitized.matmul64_ms, ours.matmul64_ms, "≥ 0.1× (≤ 10× plain)"],
@@ -625,6 +737,8 @@ async function main(): Promise<void> {
 
   console.log(`\n1 worker against ${WORKERS}, per launch, ${ROUNDS_NOTE}; CPU: the whole process, every thread; load average ${loadAverage()}`);
   printWorkerTable(workerRows);
+  console.log(`\nthe vector add on each core alone against all ${WORKERS} threads (the calling thread pinned to one core, against all unpinned; for each core, 6 alternate rounds of 10 a side)`);
+  printPerCore(cores);
 
   console.log(`\nthe simulator on device arrays, in the calling thread (tiled and hand: medians of 7 alternate runs; naive: of 5; vector add: of ${REPS})`);
   printTable([
@@ -649,7 +763,7 @@ async function main(): Promise<void> {
     cpus: os.cpus().length,
     numbats: { ...ours, ...self },
     sanitized: { ...sanitized, self: sanitizedSelf },
-    workers: { count: WORKERS, vadd1m_dev_ms: [vadd1mW1, vadd1mWN], matmul512_ms: [matmul512W1, matmul512WN], detail: Object.fromEntries(workerRows) },
+    workers: { count: WORKERS, vadd1m_dev_ms: [vadd1mW1, vadd1mWN], matmul512_ms: [matmul512W1, matmul512WN], detail: Object.fromEntries(workerRows), cores: Object.fromEntries(cores) },
     numba: nb ? { version: nb.numba, vadd16k_ms: nb.vadd_ms, matmul64_ms: nb.matmul_ms } : null,
     gpujs: gpujsVadd === undefined ? null : { version: (gpujs as { version: string }).version, vadd1m_ms: gpujsVadd, ours_beside_ms: vadd1mBeside },
     ratios: {
