@@ -12,7 +12,8 @@ import { DTYPE_INFO, type ScalarName } from "../../src/dtypes.js";
 import type { AtomicOp } from "../../src/compiler/ir.js";
 import { atomic } from "../../src/targets/js/runtime.js";
 import { sharedAtomic } from "../../src/targets/js/shared-atomics.js";
-import { workerSpinMs } from "../../src/runtime/sim-chunks.js";
+import { awaitChange, workerSpinMs } from "../../src/runtime/sim-chunks.js";
+import { Worker } from "node:worker_threads";
 import { chunkBlocks, noteLaunch, sameData, simWorkersReady, snapshot, simWorkerStats, simWorkerTuning } from "../../src/runtime/sim-workers.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
 import { compileToIR } from "../../src/compiler/index.js";
@@ -455,6 +456,37 @@ test("a worker spins for the next launch while launches come close together, not
   assert.equal(workerSpinMs(16, 0.01), 0.25);
   // a loop's later launches
   assert.equal(workerSpinMs(0.01, 16), 0.25);
+});
+
+/** a thread that waits `afterMs`, then stores 1 into cell 0 of `cells`, and notifies a sleeper only if `notify` */
+function changeLater(cells: Int32Array, afterMs: number, notify: boolean): Promise<number> {
+  const code = `const { workerData: { cells, afterMs, notify } } = require("node:worker_threads");
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, afterMs);
+    Atomics.store(cells, 0, 1);
+    if (notify) Atomics.notify(cells, 0);`;
+  const w = new Worker(code, { eval: true, workerData: { cells, afterMs, notify } });
+  return new Promise((resolve, reject) => { w.on("error", reject); w.on("exit", resolve); });
+}
+
+test("a thread awaiting a cell returns once it changes: at once, while spinning, or woken from its sleep", { timeout: 20_000 }, async () => {
+  const cells = new Int32Array(new SharedArrayBuffer(8));
+  cells[0] = 7;
+  awaitChange(cells, 0, 0, 0); // already changed: neither spins nor sleeps
+  awaitChange(cells, 0, 0, 0.25);
+  // a change nobody is notified of is seen only by spinning: a spin far longer than the change takes
+  cells[0] = 0;
+  const quiet = changeLater(cells, 5, false);
+  awaitChange(cells, 0, 0, 10_000);
+  assert.equal(Atomics.load(cells, 0), 1);
+  await quiet;
+  // a change after the spin: the sleeper is woken by the notify
+  cells[0] = 0;
+  const late = changeLater(cells, 50, true);
+  const t0 = performance.now();
+  awaitChange(cells, 0, 0, 0.1);
+  assert.equal(Atomics.load(cells, 0), 1);
+  assert.ok(performance.now() - t0 >= 40, "returned before the change");
+  await late;
 });
 
 test("a stall is a launch slower than the calling thread alone would have been, by more than a hand-out", () => {
