@@ -201,9 +201,16 @@ export async function simWorkersReady(n: number, timeoutMs = 60_000): Promise<vo
 export function sameData(a: unknown, b: unknown): boolean {
   if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return Object.is(a, b);
   if (a instanceof ArrayBuffer || a instanceof SharedArrayBuffer) return a === b;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
+  // plain loops: this runs at every launch on workers, and closures allocated per level
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
+    return true;
+  }
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (!sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  return true;
 }
 
 /**

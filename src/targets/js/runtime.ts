@@ -215,10 +215,13 @@ export function bindArray(arg: KernelArg | undefined, param: string, dtype: Scal
 
 function viewOf(arg: ArrayArg, bytes: ArrayBuffer | SharedArrayBuffer, start: number, length: number): BoundArray {
   const size = DTYPE_INFO[arg.dtype].size;
-  const elems = arg.shape.reduce((a, b) => a * b, 1);
+  const { shape, strides } = arg;
+  // plain loops: a launch on workers binds its arrays once per chunk, and closures here allocated per bind
+  let elems = 1;
+  for (let k = 0; k < shape.length; k++) elems *= shape[k]!;
   // the lowest element reachable (negative strides reach below element 0)
   let low = 0;
-  if (elems > 0) arg.shape.forEach((n, k) => { if (arg.strides[k]! < 0) low += (n - 1) * arg.strides[k]!; });
+  if (elems > 0) for (let k = 0; k < shape.length; k++) if (strides[k]! < 0) low += (shape[k]! - 1) * strides[k]!;
   const first = start + arg.byteOffset + low * size;
   if (first % size !== 0) throw new LaunchError(`array '${arg.name}' is not aligned to its ${size}-byte elements`);
   const count = Math.max(0, Math.floor((start + length - first) / size));
@@ -240,7 +243,10 @@ function typedView(dtype: ScalarName, bytes: ArrayBuffer | SharedArrayBuffer, fi
   let views = madeViews.get(bytes);
   if (views === undefined) madeViews.set(bytes, views = []);
   // a detached buffer's views have length 0: they never match a view that has elements
-  for (const v of views) if (v.constructor === make && v.byteOffset === first && v.length === count) return v;
+  for (let k = 0; k < views.length; k++) {
+    const v = views[k]!;
+    if (v.constructor === make && v.byteOffset === first && v.length === count) return v;
+  }
   const v = new make(bytes as ArrayBuffer, first, count);
   if (views.length === VIEWS_KEPT) views.shift();
   views.push(v);
