@@ -4,7 +4,9 @@
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { probeCuda } from "../../src/runtime/cuda/detect.js";
@@ -111,14 +113,20 @@ test("-s through the mock libcuda lists its device and picks the GPU", (t) => {
   assert.equal(row(r.stdout, "Why"), "found 1 CUDA device, using Mock GPU 0");
 });
 
-test("where koffi cannot load: -s says why, and a program imports numbats and runs on the simulator", () => {
-  const report = node([...NO_KOFFI, "--import", "tsx", "src/cli.ts", "-s"]);
+test("where koffi cannot load: -s says why, and a program imports numbats and runs on the simulator", (t) => {
+  // a machine where the loader could find a driver library (a placeholder in LD_LIBRARY_PATH): numbats
+  // loads koffi to open it (with no driver library anywhere it would not load koffi at all)
+  const dir = mkdtempSync(join(tmpdir(), "numbats-driver-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, "libcuda.so.1"), "");
+  const driverDir = { LD_LIBRARY_PATH: dir };
+  const report = node([...NO_KOFFI, "--import", "tsx", "src/cli.ts", "-s"], driverDir);
   assert.equal(report.status, 0, report.stderr);
   const why = row(report.stdout, "Driver");
   assert.ok(why.startsWith("not usable: koffi, the native library numbats calls the CUDA driver through, could not be loaded"), why);
   assert.ok(why.includes(KOFFI_ERROR), why);
   assert.equal(row(report.stdout, "Target"), "sim (the CPU simulator)");
-  const required = node([...NO_KOFFI, "--import", "tsx", "src/cli.ts", "-s"], { NUMBATS_TARGET: "cuda" });
+  const required = node([...NO_KOFFI, "--import", "tsx", "src/cli.ts", "-s"], { ...driverDir, NUMBATS_TARGET: "cuda" });
   assert.match(row(required.stdout, "Target"), /^none: a program would fail with: NUMBATS_TARGET=cuda but no usable GPU: koffi, .* could not be loaded/);
 
   const program = `
@@ -127,7 +135,7 @@ test("where koffi cannot load: -s says why, and a program imports numbats and ru
     const a = new Float32Array([1, 2.5, -3]);
     double.configure(1, 32)(a);
     console.log(Array.from(a).join(" "));`;
-  const run = node([...NO_KOFFI, "--import", "tsx", "--input-type=module", "--eval", program]);
+  const run = node([...NO_KOFFI, "--import", "tsx", "--input-type=module", "--eval", program], driverDir);
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout, "2 5 -6\n");
   const lines = run.stderr.split("\n").filter(Boolean);

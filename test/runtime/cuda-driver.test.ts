@@ -5,6 +5,12 @@ import assert from "node:assert/strict";
 import koffi from "koffi";
 import { probeCuda } from "../../src/runtime/cuda/detect.js";
 import { libraryCandidates, openDriver } from "../../src/runtime/cuda/driver.js";
+import { driverLibraryMayExist, type SearchHost } from "../../src/runtime/cuda/driver-search.js";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { formatDriverVersion, ptxVersionForDriver } from "../../src/runtime/cuda/ptxversion.js";
 import { ParamBlock, paramLayout } from "../../src/runtime/cuda/params.js";
 import type { PtxParam } from "../../src/targets/ptx/module.js";
@@ -126,4 +132,66 @@ test("createCudaBackend without a usable GPU throws a CudaError carrying the pro
   const probe = probeCuda();
   if (probe.ok) return t.skip("a GPU is present");
   assert.throws(() => createCudaBackend(), (e: unknown) => e instanceof CudaError && e.message.includes(probe.reason.split("\n")[0]!));
+});
+
+/** a machine for driverLibraryMayExist: the files it has (a loader cache among them), and its environment */
+function machine(files: Record<string, string>, env: NodeJS.ProcessEnv = {}, platform: NodeJS.Platform = "linux"): SearchHost {
+  return {
+    env,
+    platform,
+    exists: (path) => path in files,
+    read: (path) => (path in files ? Buffer.from(files[path]!, "latin1") : undefined),
+  };
+}
+
+/** a loader cache's string table: each library's name and path, NUL-terminated */
+const loaderCache = (...entries: string[]) => `glibc-ld.so.cache1.1\0\0\0${entries.map((e) => `${e}\0`).join("")}`;
+const CANDIDATES = ["libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"];
+
+test("the driver library is sure to be missing only where no place glibc looks holds it", () => {
+  const noDriver = loaderCache("libcudart.so.13", "/usr/local/cuda-13.0/lib/libcudart.so.13", "libicudata.so.72", "/lib/x86_64-linux-gnu/libicudata.so.72");
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver })), false);
+  // the loader cache names it, as a library or by its path
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": loaderCache("libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1") })), true);
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": loaderCache("/opt/nvidia/libcuda.so.1") })), true);
+  // a longer name that ends the same is not it
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": loaderCache("libxlibcuda.so.1") })), false);
+  // in a directory of LD_LIBRARY_PATH (an empty entry is the working directory), or a system directory, not yet cached
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver, "/opt/drv/libcuda.so.1": "" }, { LD_LIBRARY_PATH: "/x:/opt/drv" })), true);
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver, "./libcuda.so.1": "" }, { LD_LIBRARY_PATH: "/x:" })), true);
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver, "/usr/lib/x86_64-linux-gnu/libcuda.so.1": "" })), true);
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver, "/usr/lib64/libcuda.so.1": "" })), true);
+  // an absolute candidate (WSL's) exists
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver, "/usr/lib/wsl/lib/libcuda.so.1": "" })), true);
+  // no loader cache (musl), or not Linux: no way to be sure
+  assert.equal(driverLibraryMayExist(CANDIDATES, machine({})), true);
+  assert.equal(driverLibraryMayExist(["nvcuda.dll"], machine({}, {}, "win32")), true);
+});
+
+test("with no driver library on the machine, the first use of the GPU target does not load koffi, under tsx too", { timeout: 60_000 }, () => {
+  // under tsx, loading koffi from an ES module has tsx's WebAssembly lexer grow its memory, which makes V8
+  // check every typed-array access in the calling thread from then on (the simulator 1.5× slower there)
+  const dir = mkdtempSync(join(tmpdir(), "numbats-koffi-"));
+  try {
+    const script = join(dir, "first-use.mts");
+    writeFileSync(script, `
+      import { createRequire } from "node:module";
+      import { cuda } from ${JSON.stringify(new URL("../../src/index.ts", import.meta.url).href)};
+      import { driverLibraryMayExist } from ${JSON.stringify(new URL("../../src/runtime/cuda/driver-search.ts", import.meta.url).href)};
+      import { libraryCandidates } from ${JSON.stringify(new URL("../../src/runtime/cuda/driver.ts", import.meta.url).href)};
+      const a = cuda.toDevice(new Float32Array([1, 2, 3]));
+      const loaded = Object.keys(createRequire(import.meta.url).cache).some((path) => /[\\\\/]koffi[\\\\/]/.test(path));
+      console.log(JSON.stringify({ loaded, mayExist: driverLibraryMayExist(libraryCandidates()), back: Array.from(a.copyToHost()) }));
+    `);
+    const env = { ...process.env };
+    delete env.NUMBATS_TARGET;
+    delete env.NUMBATS_CUDA_LIBRARY;
+    const r = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", env, cwd: fileURLToPath(new URL("../..", import.meta.url)) });
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as { loaded: boolean; mayExist: boolean; back: number[] };
+    assert.deepEqual(out.back, [1, 2, 3]);
+    assert.equal(out.loaded, out.mayExist, `koffi loaded: ${out.loaded}, a driver library may exist: ${out.mayExist}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -7,6 +7,7 @@
 // uint64 (normalised to bigint by callers).
 
 import { loadKoffi, type FailedCall, type Koffi } from "./ffi.js";
+import { driverLibraryMayExist } from "./driver-search.js";
 
 export type { FailedCall } from "./ffi.js";
 import { CudaError } from "../../errors.js";
@@ -211,16 +212,31 @@ export function openDriver(candidates: readonly string[] = libraryCandidates()):
       failures.push(`${path}: ${(e as Error).message.split("\n")[0]}`);
     }
   }
+  return notFound(`tried ${candidates.join(", ")}`, failures);
+}
+
+function notFound(where: string, details: readonly string[]): DriverLoad {
   return {
     ok: false,
     failed: { call: "dlopen(libcuda)", code: -1, errorName: "CUDA_DRIVER_NOT_FOUND" },
-    reason: `the CUDA driver library was not found (tried ${candidates.join(", ")}); install the NVIDIA driver to use the GPU\n  ${failures.join("\n  ")}`,
+    reason: `the CUDA driver library was not found (${where}); install the NVIDIA driver to use the GPU${details.map((d) => `\n  ${d}`).join("")}`,
   };
 }
 
 let cached: DriverLoad | undefined;
 
-/** The process-wide driver, loaded on first use. */
+/**
+ * The process-wide driver, loaded on first use. Where no driver library can be on the machine, koffi is
+ * not loaded to try (driver-search.ts says why); a library named by NUMBATS_CUDA_LIBRARY is always tried.
+ */
 export function cudaDriver(): DriverLoad {
-  return (cached ??= openDriver());
+  return (cached ??= systemDriver());
+}
+
+function systemDriver(): DriverLoad {
+  const candidates = libraryCandidates();
+  if (process.env.NUMBATS_CUDA_LIBRARY || driverLibraryMayExist(candidates)) return openDriver(candidates);
+  const names = candidates.filter((c) => !c.includes("/")), paths = candidates.filter((c) => c.includes("/"));
+  const where = [names.length > 0 ? `${names.join(", ")} in LD_LIBRARY_PATH, the loader cache and the system library directories` : "", ...paths];
+  return notFound(`looked for ${where.filter(Boolean).join(", and for ")}`, []);
 }

@@ -1,0 +1,63 @@
+// Whether the CUDA driver library can be on this machine at all, found without loading anything.
+//
+// Trying dlopen means loading koffi first, and that costs more than its time: under tsx, requiring koffi
+// from an ES module has tsx's WebAssembly lexer grow its memory, which detaches an ArrayBuffer, and from
+// then on V8 checks every typed-array access in the calling thread: the simulator's kernels run 1.5×
+// slower there for the rest of the process (docs/simulator.md). So a machine with no driver library at
+// all falls back to the simulator without loading koffi.
+//
+// Only a sure "no" counts. The answer is "no" only where none of glibc's places for a library by name
+// holds it (LD_LIBRARY_PATH, the loader cache, the system directories) and no absolute candidate exists;
+// anywhere this cannot tell (not Linux, no loader cache), the answer is "maybe" and dlopen decides.
+
+import { existsSync, readFileSync } from "node:fs";
+
+/** What the search reads of the machine (tests pass their own). */
+export interface SearchHost {
+  readonly env: NodeJS.ProcessEnv;
+  readonly platform: NodeJS.Platform;
+  exists(path: string): boolean;
+  /** a file's bytes, or undefined where it cannot be read */
+  read(path: string): Uint8Array | undefined;
+}
+
+const LOADER_CACHE = "/etc/ld.so.cache";
+
+/** the directories glibc searches after its cache, for the architectures NVIDIA ships drivers for (extra ones only add a "maybe") */
+const SYSTEM_DIRS = ["/lib", "/usr/lib", "/lib64", "/usr/lib64"].flatMap((d) =>
+  [d, ...["x86_64-linux-gnu", "aarch64-linux-gnu", "powerpc64le-linux-gnu"].map((triplet) => `${d}/${triplet}`)]);
+
+const realHost: SearchHost = {
+  env: process.env,
+  platform: process.platform,
+  exists: existsSync,
+  read: (path) => {
+    try {
+      return readFileSync(path);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+/** false only when none of `candidates` (sonames, or absolute paths) can be on this machine; true when one may be */
+export function driverLibraryMayExist(candidates: readonly string[], host: SearchHost = realHost): boolean {
+  if (host.platform !== "linux") return true;
+  const cache = host.read(LOADER_CACHE);
+  if (!cache) return true; // a system without glibc's cache (musl): no way to be sure
+  const dirs = [...(host.env.LD_LIBRARY_PATH ?? "").split(":").map((d) => d || "."), ...SYSTEM_DIRS];
+  return candidates.some((name) => name.includes("/")
+    ? host.exists(name)
+    : inLoaderCache(cache, name) || dirs.some((d) => host.exists(`${d}/${name}`)));
+}
+
+/** whether the loader cache has an entry for `soname`: its strings hold each library's name and path, NUL-terminated */
+function inLoaderCache(cache: Uint8Array, soname: string): boolean {
+  const bytes = Buffer.from(cache.buffer, cache.byteOffset, cache.byteLength);
+  const needle = Buffer.from(`${soname}\0`);
+  for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) {
+    const before = at === 0 ? 0 : bytes[at - 1];
+    if (before === 0 || before === 0x2f /* '/' */) return true;
+  }
+  return false;
+}
