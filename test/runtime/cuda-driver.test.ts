@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import koffi from "koffi";
 import { probeCuda } from "../../src/runtime/cuda/detect.js";
 import { libraryCandidates, openDriver } from "../../src/runtime/cuda/driver.js";
-import { driverLibraryMayExist, type SearchHost } from "../../src/runtime/cuda/driver-search.js";
+import { missingDriverReason, type SearchHost } from "../../src/runtime/cuda/driver-search.js";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -134,7 +134,7 @@ test("createCudaBackend without a usable GPU throws a CudaError carrying the pro
   assert.throws(() => createCudaBackend(), (e: unknown) => e instanceof CudaError && e.message.includes(probe.reason.split("\n")[0]!));
 });
 
-/** a machine for driverLibraryMayExist: the files it has (a loader cache among them), and its environment */
+/** a machine for missingDriverReason: the files it has (a loader cache among them), and its environment */
 function machine(files: Record<string, string>, env: NodeJS.ProcessEnv = {}, platform: NodeJS.Platform = "linux"): SearchHost {
   return {
     env,
@@ -147,10 +147,12 @@ function machine(files: Record<string, string>, env: NodeJS.ProcessEnv = {}, pla
 /** a loader cache's string table: each library's name and path, NUL-terminated */
 const loaderCache = (...entries: string[]) => `glibc-ld.so.cache1.1\0\0\0${entries.map((e) => `${e}\0`).join("")}`;
 const CANDIDATES = ["libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"];
+const driverLibraryMayExist = (candidates: readonly string[], host: SearchHost) => missingDriverReason(candidates, host) === undefined;
 
 test("the driver library is sure to be missing only where no place glibc looks holds it", () => {
   const noDriver = loaderCache("libcudart.so.13", "/usr/local/cuda-13.0/lib/libcudart.so.13", "libicudata.so.72", "/lib/x86_64-linux-gnu/libicudata.so.72");
-  assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver })), false);
+  assert.equal(missingDriverReason(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver })),
+    "the CUDA driver library was not found (looked for libcuda.so.1 in LD_LIBRARY_PATH, the loader cache and the system library directories, and for /usr/lib/wsl/lib/libcuda.so.1); install the NVIDIA driver to use the GPU");
   // the loader cache names it, as a library or by its path
   assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": loaderCache("libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1") })), true);
   assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": loaderCache("/opt/nvidia/libcuda.so.1") })), true);
@@ -163,9 +165,11 @@ test("the driver library is sure to be missing only where no place glibc looks h
   assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver, "/usr/lib64/libcuda.so.1": "" })), true);
   // an absolute candidate (WSL's) exists
   assert.equal(driverLibraryMayExist(CANDIDATES, machine({ "/etc/ld.so.cache": noDriver, "/usr/lib/wsl/lib/libcuda.so.1": "" })), true);
-  // no loader cache (musl), or not Linux: no way to be sure
+  // no loader cache (musl), or Windows: no way to be sure
   assert.equal(driverLibraryMayExist(CANDIDATES, machine({})), true);
   assert.equal(driverLibraryMayExist(["nvcuda.dll"], machine({}, {}, "win32")), true);
+  // macOS: no CUDA driver numbats can use exists for it
+  assert.match(missingDriverReason(CANDIDATES, machine({}, {}, "darwin"))!, /no CUDA driver for macOS/);
 });
 
 test("with no driver library on the machine, the first use of the GPU target does not load koffi, under tsx too", { timeout: 60_000 }, () => {
@@ -177,11 +181,11 @@ test("with no driver library on the machine, the first use of the GPU target doe
     writeFileSync(script, `
       import { createRequire } from "node:module";
       import { cuda } from ${JSON.stringify(new URL("../../src/index.ts", import.meta.url).href)};
-      import { driverLibraryMayExist } from ${JSON.stringify(new URL("../../src/runtime/cuda/driver-search.ts", import.meta.url).href)};
+      import { missingDriverReason } from ${JSON.stringify(new URL("../../src/runtime/cuda/driver-search.ts", import.meta.url).href)};
       import { libraryCandidates } from ${JSON.stringify(new URL("../../src/runtime/cuda/driver.ts", import.meta.url).href)};
       const a = cuda.toDevice(new Float32Array([1, 2, 3]));
       const loaded = Object.keys(createRequire(import.meta.url).cache).some((path) => /[\\\\/]koffi[\\\\/]/.test(path));
-      console.log(JSON.stringify({ loaded, mayExist: driverLibraryMayExist(libraryCandidates()), back: Array.from(a.copyToHost()) }));
+      console.log(JSON.stringify({ loaded, mayExist: missingDriverReason(libraryCandidates()) === undefined, back: Array.from(a.copyToHost()) }));
     `);
     const env = { ...process.env };
     delete env.NUMBATS_TARGET;

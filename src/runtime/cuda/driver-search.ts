@@ -6,9 +6,10 @@
 // slower there for the rest of the process (docs/simulator.md). So a machine with no driver library at
 // all falls back to the simulator without loading koffi.
 //
-// Only a sure "no" counts. The answer is "no" only where none of glibc's places for a library by name
-// holds it (LD_LIBRARY_PATH, the loader cache, the system directories) and no absolute candidate exists;
-// anywhere this cannot tell (not Linux, no loader cache), the answer is "maybe" and dlopen decides.
+// Only a sure "no" counts. The answer is "no" on macOS (no CUDA driver numbats can use exists for it), and
+// on Linux only where none of glibc's places for a library by name holds it (LD_LIBRARY_PATH, the loader
+// cache, the system directories) and no absolute candidate exists; anywhere this cannot tell (Windows, no
+// loader cache), the answer is "maybe" and dlopen decides.
 
 import { existsSync, readFileSync } from "node:fs";
 
@@ -40,15 +41,25 @@ const realHost: SearchHost = {
   },
 };
 
-/** false only when none of `candidates` (sonames, or absolute paths) can be on this machine; true when one may be */
-export function driverLibraryMayExist(candidates: readonly string[], host: SearchHost = realHost): boolean {
-  if (host.platform !== "linux") return true;
+/**
+ * Why none of `candidates` (sonames, or absolute paths) can be the driver on this machine, where that is
+ * sure; undefined where one may be.
+ */
+export function missingDriverReason(candidates: readonly string[], host: SearchHost = realHost): string | undefined {
+  if (host.platform === "darwin") {
+    return "there is no CUDA driver for macOS that numbats can use (the last CUDA for macOS was 10.2; numbats needs a driver for CUDA 12 or newer)";
+  }
+  if (host.platform !== "linux") return undefined;
   const cache = host.read(LOADER_CACHE);
-  if (!cache) return true; // a system without glibc's cache (musl): no way to be sure
+  if (!cache) return undefined; // a system without glibc's cache (musl): no way to be sure
   const dirs = [...(host.env.LD_LIBRARY_PATH ?? "").split(":").map((d) => d || "."), ...SYSTEM_DIRS];
-  return candidates.some((name) => name.includes("/")
+  const found = candidates.some((name) => name.includes("/")
     ? host.exists(name)
     : inLoaderCache(cache, name) || dirs.some((d) => host.exists(`${d}/${name}`)));
+  if (found) return undefined;
+  const names = candidates.filter((c) => !c.includes("/")), paths = candidates.filter((c) => c.includes("/"));
+  const where = [names.length > 0 ? `${names.join(", ")} in LD_LIBRARY_PATH, the loader cache and the system library directories` : "", ...paths];
+  return `the CUDA driver library was not found (looked for ${where.filter(Boolean).join(", and for ")}); install the NVIDIA driver to use the GPU`;
 }
 
 /** whether the loader cache has an entry for `soname`: its strings hold each library's name and path, NUL-terminated */

@@ -7,7 +7,7 @@
 // uint64 (normalised to bigint by callers).
 
 import { loadKoffi, type FailedCall, type Koffi } from "./ffi.js";
-import { driverLibraryMayExist } from "./driver-search.js";
+import { missingDriverReason } from "./driver-search.js";
 
 export type { FailedCall } from "./ffi.js";
 import { CudaError } from "../../errors.js";
@@ -200,6 +200,8 @@ export function libraryCandidates(env: NodeJS.ProcessEnv = process.env, platform
   return ["libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"];
 }
 
+const NOT_FOUND: FailedCall = { call: "dlopen(libcuda)", code: -1, errorName: "CUDA_DRIVER_NOT_FOUND" };
+
 /** Loads the first library of `candidates` that opens; uncached. */
 export function openDriver(candidates: readonly string[] = libraryCandidates()): DriverLoad {
   const ffi = loadKoffi();
@@ -212,14 +214,10 @@ export function openDriver(candidates: readonly string[] = libraryCandidates()):
       failures.push(`${path}: ${(e as Error).message.split("\n")[0]}`);
     }
   }
-  return notFound(`tried ${candidates.join(", ")}`, failures);
-}
-
-function notFound(where: string, details: readonly string[]): DriverLoad {
   return {
     ok: false,
-    failed: { call: "dlopen(libcuda)", code: -1, errorName: "CUDA_DRIVER_NOT_FOUND" },
-    reason: `the CUDA driver library was not found (${where}); install the NVIDIA driver to use the GPU${details.map((d) => `\n  ${d}`).join("")}`,
+    failed: NOT_FOUND,
+    reason: `the CUDA driver library was not found (tried ${candidates.join(", ")}); install the NVIDIA driver to use the GPU\n  ${failures.join("\n  ")}`,
   };
 }
 
@@ -235,8 +233,6 @@ export function cudaDriver(): DriverLoad {
 
 function systemDriver(): DriverLoad {
   const candidates = libraryCandidates();
-  if (process.env.NUMBATS_CUDA_LIBRARY || driverLibraryMayExist(candidates)) return openDriver(candidates);
-  const names = candidates.filter((c) => !c.includes("/")), paths = candidates.filter((c) => c.includes("/"));
-  const where = [names.length > 0 ? `${names.join(", ")} in LD_LIBRARY_PATH, the loader cache and the system library directories` : "", ...paths];
-  return notFound(`looked for ${where.filter(Boolean).join(", and for ")}`, []);
+  const missing = process.env.NUMBATS_CUDA_LIBRARY ? undefined : missingDriverReason(candidates);
+  return missing === undefined ? openDriver(candidates) : { ok: false, failed: NOT_FOUND, reason: missing };
 }
