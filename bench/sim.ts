@@ -454,12 +454,14 @@ function pinCaller(cpus: readonly number[]): void {
  * in alternateRounds for each core; `enter` sets a side up. A reason instead where the calling thread
  * cannot be pinned, or has more than 8 cores to go through.
  */
-function perCore(launch: (side: 0 | 1) => void, enter: (side: 0 | 1) => void = () => {}, rounds = 6, perRound = 10): CoreFigures | string {
+const CORE_ROUNDS = 6, CORE_PER_ROUND = 10;
+
+function perCore(launch: (side: 0 | 1) => void, enter: (side: 0 | 1) => void = () => {}): CoreFigures | string {
   const cpus = callerCpus();
   if (typeof cpus === "string") return cpus;
   if (cpus.length < 2 || cpus.length > 8) return `${cpus.length} cores to pin to (this measures 2 to 8)`;
   try {
-    const figures = cpus.map((cpu) => alternateRounds(launch, rounds, perRound, (side) => {
+    const figures = cpus.map((cpu) => alternateRounds(launch, CORE_ROUNDS, CORE_PER_ROUND, (side) => {
       pinCaller(side === 0 ? [cpu] : cpus);
       enter(side);
     }));
@@ -487,6 +489,7 @@ function vaddPerCore(): [string, CoreFigures | string][] {
 }
 
 function printPerCore(rows: [string, CoreFigures | string][]): void {
+  console.log(`\nthe vector add on each core alone against all ${WORKERS} threads (the calling thread pinned to one core, against all unpinned; for each core, ${CORE_ROUNDS} alternate rounds of ${CORE_PER_ROUND} a side):`);
   const figures = rows.map(([, f]) => f).filter((f): f is CoreFigures => typeof f !== "string");
   if (figures.length === 0) {
     console.log(`each core alone: not measured (${rows[0]?.[1]})`);
@@ -664,7 +667,6 @@ function workersOnly(): void {
   console.log(`per launch, ${ROUNDS_NOTE}; CPU: the whole process, every thread\n`);
   printWorkerTable(rows);
   const cores = vaddPerCore();
-  console.log(`\neach core alone against all ${WORKERS} threads (the calling thread pinned to one core, against all unpinned; for each core, 6 alternate rounds of 10 a side):`);
   printPerCore(cores);
   console.log(`\nthe ${timeline.length} vector add launches on ${WORKERS} workers, moment by moment:`);
   printTimeline(timeline, vadd[0].wallMs);
@@ -737,7 +739,6 @@ async function main(): Promise<void> {
 
   console.log(`\n1 worker against ${WORKERS}, per launch, ${ROUNDS_NOTE}; CPU: the whole process, every thread; load average ${loadAverage()}`);
   printWorkerTable(workerRows);
-  console.log(`\nthe vector add on each core alone against all ${WORKERS} threads (the calling thread pinned to one core, against all unpinned; for each core, 6 alternate rounds of 10 a side)`);
   printPerCore(cores);
 
   console.log(`\nthe simulator on device arrays, in the calling thread (tiled and hand: medians of 7 alternate runs; naive: of 5; vector add: of ${REPS})`);

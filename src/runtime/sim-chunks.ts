@@ -98,8 +98,8 @@ export const SPIN_MS = 0.25;
 
 /**
  * Loads of the awaited cell between two looks at the clock while spinning (well under a microsecond of
- * them): a clock read allocates its result, and a spin that read it at every turn allocated some 30 KB
- * per launch, a young-generation collection (0.3–1 ms) every hundred-odd launches.
+ * them): a clock read allocates its result, and a worker that read it at every turn of its spin between
+ * launches collected its young generation (0.3–1 ms) twice as often.
  */
 const LOADS_PER_CLOCK = 256;
 

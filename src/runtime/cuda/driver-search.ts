@@ -19,7 +19,7 @@ export interface SearchHost {
   readonly platform: NodeJS.Platform;
   exists(path: string): boolean;
   /** a file's bytes, or undefined where it cannot be read */
-  read(path: string): Uint8Array | undefined;
+  read(path: string): Buffer | undefined;
 }
 
 const LOADER_CACHE = "/etc/ld.so.cache";
@@ -63,11 +63,10 @@ export function missingDriverReason(candidates: readonly string[], host: SearchH
 }
 
 /** whether the loader cache has an entry for `soname`: its strings hold each library's name and path, NUL-terminated */
-function inLoaderCache(cache: Uint8Array, soname: string): boolean {
-  const bytes = Buffer.from(cache.buffer, cache.byteOffset, cache.byteLength);
-  const needle = Buffer.from(`${soname}\0`);
-  for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) {
-    const before = at === 0 ? 0 : bytes[at - 1];
+function inLoaderCache(cache: Buffer, soname: string): boolean {
+  const needle = `${soname}\0`;
+  for (let at = cache.indexOf(needle); at >= 0; at = cache.indexOf(needle, at + 1)) {
+    const before = at === 0 ? 0 : cache[at - 1];
     if (before === 0 || before === 0x2f /* '/' */) return true;
   }
   return false;
