@@ -23,7 +23,7 @@ const sumWithoutBarrier = cuda.jit((a: Float32Array, sums: Float32Array) => {
   const i = cuda.grid(1);
   s[t] = i < a.length ? a[i] : 0;
   cuda.syncthreads();
-  for (let stride = TPB / 2; stride > 0; stride >>= 1) {
+  for (let stride = TPB >> 1; stride > 0; stride >>= 1) {
     if (t < stride) s[t] += s[t + stride]; // reads s[t + stride] while another thread may still write it
   }
   if (t === 0) sums[cuda.blockIdx.x] = s[0];
@@ -35,7 +35,7 @@ const blockSums = cuda.jit((a: Float32Array, sums: Float32Array) => {
   const i = cuda.grid(1);
   s[t] = i < a.length ? a[i] : 0;
   cuda.syncthreads();
-  for (let stride = TPB / 2; stride > 0; stride >>= 1) {
+  for (let stride = TPB >> 1; stride > 0; stride >>= 1) {
     if (t < stride) s[t] += s[t + stride];
     cuda.syncthreads(); // the fix: every level waits for the one before
   }

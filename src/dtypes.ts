@@ -247,18 +247,20 @@ export interface DType<R = number, N extends ScalarName = ScalarName> {
   toString(): string;
 }
 
+/** `x` rounded once, to nearest even, to float dtype `t` (float64: unchanged). */
+export function roundToFloat(t: ScalarName, x: number): number {
+  if (t === "float32") return Math.fround(x);
+  if (t === "float16") return float16Round(x);
+  if (t === "bfloat16") return bfloat16Round(x);
+  return x;
+}
+
 /** Converts a JS value to `t` with C/CUDA semantics (wrap-around ints, float32 rounding). */
 export function convertScalar(t: ScalarName, v: number | bigint | boolean): number | bigint | boolean {
   if (t === "bool") return typeof v === "bigint" ? v !== 0n : Boolean(v);
   const n = typeof v === "boolean" ? (v ? 1 : 0) : v;
   const i = DTYPE_INFO[t];
-  if (i.cls === "float") {
-    const x = Number(n);
-    if (t === "float32") return Math.fround(x);
-    if (t === "float16") return float16Round(x);
-    if (t === "bfloat16") return bfloat16Round(x);
-    return x;
-  }
+  if (i.cls === "float") return roundToFloat(t, Number(n));
   const big = typeof n === "bigint" ? n : BigInt(Number.isFinite(n) ? Math.trunc(n) : 0);
   const wrapped = i.cls === "int" ? BigInt.asIntN(i.bits, big) : BigInt.asUintN(i.bits, big);
   return isBigInt(t) ? wrapped : Number(wrapped);

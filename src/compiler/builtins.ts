@@ -18,6 +18,8 @@ import type { ArrayExpression } from "acorn";
 import { CUDA_MATH, MATH_LIBRARY, MATH_HELPERS, MODULES as MATH_MODULES, type MathEntry } from "../mathlib/index.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "../mathlib/random.js";
 import { rememberFunctions } from "./source.js";
+import { numberLiteral } from "./host-values.js";
+import { literalMath } from "./literals.js";
 import { allocateRecords } from "./records.js";
 import { FP16 } from "./fp16.js";
 
@@ -237,7 +239,7 @@ const CUDA = ns("cuda", {
   blockDim: dim3("cuda.blockDim", "ntid"),
   gridDim: dim3("cuda.gridDim", "nctaid"),
   laneid: special("laneid"),
-  warpsize: expr(int32Const(32), "int"),
+  warpsize: numberLiteral(32),
   grid: fn("cuda.grid", (L, args, n) =>
     gridTuple(L, args, n, "cuda.grid", (a) => add32(mul32(reg(`ctaid.${a}`), reg(`ntid.${a}`)), reg(`tid.${a}`)))),
   gridsize: fn("cuda.gridsize", (L, args, n) =>
@@ -322,6 +324,8 @@ function unaryMath(name: string, op: UnaryOp): Builtin {
     const v = L.lowerExpr(args[0]!);
     const t = v.e.type;
     if (!isScalarType(t)) return L.fail(args[0]!, `Math.${name} needs a number; got ${typeToString(t)}`);
+    const exact = literalMath(name, [v]);
+    if (exact) return exact;
     if (!isFloat(t) && v.weak !== "float") {
       // integers: rounding is the identity; abs stays integral; sqrt computes in float64
       if (op === "abs") {
@@ -339,6 +343,8 @@ function minmax(name: "min" | "max"): Builtin {
   return fn(`Math.${name}`, (L, args, n) => {
     if (args.length === 0) return L.fail(n, `Math.${name}() needs at least one argument`);
     const vs = args.map((a) => L.lowerExpr(a));
+    const exact = literalMath(name, vs);
+    if (exact) return exact;
     let acc: Typed = vs[0]!;
     for (let i = 1; i < vs.length; i++) {
       const b = vs[i]!;
@@ -360,14 +366,15 @@ const MATH_CONSTANTS: Record<string, number> = {
   PI: Math.PI, E: Math.E, LN2: Math.LN2, LN10: Math.LN10, LOG2E: Math.LOG2E, LOG10E: Math.LOG10E, SQRT2: Math.SQRT2, SQRT1_2: Math.SQRT1_2,
 };
 
-const floatConst = (v: number): Value => expr(constExpr("float64", v), "float");
+const floatConst = (v: number): Value => numberLiteral(v, true);
 
 const MATH = ns("Math", {
   ...Object.fromEntries(Object.entries(UNARY_MATH).map(([name, op]) => [name, unaryMath(name, op)])),
   ...Object.fromEntries(Object.entries(MATH_CONSTANTS).map(([name, v]) => [name, floatConst(v)])),
   ...Object.fromEntries(Object.entries(LIBRARY_ARITY).map(([name, k]) => [name, fn(`Math.${name}`, (L, args, n) => {
     arity(L, n, args, `Math.${name}`, k);
-    return { v: "expr", ...L.callMath(name, args.map((a) => L.lowerExpr(a)), n) };
+    const vs = args.map((a) => L.lowerExpr(a));
+    return literalMath(name, vs) ?? { v: "expr", ...L.callMath(name, vs, n) };
   })])),
   min: minmax("min"),
   max: minmax("max"),
@@ -380,6 +387,8 @@ const MATH = ns("Math", {
   sign: fn("Math.sign", (L, args, n) => {
     arity(L, n, args, "Math.sign", 1);
     const v = L.lowerExpr(args[0]!);
+    const exact = literalMath("sign", [v]);
+    if (exact) return exact;
     const t = v.weak ? weakDefault(v.weak) : promoteOne(v.e.type as ScalarName);
     const x = L.convert(v, t, args[0]!);
     const c = (k: number) => constExpr(t, DTYPE_INFO[t].bits === 64 && !isFloat(t) ? BigInt(k) : k);

@@ -32,15 +32,19 @@ export interface DeviceResolver {
   readonly hint?: (name: string, module: string | undefined) => { readonly names: readonly string[]; readonly nameless: readonly string[] };
 }
 
-/** Lowered expression value plus its literal weakness. */
-export interface Typed { readonly e: Expr; readonly weak?: Weak }
+/**
+ * Lowered expression value plus its literal weakness; `literal`: a number literal (from the source, a
+ * named literal, env, a `Math`/`Number` constant, or an operation on literals alone), whose constant holds
+ * the number JavaScript has, so operations on literals alone compute exactly (docs/language.md).
+ */
+export interface Typed { readonly e: Expr; readonly weak?: Weak; readonly literal?: boolean }
 
 /** A namespace member: a value, or one computed from the member expression (`n`). */
 export type Member = Value | ((L: LoweringContext, n: Node) => Value);
 
 /** What a source expression stands for: a runtime value, or something only the compiler handles. */
 export type Value =
-  | { readonly v: "expr"; readonly e: Expr; readonly weak?: Weak }
+  | { readonly v: "expr"; readonly e: Expr; readonly weak?: Weak; readonly literal?: boolean }
   | { readonly v: "ns"; readonly name: string; readonly members: Readonly<Record<string, Member>>; readonly call?: Builtin["call"] }
   | Builtin
   | { readonly v: "dtype"; readonly dtype: ScalarName }
@@ -48,6 +52,9 @@ export type Value =
   | { readonly v: "string"; readonly text: string }
   | { readonly v: "gridGroup" }
   | { readonly v: "arrayDims"; readonly array: Expr; readonly ndim: number; readonly attr: "shape" | "stride" };
+
+/** A `Value` that is a runtime value (or a constant). */
+export type ExprValue = Extract<Value, { v: "expr" }>;
 
 export interface Builtin {
   readonly v: "builtin";
@@ -120,7 +127,7 @@ export interface LoweringContext {
   constArray(name: string, key: unknown, host: HostArray, complex?: ComplexName): Expr;
 }
 
-export function expr(e: Expr, weak?: Weak): Value {
+export function expr(e: Expr, weak?: Weak): ExprValue {
   return { v: "expr", e, weak };
 }
 

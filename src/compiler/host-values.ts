@@ -6,9 +6,9 @@ import { SCALAR_NAMES, complexDTypeName, dtypeOfTypedArray, typedScalarDType, ty
 import { partOf } from "./complex.js";
 import { cStrides } from "../ndarray.js";
 import { hostRecordsOf } from "../records.js";
-import { expr, type DeviceFunctionLike, type HostArray, type LoweringContext, type Value } from "./context.js";
-import { integerLiteralType } from "./infer.js";
-import { constExpr } from "./ir.js";
+import { expr, type DeviceFunctionLike, type ExprValue, type HostArray, type LoweringContext, type Typed, type Value } from "./context.js";
+import { integerLiteralType, type Weak } from "./infer.js";
+import { constExpr, type Expr } from "./ir.js";
 import type { Node } from "./parse.js";
 import { constRecords } from "./records.js";
 import { envDeviceArray, isCapturableArray, isDTypeName, type EnvArrayScope } from "./env.js";
@@ -28,15 +28,23 @@ export function asDeviceFunction(v: unknown): DeviceFunctionLike | undefined {
 export const moduleOf = (fn: Function): string | undefined => originOf(fn)?.file;
 
 /**
- * A number from source or env, typed by its value, never its spelling (esbuild prints `1.0` as `1`):
- * an integral value is an integer literal (weak in int32 range, else uint32 or int64), any other a
- * weak float literal; `-0` and integral values beyond int64 only a float can hold.
+ * A number literal from source or env, typed by its value, never its spelling (esbuild prints `1.0` as
+ * `1`): an integral value is an integer literal (weak in int32 range, else uint32 or int64), any other a
+ * weak float literal; `-0` and integral values beyond int64 only a float can hold. `float`: a float
+ * literal whatever the value (the result of `/`, or of an operation on a float literal).
  */
-export function numberLiteral(v: number): Value {
-  if (!Number.isInteger(v) || Object.is(v, -0) || v < -(2 ** 63) || v >= 2 ** 63) return expr(constExpr("float64", v), "float");
+export function numberLiteral(v: number, float = false): ExprValue {
+  if (float || !Number.isInteger(v) || Object.is(v, -0) || v < -(2 ** 63) || v >= 2 ** 63) return literal(constExpr("float64", v), "float");
   const t = integerLiteralType(v);
-  if (t === "int64") return expr(constExpr("int64", BigInt(v)));
-  return expr(constExpr(t, v), t === "int32" ? "int" : undefined);
+  if (t === "int64") return literal(constExpr("int64", BigInt(v)));
+  return literal(constExpr(t, v), t === "int32" ? "int" : undefined);
+}
+
+const literal = (e: Expr, weak?: Weak): ExprValue => ({ v: "expr", e, weak, literal: true });
+
+/** The JavaScript number a literal stands for; undefined for anything else (typed constants included). */
+export function literalNumber(v: Typed): number | undefined {
+  return v.literal && v.e.k === "const" ? Number(v.e.value) : undefined;
 }
 
 /** A bigint is an int64; one outside int64's range is an error, not silently wrapped. */

@@ -40,8 +40,10 @@ export function promote(a: ScalarName, b: ScalarName): ScalarName {
 
 /**
  * The type of a `let` that holds values of types `a` and `b`, as Numba unifies a variable's types
- * (docs/decisions.md): integers join to the wider (mixed signedness as `promote`), floats to the wider float,
- * and an integer (bool included) with any float to float64, as an untyped JS number is a double.
+ * (docs/language.md, "Locals"): integers of one signedness join to the wider; mixed signedness to the
+ * smallest signed type that holds both (int32 ∪ uint32 is int64), float64 when none does (int64 ∪
+ * uint64); bool with an integer to that integer; floats to the wider float; an integer (bool included)
+ * with any float to float64, as an untyped JS number is a double.
  */
 export function join(a: ScalarName, b: ScalarName): ScalarName {
   if (a === b) return a;
@@ -50,8 +52,12 @@ export function join(a: ScalarName, b: ScalarName): ScalarName {
   if (af || bf) return "float64";
   if (a === "bool" || b === "bool") return a === "bool" ? b : a;
   if (isSigned(a) === isSigned(b)) return RANK[a] >= RANK[b] ? a : b;
-  return promote(a, b);
+  const [s, u] = isSigned(a) ? [a, b] : [b, a];
+  const bits = Math.max(DTYPE_INFO[s].bits, 2 * DTYPE_INFO[u].bits);
+  return SIGNED_OF_WIDTH[bits] ?? "float64";
 }
+
+const SIGNED_OF_WIDTH: Readonly<Partial<Record<number, ScalarName>>> = { 8: "int8", 16: "int16", 32: "int32", 64: "int64" };
 
 /** The type a weak literal takes next to an operand of type `other`. */
 export function adaptWeak(w: Weak, other: ScalarName): ScalarName {

@@ -1,10 +1,12 @@
 // Operators and conversions: unary, binary and conditional expressions typed with C's promotions and
 // weak literals (docs/language.md), and the implicit conversions they insert as `cast` nodes.
 
+import { isHalfFloat } from "../half.js";
 import { DTYPE_INFO, isBigInt, isComplexType, isFloat, isScalarType, sameType, tupleType, typeToString, type ScalarName, type Type } from "../dtypes.js";
 import { complexNegate, complexOperator, toComplex } from "./complex.js";
 import { expr, type LoweringContext, type Typed, type Value } from "./context.js";
-import { bigintLiteral, numberLiteral } from "./host-values.js";
+import { bigintLiteral } from "./host-values.js";
+import { literalArithmetic, literalComparison, literalSign } from "./literals.js";
 import { binaryType, floatTypeOf, promoteOne, weakDefault, type Weak } from "./infer.js";
 import { int32Const, type BinaryOp, type CompareOp, type Expr } from "./ir.js";
 import { foldExpr } from "./passes/fold.js";
@@ -39,13 +41,13 @@ export function toBool(L: LoweringContext, v: Typed, n: Node): Expr {
 
 export function lowerUnary(L: LoweringContext, n: UnaryExpression): Value {
   const op: string = n.operator;
-  // `-2147483648` and `-3000000000` are the negative numbers they read as: the literal's type is
-  // chosen for the negated value (int32, else int64), not for its magnitude (which would be uint32);
-  // so is `-9223372036854775808n`, int64's least value
+  // `-9223372036854775808n`, int64's least value, is the negative bigint it reads as (its magnitude is no int64)
   const a = n.argument;
-  if (op === "-" && a.type === "Literal" && typeof a.value === "number") return numberLiteral(-a.value);
   if (op === "-" && a.type === "Literal" && typeof a.value === "bigint") return bigintLiteral(L, -(a.value as bigint), n, `-${a.value}n`);
   const v = L.lowerExpr(a);
+  // `-k` of a literal is the negated literal, typed by its value: `-2147483648` is an int32, `-0` a float
+  const signed = (op === "-" || op === "+") && literalSign(op, v);
+  if (signed) return signed;
   const t = v.e.type;
   if (op === "-" && isComplexType(t)) return expr(complexNegate(L, v, n));
   if (!isScalarType(t)) L.fail(n, `'${op}' needs a number; got ${typeToString(t)}`);
@@ -53,7 +55,8 @@ export function lowerUnary(L: LoweringContext, n: UnaryExpression): Value {
   switch (op) {
     case "!": return expr(foldExpr({ k: "unary", op: "not", type: "bool", x: toBool(L, v, n.argument), loc }));
     case "-": {
-      const rt = v.weak ? t : promoteOne(t);
+      // a half-precision value negates in its own type (the sign bit), as `+` keeps it
+      const rt = v.weak || isHalfFloat(t) ? t : promoteOne(t);
       return { v: "expr", e: foldExpr({ k: "unary", op: "neg", type: rt, x: L.convert(v, rt, n), loc }), weak: v.weak };
     }
     case "+": {
@@ -63,7 +66,7 @@ export function lowerUnary(L: LoweringContext, n: UnaryExpression): Value {
     case "~": {
       const rt = isFloat(t) ? "int32" : promoteOne(t);
       // the complement of a literal is an integer literal, whatever the operand's spelling (~1.5 is -2)
-      return { v: "expr", e: foldExpr({ k: "unary", op: "bitnot", type: rt, x: L.convert(v, rt, n), loc }), weak: v.weak && "int" };
+      return { v: "expr", ...literalIfWeak({ e: foldExpr({ k: "unary", op: "bitnot", type: rt, x: L.convert(v, rt, n), loc }), weak: v.weak && "int" }, v.literal) };
     }
     default: return L.unsupported(n, `unsupported in kernels: the '${op}' operator`);
   }
@@ -89,7 +92,7 @@ export function lowerIntDivision(L: LoweringContext, divNode: Node, op: "div" | 
   if (a.weak === "float" || b.weak === "float") return undefined;
   const t = binaryType(at, a.weak, bt, b.weak);
   const e = foldExpr({ k: "binary", op, type: t, a: L.convert(a, t, divNode.left), b: L.convert(b, t, divNode.right), loc: locOf(divNode) });
-  return { e, weak: a.weak && b.weak ? "int" : undefined };
+  return literalIfWeak({ e, weak: a.weak && b.weak ? "int" : undefined }, a.literal && b.literal);
 }
 
 /** Binary arithmetic, bitwise and comparison operators with promotion and weak literals. */
@@ -102,9 +105,13 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
   const weak: Weak | undefined = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
   const cmp = COMPARE[op];
   if (cmp) {
+    const exact = literalComparison(cmp, a, b);
+    if (exact) return exact;
     const t = binaryType(at, a.weak, bt, b.weak);
     return { e: foldExpr({ k: "compare", op: cmp, type: "bool", a: L.convert(a, t, left), b: L.convert(b, t, right), loc }) };
   }
+  const exact = literalArithmetic(op, a, b);
+  if (exact) return exact;
   if (op === "**") return power(L, n, a, b);
   if (op === "/") {
     let t = binaryType(at, a.weak, bt, b.weak);
@@ -115,7 +122,8 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
       const args = [L.convert(a, t, left), L.convert(b, t, right)];
       return { e: { k: "intrinsic", name: "fastDiv", type: t, args, loc } };
     }
-    return binary(L, "div", t, a, b, n, weak);
+    // JS division of two literals' types gives a float: `(c ? 1 : 3) / 2` yields as a float literal does
+    return binary(L, "div", t, a, b, n, weak && "float");
   }
   if (op === "%") return binary(L, "rem", binaryType(at, a.weak, bt, b.weak), a, b, n, weak);
   const arithOp = ARITH[op];
@@ -126,7 +134,7 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
     if (at === "bool" && bt === "bool") return binary(L, bitOp, "bool", a, b, n, undefined);
     const x = int32IfFloat(L, a, left), y = int32IfFloat(L, b, right);
     const t = binaryType(x.e.type as ScalarName, x.weak, y.e.type as ScalarName, y.weak);
-    return binary(L, bitOp, t, x, y, n, weak ? "int" : undefined);
+    return literalIfWeak(binary(L, bitOp, t, x, y, n, weak ? "int" : undefined), a.literal && b.literal);
   }
   const shift = SHIFTS[op];
   if (shift) {
@@ -137,9 +145,17 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
     // the amount is int32 for every width (ir.ts); only its low bits matter
     const amount = L.convert(b, "int32", right);
     const e = foldExpr({ k: "binary", op: shift, type: t, a: L.convert(a, t, left), b: amount, loc });
-    return { e, weak: weak ? "int" : undefined };
+    return literalIfWeak({ e, weak: weak ? "int" : undefined }, a.literal && b.literal);
   }
   return L.unsupported(n, `unsupported in kernels: the '${op}' operator`);
+}
+
+/**
+ * Integer operators (bitwise, shifts, integer division) keep their typed rules on literals too; a weak
+ * constant they compute from literals alone is a literal again (`(1 << 20) - 1` stays exact).
+ */
+function literalIfWeak(v: Typed, fromLiterals: boolean | undefined): Typed {
+  return fromLiterals && v.weak === "int" && v.e.k === "const" ? { ...v, literal: true } : v;
 }
 
 /**
@@ -172,9 +188,12 @@ export function lowerConditional(L: LoweringContext, n: ConditionalExpression): 
   const cond = L.condition(n.test);
   const a = L.lowerExpr(n.consequent);
   const b = L.lowerExpr(n.alternate);
+  // a constant condition between two literals is the literal it picks, as JavaScript evaluates it
+  if (cond.k === "const" && a.literal && b.literal) return { v: "expr", ...(cond.value ? a : b) };
   const at = a.e.type, bt = b.e.type;
   if (isScalarType(at) && isScalarType(bt)) {
-    const t = at === "bool" && bt === "bool" ? "bool" : binaryType(at, a.weak, bt, b.weak);
+    // a choice between two bools, or two values of one half-precision type, computes nothing: it keeps the type
+    const t = at === bt && (at === "bool" || isHalfFloat(at)) ? at : binaryType(at, a.weak, bt, b.weak);
     const weak = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
     return { v: "expr", e: foldExpr({ k: "select", type: t, cond, a: L.convert(a, t, n.consequent), b: L.convert(b, t, n.alternate), loc: locOf(n) }), weak };
   }

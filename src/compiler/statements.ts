@@ -224,7 +224,8 @@ function entryNames(L: Lowering, p: Pattern): LoopNames {
 function bindLoopNames(L: Lowering, names: LoopNames, index: Expr, value: Expr, isConst: boolean): void {
   for (const [id, e] of [[names.index, index], [names.value, value]] as const) {
     if (!id) continue;
-    if (isConst && e.k === "const") { L.declare(id.name, { b: "value", value: numberLiteral(Number(e.value)) }, id); continue; }
+    // over a tuple, a `const` index is an int32 constant (so `t[i]` indexes) and a constant item a literal
+    if (isConst && e.k === "const") { L.declare(id.name, { b: "value", value: id === names.index ? expr(e) : numberLiteral(Number(e.value)) }, id); continue; }
     const v: VarBinding = { b: "var", name: L.freshName(id.name), type: e.type, decl: { kind: "local", start: id.start }, isConst };
     L.emit({ k: "let", name: v.name, type: e.type, init: e, loc: locOf(id) });
     L.declare(id.name, v, id);

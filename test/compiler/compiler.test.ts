@@ -280,10 +280,13 @@ test("errors quote the line the user wrote, at its line in the file, not the tra
   assert.match(err.message, new RegExp(`at test/compiler/compiler\\.test\\.ts line ${line}, column 20\\)\\n${line} \\|     const record = \\{ value: n \\}; // not in the kernel language\\n {${String(line).length + 3 + 19}}\\^`));
 });
 
-test("integral literals are integers whatever their spelling: 2147483647.0 + 1 wraps as 2147483647 + 1 does", () => {
+test("integral literals are integers whatever their spelling: 2147483647.0 + 1 is exact as 2147483647 + 1 is", () => {
   const o = new Float64Array(1);
   cuda.jit((o: Float64Array) => { o[0] = 2147483647.0 + 1; }).configure(1, 1)(o);
-  assert.equal(o[0], -2147483648, "int32 + int32 wraps");
+  assert.equal(o[0], 2147483648, "literals alone compute exactly, as JavaScript does");
+  const t = new Int32Array([2147483647]);
+  cuda.jit((t: Int32Array) => { t[0] = t[0]! + 1.0; }).configure(1, 1)(t);
+  assert.equal(t[0], -2147483648, "an int32 operand and an integral literal (also spelt 1.0) wrap in int32");
   cuda.jit((o: Float64Array) => { o[0] = 2147483647.5 + 1; }).configure(1, 1)(o);
   assert.equal(o[0], 2147483648.5, "a non-integral value is a float64 literal");
 });

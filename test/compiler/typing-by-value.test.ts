@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compileToIR } from "../../src/compiler/index.js";
 import { walkStmts, type FunctionIR } from "../../src/compiler/ir.js";
-import { arrayType, type Type } from "../../src/dtypes.js";
+import { arrayType, type ScalarName, type Type } from "../../src/dtypes.js";
+import { join } from "../../src/compiler/infer.js";
 import { TypingError } from "../../src/errors.js";
 import { cuda, float32, int32 } from "../../src/index.js";
 import { runCase, type KernelCase } from "../helpers/crosscheck.js";
@@ -75,12 +76,12 @@ const CASES: KernelCase[] = [
     },
   },
   {
-    name: "integer literals by value: 2147483647 + 1 wraps in int32, 0xffffffff masks as uint32, 3e9 is uint32, 1e10 int64",
+    name: "integer literals by value: 2147483647 + 1 on literals alone is exact, 0xffffffff masks as uint32, 3e9 is uint32, 1e10 int64",
     kernel: printed("u,o,w", "o[0] = 2147483647 + 1; o[1] = 2147483647.0 + 1; w[0] = u[0] & 4294967295; w[1] = 3e9 + u[1]; o[2] = 1e10 / 1e5 === 1e5 ? 1 : 0;"),
     grid: 1, block: 1,
     args: () => [new Uint32Array([0xdeadbeef, 7]), new Float64Array(3), new Uint32Array(2)],
     check: ([, o, w]) => {
-      assert.deepEqual([...(o as Float64Array)], [-2147483648, -2147483648, 1]);
+      assert.deepEqual([...(o as Float64Array)], [2147483648, 2147483648, 1]);
       assert.deepEqual([...(w as Uint32Array)], [0xdeadbeef, 3000000007]);
     },
   },
@@ -92,7 +93,7 @@ const CASES: KernelCase[] = [
     check: ([o]) => assert.equal((o as Float32Array)[1000], 499.5 + 0.5),
   },
   {
-    name: "a let's join: int with float32 is float64, -1 with int64 is int64, uint32 with int32 (FNV-1a) is uint32",
+    name: "a let's join: int with float32 is float64, -1 with int64 is int64, uint32 with int32 (FNV-1a) is int64, stored as uint32",
     kernel: (x: Float32Array, big: BigInt64Array, bytes: Int32Array, o: Float64Array, m: BigInt64Array, h: Uint32Array) => {
       let f = 0;
       f = x[0];          // float64: the literal 0 is an integer
@@ -161,7 +162,7 @@ function letTypes(ir: FunctionIR): Record<string, Type> {
   return out;
 }
 
-test("let types: a loop counter and `i += 1` stay int32; x * 0.5 makes float64; int widths join to the wider; uint32 with int32 is uint32", () => {
+test("let types: a loop counter and `i += 1` stay int32; x * 0.5 makes float64; int widths join to the wider; uint32 with int32 is int64", () => {
   const k = (a: Float32Array, u: Uint32Array, b: BigInt64Array, o: Float64Array) => {
     let i = 0;
     for (let j = 0; j < a.length; j++) i += 1;
@@ -180,7 +181,7 @@ test("let types: a loop counter and `i += 1` stay int32; x * 0.5 makes float64; 
   };
   const types = letTypes(compileToIR(k, [F32, U32, I64, F64]));
   assert.deepEqual({ i: types.i, j: types.j, x: types.x, w: types.w, v: types.v, f: types.f, g: types.g },
-    { i: "int32", j: "int32", x: "float64", w: "uint32", v: "int64", f: "float32", g: "float64" });
+    { i: "int32", j: "int32", x: "float64", w: "int64", v: "int64", f: "float32", g: "float64" });
 });
 
 test("the same kernel printed with `1.0` or with `1` compiles to the same typed IR", () => {
@@ -203,4 +204,43 @@ test("a rounded float constant is a shape: cuda.local.array(Math.ceil(2.5), int3
   let shape: readonly number[] | undefined;
   walkStmts(ir.body, (s) => { if (s.k === "alloc") shape = s.shape; });
   assert.deepEqual(shape, [3]);
+});
+
+test("a let's join follows Numba's unification: mixed signedness to the smallest signed type holding both, int64 ∪ uint64 to float64, bool to the integer", () => {
+  const pairs: [ScalarName, ScalarName, ScalarName][] = [
+    ["int8", "uint8", "int16"], ["int16", "uint16", "int32"], ["int32", "uint32", "int64"], ["int64", "uint64", "float64"],
+    ["int8", "uint16", "int32"], ["int32", "uint8", "int32"], ["int64", "uint32", "int64"], ["int8", "uint64", "float64"],
+    ["bool", "int8", "int8"], ["bool", "uint64", "uint64"], ["uint8", "uint32", "uint32"], ["int16", "int64", "int64"],
+    ["bool", "float32", "float64"], ["int32", "float32", "float64"], ["float16", "bfloat16", "float32"], ["float16", "float64", "float64"],
+  ];
+  for (const [a, b, want] of pairs) {
+    assert.equal(join(a, b), want, `${a} ∪ ${b}`);
+    assert.equal(join(b, a), want, `${b} ∪ ${a}`);
+    // and through a kernel's let
+    const k = printed("x,y,o", "let v = x[0]; if (o[0] > 0) v = y[0]; o[1] = v;");
+    assert.equal(letTypes(compileToIR(k, [arrayType(a, 1, "C"), arrayType(b, 1, "C"), F64])).v, want, `let of ${a} and ${b}`);
+  }
+});
+
+test("the types of the settled edge cases: literal operations, named literals and their negation, half-precision operands, entries()' index", () => {
+  const H = arrayType("float16", 1, "C");
+  const k = printed("h,o", [
+    "const z = 0; const big = 2147483648; const half = 1 / 2;",
+    "let div = 4 / 2; let pow = 2 ** 3; let sum = 2147483647 + 1; let negZero = -z; let negBig = -big; let sq = Math.sqrt(4);",
+    "let fl = Math.floor(2.5); let fi = Math.floor(5); let h1 = half * 2; let prod = 3000000000 * 2; let cmp = 3000000000 > -1;",
+    "let neg = -h[0]; let same = o[0] > 0 ? h[0] : h[1]; let mixed = o[0] > 0 ? h[0] : 0.5; let ab = Math.abs(h[0]); let mx = Math.max(h[0], h[1]); let sqr = h[0] ** 2;",
+    "let idx = 0; for (const [i, x] of [5, 6].entries()) idx = i;",
+    "o[0] = div + pow + sum + negZero + negBig + sq + fl + fi + h1 + prod + neg + same + mixed + ab + mx + sqr + idx + (cmp ? 1 : 0);",
+  ].join("\n"));
+  const t = letTypes(compileToIR(k, [H, F64]));
+  assert.deepEqual(
+    { div: t.div, pow: t.pow, sum: t.sum, negZero: t.negZero, negBig: t.negBig, sq: t.sq, fl: t.fl, fi: t.fi, h1: t.h1, prod: t.prod, cmp: t.cmp },
+    { div: "float64", pow: "int32", sum: "uint32", negZero: "float64", negBig: "int32", sq: "float64", fl: "float64", fi: "int32", h1: "float64", prod: "int64", cmp: "bool" },
+    "literals alone: / and sqrt give floats, the rest is typed by the exact value",
+  );
+  assert.deepEqual(
+    { neg: t.neg, same: t.same, mixed: t.mixed, ab: t.ab, mx: t.mx, sqr: t.sqr, idx: t.idx },
+    { neg: "float16", same: "float16", mixed: "float32", ab: "float32", mx: "float32", sqr: "float32", idx: "int32" },
+    "half precision keeps its type only through - and a choice between two of it",
+  );
 });

@@ -8,6 +8,7 @@ import { API_CASES } from "../cases/api.js";
 import { HALF_CASES } from "../cases/half.js";
 import { COMPLEX_CASES } from "../cases/complex.js";
 import { LANGUAGE_CASES } from "../cases/language.js";
+import { LITERAL_CASES } from "../cases/literals.js";
 import { RECORD_CASES } from "../cases/records.js";
 import { runCase } from "../helpers/crosscheck.js";
 
@@ -16,4 +17,4 @@ const probe = probeCuda();
 const skip = probe.ok ? false : `no GPU: ${probe.reason}`;
 if (skip) console.log(`# GPU suite skipped: ${skip}`);
 
-for (const c of [...LANGUAGE_CASES, ...API_CASES, ...RECORD_CASES, ...HALF_CASES, ...COMPLEX_CASES]) test(`GPU: ${c.name}`, { skip }, () => runCase(c));
+for (const c of [...LANGUAGE_CASES, ...LITERAL_CASES, ...API_CASES, ...RECORD_CASES, ...HALF_CASES, ...COMPLEX_CASES]) test(`GPU: ${c.name}`, { skip }, () => runCase(c));

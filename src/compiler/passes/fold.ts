@@ -1,7 +1,8 @@
 // Constant folding with the IR's exact semantics (ir.ts), so a folded
 // expression gives the bits the targets would have computed.
 
-import { DTYPE_INFO, float16Round, isBigInt, isFloat, type ScalarName } from "../../dtypes.js";
+import { DTYPE_INFO, isBigInt, isFloat, roundToFloat, type ScalarName } from "../../dtypes.js";
+import { bigToOddDouble } from "../../fp.js";
 import type { BinaryOp, CompareOp, ConstExpr, Expr, UnaryOp } from "../ir.js";
 import { constExpr } from "../ir.js";
 import { compareValues } from "../walk.js";
@@ -37,10 +38,7 @@ export function foldExpr(e: Expr): Expr {
 /** A scalar value rounded or wrapped to dtype `t` (the value is already of a numeric kind). */
 function fit(t: ScalarName, v: number | bigint): number | bigint {
   const info = DTYPE_INFO[t];
-  if (info.cls === "float") {
-    const x = Number(v);
-    return t === "float32" ? Math.fround(x) : t === "float16" ? float16Round(x) : x;
-  }
+  if (info.cls === "float") return roundToFloat(t, Number(v));
   const big = typeof v === "bigint" ? v : BigInt(v);
   const w = info.cls === "int" ? BigInt.asIntN(info.bits, big) : BigInt.asUintN(info.bits, big);
   return isBigInt(t) ? w : Number(w);
@@ -50,7 +48,8 @@ function fit(t: ScalarName, v: number | bigint): number | bigint {
 export function castValue(to: ScalarName, from: ScalarName, v: Scalar): Scalar {
   if (to === "bool") return typeof v === "boolean" ? v : typeof v === "bigint" ? v !== 0n : v !== 0;
   const n = typeof v === "boolean" ? (v ? 1 : 0) : v;
-  if (isFloat(to)) return fit(to, Number(n));
+  // a 64-bit integer rounds once to a narrower float: through a double rounded to odd, as the targets do
+  if (isFloat(to)) return fit(to, typeof n === "bigint" && to !== "float64" ? bigToOddDouble(n) : Number(n));
   if (isFloat(from)) {
     const x = Number(n);
     if (Number.isNaN(x)) return fit(to, 0);
