@@ -201,6 +201,8 @@ const CMATH_UNARY: Record<string, CmathFn> = {
 /**
  * The principal square root without cancellation: t = sqrt((|z| + |re|)/2); for re >= 0 the root is
  * t + (im/2t)i, else |im|/2t + copysign(t, im)i; sqrt(0) = 0 + im·i (keeping the sign of a zero im).
+ * A NaN im gives t its + sign: a NaN's sign bit is the host's on the simulator and the GPU's on a GPU,
+ * and a part that is not NaN must not differ between them (C99 leaves this sign open).
  */
 function complexSqrt(L: LoweringContext, z: Parts, n: Node): Expr {
   const pt = partOf(z.t);
@@ -210,7 +212,8 @@ function complexSqrt(L: LoweringContext, z: Parts, n: Node): Expr {
   const positive = once(L, cmp("ge", z.re, constExpr(pt, 0)), n);
   const zero = once(L, cmp("eq", t, constExpr(pt, 0)), n);
   const re = sel(pt, zero, constExpr(pt, 0), sel(pt, positive, t, un("abs", pt, q)));
-  const im = sel(pt, zero, z.im, sel(pt, positive, q, bin("copysign", pt, t, z.im)));
+  const signOfIm = sel(pt, cmp("ne", z.im, z.im), constExpr(pt, 1), z.im);
+  const im = sel(pt, zero, z.im, sel(pt, positive, q, bin("copysign", pt, t, signOfIm)));
   return makeComplex(z.t, re, im, n);
 }
 
