@@ -171,7 +171,7 @@ function view(L: Lowering, array: Expr, t: ArrayType, args: readonly Node[], n: 
   if (userNdim(t) !== 1 || t.layout !== "C") L.fail(n, `view needs a contiguous 1-d array; got ${typeToString(t)}`);
   if (args.length !== 1) L.fail(n, `view takes a dtype; got ${args.length} argument(s)`);
   const type = viewType(L, t, args[0]!);
-  if (type.dtype === "bool" || t.dtype === "bool") L.fail(n, "view does not reinterpret bool arrays");
+  if (type.dtype === "bool" || t.dtype === "bool") L.fail(n, "view does not reinterpret bool arrays (a bool is no number's bytes: convert each element, e.g. uint8(b[i]))");
   // stores through the view reach the array under another type, which the written-array tracking cannot follow
   if (t.space === "global") L.markWritten(array);
   return expr(L.temporary("view", { k: "intrinsic", name: "view", type, args: [array], loc: locOf(n) }, n));

@@ -244,3 +244,12 @@ test("the types of the settled edge cases: literal operations, named literals an
     "half precision keeps its type only through - and a choice between two of it",
   );
 });
+
+test("a.view(dtype) of a bool array, or as a bool array, is a TypingError that says how to convert", () => {
+  const B = arrayType("bool", 1, "C"), U8 = arrayType("uint8", 1, "C");
+  const fromBool = printed("b,o", "const v = b.view(\"uint8\"); o[0] = v[0];");
+  const toBool = printed("u,o", "const v = u.view(\"bool\"); o[0] = v[0] ? 1 : 0;");
+  for (const [k, args] of [[fromBool, [B, F64]], [toBool, [U8, F64]]] as const) {
+    assert.throws(() => compileToIR(k, [...args]), (e: unknown) => e instanceof TypingError && /view does not reinterpret bool arrays \(.*uint8\(b\[i\]\)\)/.test(e.message));
+  }
+});
