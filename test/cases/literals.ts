@@ -154,3 +154,64 @@ export const LITERAL_CASES: KernelCase[] = [
     check: ([, , o]) => assert.deepEqual(Array.from(o as Float64Array), [4294967295, 4294967295, 4294967295, 1, 1, 3]),
   },
 ];
+
+/** Literal values whose operations the folding must compute as JavaScript does, spelt as a kernel writes them. */
+const FOLD_VALUES = ["0", "-0", "1", "-1", "2.5", "-7", "3", "0.1", "1e308", "2147483647", "-2147483648", "4294967295", "NaN", "Infinity"];
+const FOLD_BINARY = ["+", "-", "*", "/", "%", "**"];
+const FOLD_UNARY = ["abs", "sign", "floor", "ceil", "trunc", "round", "sqrt"];
+const FOLD_MATH2 = ["min", "max", "pow"];
+
+/** Each folded operation beside the same operation on float64 values loaded at run time (not folded). */
+function foldingKernel(): (...args: never[]) => void {
+  const lines: string[] = [];
+  let k = 0;
+  const both = (folded: string, runtime: string) => { lines.push(`o[${k}] = ${folded}; r[${k}] = ${runtime};`); k++; };
+  FOLD_VALUES.forEach((a, i) => {
+    FOLD_UNARY.forEach((f) => both(`Math.${f}(${a})`, `Math.${f}(x[${i}])`));
+    both(`-(${a})`, `-x[${i}]`);
+    FOLD_VALUES.forEach((b, j) => {
+      FOLD_BINARY.forEach((op) => both(`(${a}) ${op} (${b})`, `x[${i}] ${op} x[${j}]`));
+      FOLD_MATH2.forEach((f) => both(`Math.${f}(${a}, ${b})`, `Math.${f}(x[${i}], x[${j}])`));
+      both(`(${a}) < (${b}) ? 1 : 0`, `x[${i}] < x[${j}] ? 1 : 0`);
+    });
+  });
+  return new Function("x", "o", "r", lines.join("\n")) as (...args: never[]) => void;
+}
+
+/** What JavaScript computes for the same expressions. */
+function foldingReference(): number[] {
+  const xs = FOLD_VALUES.map(Number);
+  const out: number[] = [];
+  const math = Math as unknown as Record<string, (...v: number[]) => number>;
+  const BIN: Record<string, (a: number, b: number) => number> = { "+": (a, b) => a + b, "-": (a, b) => a - b, "*": (a, b) => a * b, "/": (a, b) => a / b, "%": (a, b) => a % b, "**": (a, b) => a ** b };
+  xs.forEach((a) => {
+    FOLD_UNARY.forEach((f) => out.push(math[f]!(a)));
+    out.push(-a);
+    xs.forEach((b) => {
+      FOLD_BINARY.forEach((op) => out.push(BIN[op]!(a, b)));
+      FOLD_MATH2.forEach((f) => out.push(math[f]!(a, b)));
+      out.push(a < b ? 1 : 0);
+    });
+  });
+  return out;
+}
+
+LITERAL_CASES.push({
+  name: "folding audit: every arithmetic operator, comparison and folded Math function on literals gives JavaScript's value, as the same operation on float64 values at run time does",
+  kernel: foldingKernel(),
+  grid: 1, block: 1,
+  args: () => {
+    const n = foldingReference().length;
+    return [Float64Array.from(FOLD_VALUES.map(Number)), new Float64Array(n), new Float64Array(n)];
+  },
+  check: ([, o, r]) => {
+    const want = foldingReference();
+    const O = o as Float64Array, R = r as Float64Array;
+    want.forEach((w, k) => {
+      assert.ok(Object.is(O[k], w), `folded #${k}: ${O[k]}, JavaScript ${w}`);
+      // pow runs on the device's math library at run time: it may differ from the host's by an ulp
+      if (Number.isFinite(w) && !Object.is(R[k], w)) assert.ok(Math.abs(R[k]! - w) <= Math.abs(w) * 2 ** -52, `run time #${k}: ${R[k]}, JavaScript ${w}`);
+      else assert.ok(Object.is(R[k], w), `run time #${k}: ${R[k]}, JavaScript ${w}`);
+    });
+  },
+});
