@@ -162,4 +162,30 @@ export const RECORD_CASES: KernelCase[] = [
       });
     },
   },
+  {
+    name: "records: cuda.const.arrayLike of host records in env, and const names for arrays of records (parameters and env)",
+    kernel: (a: any, out: Float64Array) => {
+      const i = cuda.grid(1);
+      const c = cuda.const.arrayLike(table);
+      const t = table;
+      const b = a;
+      if (i < out.length) {
+        const r = c[i % c.length];
+        b[i].m = r.w + t[(i + 1) % 3].bias;
+        out[i] = r.on ? b[i].x * r.w : r.bias + r.pad;
+      }
+    },
+    options: { env: { table } },
+    grid: 1, block: 16,
+    args: () => [particles(10, 13), new Float64Array(10)],
+    check: ([a, out]) => {
+      const T = table.toObjects(), P = particles(10, 13).toObjects();
+      (out as Float64Array).forEach((v, i) => {
+        const r = T[i % 3]!;
+        // x * w is float32 arithmetic (both fields float32), the rest float64
+        assert.equal(v, r.on ? f32((P[i]!.x as number) * (r.w as number)) : (r.bias as number) + (r.pad as number), `out[${i}]`);
+        assert.equal((a as RecordArray).read(i).m, f32((r.w as number) + (T[(i + 1) % 3]!.bias as number)), `a[${i}].m`);
+      });
+    },
+  },
 ];
