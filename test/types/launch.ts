@@ -217,6 +217,10 @@ const Rec = cuda.record({ x: float32, n: int64, on: bool });
 expectType<RecordOf<typeof Rec>, { x: number; n: bigint; on: boolean }>(true);
 const recs = cuda.recordArray(Rec, [{ x: 1, n: 2n, on: true }]);
 typeOf(recs.get(0)).is<{ x: number; n: bigint; on: boolean }>(true);
+typeOf(recs[0]).is<{ x: number; n: bigint; on: boolean }>(true); // ra[i] is get(i)
+recs[0] = { x: 2, n: 1n, on: false };
+// @ts-expect-error n is a bigint field
+recs[0] = { x: 2, n: 1, on: false };
 const dRecs = cuda.toDevice(recs);
 typeOf(dRecs).is<DeviceRecord<RecordOf<typeof Rec>>>(true);
 const moveRecs = cuda.jit((a: KernelArray1<RecordOf<typeof Rec>>, p: RecordOf<typeof Rec>) => { a[0].x = p.x; });
