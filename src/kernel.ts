@@ -15,6 +15,7 @@ import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
 import type { FunctionIR } from "./compiler/ir.js";
 import { printFunction } from "./compiler/print.js";
+import { didYouMean } from "./compiler/suggest.js";
 import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, KernelArtifact, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
@@ -62,6 +63,53 @@ export interface JitOptions {
    */
   readonly name?: string;
 }
+
+/** What takes each option of `cuda.jit`: kernels only, or device functions too (which compile into each kernel that calls them, with its options). */
+const JIT_OPTIONS: Readonly<Record<keyof JitOptions, "kernel" | "both">> = {
+  device: "both", signature: "kernel", env: "both", name: "both", fastmath: "kernel", fma: "kernel", debug: "kernel",
+  lineinfo: "kernel", maxRegisters: "kernel", cache: "both",
+};
+
+/** Numba's options that numbats does not implement (in Numba's spelling and ours), and why. */
+const NOT_IMPLEMENTED: Readonly<Record<string, string>> = {
+  inline: "numbats inlines every device function call already",
+  forceinline: "numbats inlines every device function call already",
+  opt: "numbats always optimises",
+  boundscheck: "bounds are checked with debug: true (and always on the simulator)",
+  link: "numbats does not link external device code",
+  lto: "numbats does not link external device code",
+  extensions: "numbats has no extension types",
+  launch_bounds: "numbats takes no launch bounds (maxRegisters caps the registers per thread)",
+  launchBounds: "numbats takes no launch bounds (maxRegisters caps the registers per thread)",
+  shared_memory_carveout: "numbats leaves the shared memory carveout to the driver",
+  sharedMemoryCarveout: "numbats leaves the shared memory carveout to the driver",
+};
+
+/**
+ * Throws a TypeError naming the first option in `options` that numbats does not implement for a
+ * `kind` (an unknown key, a Numba option it has not, a kernel option given to a device function):
+ * no option is silently ignored.
+ */
+export function checkJitOptions(options: object, kind: "kernel" | "device function"): void {
+  for (const key of Object.keys(options)) {
+    const takes = Object.prototype.hasOwnProperty.call(JIT_OPTIONS, key) ? JIT_OPTIONS[key as keyof JitOptions] : undefined;
+    if (takes === "both" || (takes === "kernel" && kind === "kernel")) continue;
+    if (takes === "kernel") {
+      throw new TypeError(`cuda.jit: option '${key}' applies to kernels; a device function is compiled into each kernel that calls it, with that kernel's options: give '${key}' to the kernel's cuda.jit`);
+    }
+    const why = Object.prototype.hasOwnProperty.call(NOT_IMPLEMENTED, key) ? NOT_IMPLEMENTED[key] : undefined;
+    if (why) throw new TypeError(`cuda.jit: option '${key}' is not supported: ${why}; the options are ${Object.keys(JIT_OPTIONS).join(", ")}`);
+    throw unknownOption("cuda.jit", key, Object.keys(JIT_OPTIONS));
+  }
+}
+
+/** Throws a TypeError naming the first key of `options` that is not in `valid` (`what` names the call taking them). */
+export function checkOptionKeys(what: string, options: object, valid: readonly string[]): void {
+  for (const key of Object.keys(options)) if (!valid.includes(key)) throw unknownOption(what, key, valid);
+}
+
+const unknownOption = (what: string, key: string, valid: readonly string[]) =>
+  new TypeError(`${what}: unknown option '${key}'${didYouMean(key, valid)}; the options are ${valid.join(", ")}`);
 
 /** A grid or block extent: a number for 1-d, or a tuple of 1 to 3 extents (x, y, z). */
 export type Dim = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
@@ -298,6 +346,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    */
   constructor(fn: F, options: JitOptions = {}) {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
+    checkJitOptions(options, "kernel");
     checkedName(options.name, "kernel");
     rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
     const eager = options.signature === undefined ? undefined : signaturesFromOption(options.signature);

@@ -15,7 +15,7 @@ import {
 } from "./dtypes.js";
 import type { Complex } from "./complex.js";
 import { rememberCaller } from "./device-functions.js";
-import { Kernel, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
+import { Kernel, checkOptionKeys, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
 import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray } from "./ndarray.js";
 import type { Stream } from "./runtime/streams.js";
@@ -129,8 +129,12 @@ function reduceKernelSource(dtype: ScalarName | ComplexName): AnyKernelFunction 
   return f as AnyKernelFunction;
 }
 
+/** The keys of ReduceOptions. */
+const REDUCE_OPTIONS: readonly (keyof ReduceOptions)[] = ["init", "dtype", "size", "stream", "res"];
+
 function run(kernelFor: (d: ScalarName | ComplexName) => Kernel, input: AnyArray, options: ReduceOptions): ReduceElement | undefined {
-  const { stream, res } = options;
+  checkOptionKeys("cuda.reduce", options, REDUCE_OPTIONS);
+  const { stream } = options;
   const complexHost = complexDTypeName(options.dtype);
   // a host array of complex parts goes to the device as an array of complex (freed below)
   const staged = complexHost && !(input instanceof DeviceArray) ? toDevice(input, { dtype: complexHost, stream }) : undefined;

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cuda, float32, float64, int64, CompileError, LaunchError, TypingError, DeviceArray, type KernelArray2 } from "../../src/index.js";
+import { cuda, float32, float64, int64, CompileError, Kernel, LaunchError, TypingError, DeviceArray, type KernelArray2 } from "../../src/index.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
 
@@ -176,6 +176,28 @@ test("an array too large for int32 indexing is a LaunchError, not a silently wra
   assert.equal(o[0], 0);
   len.configure(1, 1)(new Uint8Array(5), o);
   assert.equal(o[0], 5);
+});
+
+test("an option numbats does not implement is a TypeError naming it: inline, unknown keys, kernel options on device functions", () => {
+  const k = (a: Float32Array) => { a[0] = 1; };
+  const dev = (x: number) => x + 1;
+  const rejects = (options: object, message: RegExp, device = false) => assert.throws(
+    () => cuda.jit(device ? dev : k, { ...(device ? { device: true } : {}), ...options } as never),
+    (e: unknown) => e instanceof TypeError && message.test(e.message),
+  );
+  rejects({ inline: true }, /cuda\.jit: option 'inline' is not supported: numbats inlines every device function call already/);
+  rejects({ inline: "always" }, /option 'inline' is not supported/, true);
+  rejects({ fastMath: true }, /cuda\.jit: unknown option 'fastMath' \(did you mean 'fastmath'\?\); the options are device, signature, env, name, fastmath, fma, debug, lineinfo, maxRegisters, cache/);
+  rejects({ max_registers: 32 }, /unknown option 'max_registers' \(did you mean 'maxRegisters'\?\)/);
+  rejects({ link: ["lib.ptx"] }, /option 'link' is not supported/);
+  rejects({ fma: false }, /cuda\.jit: option 'fma' applies to kernels; a device function is compiled into each kernel that calls it, with that kernel's options/, true);
+  rejects({ signature: "float32(float32)" }, /option 'signature' applies to kernels/, true);
+  // what is implemented is accepted, cache included (compiled code is cached per process and by the driver)
+  for (const options of [{ cache: true }, { fastmath: true, fma: false, debug: true, lineinfo: true, maxRegisters: 64, name: "k", env: {} }, { signature: "void(float32[:])" }]) {
+    assert.ok(cuda.jit(k, options));
+  }
+  assert.equal(typeof cuda.jit(dev, { device: true, name: "plusOne", env: {}, cache: true }), "function");
+  assert.throws(() => new Kernel(k, { inline: true } as never), /option 'inline' is not supported/);
 });
 
 test("wrong argument count or kind is a LaunchError", () => {
