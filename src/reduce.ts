@@ -10,7 +10,7 @@
 // associative and commutative.
 
 import {
-  COMPLEX_PART, complex128, complex64, complexDTypeName, dtypes, isArrayType, type ComplexDTypeLike, type ComplexName, type ComplexValue,
+  COMPLEX_PART, complex128, complex64, complexDTypeName, dtypes, isArrayType, isScalarType, typeToString, type ComplexDTypeLike, type ComplexName, type ComplexValue,
   type DTypesWithHostElement, type ScalarName, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import type { Complex } from "./complex.js";
@@ -150,7 +150,8 @@ function reduceArray(kernelFor: (d: ScalarName | ComplexName) => Kernel, array: 
   const type = typeOfArgument(array, 0);
   const ndim = isArrayType(type) ? type.ndim - (type.complex ? 1 : 0) : 0;
   if (!isArrayType(type) || ndim !== 1) {
-    throw new TypeError(`cuda.reduce works on 1-d arrays; got ${isArrayType(type) ? `a ${ndim}-d array` : `a ${type} scalar`}`);
+    const got = isArrayType(type) ? `a ${ndim}-d array` : isScalarType(type) ? `a ${type} scalar` : `${typeToString(type)} (a plain JS array is a tuple: pass a typed array)`;
+    throw new TypeError(`cuda.reduce works on 1-d arrays; got ${got}`);
   }
   const dtype = type.complex ?? type.dtype;
   if (res !== undefined && (!(res instanceof DeviceArray) || res.size < 1 || res.complex !== type.complex)) {
