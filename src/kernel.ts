@@ -541,6 +541,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout && have.complex === t.complex;
     }
     if (isComplexType(t)) return complexScalarDType(v) === t.complex || (this.eager !== undefined && (complexScalarDType(v) !== undefined || typeof v === "number"));
+    // records and tuples are typed again (argumentTypes checks their fields and items)
+    if (isTupleType(t)) return false;
     // one eager signature takes any scalar (converted); with several, a scalar picks its signature by type
     if (this.eager?.length === 1) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
     switch (t) {

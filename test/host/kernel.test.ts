@@ -83,6 +83,11 @@ test("tuple types in eager signatures: Numba's UniTuple(int32 x 2), UniTuple(int
   assert.equal(k.signatures.length, 1, "nothing compiled at the launch");
   assert.throws(() => k.configure(1, 1)(o, [0.1, 0.2, 0.3] as never, [3, 0.5], []), (e: unknown) => e instanceof LaunchError && /cannot take \(array\(float64, 1d, C\), UniTuple\(float64 x 3\)/.test(e.message));
   assert.throws(() => k.configure(1, 1)(o, [0.1, 0.2], [3.5, 0.5], []), /'q_0'\) is 3\.5, which its int16 parameter cannot hold exactly/);
+  // a scalar for a tuple parameter of the only eager signature is refused, not taken as one (it crashed reading its items)
+  const pair = cuda.jit((out: Float64Array, p: readonly [number, number]) => { out[0] = p[0] * p[1]; }, { signature: "void(float64[::1], UniTuple(float64 x 2))" });
+  pair.configure(1, 1)(o, [3, 0.5]);
+  assert.equal(o[0], 1.5);
+  assert.throws(() => pair.configure(1, 1)(o, 5 as never), (e: unknown) => e instanceof LaunchError && /cannot take \(array\(float64, 1d, C\), int32\)/.test(e.message));
   assert.throws(() => cuda.jit(k.fn, { signature: "void(float64[::1], UniTuple(float32), Tuple(int16, float64), Tuple())" }), /UniTuple\(float32\)/);
   assert.throws(() => cuda.jit(k.fn, { signature: "void(float64[::1], Tuple(float32[:]), Tuple(int16, float64), Tuple())" }), /a tuple's items are scalars or tuples/);
 });

@@ -145,6 +145,8 @@ test("an eager signature with a record type converts plain objects to its dtype"
   assert.deepEqual(objs.map((o) => o.k), [-32768, 0], "int16 wraps");
   assert.deepEqual(objs.map((o) => o.x), [0.1, 1 / 3], "x is not written: the objects keep their own values");
   assert.throws(() => k.configure(1, 2)([{ y: 1, k: 2 }], out), LaunchError);
+  // a number where the only eager signature has records is refused, not taken for them (it crashed)
+  assert.throws(() => k.configure(1, 2)(5 as never, out), (e: unknown) => e instanceof LaunchError && /cannot take \(int32, array\(float32, 1d, C\)\)/.test(e.message));
   assemble(k);
 });
 
