@@ -32,8 +32,9 @@ import { PNG } from "pngjs";
 import { cuda, float64, ndarray, type KernelArray2 } from "../src/index.js";
 import { check, checkEqual, sizeArg } from "./lib/check.js";
 
-// complex arithmetic spelled out in float64; `fma: false` keeps each product
-// and sum rounded separately, so the host below reproduces every iteration
+// complex arithmetic spelled out in float64; `fma: false` on the kernel (whose
+// options its device functions compile with) keeps each product and sum
+// rounded separately, so the host below reproduces every iteration
 const mandel = cuda.jit(function mandel(x: number, y: number, maxIters: number): number {
   let zr = 0.0, zi = 0.0;
   for (let i = 0; i < maxIters; i++) {
@@ -43,7 +44,7 @@ const mandel = cuda.jit(function mandel(x: number, y: number, maxIters: number):
     if (zr * zr + zi * zi >= 4) return i;
   }
   return maxIters;
-}, { device: true, fma: false });
+}, { device: true });
 
 const mandelKernel = cuda.jit((minX: number, maxX: number, minY: number, maxY: number, image: KernelArray2<number>, iters: number) => {
   const height = image.shape[0];

@@ -5,7 +5,7 @@
 import type { CMath, Complex } from "./complex.js";
 import type { ComplexDType, ComplexDTypeLike, ComplexName, DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
 import { makeDeviceFunction } from "./device-functions.js";
-import { Kernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
+import { Kernel, checkJitOptions, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, openIpcArray, pinnedArray, toDevice,
@@ -237,8 +237,11 @@ export const cuda = {
    * A kernel compiles at its first launch per signature of argument types (or eagerly from
    * `options.signature`) and launches with `kernel.configure(grid, block)(...args)`.
    */
-  jit: (<F extends (...args: never[]) => unknown>(fn: F, options: JitOptions = {}) =>
-    (options.device ? makeDeviceFunction(fn, options) : new Kernel(fn as unknown as AnyKernelFunction, options))) as Jit,
+  jit: (<F extends (...args: never[]) => unknown>(fn: F, options: JitOptions = {}) => {
+    if (!options.device) return new Kernel(fn as unknown as AnyKernelFunction, options);
+    checkJitOptions(options, "device function");
+    return makeDeviceFunction(fn, options);
+  }) as Jit,
 
   // indexing
   /** In a kernel: the thread's index within its block (CUDA's `threadIdx`). */

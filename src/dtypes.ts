@@ -560,8 +560,28 @@ export function parseTypeText(s: string, whole = s): Type {
     if (isComplexName(arr[1]!)) return complexArrayType(arr[1]!, dims.length, layout);
     return arrayType(dtype, dims.length, layout);
   }
+  const tuple = /^(Uni)?Tuple\s*\((.*)\)$/s.exec(t);
+  if (tuple) return tuple[1] ? parseUniTuple(tuple[2]!, t, whole) : tupleType(splitTopLevel(tuple[2]!).map((item) => tupleItem(item, t, whole)));
   if (isComplexName(t)) return complexType(t);
   return resolveDTypeInSignature(t, whole);
+}
+
+/** Numba's `UniTuple(int32 x 2)` (as it prints one) or `UniTuple(int32, 2)` (as it constructs one): `n` items of one type. */
+function parseUniTuple(inner: string, t: string, whole: string): TupleType {
+  const parts = splitTopLevel(inner);
+  const printed = parts.length === 1 ? /^(.*\S)\s+x\s+(\d+)$/s.exec(parts[0]!.trim()) : undefined;
+  const [item, count] = printed ? [printed[1]!, printed[2]!] : parts.length === 2 ? [parts[0]!, parts[1]!.trim()] : [undefined, undefined];
+  if (item === undefined || !/^\d+$/.test(count!)) {
+    throw new TypeError(`bad tuple type ${JSON.stringify(t)} in signature ${JSON.stringify(whole)}: write UniTuple(int32 x 2) or UniTuple(int32, 2)`);
+  }
+  return tupleType(new Array<Type>(Number(count)).fill(tupleItem(item, t, whole)));
+}
+
+/** An item of a tuple type in a signature: a scalar or a tuple (a tuple argument holds host scalars). */
+function tupleItem(text: string, t: string, whole: string): Type {
+  const item = parseTypeText(text, whole);
+  if (isScalarType(item) || (isTupleType(item) && !item.complex)) return item;
+  throw new TypeError(`bad tuple type ${JSON.stringify(t)} in signature ${JSON.stringify(whole)}: a tuple's items are scalars or tuples; got ${typeToString(item)}`);
 }
 
 function resolveDTypeInSignature(name: string, whole: string): ScalarName {

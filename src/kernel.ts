@@ -7,7 +7,7 @@
 // is the hottest code on the host, and one file keeps what it does in view.
 
 import {
-  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
+  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, isTupleType, tupleType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
   typedScalarDType, convertScalar, complexDTypeName, complexScalarDType, complexType, complexArrayType, isComplexType, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
   type ComplexValue, type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
@@ -15,6 +15,7 @@ import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
 import type { FunctionIR } from "./compiler/ir.js";
 import { printFunction } from "./compiler/print.js";
+import { didYouMean } from "./compiler/suggest.js";
 import { rememberOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, KernelArtifact, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
@@ -63,6 +64,53 @@ export interface JitOptions {
   readonly name?: string;
 }
 
+/** What takes each option of `cuda.jit`: kernels only, or device functions too (which compile into each kernel that calls them, with its options). */
+const JIT_OPTIONS: Readonly<Record<keyof JitOptions, "kernel" | "both">> = {
+  device: "both", signature: "kernel", env: "both", name: "both", fastmath: "kernel", fma: "kernel", debug: "kernel",
+  lineinfo: "kernel", maxRegisters: "kernel", cache: "both",
+};
+
+/** Numba's options that numbats does not implement (in Numba's spelling and ours), and why. */
+const NOT_IMPLEMENTED: Readonly<Record<string, string>> = {
+  inline: "numbats inlines every device function call already",
+  forceinline: "numbats inlines every device function call already",
+  opt: "numbats always optimises",
+  boundscheck: "bounds are checked with debug: true (and always on the simulator)",
+  link: "numbats does not link external device code",
+  lto: "numbats does not link external device code",
+  extensions: "numbats has no extension types",
+  launch_bounds: "numbats takes no launch bounds (maxRegisters caps the registers per thread)",
+  launchBounds: "numbats takes no launch bounds (maxRegisters caps the registers per thread)",
+  shared_memory_carveout: "numbats leaves the shared memory carveout to the driver",
+  sharedMemoryCarveout: "numbats leaves the shared memory carveout to the driver",
+};
+
+/**
+ * Throws a TypeError naming the first option in `options` that numbats does not implement for a
+ * `kind` (an unknown key, a Numba option it has not, a kernel option given to a device function):
+ * no option is silently ignored.
+ */
+export function checkJitOptions(options: object, kind: "kernel" | "device function"): void {
+  for (const key of Object.keys(options)) {
+    const takes = Object.prototype.hasOwnProperty.call(JIT_OPTIONS, key) ? JIT_OPTIONS[key as keyof JitOptions] : undefined;
+    if (takes === "both" || (takes === "kernel" && kind === "kernel")) continue;
+    if (takes === "kernel") {
+      throw new TypeError(`cuda.jit: option '${key}' applies to kernels; a device function is compiled into each kernel that calls it, with that kernel's options: give '${key}' to the kernel's cuda.jit`);
+    }
+    const why = Object.prototype.hasOwnProperty.call(NOT_IMPLEMENTED, key) ? NOT_IMPLEMENTED[key] : undefined;
+    if (why) throw new TypeError(`cuda.jit: option '${key}' is not supported: ${why}; the options are ${Object.keys(JIT_OPTIONS).join(", ")}`);
+    throw unknownOption("cuda.jit", key, Object.keys(JIT_OPTIONS));
+  }
+}
+
+/** Throws a TypeError naming the first key of `options` that is not in `valid` (`what` names the call taking them). */
+export function checkOptionKeys(what: string, options: object, valid: readonly string[]): void {
+  for (const key of Object.keys(options)) if (!valid.includes(key)) throw unknownOption(what, key, valid);
+}
+
+const unknownOption = (what: string, key: string, valid: readonly string[]) =>
+  new TypeError(`${what}: unknown option '${key}'${didYouMean(key, valid)}; the options are ${valid.join(", ")}`);
+
 /** A grid or block extent: a number for 1-d, or a tuple of 1 to 3 extents (x, y, z). */
 export type Dim = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
 
@@ -79,27 +127,73 @@ export function typeOfArgument(v: unknown, position: number): Type {
   if (isNDArrayLike(v)) {
     return arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
   }
+  const scalar = hostScalarType(v);
+  if (scalar) return scalar;
+  const complex = complexScalarDType(v);
+  if (complex) return complexType(complex);
+  const rec = recordArgumentType(v, position);
+  if (rec) return rec;
+  if (Array.isArray(v)) return tupleArgumentType(v, position, "");
+  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans, complex numbers ({ re, im }), records (see cuda.record) and tuples (plain arrays of numbers)`);
+}
+
+/** The type of a host scalar (the host-scalar rule of docs/language.md): a typed scalar its dtype, else by value; undefined for anything else. */
+function hostScalarType(v: unknown): ScalarName | undefined {
   const pinned = typedScalarDType(v);
   if (pinned) return pinned;
   if (typeof v === "number") return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 && !Object.is(v, -0) ? "int32" : "float64";
   if (typeof v === "bigint") return "int64";
   if (typeof v === "boolean") return "bool";
-  const complex = complexScalarDType(v);
-  if (complex) return complexType(complex);
-  const rec = recordArgumentType(v, position);
-  if (rec) return rec;
-  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans, complex numbers ({ re, im }) and records (see cuda.record)`);
+  return undefined;
+}
+
+/** A plain array as a tuple argument (docs/language.md, "Tuples"): each item a host scalar or a tuple; `path` is where `items` sits in the argument (`[1]`). */
+function tupleArgumentType(items: readonly unknown[], position: number, path: string): TupleType {
+  return tupleType(items.map((v, k) => {
+    const where = `${path}[${k}]`;
+    if (Array.isArray(v)) return tupleArgumentType(v, position, where);
+    const t = hostScalarType(v);
+    if (t) return t;
+    throw new LaunchError(`argument ${position + 1} is a tuple whose item ${where} is ${describe(v)}; a plain JS array is a tuple of numbers, bigints, booleans and tuples (for an array, pass a typed array such as Float32Array; for records, plain objects)`);
+  }));
 }
 
 function describe(v: unknown): string {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "a plain JS array (use a typed array such as Float32Array, or an array of records: plain objects)";
+  if (ArrayBuffer.isView(v)) return `a ${(v as object).constructor.name}`;
   return typeof v === "object" ? `an object (${(v as object).constructor?.name ?? "Object"})` : `a ${typeof v}`;
+}
+
+/** Whether `t` is the type of a tuple argument: a tuple that is no complex number and no record. */
+const isTupleArgument = (t: Type): t is TupleType => isTupleType(t) && t.complex === undefined && t.record === undefined;
+
+/**
+ * The compiled kernel's parameters for a launch argument of type `t`: a record's fields, a complex
+ * scalar's two parts, a tuple's scalars (depth first, as the compiler binds them), else `t` itself.
+ */
+function parameterTypes(t: Type): readonly Type[] {
+  if (!isTupleType(t)) return [t];
+  return t.complex || t.record ? t.items : t.items.flatMap(parameterTypes);
+}
+
+/** Tuple arguments spread into their scalars (depth first), and the types each value then has. */
+function spreadTuples(args: readonly unknown[], types: readonly Type[]): { values: unknown[]; types: Type[] } {
+  const values: unknown[] = [], flat: Type[] = [];
+  const spread = (v: unknown, t: Type): void => {
+    if (!isTupleArgument(t)) { values.push(v); flat.push(t); return; }
+    // an eager signature's tuple was matched by length and item kinds (fits), a lazy one made from this value
+    t.items.forEach((item, k) => spread((v as readonly unknown[])[k], item));
+  };
+  args.forEach((v, i) => spread(v, types[i]!));
+  return { values, types: flat };
 }
 
 /** Whether an argument of type `have` can be passed for a parameter of type `want` (eager signatures). */
 function fits(have: Type, want: Type): boolean {
   if (recordOf(want)) return recordFits(have, want as TupleType);
+  // a tuple takes a tuple of as many items, each fitting its own (numbers are converted)
+  if (isTupleArgument(want)) return isTupleArgument(have) && have.items.length === want.items.length && have.items.every((h, k) => fits(h, want.items[k]!));
+  if (isTupleArgument(have)) return false;
   // a complex parameter takes a complex of either width or a real number (x + 0j)
   if (isComplexType(want)) return isComplexType(have) || (isScalarType(have) && have !== "bool");
   if (isArrayType(want) && want.complex) {
@@ -195,7 +289,10 @@ interface Specialisation {
 // launch argument types: what a launch accepts for each of the kernel's own parameters
 
 /** Any value a launch accepts: what a parameter without a TypeScript type (plain JavaScript) takes. */
-export type KernelArgument = number | bigint | boolean | TypedScalar | ComplexValue | HostArray | DeviceArray | RecordArray | DeviceRecordArray | HostRecord | readonly HostRecord[];
+export type KernelArgument = number | bigint | boolean | TypedScalar | ComplexValue | HostArray | DeviceArray | RecordArray | DeviceRecordArray | HostRecord | readonly HostRecord[] | HostTuple;
+
+/** A tuple argument: a plain array of numbers, bigints, booleans, typed scalars (`float32(2)`) and tuples, passed by value. */
+export type HostTuple = readonly (number | bigint | boolean | TypedScalar | HostTuple)[];
 
 /** A record on the host: a plain object of numbers, bigints, booleans or typed scalars (`float32(2)`). */
 export type HostRecord = Readonly<Record<string, number | bigint | boolean | TypedScalar>>;
@@ -227,8 +324,18 @@ export type TypedLaunchArgument<P> =
   : P extends DeviceArray<infer D> ? ArrayArgument<D>
   : P extends NDArray<TypedArray, infer D> ? ArrayArgument<D>
   : P extends NDArrayLike<infer T> ? ArrayArgument<DTypesStoredIn<T>>
+  : P extends readonly unknown[] ? ([P[number]] extends [RecordElement] ? RecordsArgument<P[number]> : TupleArgument<P> | ArrayOfAnyLength<P>)
   : P extends ArrayLike<infer E> ? (InnermostElement<P> extends Complex ? ArrayArgument<"float32" | "float64"> : [E] extends [RecordElement] ? RecordsArgument<E> : ArrayArgument<DTypesWithElement<InnermostElement<P>>>)
   : P;
+
+/** For a parameter typed as an array of any length (`number[]`, not `[number, number]`): an array argument of its element type too. */
+export type ArrayOfAnyLength<P extends readonly unknown[]> = number extends P["length"] ? ArrayArgument<DTypesWithElement<InnermostElement<P>>> : never;
+
+/**
+ * What a launch accepts for a parameter declared as a JavaScript array or tuple type (`readonly [number,
+ * number]`, `readonly number[]`): a tuple, a plain array of those items (nested for nested types).
+ */
+export type TupleArgument<P extends readonly unknown[]> = { readonly [K in keyof P]: P[K] extends readonly unknown[] ? TupleArgument<P[K]> : P[K] };
 
 /** A record as a kernel sees it (`{ x: number; id: number }`): an object that is no array. */
 export type RecordElement = object & { readonly length?: never };
@@ -298,6 +405,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    */
   constructor(fn: F, options: JitOptions = {}) {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
+    checkJitOptions(options, "kernel");
     checkedName(options.name, "kernel");
     rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
     const eager = options.signature === undefined ? undefined : signaturesFromOption(options.signature);
@@ -400,9 +508,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     let spec = this.specialisations.get(key);
     if (!spec) {
       const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction });
-      // a record is one parameter per field, a complex scalar two (its parts); the device arrays from
-      // env are the compiled code's last parameters
-      const own = argTypes.flatMap((t) => (recordOf(t) || isComplexType(t) ? (t as TupleType).items : [t]));
+      // a record is one parameter per field, a complex scalar two (its parts), a tuple one per scalar;
+      // the device arrays from env are the compiled code's last parameters
+      const own = argTypes.flatMap(parameterTypes);
       const signature: Signature = { args: [...own, ...(ir.envArrays ?? []).map((a) => a.type)], ret: "void" };
       const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, ir, compiled: new Map() };
       made.slots = new ArgumentSlots(made as Specialisation, this.eager !== undefined);
@@ -433,6 +541,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout && have.complex === t.complex;
     }
     if (isComplexType(t)) return complexScalarDType(v) === t.complex || (this.eager !== undefined && (complexScalarDType(v) !== undefined || typeof v === "number"));
+    // records and tuples are typed again (argumentTypes checks their fields and items)
+    if (isTupleType(t)) return false;
     // one eager signature takes any scalar (converted); with several, a scalar picks its signature by type
     if (this.eager?.length === 1) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
     switch (t) {
@@ -463,13 +573,16 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const spec = this.specialisationFor(args);
     const fast = spec.slots.fastLaunch(backend, this.compiledFor(spec, backend));
     fast.validate(dims);
-    // complex scalars (two parts) and record arguments (one parameter per field) are flattened on every launch: no fast path
-    const complex = spec.params.some(isComplexType) ? splitComplexArguments(args, spec.params, (i) => spec.ir.params[flatIndex(spec.params, i)]!.name.replace(/_re$/, "")) : undefined;
-    const flat = complex?.values ?? args, flatTypes = complex?.types ?? spec.params;
+    // tuples (one parameter per scalar), complex scalars (two parts) and record arguments (one parameter
+    // per field) are flattened on every launch: no fast path
+    const tuples = spec.params.some(isTupleArgument) ? spreadTuples(args, spec.params) : undefined;
+    const scalars = tuples?.values ?? args, scalarTypes = tuples?.types ?? spec.params;
+    const complex = scalarTypes.some(isComplexType) ? splitComplexArguments(scalars, scalarTypes, (i) => spec.ir.params[flatIndex(scalarTypes, i)]!.name.replace(/_re$/, "")) : undefined;
+    const flat = complex?.values ?? scalars, flatTypes = complex?.types ?? scalarTypes;
     const records = flatTypes.some(recordOf)
       ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
       : undefined;
-    this.fastPath.launch = records || complex ? undefined : fast;
+    this.fastPath.launch = records || complex || tuples ? undefined : fast;
     let launched = false;
     try {
       const temps = spec.slots.fill(backend, records?.values ?? flat);
@@ -678,9 +791,9 @@ function launcherOfArity(arity: number): LauncherOf {
   return make;
 }
 
-/** The index among the compiled kernel's parameters of launch argument `i`'s first (records and complex scalars take several). */
+/** The index among the compiled kernel's parameters of launch argument `i`'s first (records, complex scalars and tuples take several). */
 const flatIndex = (params: readonly Type[], i: number): number =>
-  params.slice(0, i).reduce((k, t) => k + (recordOf(t) || isComplexType(t) ? (t as TupleType).items.length : 1), 0);
+  params.slice(0, i).reduce((k, t) => k + parameterTypes(t).length, 0);
 
 /** Per-specialisation launch state, built once: reused argument records and scalar converters. */
 class ArgumentSlots {

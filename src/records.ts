@@ -233,13 +233,19 @@ export const viewDType = (v: object): RecordDType | undefined => (v as { [VIEW_D
 
 /**
  * An array of records over one buffer (a NumPy structured array, Numba's record array), made by
- * `cuda.recordArray(dtype, nOrObjects)`: `get(i)` is a live view of record `i` (`ra.get(i).x = 2`
- * writes the buffer), `field("x")` a strided view of one field of every record.
+ * `cuda.recordArray(dtype, nOrObjects)`: `ra[i]` (or `get(i)`) is a live view of record `i`
+ * (`ra[i].x = 2` writes the buffer), `field("x")` a strided view of one field of every record. Made
+ * from objects, it keeps them: what kernels write, what a device array copies into it, and writes
+ * through `ra[i]`, `get` and `set` are copied into them too.
  */
 export class RecordArray<T extends object = RecordObject> {
+  /** Record `i` as a live view, as `get(i)`; undefined past the end. Assigning an object writes its fields, as `set(i, …)`. */
+  [index: number]: T;
   /** the records' bytes, `length × dtype.itemsize` of them, C layout */
   readonly bytes: Uint8Array;
   private readonly view: DataView;
+  /** the objects the array was made from, which follow its writes */
+  private readonly objects: readonly object[] | undefined;
 
   /** `length` zeroed records, or the records of `objects` converted to `dtype`; over `bytes` when given. */
   constructor(readonly dtype: RecordDType<T>, lengthOrObjects: number | readonly object[], bytes?: Uint8Array) {
@@ -248,7 +254,10 @@ export class RecordArray<T extends object = RecordObject> {
     this.bytes = bytes ?? new Uint8Array(length * dtype.itemsize);
     if (this.bytes.byteLength !== length * dtype.itemsize) throw new RangeError(`${length} records of ${dtype.itemsize} bytes need ${length * dtype.itemsize} bytes; got ${this.bytes.byteLength}`);
     this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
-    if (typeof lengthOrObjects !== "number") lengthOrObjects.forEach((o, i) => this.set(i, o as Partial<T>));
+    this.objects = typeof lengthOrObjects === "number" ? undefined : lengthOrObjects;
+    // packing reads the objects and leaves them as they are
+    if (this.objects) this.objects.forEach((o, i) => this.write(i, o as Partial<T>));
+    return new Proxy(this, INDEXED as ProxyHandler<RecordArray<T>>);
   }
 
   /** the number of records */
@@ -262,7 +271,7 @@ export class RecordArray<T extends object = RecordObject> {
       Object.defineProperty(view, f.name, {
         enumerable: true,
         get: () => readField(this.view, base, f),
-        set: (v: RecordValue) => writeField(this.view, base, f, v),
+        set: (v: RecordValue) => { writeField(this.view, base, f, v); this.copyToObject(i, [f]); },
       });
     }
     Object.defineProperty(view, VIEW_DTYPE, { value: this.dtype });
@@ -271,13 +280,10 @@ export class RecordArray<T extends object = RecordObject> {
 
   /** Writes the fields `values` names into record `i` (others keep their values). */
   set(i: number, values: Readonly<Partial<T>>): void {
-    const base = this.offsetOf(i);
-    for (const [name, v] of Object.entries(values) as [string, RecordValue | undefined][]) {
-      if (v !== undefined) writeField(this.view, base, this.dtype.field(name), typedValue(v));
-    }
+    this.copyToObject(i, this.write(i, values));
   }
 
-  /** Field `name` of every record as a strided array view of the buffer (NumPy's `ra["x"]`): writes reach the records. */
+  /** Field `name` of every record as a strided array view of the buffer (NumPy's `ra["x"]`): writes reach the records (not the objects the array was made from). */
   field(name: string): NDArray {
     const f = this.dtype.field(name);
     const info = DTYPE_INFO[f.dtype];
@@ -296,17 +302,42 @@ export class RecordArray<T extends object = RecordObject> {
     return Object.fromEntries(this.dtype.fields.map((f) => [f.name, readField(this.view, base, f)])) as T;
   }
 
-  /** Copies the fields in `names` of every record into the matching object of `objects`. */
-  readInto(objects: readonly object[], names: ReadonlySet<string>): void {
-    const fields = this.dtype.fields.filter((f) => names.has(f.name));
-    objects.forEach((o, i) => {
-      const base = this.offsetOf(i);
-      for (const f of fields) (o as RecordObject)[f.name] = readField(this.view, base, f);
-    });
+  /** @internal Whether the array was made from objects, which copyToObjects writes. */
+  get copiesToObjects(): boolean { return this.objects !== undefined; }
+
+  /**
+   * @internal After the runtime wrote the buffer (a launch, a copy from the device): the fields in
+   * `names` (default: all) of every record into the objects the array was made from, if any.
+   */
+  copyToObjects(names?: ReadonlySet<string>): void {
+    if (!this.objects) return;
+    const fields = names ? this.dtype.fields.filter((f) => names.has(f.name)) : this.dtype.fields;
+    for (let i = 0; i < this.objects.length; i++) this.copyToObject(i, fields);
   }
 
   *[Symbol.iterator](): IterableIterator<T> {
     for (let i = 0; i < this.length; i++) yield this.get(i);
+  }
+
+  /** Writes the fields `values` names into record `i`; returns those fields. */
+  private write(i: number, values: Readonly<Partial<T>>): RecordField[] {
+    const base = this.offsetOf(i);
+    const written: RecordField[] = [];
+    for (const [name, v] of Object.entries(values) as [string, RecordValue | undefined][]) {
+      if (v === undefined) continue;
+      const f = this.dtype.field(name);
+      writeField(this.view, base, f, typedValue(v));
+      written.push(f);
+    }
+    return written;
+  }
+
+  /** Fields `fields` of record `i` into the object it was made from (if any), as the buffer holds them. */
+  private copyToObject(i: number, fields: readonly RecordField[]): void {
+    const o = this.objects?.[i] as RecordObject | undefined;
+    if (!o) return;
+    const base = this.offsetOf(i);
+    for (const f of fields) o[f.name] = readField(this.view, base, f);
   }
 
   private offsetOf(i: number): number {
@@ -314,6 +345,35 @@ export class RecordArray<T extends object = RecordObject> {
     return i * this.dtype.itemsize;
   }
 }
+
+/** An array index as a property key ("0", "17"; not "01", "-1" or "1.5"), else undefined. */
+function indexKey(key: string | symbol): number | undefined {
+  if (typeof key !== "string" || key.length === 0) return undefined;
+  const c = key.charCodeAt(0);
+  if (c < 48 || c > 57 || (c === 48 && key.length > 1)) return undefined;
+  const i = Number(key);
+  return Number.isSafeInteger(i) && String(i) === key ? i : undefined;
+}
+
+/** `ra[i]` on a RecordArray, as on an array: record i's live view (undefined past the end); `ra[i] = { … }` writes fields. */
+const INDEXED: ProxyHandler<RecordArray<object>> = {
+  get(target, key, receiver) {
+    const i = indexKey(key);
+    if (i === undefined) return Reflect.get(target, key, receiver);
+    return i < target.length ? target.get(i) : undefined;
+  },
+  set(target, key, value, receiver) {
+    const i = indexKey(key);
+    if (i === undefined) return Reflect.set(target, key, value, receiver);
+    if (typeof value !== "object" || value === null) throw new TypeError(`ra[${i}] = … takes an object of field values, e.g. ra[${i}] = { ${target.dtype.fields[0]!.name}: 1 }; got ${value === null ? "null" : typeof value}`);
+    target.set(i, value as object);
+    return true;
+  },
+  has(target, key) {
+    const i = indexKey(key);
+    return i === undefined ? Reflect.has(target, key) : i < target.length;
+  },
+};
 
 /** A typed scalar (`float32(2)`) as its plain value. */
 const typedValue = (v: RecordValue): RecordValue => (typeof v === "object" && v !== null ? (v as { valueOf(): RecordValue }).valueOf() : v);
@@ -328,31 +388,45 @@ export function recordArray<T extends object>(dtype: RecordDType<T>, lengthOrObj
 export const isHostRecords = (v: unknown): v is RecordArray | readonly RecordObject[] => v instanceof RecordArray || isObjectArray(v);
 
 // ---------------------------------------------------------------------------
-// records in `env` (constant memory)
+// records in `env` (constant memory), copied when a kernel compiles, as other env arrays are
 
 const envRecords = new WeakMap<object, RecordArray>();
-const columns = new WeakMap<RecordArray, Map<string, ArrayBufferView>>();
+const columns = new WeakMap<RecordArray, { readonly bytes: Uint8Array; readonly byName: Map<string, ArrayBufferView> }>();
 
-/** An `env` value that is host records (a RecordArray, or plain objects packed once), else undefined. */
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && a.every((x, i) => x === b[i]);
+
+/**
+ * An `env` value that is host records (a RecordArray, or plain objects packed as they are now), else
+ * undefined. Objects whose packing has not changed give the same RecordArray, so that one compile
+ * makes one constant array per field.
+ */
 export function hostRecordsOf(v: unknown): RecordArray | undefined {
   if (v instanceof RecordArray) return v;
   if (!isObjectArray(v)) return undefined;
-  let r = envRecords.get(v);
-  if (!r) { r = new RecordArray(inferRecordDType(v, "env records"), v); envRecords.set(v, r); }
-  return r;
+  const now = new RecordArray(inferRecordDType(v, "env records"), v);
+  const before = envRecords.get(v);
+  if (before && before.dtype.toString() === now.dtype.toString() && sameBytes(before.bytes, now.bytes)) return before;
+  envRecords.set(v, now);
+  return now;
 }
 
-/** Field `name` of every record as a contiguous copy (the same object each time: constant memory is made once per column). */
+/**
+ * Field `name` of every record as a contiguous copy of the records as they are now: the same object
+ * while their bytes are unchanged (one constant array per field per compile), a new one after a write.
+ */
 export function recordColumn(records: RecordArray, name: string): ArrayBufferView {
-  let byName = columns.get(records);
-  if (!byName) { byName = new Map(); columns.set(records, byName); }
-  let col = byName.get(name);
+  let cache = columns.get(records);
+  if (!cache || !sameBytes(cache.bytes, records.bytes)) {
+    cache = { bytes: records.bytes.slice(), byName: new Map() };
+    columns.set(records, cache);
+  }
+  let col = cache.byName.get(name);
   if (!col) {
     const view = records.field(name);
     const data = new (view.data.constructor as new (n: number) => { [i: number]: number | bigint } & ArrayBufferView)(records.length);
     for (let i = 0; i < records.length; i++) data[i] = view.data[view.offset + i * view.stride[0]!]!;
     col = data;
-    byName.set(name, col);
+    cache.byName.set(name, col);
   }
   return col;
 }

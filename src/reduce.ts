@@ -10,12 +10,12 @@
 // associative and commutative.
 
 import {
-  COMPLEX_PART, complex128, complex64, complexDTypeName, dtypes, isArrayType, type ComplexDTypeLike, type ComplexName, type ComplexValue,
+  COMPLEX_PART, complex128, complex64, complexDTypeName, dtypes, isArrayType, isScalarType, typeToString, type ComplexDTypeLike, type ComplexName, type ComplexValue,
   type DTypesWithHostElement, type ScalarName, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import type { Complex } from "./complex.js";
 import { rememberCaller } from "./device-functions.js";
-import { Kernel, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
+import { Kernel, checkOptionKeys, typeOfArgument, type AnyKernelFunction, type ArrayArgument } from "./kernel.js";
 import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray } from "./ndarray.js";
 import type { Stream } from "./runtime/streams.js";
@@ -129,8 +129,12 @@ function reduceKernelSource(dtype: ScalarName | ComplexName): AnyKernelFunction 
   return f as AnyKernelFunction;
 }
 
+/** The keys of ReduceOptions. */
+const REDUCE_OPTIONS: readonly (keyof ReduceOptions)[] = ["init", "dtype", "size", "stream", "res"];
+
 function run(kernelFor: (d: ScalarName | ComplexName) => Kernel, input: AnyArray, options: ReduceOptions): ReduceElement | undefined {
-  const { stream, res } = options;
+  checkOptionKeys("cuda.reduce", options, REDUCE_OPTIONS);
+  const { stream } = options;
   const complexHost = complexDTypeName(options.dtype);
   // a host array of complex parts goes to the device as an array of complex (freed below)
   const staged = complexHost && !(input instanceof DeviceArray) ? toDevice(input, { dtype: complexHost, stream }) : undefined;
@@ -146,7 +150,8 @@ function reduceArray(kernelFor: (d: ScalarName | ComplexName) => Kernel, array: 
   const type = typeOfArgument(array, 0);
   const ndim = isArrayType(type) ? type.ndim - (type.complex ? 1 : 0) : 0;
   if (!isArrayType(type) || ndim !== 1) {
-    throw new TypeError(`cuda.reduce works on 1-d arrays; got ${isArrayType(type) ? `a ${ndim}-d array` : `a ${type} scalar`}`);
+    const got = isArrayType(type) ? `a ${ndim}-d array` : isScalarType(type) ? `a ${type} scalar` : `${typeToString(type)} (a plain JS array is a tuple: pass a typed array)`;
+    throw new TypeError(`cuda.reduce works on 1-d arrays; got ${got}`);
   }
   const dtype = type.complex ?? type.dtype;
   if (res !== undefined && (!(res instanceof DeviceArray) || res.size < 1 || res.complex !== type.complex)) {

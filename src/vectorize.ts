@@ -25,7 +25,7 @@ import { LaunchError, TypingError } from "./errors.js";
 import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
 import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
 import { rememberCaller, resolveDeviceFunction } from "./device-functions.js";
-import { Kernel, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
+import { Kernel, checkOptionKeys, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
 import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./ndarray.js";
 import type { Stream } from "./runtime/streams.js";
@@ -425,11 +425,13 @@ function inferReturnType(fn: Function, argTypes: readonly UType[], what: string)
 
 const arityOf = (fn: Function) => (asDeviceFunction(fn)?.fn ?? fn).length;
 
-/** Splits call arguments into operands and a trailing `{ out, stream }` options object. */
-function splitOptions(args: readonly unknown[]): { operands: unknown[]; options: UfuncOptions } {
+/** Splits the arguments of a call of `what` into operands and a trailing `{ out, stream }` options object (no other keys). */
+function splitOptions(args: readonly unknown[], what: string): { operands: unknown[]; options: UfuncOptions } {
   const last = args[args.length - 1];
   const isOptions = last !== null && typeof last === "object" && !Array.isArray(last) && !isArrayOperand(last) && typedScalarDType(last) === undefined && complexScalarDType(last) === undefined;
-  return isOptions ? { operands: args.slice(0, -1), options: last as UfuncOptions } : { operands: [...args], options: {} };
+  if (!isOptions) return { operands: [...args], options: {} };
+  checkOptionKeys(what, last, ["out", "stream"]);
+  return { operands: args.slice(0, -1), options: last as UfuncOptions };
 }
 
 function checkOperand(v: unknown, position: number, what: string): ArrayOperand | ScalarOperand {
@@ -462,7 +464,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
   const returnTypes = new Map<string, UType>();
 
   const ufunc = (...args: unknown[]): UfuncResult => {
-    const { operands: raw, options } = splitOptions(args);
+    const { operands: raw, options } = splitOptions(args, what);
     if (raw.length !== nin && raw.length !== nin + 1) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally an output array; got ${raw.length} argument(s)`);
     }
@@ -537,6 +539,7 @@ export interface UfuncReduceOptions {
 function reducer(f: Ufunc, what: string) {
   return (array: ArrayOperand, options: UfuncReduceOptions = {}): UfuncResult | number | bigint | ComplexValue => {
     if (!isArrayOperand(array)) throw new LaunchError(`${what}.reduce takes a typed array, ndarray or DeviceArray`);
+    checkOptionKeys(`${what}.reduce`, options, ["axis", "stream"]);
     const { shape, dtype } = operandOf(array);
     const ndim = shape.length;
     const axis = options.axis ?? 0;
@@ -634,7 +637,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
   const kernels = new Map<string, Kernel>();
 
   const gufunc = (...args: unknown[]): UfuncResult | UfuncResult[] => {
-    const { operands: raw, options } = splitOptions(args) as { operands: unknown[]; options: GufuncOptions };
+    const { operands: raw, options } = splitOptions(args, what) as { operands: unknown[]; options: GufuncOptions };
     if (raw.length !== nin && raw.length !== nin + nout) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally ${nout} output array(s); got ${raw.length} argument(s)`);
     }

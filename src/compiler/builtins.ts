@@ -2,7 +2,7 @@
 // `Number.*`, `console.log`/`console.assert`, the dtype names. Each entry says how it lowers
 // to IR; the table is the whole in-kernel API surface.
 
-import { COMPLEX_PART, DTYPE_INFO, SCALAR_NAMES, isComplexName, type ComplexName, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName } from "../dtypes.js";
+import { COMPLEX_PART, DTYPE_INFO, SCALAR_NAMES, isArrayType, isComplexName, type ArrayType, type ComplexName, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName, type Type } from "../dtypes.js";
 import type { Expr, IntrinsicName, SpecialReg, UnaryOp, AtomicOp } from "./ir.js";
 import { constExpr, int32Const } from "./ir.js";
 import type { Weak } from "./infer.js";
@@ -21,6 +21,7 @@ import { rememberFunctions } from "./source.js";
 import { numberLiteral } from "./host-values.js";
 import { literalMath } from "./literals.js";
 import { allocateRecords } from "./records.js";
+import { isRecordArrayType } from "../records.js";
 import { FP16 } from "./fp16.js";
 
 // Errors and line info in the library's device functions point at the library's files.
@@ -170,6 +171,10 @@ function shapeOf(L: LoweringContext, a: Node): number[] {
   });
 }
 
+/** Whether `t` is an array in constant memory (an env host array), or an array of records there (env host records). */
+const isConstArray = (t: Type): boolean =>
+  isArrayType(t) ? t.space === "const" : isRecordArrayType(t) && t.items.every((f) => (f as ArrayType).space === "const");
+
 /** A dtype argument: a dtype object or its name. */
 export function dtypeArgument(L: LoweringContext, a: Node): ScalarName {
   const v = L.lowerValue(a);
@@ -250,8 +255,8 @@ const CUDA = ns("cuda", {
     arrayLike: fn("cuda.const.arrayLike", (L, args, n) => {
       arity(L, n, args, "cuda.const.arrayLike", 1);
       const v = L.lowerValue(args[0]!);
-      if (v.v === "expr" && typeof v.e.type === "object" && v.e.type.kind === "array" && v.e.type.space === "const") return v;
-      return L.fail(args[0]!, "cuda.const.arrayLike needs a host array passed through options.env");
+      if (v.v === "expr" && isConstArray(v.e.type)) return v;
+      return L.fail(args[0]!, "cuda.const.arrayLike needs a host array or host records passed through options.env");
     }),
   }),
   syncthreads: simple("syncthreads", [], "void"),

@@ -1,7 +1,7 @@
 // Expression lowering: literals, names (locals, env, device functions, built-ins), members and
 // indexing of arrays, tuples and records, and calls. Operators are in operators.ts.
 
-import { DTYPE_INFO, arrayType, complexArrayType, complexDTypeName, complexType, isArrayType, isFloat, isInteger, isScalarType, isTupleType, typeToString, type ArrayType, type ScalarName, type Type } from "../dtypes.js";
+import { DTYPE_INFO, arrayType, complexArrayType, complexDTypeName, complexType, isArrayType, isFloat, isInteger, isScalarType, isTupleType, typeToString, type ArrayType, type ScalarName, type TupleType, type Type } from "../dtypes.js";
 import { isRecordArrayType, isRecordDType, recordOf, type RecordDType } from "../records.js";
 import { BUILTINS, dtypeArgument } from "./builtins.js";
 import { complexPart, makeComplex } from "./complex.js";
@@ -207,14 +207,21 @@ function lowerIndexed(L: Lowering, n: Node): Value {
     const { index } = arrayElement(L, expr(fieldOf(v.e, 0)), base, indexNodes, n);
     return expr(recordElement(L, v.e, index, n));
   }
-  if (v.v === "expr" && isTupleType(v.e.type)) {
-    if (indexNodes.length !== 1) L.fail(n, "a tuple takes one index");
-    const k = L.constInt(indexNodes[0]!, "a tuple index");
-    const items = v.e.type.items;
-    if (k < 0 || k >= items.length) L.fail(indexNodes[0]!, `index ${k} out of range for a tuple of ${items.length}`);
-    return expr({ k: "tupleGet", type: items[k]!, tuple: v.e, index: k, loc: locOf(n) });
-  }
+  if (v.v === "expr" && isTupleType(v.e.type)) return tupleItem(L, v.e, base, indexNodes, n);
   const { array, index } = arrayElement(L, v, base, indexNodes, n);
+  return expr(loadElement(array, index, n));
+}
+
+/** `t[k]` of a tuple (a constant index), and what the rest of `t[k][j]…` indexes in that item (a tuple or an array). */
+function tupleItem(L: Lowering, tuple: Expr, base: Node, indexNodes: readonly Node[], n: Node): Value {
+  const items = (tuple.type as TupleType).items;
+  const k = constInt(L, indexNodes[0]!, "a tuple index", TUPLE_NOT_ARRAY);
+  if (k < 0 || k >= items.length) L.fail(indexNodes[0]!, `index ${k} out of range for a tuple of ${items.length}`);
+  const item: Expr = { k: "tupleGet", type: items[k]!, tuple, index: k, loc: locOf(n) };
+  const rest = indexNodes.slice(1);
+  if (rest.length === 0) return expr(item);
+  if (isTupleType(item.type) && !isRecordArrayType(item.type)) return tupleItem(L, item, base, rest, n);
+  const { array, index } = arrayElement(L, expr(item), base, rest, n);
   return expr(loadElement(array, index, n));
 }
 
@@ -224,7 +231,13 @@ export function elementRef(L: Lowering, n: Node): { array: Expr; index: Expr[] }
   return arrayElement(L, L.lowerValue(base), base, indexNodes, n);
 }
 
+/** Why a tuple is no array, for errors: a plain JS array argument is the likely cause. */
+const TUPLE_NOT_ARRAY = " (a tuple, such as a plain JS array passed to a kernel, is a value indexed by constants; for an array, pass a typed array such as Float32Array)";
+
 export function arrayElement(L: Lowering, arr: Value, base: Node, indexNodes: readonly Node[], n: Node): { array: Expr; index: Expr[] } {
+  if (arr.v === "expr" && isTupleType(arr.e.type) && !arr.e.type.complex && !arr.e.type.record) {
+    L.fail(base, `the items of ${typeToString(arr.e.type)} cannot be assigned${TUPLE_NOT_ARRAY}`);
+  }
   if (arr.v !== "expr" || !isArrayType(arr.e.type)) {
     L.fail(base, `only arrays can be indexed; this is ${arr.v === "expr" ? typeToString(arr.e.type) : describeValue(arr)}`);
   }
@@ -265,9 +278,9 @@ function isRounding(L: Lowering, n: Node): boolean {
 }
 
 /** A compile-time integer (literal, env constant, simple arithmetic on them, a rounded float constant). */
-export function constInt(L: Lowering, n: Node, what: string): number {
+export function constInt(L: Lowering, n: Node, what: string, hint = ""): number {
   const v = integerArgument(L, n);
-  if (v.e.k !== "const" || typeof v.e.value === "boolean" || !isInteger(v.e.type)) L.fail(n, `${what} must be a compile-time integer constant`);
+  if (v.e.k !== "const" || typeof v.e.value === "boolean" || !isInteger(v.e.type)) L.fail(n, `${what} must be a compile-time integer constant${hint}`);
   return Number(v.e.value);
 }
 

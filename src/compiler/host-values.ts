@@ -70,6 +70,9 @@ export function envValue(L: LoweringContext, scope: EnvScope, name: string, v: u
   const dtype = dtypeOfObject(v);
   if (dtype) return { v: "dtype", dtype };
   if (isDTypeName(v)) return { v: "string", text: v };
+  // a complex dtype object (`env: { C: complex128 }`) names its dtype as its name does: complex has no cast
+  const complex = typeof v === "function" ? complexDTypeName(v) : undefined;
+  if (complex) return { v: "string", text: complex };
   // a kernel is a function object that is no Function (its prototype is Kernel's): not callable in kernels
   if (typeof v === "function" && !(v instanceof Function)) {
     return L.fail(n, `env value '${name}' is a kernel, which kernels cannot call; make it a device function with cuda.jit(fn, { device: true })`);

@@ -3,7 +3,7 @@
 // and expression modules take. The round records types it found too narrow in a `Widening`; the
 // session (lower.ts) runs another round until none is.
 
-import { arrayType, complexArrayType, isArrayType, isComplexType, isScalarType, sameType, type ArrayType, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
+import { arrayType, complexArrayType, isArrayType, isComplexType, isScalarType, isTupleType, sameType, type ArrayType, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
 import { CompileError, InternalCompilerError, TypingError, type SourceProblem } from "../errors.js";
 import { recordOf, type RecordDType } from "../records.js";
 import { lowerMathCall } from "./builtins.js";
@@ -60,13 +60,17 @@ export class Lowerer implements Lowering {
       const source = p.type === "Identifier" ? p.name : `argument ${i}`;
       if (this.kind === "kernel" && recordOf(type)) return this.recordParam(source, type as TupleType);
       const decl: Decl = { kind: "param", index: i };
-      if (this.kind === "kernel" && isComplexType(type)) {
-        // a complex scalar arrives as two float parameters (as Numba passes it), joined into a local
-        const { params, value } = complexParams(this, source, type);
+      // a complex scalar arrives as two float parameters (as Numba passes it), a tuple as one parameter
+      // per scalar (depth first, as the host spreads it): each joined into a local
+      const joined = this.kind !== "kernel" ? undefined
+        : isComplexType(type) ? complexParams(this, source, type)
+        : isTupleType(type) ? this.tupleParams(source, type)
+        : undefined;
+      if (joined) {
         const local = this.freshName(source), t = this.widenedType(decl) ?? type;
-        this.emit({ k: "let", name: local, type: t, init: this.convert({ e: value }, t, p), loc: locOf(p) });
+        this.emit({ k: "let", name: local, type: t, init: this.convert({ e: joined.value }, t, p), loc: locOf(p) });
         this.scopes[0]!.set(source, { b: "var", name: local, type: t, decl, isConst: false });
-        return params;
+        return joined.params;
       }
       const name = this.freshName(source);
       // a scalar parameter assigned a wider value is a local of the joined type, as a `let` is
@@ -107,6 +111,17 @@ export class Lowerer implements Lowering {
       for (const f of fields) this.scopes[0]!.set(`${name}.${f.name}`, { b: "var", name: f.name, type: f.type, decl: { kind: "fixed" }, isConst: true, param: isArrayType(f.type) ? f.name : undefined });
       this.scopes[0]!.set(name, { b: "value", value: expr(value) });
     });
+  }
+
+  /** A kernel's tuple parameter `name`: one scalar parameter per item (`name_0`, nested `name_1_0`, …) and the tuple they make. */
+  private tupleParams(name: string, type: TupleType, params: Param[] = []): { params: Param[]; value: Expr } {
+    const items = type.items.map((t, k): Expr => {
+      if (isTupleType(t)) return this.tupleParams(`${name}_${k}`, t, params).value;
+      const param = { name: this.freshName(`${name}_${k}`), type: t };
+      params.push(param);
+      return { k: "var", type: t, name: param.name };
+    });
+    return { params, value: { k: "tuple", type, items } };
   }
 
   // ------------------------------------------------------------------ errors

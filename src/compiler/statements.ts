@@ -79,6 +79,8 @@ function lowerDeclarator(L: Lowering, d: VariableDeclarator, isConst: boolean): 
 function bindValue(L: Lowering, id: Identifier, value: Value, init: Node, isConst: boolean, override?: Type): void {
   // a `const` bound to a constant is a named literal: it stays weak (`const k = 0.25`)
   if (value.v !== "expr" || (isConst && value.e.k === "const")) { L.declare(id.name, { b: "value", value }, id); return; }
+  // an array of records is one array per field, which no local holds: the name stands for them (an alias, as array locals are references)
+  if (isRecordArrayType(value.e.type) && value.e.k === "tuple") { L.declare(id.name, { b: "value", value }, id); return; }
   const decl = { kind: "local", start: id.start } as const;
   const type = override ? L.joinInto(decl, override, valueType(value)) : valueType(value);
   const v: VarBinding = { b: "var", name: L.freshName(id.name), type, decl, isConst };

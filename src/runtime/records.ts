@@ -11,6 +11,7 @@ import {
 import type { ArrayArg, Backend } from "./backend.js";
 import { DeviceArray, toDevice, type StreamLike } from "./devicearray.js";
 import { getBackend } from "./select.js";
+import { streamHandle } from "./streams.js";
 import { wrapHostArray } from "./sim-backend.js";
 
 /**
@@ -39,6 +40,10 @@ export class DeviceRecordArray<T extends object = RecordObject> {
       throw new TypeError(`copyToHost: the target holds ${out.length} × ${out.dtype}; the device array ${this.length} × ${this.dtype}`);
     }
     this.storage.copyToHost(out.bytes, stream);
+    if (out.copiesToObjects) {
+      streamHandle(stream)?.synchronize(); // the objects are written now, from the bytes the copy brings
+      out.copyToObjects();
+    }
     return out;
   }
 
@@ -155,15 +160,15 @@ function deviceStorageOf(
     if (v.storage.backend !== backend) throw new LaunchError(`argument ${i + 1} is a device array of another target (${v.storage.backend.name}); the kernel runs on ${backend.name}`);
     return v.storage;
   }
-  const objects = v instanceof RecordArray ? undefined : (v as readonly object[]);
-  const host = v instanceof RecordArray ? v : new RecordArray(r, objects!);
-  if (backend.name === "sim" && args.filter((a) => a === v).length === 1) return inPlace(backend, host, objects, writtenFields, after);
+  // plain objects are packed into a RecordArray made from them, which copies written fields back into them
+  const host = v instanceof RecordArray ? v : new RecordArray(r, v as readonly object[]);
+  if (backend.name === "sim" && args.filter((a) => a === v).length === 1) return inPlace(backend, host, host !== v, writtenFields, after);
   const device = toDevice(host.bytes, undefined, backend);
   after.push((launched) => {
     try {
       if (!launched || writtenFields.size === 0) return;
       device.copyToHost(host.bytes);
-      if (objects) host.readInto(objects, writtenFields);
+      host.copyToObjects(writtenFields);
     } finally {
       device.free();
     }
@@ -171,12 +176,15 @@ function deviceStorageOf(
   return device;
 }
 
-/** Host records used in place on the simulator: written fields into the objects after a launch, the bytes restored after a failed one. */
-function inPlace(backend: Backend, host: RecordArray, objects: readonly object[] | undefined, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[]): DeviceArray {
-  const backup = writtenFields.size > 0 && !objects ? host.bytes.slice() : undefined;
+/**
+ * Host records used in place on the simulator: written fields into the objects after a launch, the
+ * bytes restored after a failed one (unless they are a `temporary` packing of plain objects).
+ */
+function inPlace(backend: Backend, host: RecordArray, temporary: boolean, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[]): DeviceArray {
+  const backup = writtenFields.size > 0 && !temporary ? host.bytes.slice() : undefined;
   after.push((launched) => {
     if (!launched && backup) host.bytes.set(backup);
-    if (launched && objects && writtenFields.size > 0) host.readInto(objects, writtenFields);
+    if (launched && writtenFields.size > 0) host.copyToObjects(writtenFields);
   });
   return DeviceArray.over(backend, wrapHostArray(host.bytes), Math.max(1, host.bytes.byteLength), "uint8");
 }

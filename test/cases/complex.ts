@@ -4,7 +4,7 @@
 // Run by test/host/e2e.test.ts on the simulator + ptxas + ptxsim, and by test/gpu/e2e.test.ts on a GPU.
 
 import assert from "node:assert/strict";
-import { cuda, float32, float64, type Complex, type KernelArray1 } from "../../src/index.js";
+import { complex128, complex64, cuda, float32, float64, type Complex, type KernelArray1 } from "../../src/index.js";
 import { randomFloats, type KernelCase } from "../helpers/crosscheck.js";
 
 /** A host complex number. */
@@ -247,6 +247,34 @@ export const COMPLEX_CASES: KernelCase[] = [
       // +∞ + NaN·j: ∞ + NaN·j, as C99 says
       const p = at(Infinity, -0.00049);
       assert.ok(O[22 * p + 4] === Infinity && Number.isNaN(O[22 * p + 5]!), "sqrt of (+∞, NaN)");
+    },
+  },
+  {
+    name: "complex dtype objects from env name the element type of local and shared arrays and views (env: { C: complex128, H: complex64 })",
+    kernel: (x: Float64Array, out: KernelArray1<Complex>, half: KernelArray1<Complex>) => {
+      const t = cuda.threadIdx.x;
+      const loc = cuda.local.array(2, C);
+      const sh = cuda.shared.array(8, H);
+      loc[0] = cuda.complex(x[t], -x[t]);
+      loc[1] = cuda.cmath.mul(loc[0], loc[0]);
+      sh[t] = cuda.complex(float32(x[t]), float32(t));
+      cuda.syncthreads();
+      out[t] = loc[1];
+      half[t] = sh[7 - t];
+      const pairs = x.view(C);
+      if (t < pairs.length) out[8 + t] = pairs[t];
+    },
+    options: { env: { C: complex128, H: complex64 }, signature: "void(float64[::1], complex128[:], complex64[:])" },
+    grid: 1, block: 8,
+    args: () => [Float64Array.from({ length: 8 }, (_, i) => (i - 3) * 0.375), new Float64Array(2 * 12), new Float32Array(2 * 8)],
+    check: ([x, out, half]) => {
+      const X = x as Float64Array, O = out as Float64Array, H = half as Float32Array;
+      const h = hostComplex(f64);
+      for (let t = 0; t < 8; t++) {
+        assert.deepEqual(pairs(O, t), h.mul([X[t]!, -X[t]!], [X[t]!, -X[t]!]), `out[${t}]`);
+        assert.deepEqual(pairs(H, t), [f32(X[7 - t]!), 7 - t], `half[${t}]`);
+      }
+      for (let t = 0; t < 4; t++) assert.deepEqual(pairs(O, 8 + t), [X[2 * t]!, X[2 * t + 1]!], `view pair ${t}`);
     },
   },
 ];

@@ -3,7 +3,7 @@
 // test/gpu/e2e.test.ts on a real GPU against the simulator.
 
 import assert from "node:assert/strict";
-import { cuda, float16, float32, int16, int32, int64, ndarray } from "../../src/index.js";
+import { cuda, float16, float32, float64, int16, int32, int64, ndarray } from "../../src/index.js";
 import { float16Bits, float16FromBits } from "../../src/dtypes.js";
 import { fma32 } from "../../src/fp.js";
 import { randomFloats, randomInts, rng, type KernelCase } from "../helpers/crosscheck.js";
@@ -22,7 +22,42 @@ const showExp = cuda.jit((v: number) => { console.log("device: %+.2e", v); }, { 
 /** a device function taking a tuple (for the tuple case below) */
 const weigh = cuda.jit(function weigh(t: [number, number]) { return t[0] * 10 + t[1]; }, { device: true });
 
+/** device functions taking tuple arguments (for the tuple-argument case below) */
+const dot3 = cuda.jit(function dot3(t: readonly [number, number, number], w: readonly [number, number, number]) { return t[0] * w[0] + t[1] * w[1] + t[2] * w[2]; }, { device: true });
+const count = cuda.jit(function count(t: readonly number[]) { return t.length; }, { device: true });
+const inner = cuda.jit(function inner(n: readonly [readonly [number, number], readonly [number, bigint]]) { return n[1][0] + float64(n[1][1]) * n[0][1]; }, { device: true });
+
 export const LANGUAGE_CASES: KernelCase[] = [
+  {
+    name: "tuples as arguments: a plain array of numbers is a tuple (items typed as host scalars), [] is empty, tuples of tuples, passed on to device functions",
+    kernel: (t: readonly [number, number, number], e: readonly [], n: readonly [readonly [number, number], readonly [number, bigint]], flags: readonly [boolean, number], o: Float64Array) => {
+      const i = cuda.grid(1);
+      if (i >= 4) return;
+      const [a, b, c] = t;
+      let s = 0;
+      for (const x of t) s += x * i;
+      o[8 * i] = a + b * c;                     // int32 + float64 * int32
+      o[8 * i + 1] = s;
+      o[8 * i + 2] = t.length * 10 + e.length;
+      o[8 * i + 3] = n[0][0] * n[1][0] + float64(n[1][1]);
+      o[8 * i + 4] = dot3(t, [i, 1, 2]);
+      o[8 * i + 5] = count(e) + count(t) * 10;
+      o[8 * i + 6] = inner(n);
+      o[8 * i + 7] = flags[0] ? flags[1] : -flags[1];
+    },
+    options: { env: { dot3, count, inner } },
+    grid: 1, block: 8,
+    args: () => [[3, 0.5, -7], [], [[2, 5], [1.25, 3n]], [true, 2 ** 31], new Float64Array(32)],
+    check: ([t, , n, , o]) => {
+      const [a, b, c] = t as number[];
+      const [[n00, n01], [n10, n11]] = n as [[number, number], [number, bigint]];
+      for (let i = 0; i < 4; i++) {
+        assert.deepEqual(Array.from((o as Float64Array).subarray(8 * i, 8 * i + 8)), [
+          a! + b! * c!, a! * i + b! * i + c! * i, 30, n00 * n10 + Number(n11), a! * i + b! + c! * 2, 30, n10 + Number(n11) * n01, 2 ** 31,
+        ], `thread ${i}`);
+      }
+    },
+  },
   {
     name: "tuples and for…of: array literals as tuples, for…of over arrays and tuples, entries(), break/continue/labels, a tuple argument to a device function",
     kernel: (a: Float32Array, o: Float64Array) => {

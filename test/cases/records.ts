@@ -46,7 +46,32 @@ const scaled = cuda.jit((p: { x: number; y: number; m: number; id: number }, s: 
 const Weights = cuda.record({ w: float32, bias: float64, on: bool, pad: uint8 });
 const table = cuda.recordArray(Weights, [{ w: 0.5, bias: 1.25, on: true, pad: 1 }, { w: -2, bias: 0.125, on: false, pad: 2 }, { w: 3, bias: -4, on: true, pad: 3 }]);
 
+/** The objects the last `madeFromObjects` call packed: the write-back case checks them. */
+let sourceObjects: RecordObject[] = [];
+
+function madeFromObjects(n: number): RecordArray {
+  sourceObjects = Array.from({ length: n }, (_, i) => ({ a: i * 0.5, b: 1, c: 0 - i }));
+  return cuda.recordArray(Small, sourceObjects);
+}
+
+const Small = cuda.record({ a: float64, b: int32, c: int8 });
+
 export const RECORD_CASES: KernelCase[] = [
+  {
+    name: "records: writes into a RecordArray made from objects reach its buffer and the objects (written fields only)",
+    kernel: (ary: any, v: number) => {
+      const i = cuda.grid(1);
+      if (i < ary.length) ary[i].b = v + ary[i].c;
+    },
+    grid: 2, block: 16,
+    args: () => [madeFromObjects(20), 123],
+    check: ([ra]) => {
+      const want = Array.from({ length: 20 }, (_, i) => ({ a: i * 0.5, b: 123 - i, c: 0 - i }));
+      assert.deepEqual((ra as RecordArray).toObjects(), want);
+      assert.deepEqual(Array.from({ length: 20 }, (_, j) => (ra as RecordArray)[j]!.b), want.map((o) => o.b));
+      assert.deepEqual(sourceObjects, want);
+    },
+  },
   {
     name: "records: a[i].x reads and writes at every field dtype and offset (padding kept)",
     kernel: (a: any) => {
@@ -159,6 +184,32 @@ export const RECORD_CASES: KernelCase[] = [
         const p = A[Math.floor(g / 32) * 32 + 31 - (g % 32)]!;
         // float32 arithmetic contracted to one fma: one rounding of the exact x·3 + id
         assert.equal(v, f32((p.x as number) * 3 + (p.id as number)), `out[${g}]`);
+      });
+    },
+  },
+  {
+    name: "records: cuda.const.arrayLike of host records in env, and const names for arrays of records (parameters and env)",
+    kernel: (a: any, out: Float64Array) => {
+      const i = cuda.grid(1);
+      const c = cuda.const.arrayLike(table);
+      const t = table;
+      const b = a;
+      if (i < out.length) {
+        const r = c[i % c.length];
+        b[i].m = r.w + t[(i + 1) % 3].bias;
+        out[i] = r.on ? b[i].x * r.w : r.bias + r.pad;
+      }
+    },
+    options: { env: { table } },
+    grid: 1, block: 16,
+    args: () => [particles(10, 13), new Float64Array(10)],
+    check: ([a, out]) => {
+      const T = table.toObjects(), P = particles(10, 13).toObjects();
+      (out as Float64Array).forEach((v, i) => {
+        const r = T[i % 3]!;
+        // x * w is float32 arithmetic (both fields float32), the rest float64
+        assert.equal(v, r.on ? f32((P[i]!.x as number) * (r.w as number)) : (r.bias as number) + (r.pad as number), `out[${i}]`);
+        assert.equal((a as RecordArray).read(i).m, f32((r.w as number) + (T[(i + 1) % 3]!.bias as number)), `a[${i}].m`);
       });
     },
   },

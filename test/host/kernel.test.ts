@@ -4,7 +4,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cuda, float32, float64, int64, CompileError, LaunchError, TypingError, DeviceArray, type KernelArray2 } from "../../src/index.js";
+import { cuda, float32, float64, int64, CompileError, Kernel, LaunchError, TypingError, DeviceArray, type KernelArray2 } from "../../src/index.js";
+import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
 
@@ -41,6 +42,54 @@ test("host scalar typing: integers in int32 range are int32, other numbers float
   // @ts-expect-error int64(3) is typed bigint
   probe.configure(1, 1)(o, int64(3));
   assert.deepEqual(probe.signatures.map((s) => s.replace(/.*, /, "").replace(")", "")).sort(), ["bool", "float64", "int32", "int64"]);
+});
+
+test("tuple arguments: each item typed as a host scalar, so other item types compile another specialisation; [] is the empty tuple", () => {
+  const probe = cuda.jit((o: Float64Array, t: readonly number[]) => { let s = 0.0; for (const x of t) s += x; o[0] = s; o[1] = t.length; });
+  const o = new Float64Array(2);
+  const run = (t: readonly number[]) => { probe.configure(1, 1)(o, t); return [...o]; };
+  assert.deepEqual(run([1, 2]), [3, 2]);
+  assert.deepEqual(run([3, 4]), [7, 2], "same item types: the same specialisation");
+  assert.deepEqual(run([1, 2.5]), [3.5, 2]);
+  assert.deepEqual(run([2 ** 31, -0]), [2 ** 31, 2], "outside int32, and -0, are float64");
+  assert.deepEqual(run([]), [0, 0]);
+  assert.deepEqual(run([float32(0.1), 12n as never, true as never]), [Math.fround(0.1) + 12 + 1, 3]);
+  assert.deepEqual(probe.signatures.map((s) => s.replace(/^void\(array\(float64, 1d, C\), /, "").replace(/\)$/, "")), [
+    "UniTuple(int32 x 2)", "Tuple(int32, float64)", "UniTuple(float64 x 2)", "Tuple()", "Tuple(float32, int64, bool)",
+  ]);
+  // each signature is one inspectAsm/inspectTypes takes, and its PTX assembles
+  for (const sig of probe.signatures) {
+    assert.match(probe.inspectTypes(sig), /kernel/);
+    if (hasPtxas()) ptxasCheck(probe.inspectAsm(sig, { computeCapability: [8, 0] }), "sm_80");
+  }
+  // tuples of tuples, and what a tuple may not hold
+  const nested = cuda.jit((o: Float64Array, t: readonly (readonly number[])[]) => { o[0] = t[0][1] + t[1][0] * t.length; });
+  nested.configure(1, 1)(o, [[1, 2], [0.5]]);
+  assert.equal(o[0], 3);
+  assert.deepEqual(nested.signatures, ["void(array(float64, 1d, C), Tuple(UniTuple(int32 x 2), UniTuple(float64 x 1)))"]);
+  assert.throws(() => probe.configure(1, 1)(o, [1, new Float32Array(1)] as never), (e: unknown) => e instanceof LaunchError && /argument 2 is a tuple whose item \[1\] is a Float32Array; a plain JS array is a tuple of numbers, bigints, booleans and tuples/.test(e.message));
+  assert.throws(() => probe.configure(1, 1)(o, [[1], ["2"]] as never), /argument 2 is a tuple whose item \[1\]\[0\] is a string/);
+});
+
+test("tuple types in eager signatures: Numba's UniTuple(int32 x 2), UniTuple(int32, 2) and Tuple(int32, float64) spellings; items converted", () => {
+  const k = cuda.jit((o: Float64Array, p: readonly [number, number], q: readonly [number, number], e: readonly []) => { o[0] = p[0] + p[1]; o[1] = q[0] * q[1] + e.length; }, {
+    signature: "void(float64[::1], UniTuple(float32, 2), Tuple(int16, float64), Tuple())",
+  });
+  assert.deepEqual(k.signatures, ["void(array(float64, 1d, C), UniTuple(float32 x 2), Tuple(int16, float64), Tuple())"]);
+  assert.equal(k.compile("void(float64[::1], UniTuple(float32 x 2), Tuple(int16, float64), Tuple())"), k.signatures[0]);
+  const o = new Float64Array(2);
+  k.configure(1, 1)(o, [0.1, 0.2], [3, 0.5], []);
+  assert.deepEqual([...o], [Math.fround(Math.fround(0.1) + Math.fround(0.2)), 1.5], "float32 items add in float32");
+  assert.equal(k.signatures.length, 1, "nothing compiled at the launch");
+  assert.throws(() => k.configure(1, 1)(o, [0.1, 0.2, 0.3] as never, [3, 0.5], []), (e: unknown) => e instanceof LaunchError && /cannot take \(array\(float64, 1d, C\), UniTuple\(float64 x 3\)/.test(e.message));
+  assert.throws(() => k.configure(1, 1)(o, [0.1, 0.2], [3.5, 0.5], []), /'q_0'\) is 3\.5, which its int16 parameter cannot hold exactly/);
+  // a scalar for a tuple parameter of the only eager signature is refused, not taken as one (it crashed reading its items)
+  const pair = cuda.jit((out: Float64Array, p: readonly [number, number]) => { out[0] = p[0] * p[1]; }, { signature: "void(float64[::1], UniTuple(float64 x 2))" });
+  pair.configure(1, 1)(o, [3, 0.5]);
+  assert.equal(o[0], 1.5);
+  assert.throws(() => pair.configure(1, 1)(o, 5 as never), (e: unknown) => e instanceof LaunchError && /cannot take \(array\(float64, 1d, C\), int32\)/.test(e.message));
+  assert.throws(() => cuda.jit(k.fn, { signature: "void(float64[::1], UniTuple(float32), Tuple(int16, float64), Tuple())" }), /UniTuple\(float32\)/);
+  assert.throws(() => cuda.jit(k.fn, { signature: "void(float64[::1], Tuple(float32[:]), Tuple(int16, float64), Tuple())" }), /a tuple's items are scalars or tuples/);
 });
 
 test("eager compilation from a Numba signature string; other argument types are a LaunchError", () => {
@@ -178,12 +227,36 @@ test("an array too large for int32 indexing is a LaunchError, not a silently wra
   assert.equal(o[0], 5);
 });
 
+test("an option numbats does not implement is a TypeError naming it: inline, unknown keys, kernel options on device functions", () => {
+  const k = (a: Float32Array) => { a[0] = 1; };
+  const dev = (x: number) => x + 1;
+  const rejects = (options: object, message: RegExp, device = false) => assert.throws(
+    () => cuda.jit(device ? dev : k, { ...(device ? { device: true } : {}), ...options } as never),
+    (e: unknown) => e instanceof TypeError && message.test(e.message),
+  );
+  rejects({ inline: true }, /cuda\.jit: option 'inline' is not supported: numbats inlines every device function call already/);
+  rejects({ inline: "always" }, /option 'inline' is not supported/, true);
+  rejects({ fastMath: true }, /cuda\.jit: unknown option 'fastMath' \(did you mean 'fastmath'\?\); the options are device, signature, env, name, fastmath, fma, debug, lineinfo, maxRegisters, cache/);
+  rejects({ max_registers: 32 }, /unknown option 'max_registers' \(did you mean 'maxRegisters'\?\)/);
+  rejects({ link: ["lib.ptx"] }, /option 'link' is not supported/);
+  rejects({ fma: false }, /cuda\.jit: option 'fma' applies to kernels; a device function is compiled into each kernel that calls it, with that kernel's options/, true);
+  rejects({ signature: "float32(float32)" }, /option 'signature' applies to kernels/, true);
+  // what is implemented is accepted, cache included (compiled code is cached per process and by the driver)
+  for (const options of [{ cache: true }, { fastmath: true, fma: false, debug: true, lineinfo: true, maxRegisters: 64, name: "k", env: {} }, { signature: "void(float32[:])" }]) {
+    assert.ok(cuda.jit(k, options));
+  }
+  assert.equal(typeof cuda.jit(dev, { device: true, name: "plusOne", env: {}, cache: true }), "function");
+  assert.throws(() => new Kernel(k, { inline: true } as never), /option 'inline' is not supported/);
+});
+
 test("wrong argument count or kind is a LaunchError", () => {
   // each of these is also a type error, reported at run time to JavaScript callers
   // @ts-expect-error too few arguments
   assert.throws(() => scale.configure(1, 32)(new Float32Array(2)), (e: unknown) => e instanceof LaunchError && /takes 2 argument\(s\); the launch passed 1/.test(e.message));
-  // @ts-expect-error a plain array
-  assert.throws(() => scale.configure(1, 32)([1, 2, 3], 2), (e: unknown) => e instanceof LaunchError && /plain JS array/.test(e.message));
+  // @ts-expect-error a plain array is a tuple, which the kernel cannot index as an array
+  assert.throws(() => scale.configure(1, 32)([1, 2, 3], 2), (e: unknown) => e instanceof TypingError && /the items of UniTuple\(int32 x 3\) cannot be assigned \(a tuple, such as a plain JS array passed to a kernel, is a value indexed by constants; for an array, pass a typed array such as Float32Array\)/.test(e.message));
+  // @ts-expect-error an object that is no record, complex number or array
+  assert.throws(() => scale.configure(1, 32)(new Map(), 2), (e: unknown) => e instanceof LaunchError && /argument 1 is an object \(Map\)/.test(e.message));
   // @ts-expect-error a string
   assert.throws(() => scale.configure(1, 32)(new Float32Array(2), "2"), (e: unknown) => e instanceof LaunchError && /argument 2 is a string/.test(e.message));
 });

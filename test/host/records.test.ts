@@ -145,6 +145,8 @@ test("an eager signature with a record type converts plain objects to its dtype"
   assert.deepEqual(objs.map((o) => o.k), [-32768, 0], "int16 wraps");
   assert.deepEqual(objs.map((o) => o.x), [0.1, 1 / 3], "x is not written: the objects keep their own values");
   assert.throws(() => k.configure(1, 2)([{ y: 1, k: 2 }], out), LaunchError);
+  // a number where the only eager signature has records is refused, not taken for them (it crashed)
+  assert.throws(() => k.configure(1, 2)(5 as never, out), (e: unknown) => e instanceof LaunchError && /cannot take \(int32, array\(float32, 1d, C\)\)/.test(e.message));
   assemble(k);
 });
 
@@ -181,4 +183,96 @@ test("records of every scalar dtype keep their values through a kernel's whole-r
   k.configure(1, 2)(src, dst);
   assert.deepEqual(dst.bytes, src.bytes);
   assemble(k);
+});
+
+test("a kernel's record writes reach every form of host records: objects, recordArray from objects or a count, ra[j], device arrays copied back", () => {
+  const R = cuda.record({ a: float64, b: int32 });
+  const setB = cuda.jit((ary: any, v: number) => { const i = cuda.grid(1); if (i < ary.length) ary[i].b = v + i; });
+  const want = (v: number, n: number) => Array.from({ length: n }, (_, i) => v + i);
+
+  // cuda.recordArray(dtype, objects): the buffer, ra[j], ra.get(j) and the objects all see the write
+  const objs = [{ a: 0.5, b: 1 }, { a: 1.5, b: 1 }, { a: 2.5, b: 1 }];
+  const ra = cuda.recordArray(R, objs);
+  setB.configure(1, 32)(ra, 123);
+  assert.deepEqual([0, 1, 2].map((j) => ra[j]!.b), want(123, 3), "ra[j] reads the kernel's write");
+  assert.deepEqual([0, 1, 2].map((j) => ra.get(j).b), want(123, 3));
+  assert.deepEqual(objs, [{ a: 0.5, b: 123 }, { a: 1.5, b: 124 }, { a: 2.5, b: 125 }], "the objects get the written field");
+
+  // only the written fields are assigned back: a's setter must not run
+  const writes: string[] = [];
+  const watched = (a: number) => ({ get a() { return a; }, set a(v: number) { writes.push(`a=${v}`); }, b: 0 });
+  const wobjs = [watched(1), watched(2)];
+  const wra = cuda.recordArray(R, wobjs);
+  setB.configure(1, 32)(wra, 7);
+  assert.deepEqual(wobjs.map((o) => o.b), want(7, 2));
+  assert.deepEqual(writes, []);
+
+  // on the GPU a host RecordArray goes through a device copy: the simulator does the same when one array is passed twice
+  const twice = cuda.jit((x: any, y: any) => { const i = cuda.grid(1); if (i < x.length) x[i].b = y[i].b + 10; });
+  const tobjs = [{ a: 0, b: 1 }, { a: 0, b: 2 }];
+  const tra = cuda.recordArray(R, tobjs);
+  twice.configure(1, 32)(tra, tra);
+  assert.deepEqual([tra[0]!.b, tra[1]!.b], [11, 12]);
+  assert.deepEqual(tobjs.map((o) => o.b), [11, 12]);
+
+  // cuda.recordArray(dtype, n): ra[j] reads the write
+  const zeros = cuda.recordArray(R, 4);
+  setB.configure(1, 32)(zeros, -5);
+  assert.deepEqual([0, 1, 2, 3].map((j) => zeros[j]!.b), want(-5, 4));
+  assert.equal(zeros[4], undefined, "past the end there is no record, as for an array");
+
+  // a device record array copied back: into a new RecordArray, and into one made from objects (which follow)
+  const d = cuda.toDevice(cuda.recordArray(R, 3));
+  setB.configure(1, 32)(d, 40);
+  assert.deepEqual(d.copyToHost().toObjects().map((o) => o.b), want(40, 3));
+  const dobjs = [{ a: 9, b: 0 }, { a: 9, b: 0 }, { a: 9, b: 0 }];
+  const into = cuda.recordArray(R, dobjs);
+  d.copyToHost(into);
+  assert.deepEqual([0, 1, 2].map((j) => into[j]!.b), want(40, 3));
+  assert.deepEqual(dobjs, [{ a: 0, b: 40 }, { a: 0, b: 41 }, { a: 0, b: 42 }], "copyToHost brings every field");
+  d.free();
+  assemble(setB);
+  assemble(twice);
+});
+
+test("host writes through a RecordArray made from objects reach the objects; ra[j] = {…} writes fields", () => {
+  const R = cuda.record({ x: float32, n: int16 });
+  const objs = [{ x: 0.25, n: 1 }, { x: 0.5, n: 2 }];
+  const ra = cuda.recordArray(R, objs);
+  assert.deepEqual(objs, [{ x: 0.25, n: 1 }, { x: 0.5, n: 2 }], "making the array does not touch the objects");
+  ra.set(0, { n: 40000 });
+  ra.get(1).x = 0.1;
+  ra[1] = { n: 7 };
+  assert.deepEqual(objs, [{ x: 0.25, n: 40000 - 65536 }, { x: Math.fround(0.1), n: 7 }], "converted to the fields' dtypes");
+  assert.deepEqual(ra.toObjects(), objs);
+  assert.throws(() => { ra[2] = { n: 1 }; }, /record index 2 is out of range for a record array of length 2/);
+  assert.throws(() => { (ra as any)[0] = 5; }, /ra\[0\] = … takes an object of field values/);
+  assert.ok(0 in ra && !(2 in ra));
+});
+
+test("a failed launch leaves a RecordArray's objects as they were", () => {
+  const R = cuda.record({ x: float32, n: int32 });
+  const objs = [{ x: 1, n: 1 }, { x: 2, n: 2 }];
+  const ra = cuda.recordArray(R, objs);
+  const k = cuda.jit((a: any, o: Int32Array) => { const i = cuda.grid(1); a[i].n = 9; o[i * 100] = 1; }, { debug: true });
+  assert.throws(() => k.configure(1, 2)(ra, new Int32Array(2)), /out of bounds|index/);
+  assert.deepEqual(objs, [{ x: 1, n: 1 }, { x: 2, n: 2 }]);
+  assert.deepEqual(ra.toObjects(), objs);
+});
+
+test("records in env are copied when the kernel compiles: a kernel compiled after a write reads it", () => {
+  const R = cuda.record({ w: float32, k: int32 });
+  const table = cuda.recordArray(R, [{ w: 1, k: 1 }, { w: 2, k: 1 }]);
+  const objects = [{ w: 1, k: 1 }];
+  const read = () => cuda.jit((o: Int32Array) => { o[0] = table[0].k + table[1].k; o[1] = objects[0].k; }, { env: { table, objects } });
+  const out = new Int32Array(2);
+  const before = read();
+  before.configure(1, 1)(out);
+  assert.deepEqual([...out], [2, 1]);
+  cuda.jit((a: any) => { const i = cuda.grid(1); if (i < a.length) a[i].k = 100; }).configure(1, 32)(table);
+  objects[0]!.k = 50;
+  read().configure(1, 1)(out);
+  assert.deepEqual([...out], [200, 50], "a new kernel sees the records as they are when it compiles");
+  before.configure(1, 1)(out);
+  assert.deepEqual([...out], [2, 1], "a compiled kernel keeps its constant copy");
 });

@@ -84,6 +84,14 @@ describe("cuda.reduce", () => {
     assert.deepEqual(Array.from(a), ints, "the input is left as it was");
   });
 
+  test("a plain JS array is no array to reduce: the error says so", () => {
+    assert.throws(() => sum([1, 2, 3] as never), (e: unknown) => e instanceof TypeError && /cuda\.reduce works on 1-d arrays; got UniTuple\(int32 x 3\) \(a plain JS array is a tuple: pass a typed array\)/.test(e.message));
+  });
+
+  test("an unknown option is a TypeError naming it, not silently ignored", () => {
+    assert.throws(() => sum(new Float32Array(4), { inti: 3 } as never), (e: unknown) => e instanceof TypeError && /cuda\.reduce: unknown option 'inti' \(did you mean 'init'\?\); the options are init, dtype, size, stream, res/.test(e.message));
+  });
+
   test("an empty reduction returns init, or 0", () => {
     assert.equal(sum(new Float32Array(0)), 0);
     assert.equal(sum(new Float32Array(0), { init: 2.5 }), 2.5);

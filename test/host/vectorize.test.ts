@@ -163,6 +163,13 @@ describe("cuda.vectorize", () => {
     assert.throws(() => cuda.vectorize((a: number) => a, "float32[:](float32)"), TypeError);
     assert.throws(() => cuda.vectorize(() => 1), TypeError);
   });
+
+  test("an unknown option of a call or of reduce is a TypeError naming it, not silently ignored", () => {
+    const out = new Float32Array(2);
+    assert.throws(() => add(new Float32Array(2), 1, { outt: out } as never), (e: unknown) => e instanceof TypeError && /ufunc '.*': unknown option 'outt' \(did you mean 'out'\?\); the options are out, stream/.test(e.message));
+    assert.deepEqual([...out], [0, 0], "nothing ran");
+    assert.throws(() => add.reduce!(new Float32Array(2), { axes: 0 } as never), /\.reduce: unknown option 'axes' \(did you mean 'axis'\?\); the options are axis, stream/);
+  });
 });
 
 describe("ufunc.reduce", () => {
@@ -248,6 +255,10 @@ describe("cuda.guvectorize", () => {
     }
     return out;
   };
+
+  test("an unknown call option is a TypeError naming it", () => {
+    assert.throws(() => rowSum(ndarray(new Float32Array(4), [2, 2]), { output: new Float32Array(2) } as never), (e: unknown) => e instanceof TypeError && /gufunc '.*': unknown option 'output'; the options are out, stream/.test(e.message));
+  });
 
   test("per-row sum (n)->(): allocated (m,), given (m,) and (m,1)", () => {
     const m = ndarray(new Float32Array(ints(7 * 5, -20, 20, 4).map((x) => x / 8)), [7, 5]);

@@ -166,11 +166,33 @@ bytes.configure(1, 1)(new Uint16Array(2), new Uint8ClampedArray(2));
 // @ts-expect-error int16 is not stored in a Uint16Array
 bytes.configure(1, 1)(cuda.deviceArray(2, "int16"), new Uint8Array(2));
 
+// a parameter typed as a JavaScript tuple or array takes a tuple: a plain array of numbers (nested for nested types)
+const tuples = cuda.jit((out: Float64Array, p: readonly [number, number], e: readonly [], n: readonly (readonly number[])[], flags: readonly [boolean, bigint]) => {
+  out[0] = p[0] + p[1] + e.length + n[0][0] + (flags[0] ? 1 : 0);
+});
+tuples.configure(1, 1)(new Float64Array(1), [1, 2.5], [], [[1, 2], [3]], [true, 5n]);
+tuples.configure(1, 1)(new Float64Array(1), [float32(1), 2], [], [], [false, int64(1)]);
+// @ts-expect-error a pair needs two items
+tuples.configure(1, 1)(new Float64Array(1), [1], [], [[1]], [true, 5n]);
+// @ts-expect-error the empty tuple has no items
+tuples.configure(1, 1)(new Float64Array(1), [1, 2], [0], [[1]], [true, 5n]);
+// @ts-expect-error items have their declared types: a bigint, not a number
+tuples.configure(1, 1)(new Float64Array(1), [1, 2], [], [[1]], [true, 5]);
+// @ts-expect-error a fixed-length tuple is no array argument
+tuples.configure(1, 1)(new Float64Array(1), new Float64Array(2), [], [[1]], [true, 5n]);
+// `number[]` takes a tuple, or an array as before
+const anyLength = cuda.jit((out: Float64Array, t: number[]) => { out[0] = t.length; });
+anyLength.configure(1, 1)(new Float64Array(1), [1, 2, 3]);
+anyLength.configure(1, 1)(new Float64Array(1), new Float64Array(3));
+// @ts-expect-error still no strings
+anyLength.configure(1, 1)(new Float64Array(1), ["1"]);
+
 // kernels without parameter types take any kernel argument, and still check the count
 const untyped = cuda.jit((a, b) => { a[0] = b; });
 untyped.configure(1, 1)(hostF32, 2);
 untyped.configure(1, 1)(dF64, 2n);
 untyped.configure(1, 1)(mat, float32(1));
+untyped.configure(1, 1)(hostF32, [1, 2.5, [3n, true, float32(1)]]); // a tuple
 // @ts-expect-error still two parameters
 untyped.configure(1, 1)(hostF32);
 // @ts-expect-error and still no strings
@@ -217,6 +239,10 @@ const Rec = cuda.record({ x: float32, n: int64, on: bool });
 expectType<RecordOf<typeof Rec>, { x: number; n: bigint; on: boolean }>(true);
 const recs = cuda.recordArray(Rec, [{ x: 1, n: 2n, on: true }]);
 typeOf(recs.get(0)).is<{ x: number; n: bigint; on: boolean }>(true);
+typeOf(recs[0]).is<{ x: number; n: bigint; on: boolean }>(true); // ra[i] is get(i)
+recs[0] = { x: 2, n: 1n, on: false };
+// @ts-expect-error n is a bigint field
+recs[0] = { x: 2, n: 1, on: false };
 const dRecs = cuda.toDevice(recs);
 typeOf(dRecs).is<DeviceRecord<RecordOf<typeof Rec>>>(true);
 const moveRecs = cuda.jit((a: KernelArray1<RecordOf<typeof Rec>>, p: RecordOf<typeof Rec>) => { a[0].x = p.x; });
