@@ -7,9 +7,9 @@
 // is the hottest code on the host, and one file keeps what it does in view.
 
 import {
-  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
+  COMPLEX_PART, DTYPE_INFO, arrayType, canCastSafely, isScalarName, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
   typedScalarDType, convertScalar, complexDTypeName, complexScalarDType, complexType, complexArrayType, isComplexType, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
-  type ComplexValue, type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
+  type ComplexName, type ComplexValue, type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
@@ -38,8 +38,9 @@ export interface JitOptions {
   /**
    * eager compilation for these types: a Numba signature string (`"void(float32[:], int32)"`), a list
    * of dtypes / array types (`[float32.array(1), int32]`), or a list of signature strings (each compiled;
-   * a launch takes the first its arguments match exactly, else the first they convert to); the kernel
-   * then compiles at `cuda.jit`, and launches compile nothing
+   * a launch takes the one its arguments convert to best, as Numba's dispatcher chooses: exact types
+   * first, then lossless conversions, the narrowest of equals); the kernel then compiles at `cuda.jit`,
+   * and launches compile nothing
    */
   readonly signature?: string | readonly (Type | DType<unknown> | RecordDType)[] | readonly string[];
   /** values for free names: constants, dtypes, device functions, host arrays (frozen into constant memory), DeviceArrays (captured by reference) */
@@ -127,11 +128,80 @@ function signaturesFromOption(sig: NonNullable<JitOptions["signature"]>): Signat
   }];
 }
 
-/** Whether arguments of `types` match `sig` exactly: scalars of its types (as host values type), arrays that fit. */
-const matchesExactly = (types: readonly Type[], sig: Signature) =>
-  types.length === sig.args.length && types.every((t, i) => (isArrayType(t) ? fits(t, sig.args[i]!) : sameType(t, sig.args[i]!)));
-const matchesConverted = (types: readonly Type[], sig: Signature) =>
-  types.length === sig.args.length && types.every((t, i) => fits(t, sig.args[i]!));
+// ---------------------------------------------------------------------------
+// choosing among several eager signatures (Numba's overload resolution)
+
+/** How an argument converts to a parameter, best first (the kinds of Numba's type conversion rules). */
+const enum Conversion { Exact, Promote, Safe, Unsafe }
+
+/** What a conversion between two types is judged by: a scalar's dtype, a complex value's name (undefined: an array or a record). */
+const valueType = (t: Type): ScalarName | ComplexName | undefined => (isScalarType(t) ? t : isComplexType(t) ? t.complex : undefined);
+const kindOf = (t: ScalarName | ComplexName) => (isScalarName(t) ? DTYPE_INFO[t].cls : "complex");
+
+/**
+ * How an argument of type `have` converts to a parameter of type `want` it fits: exactly (the same
+ * type); a promotion (a safe cast within one kind: int16 → int32, float32 → float64, complex64 →
+ * complex128; an array to a parameter of any layout); a safe conversion (a safe cast across kinds:
+ * int32 → float64, uint8 → int16, bool → int32, float64 → complex128; float16 data in its
+ * Uint16Array); anything else is unsafe (float64 → float32, int32 → float32, int64 → int32).
+ */
+function conversion(have: Type, want: Type): Conversion {
+  if (sameType(have, want)) return Conversion.Exact;
+  const from = valueType(have), to = valueType(want);
+  if (from === undefined || to === undefined) {
+    const relaid = isArrayType(have) && isArrayType(want) && have.dtype === want.dtype && have.complex === want.complex;
+    return relaid ? Conversion.Promote : Conversion.Safe;
+  }
+  if (!canCastSafely(from, to)) return Conversion.Unsafe;
+  return kindOf(from) === kindOf(to) ? Conversion.Promote : Conversion.Safe;
+}
+
+/** Whether every integer parameter of `sig` holds its argument's value exactly (2.5 and 1e10 are no int32). */
+function holdsValues(sig: Signature, args: readonly unknown[]): boolean {
+  return sig.args.every((t, i) => {
+    if (!isScalarType(t) || !isInteger(t)) return true;
+    const v = args[i], given = typedScalarDType(v) ? (v as TypedScalar).valueOf() : v;
+    return (typeof given !== "number" && typeof given !== "bigint") || holdsExactly(given, convertScalar(t, given));
+  });
+}
+
+/** The bits a parameter's value takes: what "narrowest" compares (arrays and records: 0). */
+const widthOf = (t: Type): number => (isScalarType(t) ? DTYPE_INFO[t].bits : isComplexType(t) ? 2 * DTYPE_INFO[COMPLEX_PART[t.complex]].bits : 0);
+
+/** A signature's rating for arguments of `types`, lower is better: its unsafe, safe and promoting conversions, then its scalar parameters' bits. */
+function rating(types: readonly Type[], sig: Signature): number[] {
+  const counts = [0, 0, 0, 0];
+  let bits = 0;
+  types.forEach((t, i) => {
+    counts[conversion(t, sig.args[i]!)]!++;
+    bits += widthOf(sig.args[i]!);
+  });
+  return [counts[Conversion.Unsafe]!, counts[Conversion.Safe]!, counts[Conversion.Promote]!, bits];
+}
+
+const lessThan = (a: readonly number[], b: readonly number[]) => {
+  const k = a.findIndex((x, i) => x !== b[i]);
+  return k >= 0 && a[k]! < b[k]!;
+};
+
+/**
+ * The eager signature a launch takes (docs/language.md, eager signatures): of those the arguments fit
+ * and whose integer parameters hold their values, the one with the fewest unsafe conversions, then
+ * the fewest safe ones, then the fewest promotions (Numba's order), then the narrowest; the first
+ * listed of equals. A single fitting signature is taken as it is: its converters say which value it
+ * cannot hold.
+ */
+function chooseSignature(eager: readonly Signature[], types: readonly Type[], args: readonly unknown[]): Signature | undefined {
+  const fitting = eager.filter((s) => types.length === s.args.length && types.every((t, i) => fits(t, s.args[i]!)));
+  if (fitting.length <= 1) return fitting[0];
+  let best: Signature | undefined, bestRating: number[] | undefined;
+  for (const sig of fitting) {
+    if (!holdsValues(sig, args)) continue;
+    const r = rating(types, sig);
+    if (!bestRating || lessThan(r, bestRating)) { best = sig; bestRating = r; }
+  }
+  return best ?? fitting[0];
+}
 
 // ---------------------------------------------------------------------------
 // launch configuration
@@ -386,7 +456,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   private argumentTypes(args: readonly unknown[]): readonly Type[] {
     const types = args.map(typeOfArgument);
     if (!this.eager) return types;
-    const sig = this.eager.find((s) => matchesExactly(types, s)) ?? this.eager.find((s) => matchesConverted(types, s));
+    const sig = chooseSignature(this.eager, types, args);
     if (!sig) {
       throw new LaunchError(`'${this.name}' was compiled for ${this.eager.map(signatureToString).join("; ")} and cannot take (${types.map(typeToString).join(", ")})`);
     }
@@ -405,7 +475,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       const own = argTypes.flatMap((t) => (recordOf(t) || isComplexType(t) ? (t as TupleType).items : [t]));
       const signature: Signature = { args: [...own, ...(ir.envArrays ?? []).map((a) => a.type)], ret: "void" };
       const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, ir, compiled: new Map() };
-      made.slots = new ArgumentSlots(made as Specialisation, this.eager !== undefined);
+      made.slots = new ArgumentSlots(made as Specialisation, this.eager?.length === 1);
       spec = made as Specialisation;
       this.specialisations.set(key, spec);
     }
@@ -430,10 +500,11 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (isArrayType(t)) {
       if (!(v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v))) return false;
       const have = typeOfArgument(v, 0) as ArrayType;
-      return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout && have.complex === t.complex;
+      return this.eager?.length === 1 ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout && have.complex === t.complex;
     }
-    if (isComplexType(t)) return complexScalarDType(v) === t.complex || (this.eager !== undefined && (complexScalarDType(v) !== undefined || typeof v === "number"));
-    // one eager signature takes any scalar (converted); with several, a scalar picks its signature by type
+    // one eager signature takes any argument that fits (converted); with several, the last one chosen
+    // is taken again only for arguments of exactly its types (no other can be better)
+    if (isComplexType(t)) return complexScalarDType(v) === t.complex || (this.eager?.length === 1 && (complexScalarDType(v) !== undefined || typeof v === "number"));
     if (this.eager?.length === 1) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
     switch (t) {
       case "int32": return typeof v === "number" && (v | 0) === v && !Object.is(v, -0);
@@ -545,12 +616,13 @@ type ScalarSlot = { kind: "scalar"; dtype: ScalarName; value: number | bigint | 
  */
 const enum Fast { SameArray, Float32, Float64, Int32, LazyFloat64, LazyInt32, General, EnvArray }
 
-function fastKind(t: Type, eager: boolean): Fast {
+/** `converting`: the kernel's one eager signature takes any number for a scalar parameter (converted). */
+function fastKind(t: Type, converting: boolean): Fast {
   if (isArrayType(t)) return Fast.SameArray;
   switch (t) {
-    case "float32": return eager ? Fast.Float32 : Fast.General; // a plain number is float32 only in an eager signature
-    case "float64": return eager ? Fast.Float64 : Fast.LazyFloat64;
-    case "int32": return eager ? Fast.Int32 : Fast.LazyInt32;
+    case "float32": return converting ? Fast.Float32 : Fast.General; // a plain number is float32 only when converted
+    case "float64": return converting ? Fast.Float64 : Fast.LazyFloat64;
+    case "int32": return converting ? Fast.Int32 : Fast.LazyInt32;
     default: return Fast.General;
   }
 }
@@ -693,7 +765,8 @@ class ArgumentSlots {
   /** per array parameter: the DeviceArray whose record `args` holds, null for none */
   private readonly arrays: (DeviceArray | null)[];
 
-  constructor(private readonly spec: Specialisation, eager: boolean) {
+  /** `converting`: the kernel has one eager signature, which takes any number for a scalar (see fastKind) */
+  constructor(private readonly spec: Specialisation, converting: boolean) {
     const types = spec.signature.args;
     this.scalars = types.map((t) => (isArrayType(t) ? undefined : { kind: "scalar" as const, dtype: t as ScalarName, value: 0 }));
     this.convert = types.map((t, i) => (isArrayType(t) ? undefined : scalarConverter(t as ScalarName, i, spec.ir.params[i]!.name)));
@@ -702,7 +775,7 @@ class ArgumentSlots {
     this.scalars.forEach((slot, i) => { if (slot) this.args[i] = slot; });
     this.arrays = types.map(() => null);
     const own = types.length - (spec.ir.envArrays?.length ?? 0);
-    this.kinds = types.map((t, i) => (i < own ? fastKind(t, eager) : Fast.EnvArray));
+    this.kinds = types.map((t, i) => (i < own ? fastKind(t, converting) : Fast.EnvArray));
   }
 
   /** The launch of this specialisation as `compiled` for `backend`, with its fast fill (see compileFastFill). */

@@ -16,7 +16,7 @@
 // and promotion rules), the operand layout and the generated kernel's shape; apart they would repeat them.
 
 import {
-  COMPLEX_PART, DTYPE_INFO, complexScalarDType, complexType, pinnedComplexDType, convertScalar, dtypeOfTypedArray, dtypes, isArrayType,
+  COMPLEX_PART, DTYPE_INFO, canCastSafely, complexScalarDType, complexType, pinnedComplexDType, convertScalar, dtypeOfTypedArray, dtypes, isArrayType,
   isComplexType, isFloat, isInteger, isScalarName, isScalarType, parseSignature, signatureToString, typedScalarDType,
   type ComplexName, type ComplexValue, type HalfDType, type ScalarName, type Signature, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
@@ -317,20 +317,6 @@ function parseSignatures(signatures: readonly string[] | string | undefined, wha
 
 const elementType = (t: Signature["args"][number]): UType => (isArrayType(t) ? t.complex ?? t.dtype : isComplexType(t) ? t.complex : (t as ScalarName));
 
-/** NumPy's "safe" casting between dtypes: to complex as to its part type, complex64 to complex128, complex to no real. */
-function canCast(from: UType, to: UType): boolean {
-  if (from === to) return true;
-  if (!isScalarName(to)) return isScalarName(from) ? canCast(from, COMPLEX_PART[to]) : to === "complex128";
-  if (!isScalarName(from)) return false;
-  const a = DTYPE_INFO[from];
-  const b = DTYPE_INFO[to];
-  if (a.cls === "bool") return true;
-  if (b.cls === "bool" || (a.cls === "float" && b.cls !== "float")) return false;
-  if (b.cls === "float") return a.cls === "float" ? b.bits > a.bits : a.bits < b.bits || b.bits === 64;
-  if (b.cls === "int") return a.cls === "int" ? b.bits >= a.bits : b.bits > a.bits;
-  return a.cls === "uint" && b.bits >= a.bits;
-}
-
 /** An input as signature selection sees it: an array's dtype, or a host scalar's value. */
 type SelectInput = { readonly dtype: UType } | { readonly scalar: ScalarOperand };
 
@@ -366,12 +352,12 @@ function scalarBinds(v: number | bigint | boolean, want: UType, cast: boolean): 
  * (`float32(2)`) by their dtype, exactly or (with `cast`) by NumPy's safe casting; plain scalars by value.
  */
 function binds(input: SelectInput, want: UType, cast: boolean): boolean {
-  if ("dtype" in input) return input.dtype === want || (cast && canCast(input.dtype, want));
+  if ("dtype" in input) return input.dtype === want || (cast && canCastSafely(input.dtype, want));
   // a complex scalar: exactly its own width (a plain { re, im } is complex128), the other by a cast
   const complex = complexScalarDType(input.scalar);
   if (complex) return complex === want || (cast && !isScalarName(want));
   const typed = typedScalarDType(input.scalar);
-  if (typed !== undefined) return typed === want || (cast && canCast(typed, want));
+  if (typed !== undefined) return typed === want || (cast && canCastSafely(typed, want));
   return scalarBinds(input.scalar as number | bigint | boolean, want, cast);
 }
 
