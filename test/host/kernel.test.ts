@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cuda, float16, float32, float64, int64, CompileError, LaunchError, TypingError, DeviceArray, type KernelArray2 } from "../../src/index.js";
+import { cuda, float16, float32, float64, int64, ndarray, CompileError, LaunchError, TypingError, DeviceArray, type KernelArray2 } from "../../src/index.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
 
@@ -263,6 +263,21 @@ test("one host array passed twice is two copies, as on the GPU: writes through o
   const wantDst = expected(src, dst);
   shift.configure(1, 8)(src, dst);
   assert.deepEqual(Array.from(dst), wantDst);
+});
+
+test("a host view with gaps reaches the kernel as a compact C-ordered copy, its strides the copy's; only the view's elements are written back", () => {
+  const k = cuda.jit((a: KernelArray2<number>, b: KernelArray2<number>, s: Int32Array) => {
+    const [i, j] = cuda.grid(2);
+    if (i < a.shape[0] && j < a.shape[1]) { a[i][j] += 1; b[i][j] += 100; }
+    if (i === 0 && j === 0) { s[0] = a.strides[0]; s[1] = a.strides[1]; }
+  });
+  // the even and the odd columns of one 3×4 matrix, both written by the kernel
+  const data = Float32Array.from({ length: 12 }, (_, i) => i);
+  const even = ndarray(data, [3, 2], [4, 2], 0), odd = ndarray(data, [3, 2], [4, 2], 1);
+  const s = new Int32Array(2);
+  k.configure(1, [4, 4])(even, odd, s);
+  assert.deepEqual(Array.from(s), [8, 4], "a [3, 2] C-ordered float32 copy");
+  assert.deepEqual(Array.from(data), Array.from({ length: 12 }, (_, i) => i + (i % 2 === 0 ? 1 : 100)), "neither view's copy-back clobbers the other's elements");
 });
 
 test("compile errors surface at launch with the construct, the line and a caret", () => {
