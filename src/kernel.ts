@@ -6,16 +6,17 @@
 // (ArgumentSlots, the fast launch path, the host-array temporaries) change together; the launch path
 // is the hottest code on the host, and one file keeps what it does in view.
 
+import { isAbsolute } from "node:path";
 import {
   COMPLEX_PART, DTYPE_INFO, arrayType, canCastSafely, isScalarName, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
   typedScalarDType, convertScalar, complexDTypeName, complexScalarDType, complexType, complexArrayType, isComplexType, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
   type ComplexName, type ComplexValue, type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
-import { LaunchError } from "./errors.js";
+import { KernelError, LaunchError, SanitizerError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
 import type { FunctionIR } from "./compiler/ir.js";
 import { printFunction } from "./compiler/print.js";
-import { rememberOrigin } from "./compiler/source.js";
+import { boundName, callerFrame, placeOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, KernelArtifact, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
@@ -322,6 +323,16 @@ export type AnyKernelFunction = (...args: any[]) => void;
  */
 export type Launcher<F extends (...args: never[]) => void = AnyKernelFunction> = (...args: LaunchArguments<Parameters<F>>) => void;
 
+/** Launch errors that say where the launch was already (an error passes through nested launchers). */
+const located = new WeakSet<Error>();
+
+/** Adds `line` to an error's message, and to its stack, which repeats the message it was made with. */
+function appendLine(e: Error, line: string): void {
+  const before = e.message;
+  e.message = `${before}\n  ${line}`;
+  if (typeof e.stack === "string") e.stack = e.stack.replace(before, e.message);
+}
+
 /** The error for calling a kernel as a function: Numba's, in our launch syntax. */
 function notConfigured(name: string): LaunchError {
   return new LaunchError(`Kernel launch configuration was not specified for '${name}'. Use the syntax: kernel.configure(blocksPerGrid, threadsPerBlock)(...args), or kernel.forall(n)(...args) to cover n threads`);
@@ -360,6 +371,12 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   declare private last: Specialisation | undefined;
   /** the last specialisation's launch on the back end it last ran on: what configured launchers try first */
   declare private readonly fastPath: FastPath;
+  /** where the user's program made the kernel (its `cuda.jit` call), when a stack frame says */
+  declare private readonly origin: SourceOrigin | undefined;
+  /** the name `cuda.jit(…)`'s result is bound to on that line (null: none), once looked up */
+  declare private binding: string | null | undefined;
+  /** a launch's error with where it happened (see locateLaunchError), for the launchers to throw */
+  declare private readonly failed: (e: unknown) => unknown;
 
   /**
    * A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one.
@@ -369,7 +386,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   constructor(fn: F, options: JitOptions = {}) {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
     checkedName(options.name, "kernel");
-    rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
+    const origin = rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
     const eager = options.signature === undefined ? undefined : signaturesFromOption(options.signature);
     for (const sig of eager ?? []) {
       if (sig.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(sig)}`);
@@ -377,13 +394,22 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     }
     // the object constructed is a function (see the class comment): its state is set on it, not on `this`
     const self = uncallableKernel(new.target.prototype) as this;
-    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined } });
+    const failed = (e: unknown) => self.locateLaunchError(e);
+    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed });
     for (const sig of eager ?? []) self.specialise(sig.args);
     return self;
   }
 
-  /** the kernel's name: `options.name`, else its function's name, else "kernel" */
-  get name(): string { return this.options.name ?? (this.fn.name || "kernel"); }
+  /**
+   * the kernel's name: `options.name`, else its function's name, else the name `cuda.jit`'s result is
+   * assigned to on the line that calls it (`const add = cuda.jit((…) => …)`: "add"), else "kernel"
+   */
+  get name(): string {
+    if (this.options.name !== undefined) return this.options.name;
+    if (this.fn.name) return this.fn.name;
+    if (this.binding === undefined) this.binding = (this.origin && boundName(this.origin, "jit")) ?? null;
+    return this.binding ?? "kernel";
+  }
 
   /** The compiled signatures, each accepted by inspectAsm / inspectTypes (Numba's `signatures`). */
   get signatures(): string[] {
@@ -397,21 +423,44 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    * back when the kernel may have written them.
    */
   configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher<F> {
-    const dims: LaunchDims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
+    let dims: LaunchDims;
+    try {
+      dims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
+    } catch (e) {
+      throw this.failed(e);
+    }
     const general = (...args: readonly unknown[]) => this.launch(dims, args, stream);
-    return launcherOfArity(this.eager?.[0]!.args.length ?? this.fn.length)(this.fastPath, dims, stream, general) as Launcher<F>;
+    return launcherOfArity(this.eager?.[0]!.args.length ?? this.fn.length)(this.fastPath, dims, stream, general, this.failed) as Launcher<F>;
   }
 
   /** A launcher for a 1-d launch covering `n` threads with an occupancy-chosen block size (Numba's `kernel.forall(n)`). */
   forall(n: number, stream?: Stream): Launcher<F> {
-    if (!Number.isInteger(n) || n < 0) throw new LaunchError(`forall needs a non-negative integer thread count; got ${n}`);
+    if (!Number.isInteger(n) || n < 0) throw this.failed(new LaunchError(`forall needs a non-negative integer thread count; got ${n}`));
     return (...args: readonly unknown[]) => {
       if (n === 0) return;
-      const backend = getBackend();
-      const spec = this.specialisationFor(args);
-      const block = Math.max(1, Math.min(n, this.compiledFor(spec, backend).suggestedBlockSize(0)));
-      this.launch({ grid: [Math.ceil(n / block), 1, 1], block: [block, 1, 1], sharedMemBytes: 0 }, args, stream);
+      try {
+        const backend = getBackend();
+        const spec = this.specialisationFor(args);
+        const block = Math.max(1, Math.min(n, this.compiledFor(spec, backend).suggestedBlockSize(0)));
+        this.launch({ grid: [Math.ceil(n / block), 1, 1], block: [block, 1, 1], sharedMemBytes: 0 }, args, stream);
+      } catch (e) {
+        throw this.failed(e);
+      }
     };
+  }
+
+  /**
+   * `e` as a launch throws it: a LaunchError gets a line saying which kernel (its name and where it was
+   * made) and where the user's program launched it (the first stack frame outside numbats). A
+   * KernelError or SanitizerError names the kernel and the source lines involved already.
+   */
+  private locateLaunchError(e: unknown): unknown {
+    if (!(e instanceof LaunchError) || e instanceof KernelError || e instanceof SanitizerError || located.has(e)) return e;
+    located.add(e);
+    const launch = callerFrame(new Error().stack, (file) => !isAbsolute(file) || isOwnFile(file));
+    const made = this.origin ? ` (made at ${placeOf(this.origin)})` : "";
+    appendLine(e, `kernel '${this.name}'${made}${launch ? `, launched at ${placeOf(launch)}` : ""}`);
+    return e;
   }
 
   /**
@@ -723,7 +772,7 @@ class FastLaunch {
 /** What a kernel's configured launchers try first: its last specialisation's launch (see Kernel.launch). */
 interface FastPath { launch: FastLaunch | undefined }
 
-type LauncherOf = (fastPath: FastPath, dims: LaunchDims, stream: Stream | undefined, general: (...args: unknown[]) => void) => AnyKernelFunction;
+type LauncherOf = (fastPath: FastPath, dims: LaunchDims, stream: Stream | undefined, general: (...args: unknown[]) => void, failed: (e: unknown) => unknown) => AnyKernelFunction;
 
 const launcherFactories = new Map<number, LauncherOf>();
 
@@ -733,17 +782,22 @@ const launcherFactories = new Map<number, LauncherOf>();
  * where a rest parameter would build an array of them on every launch for the fill to read back out.
  * It tries the fast path (the last specialisation on the current back end, its fill taking this
  * launch's arguments), and otherwise launches the general way with every argument given; a launch
- * with too few or too many arguments goes there, for its error.
+ * with too few or too many arguments goes there, for its error. What either throws goes through
+ * `failed`, which says where the launch was.
  */
 function launcherOfArity(arity: number): LauncherOf {
   let make = launcherFactories.get(arity);
   if (!make) {
     const names = Array.from({ length: arity }, (_, i) => `a${i}`);
     make = new Function("getBackend", `"use strict";
-  return (fastPath, dims, stream, general) => function launch(${names.join(", ")}) {
-    const fast = fastPath.launch;
-    if (fast !== undefined && arguments.length === ${arity} && fast.backend === getBackend() && fast.fill(${["dims", ...names].join(", ")})) fast.launch(dims, stream, true);
-    else general(...arguments);
+  return (fastPath, dims, stream, general, failed) => function launch(${names.join(", ")}) {
+    try {
+      const fast = fastPath.launch;
+      if (fast !== undefined && arguments.length === ${arity} && fast.backend === getBackend() && fast.fill(${["dims", ...names].join(", ")})) fast.launch(dims, stream, true);
+      else general(...arguments);
+    } catch (e) {
+      throw failed(e);
+    }
   };`)(getBackend) as LauncherOf;
     launcherFactories.set(arity, make);
   }
