@@ -302,6 +302,21 @@ test("in-kernel names used on the host say they belong in kernels", () => {
   assert.throws(() => cuda.threadIdx.x, /only be used inside a kernel/);
 });
 
+test("Numba's snake_case names on the host's cuda say numbats' spelling, instead of 'is not a function'", () => {
+  const numba = cuda as unknown as Record<string, ((...a: unknown[]) => unknown) & Record<string, (...a: unknown[]) => unknown>>;
+  const spelled = (ours: string) => (e: unknown) => e instanceof TypeError && e.message === `${ours.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} is Numba's spelling; numbats spells it ${ours}`;
+  assert.throws(() => numba.to_device!(new Float32Array(1)), spelled("cuda.toDevice"));
+  assert.throws(() => numba.device_array!(4, float32), spelled("cuda.deviceArray"));
+  assert.throws(() => numba.device_array_like!(new Float32Array(1)), spelled("cuda.deviceArrayLike"));
+  assert.throws(() => numba.select_device!(0), spelled("cuda.selectDevice"));
+  assert.throws(() => numba.random!.create_xoroshiro128p_states!(4, 1), spelled("cuda.random.createXoroshiro128pStates"));
+  assert.throws(() => numba.syncthreads_count, spelled("cuda.syncthreadsCount"));
+  // no new keys to enumerate, and other unknown names stay undefined
+  assert.deepEqual(Object.keys(cuda).filter((k) => k.includes("_")), []);
+  assert.equal(numba.frobnicate, undefined);
+  assert.equal(typeof cuda.toDevice, "function");
+});
+
 test("device management on the simulator: one simulated device, as Numba's simulator lists one fake GPU", () => {
   if (cuda.isAvailable()) return; // the GPU suite covers real devices
   assert.equal(cuda.gpus.length, 1);
