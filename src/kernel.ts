@@ -465,13 +465,15 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
 
   /**
    * PTX of a compiled specialisation (the only one when `sig` is omitted) (Numba's `inspect_asm`): what
-   * the current target runs, or the PTX for `target` (e.g. `{ computeCapability: [8, 0] }`).
+   * the current target runs (on the simulator: for its compute capability, 8.0), or the PTX for `target`
+   * (e.g. `{ computeCapability: [9, 0] }`).
    */
   inspectAsm(sig?: string, target?: PtxTargetOptions): string {
     const spec = this.lookup(sig);
     const backend = getBackend();
     if (!target && backend.name === "cuda") return this.compiledFor(spec, backend).code;
-    return emitPtx(spec.ir, target).text;
+    // for the current device's compute capability (the simulator's: 8.0) unless `target` names one
+    return emitPtx(spec.ir, { computeCapability: backend.device.computeCapability, ...target }).text;
   }
 
   /** The typed IR of a compiled specialisation, each value with its type (Numba's `inspect_types`). */
