@@ -143,6 +143,27 @@ interface Operand {
   readonly strides: readonly number[];
   /** element offset of [0, 0, …] in `arg` */
   readonly offset: number;
+  /** a complex scalar's dtype: `arg` holds its parts on the host, copied to the device for each launch */
+  readonly complexScalar?: ComplexName;
+}
+
+/**
+ * Launches with the operands' arguments: a complex scalar's parts go to device memory for the launch
+ * (kernels take complex arrays from there), freed once the launch is done.
+ */
+function launchWith(ops: readonly Operand[], stream: Stream | undefined, launch: (args: Operand["arg"][]) => void): void {
+  const temps: DeviceArray[] = [];
+  try {
+    launch(ops.map((o) => {
+      if (!o.complexScalar) return o.arg;
+      const d = toDevice(o.arg as TypedArray, { dtype: o.complexScalar, stream });
+      temps.push(d);
+      return d;
+    }));
+  } finally {
+    if (temps.length > 0) stream?.synchronize();
+    for (const t of temps) t.free();
+  }
 }
 
 const isArrayOperand = (v: unknown): v is ArrayOperand => v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v);
@@ -171,12 +192,12 @@ function operandOf(v: ArrayOperand): Operand {
   return { arg: new NDArray(v.data, [v.data.length], [1], 0, dtype as ScalarName), dtype, shape: v.shape, strides: v.stride, offset: v.offset };
 }
 
-/** A host scalar as a 0-d operand of `dtype` (a complex one in device memory: kernels take complex arrays from there). */
+/** A host scalar as a 0-d operand of `dtype` (a complex one as its parts, to device memory at the launch: see launchWith). */
 function scalarOperand(dtype: UType, v: ScalarOperand): Operand {
   if (isScalarName(dtype)) return { arg: new NDArray(scalarArray(dtype, (v as TypedScalar).valueOf()), [1], [1], 0, dtype), dtype, shape: [], strides: [], offset: 0 };
   const { re, im } = complexValue(v);
   const parts = (COMPLEX_PART[dtype] === "float32" ? Float32Array : Float64Array).of(re, im);
-  return { ...operandOf(toDevice(parts, { dtype })), shape: [], strides: [] };
+  return { arg: parts, dtype, shape: [], strides: [], offset: 0, complexScalar: dtype };
 }
 
 /** A result array and its operand; `finish` gives the result after the kernel ran (a complex host result: copied back). */
@@ -499,7 +520,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
       kernel = makeKernelFunction(safeName("ufunc", fn), ["n", "meta", ...xs, "out"], body, fn);
       kernels.set(key, kernel);
     }
-    kernel.forall(n, options.stream)(n, meta, ...all.map((o) => o.arg));
+    launchWith(all, options.stream, (args) => kernel.forall(n, options.stream)(n, meta, ...args));
     return target.finish?.() ?? target.result;
   };
   const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), reduce: reducer(ufunc as Ufunc, what) } : { nin, signatures: sigs.map(signatureToString) };
@@ -544,7 +565,14 @@ function reducer(f: Ufunc, what: string) {
     };
     fold(shape[ax]!);
     const result = work.slice(...shape.map((_, d) => (d === ax ? 0 : null)));
-    if (ndim > 1 && array instanceof DeviceArray) return result;
+    if (ndim > 1 && array instanceof DeviceArray) {
+      // an array of its own, which the caller frees: a view would keep `work` allocated, unfreeable
+      const own = deviceArray(result.shape, dtype, array.backend);
+      own.copyFrom(result, options.stream);
+      options.stream?.synchronize();
+      work.free();
+      return own;
+    }
     const host = result.copyToHost() as TypedArray | NDArray;
     work.free();
     return ndim > 1 ? host : readElement(dtype, (host as NDArray).data, (host as NDArray).offset);
@@ -686,7 +714,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
         kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin, dtypes), fn);
         kernels.set(key, kernel);
       }
-      kernel.forall(n, options.stream)(n, meta, ...ops.map((o) => o.arg));
+      launchWith(ops, options.stream, (args) => kernel.forall(n, options.stream)(n, meta, ...args));
     }
     const results = targets.map((t) => t.finish?.() ?? t.result);
     return nout === 1 ? results[0]! : results;

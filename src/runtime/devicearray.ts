@@ -20,7 +20,7 @@ import {
   type NDArrayLike,
 } from "../ndarray.js";
 import { deviceBackend, getBackend } from "./select.js";
-import { sanitizes } from "../targets/js/sanitize.js";
+import { noteCollected, sanitizes } from "../targets/js/sanitize.js";
 import { Stream, streamHandle } from "./streams.js";
 import { CAPTURED_BY_REFERENCE } from "../compiler/env.js";
 
@@ -77,6 +77,7 @@ function release(backend: Backend, buffer: DeviceBuffer): void {
 
 const collector = new FinalizationRegistry<{ backend: Backend; buffer: DeviceBuffer }>(({ backend, buffer }) => {
   try {
+    noteCollected(buffer); // released, but never freed: the sanitizer still reports it as a leak
     release(backend, buffer);
   } catch {
     // the context may be gone (device reset or process teardown): nothing left to free
