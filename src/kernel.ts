@@ -330,7 +330,8 @@ const located = new WeakSet<Error>();
 function appendLine(e: Error, line: string): void {
   const before = e.message;
   e.message = `${before}\n  ${line}`;
-  if (typeof e.stack === "string") e.stack = e.stack.replace(before, e.message);
+  const after = e.message;
+  if (typeof e.stack === "string") e.stack = e.stack.replace(before, () => after); // a function: `$&` in a message is no pattern
 }
 
 /** The error for calling a kernel as a function: Numba's, in our launch syntax. */
