@@ -196,8 +196,11 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
    */
   static copyOfBlock(backend: Backend, host: NDArrayLike, dtype: ScalarName, start: number, stream: BackendStream | undefined): DeviceArray {
     const n = product(host.shape);
-    const a = new DeviceArray(ownMemory(backend, n * DTYPE_INFO[dtype].size), true, dtype, host.shape, host.stride, -start * DTYPE_INFO[dtype].size);
     const from = host.offset + start;
+    if (n > 0 && (from < 0 || from + n > host.data.length)) {
+      throw new RangeError(`view (shape [${host.shape.join(", ")}], stride [${host.stride.join(", ")}], offset ${host.offset}) reaches outside data of length ${host.data.length}`);
+    }
+    const a = new DeviceArray(ownMemory(backend, n * DTYPE_INFO[dtype].size), true, dtype, host.shape, host.stride, -start * DTYPE_INFO[dtype].size);
     if (n > 0) backend.copyToDevice(a.buffer, 0, host.data.subarray(from, from + n) as TypedArray, stream);
     return a;
   }

@@ -100,6 +100,8 @@ test("toDevice keeps the layout of a host view whose elements fill one block (F 
   assert.deepEqual([row.isCContiguous(), row.isFContiguous()], [true, true]);
   const fcol = toDevice(ndarray(iota(10), [5, 2], [1, 5]), undefined, backend).slice(null, [0, 1]);
   assert.deepEqual([fcol.shape, fcol.isCContiguous(), fcol.isFContiguous()], [[5, 1], true, true]);
+  // an ndarray-style literal is not checked when made: one reaching past its data is a RangeError, not a short copy
+  assert.throws(() => toDevice({ data: iota(9), shape: [2, 5], stride: [1, 2], offset: 0 }, undefined, backend), /reaches outside data of length 9/);
   for (const a of [d, dt, dr, dg, scalar, row]) a.free();
 });
 
