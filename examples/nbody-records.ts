@@ -62,6 +62,8 @@ for (let s = 0; s < STEPS; s++) {
   [a, b] = [b, a];
 }
 const result = a.copyToHost();
+a.free();
+b.free();
 
 /** The same steps on the host in float64: x, y, z per body after STEPS steps. */
 function hostSteps(start: RecordArray<Body>): Float64Array {

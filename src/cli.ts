@@ -24,12 +24,12 @@ import { formatDriverVersion, ptxVersionForDriver } from "./runtime/cuda/ptxvers
 import { createCudaBackend } from "./runtime/cuda/backend.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
 import { requestedTarget, selectTarget, type TargetInfo } from "./runtime/select.js";
-import { createSimBackend } from "./runtime/sim-backend.js";
+import { SIM_DEVICE, createSimBackend } from "./runtime/sim-backend.js";
 import { parseSchedule, parseTools } from "./targets/js/sanitize.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
 
-/** What `ptx` compiles for without --arch when no GPU is found. */
-const DEFAULT_ARCH = "sm_80";
+/** What `ptx` compiles for without --arch when no GPU is found: the simulated device's compute capability. */
+const DEFAULT_ARCH = `sm_${SIM_DEVICE.computeCapability.join("")}`;
 
 const USAGE = `usage: numbats -s | --sysinfo
        numbats ptx FILE [--kernel NAME] [--sig SIG] [--arch sm_XX]

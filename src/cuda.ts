@@ -542,5 +542,23 @@ export const cuda = {
   guvectorize,
 };
 
+/**
+ * Numba's snake_case spellings of the namespace's camelCase names (`cuda.to_device`, `cuda.device_array`,
+ * `cuda.random.create_xoroshiro128p_states`) as getters that throw a TypeError naming numbats' spelling,
+ * where JavaScript would say "cuda.to_device is not a function". They are not enumerable and not in the
+ * `Cuda` type (TypeScript still reports the name), and nothing numbats does reads them.
+ */
+function answerNumbaSpellings(ns: object, path: string): void {
+  for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(ns))) {
+    const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (snake !== key && !(snake in ns)) {
+      const message = `${path}.${snake} is Numba's spelling; numbats spells it ${path}.${key}`;
+      Object.defineProperty(ns, snake, { get: () => { throw new TypeError(message); }, enumerable: false });
+    }
+    if (typeof d.value === "object" && d.value !== null && Object.getPrototypeOf(d.value) === Object.prototype) answerNumbaSpellings(d.value as object, `${path}.${key}`);
+  }
+}
+answerNumbaSpellings(cuda, "cuda");
+
 /** The type of the `cuda` namespace. */
 export type Cuda = typeof cuda;

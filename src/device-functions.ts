@@ -3,10 +3,10 @@
 // (the file that called cuda.jit), else to the only one any module registered under that name.
 
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVICE_FUNCTION, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./compiler/lower.js";
-import { originOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
+import { originOf, placeOf as fileLine, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
 
 /** The options of `cuda.jit` a device function uses. */
 export interface DeviceFunctionOptions {
@@ -93,11 +93,7 @@ export function checkedName(name: unknown, what: string): string | undefined {
 }
 
 /** `file:line` of a cuda.jit call, the file relative to the working directory when inside it. */
-function placeOf(origin: SourceOrigin | undefined): string {
-  if (!origin) return "an unknown place (no stack frame outside numbats)";
-  const rel = relative(process.cwd(), origin.file);
-  return `${rel.startsWith("..") || isAbsolute(rel) ? origin.file : rel}:${origin.line}`;
-}
+const placeOf = (origin: SourceOrigin | undefined): string => (origin ? fileLine(origin) : "an unknown place (no stack frame outside numbats)");
 
 function lineAt(origin: SourceOrigin): string | undefined {
   try {

@@ -192,6 +192,24 @@ export const complexArrayType = (name: ComplexName, ndim: number, layout: Layout
   ({ kind: "array", dtype: COMPLEX_PART[name], ndim: ndim + 1, layout, space, complex: name });
 export const isComplexType = (t: Type): t is TupleType & { complex: ComplexName } => typeof t === "object" && t.kind === "tuple" && t.complex !== undefined;
 
+/**
+ * NumPy's "safe" casting between dtypes (every value of `from` is a value of `to`): to complex as to
+ * its part type, complex64 to complex128, complex to no real. Ufunc loops and a kernel's eager
+ * signatures are chosen by it.
+ */
+export function canCastSafely(from: ScalarName | ComplexName, to: ScalarName | ComplexName): boolean {
+  if (from === to) return true;
+  if (!isScalarName(to)) return isScalarName(from) ? canCastSafely(from, COMPLEX_PART[to]) : to === "complex128";
+  if (!isScalarName(from)) return false;
+  const a = DTYPE_INFO[from];
+  const b = DTYPE_INFO[to];
+  if (a.cls === "bool") return true;
+  if (b.cls === "bool" || (a.cls === "float" && b.cls !== "float")) return false;
+  if (b.cls === "float") return a.cls === "float" ? b.bits > a.bits : a.bits < b.bits || b.bits === 64;
+  if (b.cls === "int") return a.cls === "int" ? b.bits >= a.bits : b.bits > a.bits;
+  return a.cls === "uint" && b.bits >= a.bits;
+}
+
 export const isArrayType = (t: Type): t is ArrayType => typeof t === "object" && t.kind === "array";
 export const isTupleType = (t: Type): t is TupleType => typeof t === "object" && t.kind === "tuple";
 export const isScalarType = (t: Type): t is ScalarName => typeof t === "string" && t !== "void";

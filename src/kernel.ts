@@ -6,17 +6,18 @@
 // (ArgumentSlots, the fast launch path, the host-array temporaries) change together; the launch path
 // is the hottest code on the host, and one file keeps what it does in view.
 
+import { isAbsolute } from "node:path";
 import {
-  DTYPE_INFO, arrayType, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, isTupleType, tupleType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
+  COMPLEX_PART, DTYPE_INFO, arrayType, canCastSafely, isScalarName, dtypeOfTypedArray, isArrayType, isInteger, isScalarType, isTupleType, tupleType, parseSignature, resolveDType, sameType, signatureToString, typeToString,
   typedScalarDType, convertScalar, complexDTypeName, complexScalarDType, complexType, complexArrayType, isComplexType, type ArrayType, type DTypesStoredIn, type DTypesWithElement, type ScalarName, type Signature,
-  type ComplexValue, type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
+  type ComplexName, type ComplexValue, type DType, type TupleType, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
-import { LaunchError } from "./errors.js";
+import { KernelError, LaunchError, SanitizerError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
 import type { FunctionIR } from "./compiler/ir.js";
 import { printFunction } from "./compiler/print.js";
 import { didYouMean } from "./compiler/suggest.js";
-import { rememberOrigin } from "./compiler/source.js";
+import { boundName, callerFrame, placeOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, KernelArtifact, LaunchDims, ScalarSlots } from "./runtime/backend.js";
 import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
@@ -39,8 +40,9 @@ export interface JitOptions {
   /**
    * eager compilation for these types: a Numba signature string (`"void(float32[:], int32)"`), a list
    * of dtypes / array types (`[float32.array(1), int32]`), or a list of signature strings (each compiled;
-   * a launch takes the first its arguments match exactly, else the first they convert to); the kernel
-   * then compiles at `cuda.jit`, and launches compile nothing
+   * a launch takes the one its arguments convert to best, as Numba's dispatcher chooses: exact types
+   * first, then lossless conversions, the narrowest of equals); the kernel then compiles at `cuda.jit`,
+   * and launches compile nothing
    */
   readonly signature?: string | readonly (Type | DType<unknown> | RecordDType)[] | readonly string[];
   /** values for free names: constants, dtypes, device functions, host arrays (frozen into constant memory), DeviceArrays (captured by reference) */
@@ -221,11 +223,80 @@ function signaturesFromOption(sig: NonNullable<JitOptions["signature"]>): Signat
   }];
 }
 
-/** Whether arguments of `types` match `sig` exactly: scalars of its types (as host values type), arrays that fit. */
-const matchesExactly = (types: readonly Type[], sig: Signature) =>
-  types.length === sig.args.length && types.every((t, i) => (isArrayType(t) ? fits(t, sig.args[i]!) : sameType(t, sig.args[i]!)));
-const matchesConverted = (types: readonly Type[], sig: Signature) =>
-  types.length === sig.args.length && types.every((t, i) => fits(t, sig.args[i]!));
+// ---------------------------------------------------------------------------
+// choosing among several eager signatures (Numba's overload resolution)
+
+/** How an argument converts to a parameter, best first (the kinds of Numba's type conversion rules). */
+const enum Conversion { Exact, Promote, Safe, Unsafe }
+
+/** What a conversion between two types is judged by: a scalar's dtype, a complex value's name (undefined: an array or a record). */
+const valueType = (t: Type): ScalarName | ComplexName | undefined => (isScalarType(t) ? t : isComplexType(t) ? t.complex : undefined);
+const kindOf = (t: ScalarName | ComplexName) => (isScalarName(t) ? DTYPE_INFO[t].cls : "complex");
+
+/**
+ * How an argument of type `have` converts to a parameter of type `want` it fits: exactly (the same
+ * type); a promotion (a safe cast within one kind: int16 → int32, float32 → float64, complex64 →
+ * complex128; an array to a parameter of any layout); a safe conversion (a safe cast across kinds:
+ * int32 → float64, uint8 → int16, bool → int32, float64 → complex128; float16 data in its
+ * Uint16Array); anything else is unsafe (float64 → float32, int32 → float32, int64 → int32).
+ */
+function conversion(have: Type, want: Type): Conversion {
+  if (sameType(have, want)) return Conversion.Exact;
+  const from = valueType(have), to = valueType(want);
+  if (from === undefined || to === undefined) {
+    const relaid = isArrayType(have) && isArrayType(want) && have.dtype === want.dtype && have.complex === want.complex;
+    return relaid ? Conversion.Promote : Conversion.Safe;
+  }
+  if (!canCastSafely(from, to)) return Conversion.Unsafe;
+  return kindOf(from) === kindOf(to) ? Conversion.Promote : Conversion.Safe;
+}
+
+/** Whether every integer parameter of `sig` holds its argument's value exactly (2.5 and 1e10 are no int32). */
+function holdsValues(sig: Signature, args: readonly unknown[]): boolean {
+  return sig.args.every((t, i) => {
+    if (!isScalarType(t) || !isInteger(t)) return true;
+    const v = args[i], given = typedScalarDType(v) ? (v as TypedScalar).valueOf() : v;
+    return (typeof given !== "number" && typeof given !== "bigint") || holdsExactly(given, convertScalar(t, given));
+  });
+}
+
+/** The bits a parameter's value takes: what "narrowest" compares (arrays and records: 0). */
+const widthOf = (t: Type): number => (isScalarType(t) ? DTYPE_INFO[t].bits : isComplexType(t) ? 2 * DTYPE_INFO[COMPLEX_PART[t.complex]].bits : 0);
+
+/** A signature's rating for arguments of `types`, lower is better: its unsafe, safe and promoting conversions, then its scalar parameters' bits. */
+function rating(types: readonly Type[], sig: Signature): number[] {
+  const counts = [0, 0, 0, 0];
+  let bits = 0;
+  types.forEach((t, i) => {
+    counts[conversion(t, sig.args[i]!)]!++;
+    bits += widthOf(sig.args[i]!);
+  });
+  return [counts[Conversion.Unsafe]!, counts[Conversion.Safe]!, counts[Conversion.Promote]!, bits];
+}
+
+const lessThan = (a: readonly number[], b: readonly number[]) => {
+  const k = a.findIndex((x, i) => x !== b[i]);
+  return k >= 0 && a[k]! < b[k]!;
+};
+
+/**
+ * The eager signature a launch takes (docs/language.md, eager signatures): of those the arguments fit
+ * and whose integer parameters hold their values, the one with the fewest unsafe conversions, then
+ * the fewest safe ones, then the fewest promotions (Numba's order), then the narrowest; the first
+ * listed of equals. A single fitting signature is taken as it is: its converters say which value it
+ * cannot hold.
+ */
+function chooseSignature(eager: readonly Signature[], types: readonly Type[], args: readonly unknown[]): Signature | undefined {
+  const fitting = eager.filter((s) => types.length === s.args.length && types.every((t, i) => fits(t, s.args[i]!)));
+  if (fitting.length <= 1) return fitting[0];
+  let best: Signature | undefined, bestRating: number[] | undefined;
+  for (const sig of fitting) {
+    if (!holdsValues(sig, args)) continue;
+    const r = rating(types, sig);
+    if (!bestRating || lessThan(r, bestRating)) { best = sig; bestRating = r; }
+  }
+  return best ?? fitting[0];
+}
 
 // ---------------------------------------------------------------------------
 // launch configuration
@@ -359,6 +430,17 @@ export type AnyKernelFunction = (...args: any[]) => void;
  */
 export type Launcher<F extends (...args: never[]) => void = AnyKernelFunction> = (...args: LaunchArguments<Parameters<F>>) => void;
 
+/** Launch errors that say where the launch was already (an error passes through nested launchers). */
+const located = new WeakSet<Error>();
+
+/** Adds `line` to an error's message, and to its stack, which repeats the message it was made with. */
+function appendLine(e: Error, line: string): void {
+  const before = e.message;
+  e.message = `${before}\n  ${line}`;
+  const after = e.message;
+  if (typeof e.stack === "string") e.stack = e.stack.replace(before, () => after); // a function: `$&` in a message is no pattern
+}
+
 /** The error for calling a kernel as a function: Numba's, in our launch syntax. */
 function notConfigured(name: string): LaunchError {
   return new LaunchError(`Kernel launch configuration was not specified for '${name}'. Use the syntax: kernel.configure(blocksPerGrid, threadsPerBlock)(...args), or kernel.forall(n)(...args) to cover n threads`);
@@ -397,6 +479,12 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   declare private last: Specialisation | undefined;
   /** the last specialisation's launch on the back end it last ran on: what configured launchers try first */
   declare private readonly fastPath: FastPath;
+  /** where the user's program made the kernel (its `cuda.jit` call), when a stack frame says */
+  declare private readonly origin: SourceOrigin | undefined;
+  /** the name `cuda.jit(…)`'s result is bound to on that line (null: none), once looked up */
+  declare private binding: string | null | undefined;
+  /** a launch's error with where it happened (see locateLaunchError), for the launchers to throw */
+  declare private readonly failed: (e: unknown) => unknown;
 
   /**
    * A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one.
@@ -407,7 +495,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
     checkJitOptions(options, "kernel");
     checkedName(options.name, "kernel");
-    rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
+    const origin = rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
     const eager = options.signature === undefined ? undefined : signaturesFromOption(options.signature);
     for (const sig of eager ?? []) {
       if (sig.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(sig)}`);
@@ -415,13 +503,22 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     }
     // the object constructed is a function (see the class comment): its state is set on it, not on `this`
     const self = uncallableKernel(new.target.prototype) as this;
-    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined } });
+    const failed = (e: unknown) => self.locateLaunchError(e);
+    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed });
     for (const sig of eager ?? []) self.specialise(sig.args);
     return self;
   }
 
-  /** the kernel's name: `options.name`, else its function's name, else "kernel" */
-  get name(): string { return this.options.name ?? (this.fn.name || "kernel"); }
+  /**
+   * the kernel's name: `options.name`, else its function's name, else the name `cuda.jit`'s result is
+   * assigned to on the line that calls it (`const add = cuda.jit((…) => …)`: "add"), else "kernel"
+   */
+  get name(): string {
+    if (this.options.name !== undefined) return this.options.name;
+    if (this.fn.name) return this.fn.name;
+    if (this.binding === undefined) this.binding = (this.origin && boundName(this.origin, "jit")) ?? null;
+    return this.binding ?? "kernel";
+  }
 
   /** The compiled signatures, each accepted by inspectAsm / inspectTypes (Numba's `signatures`). */
   get signatures(): string[] {
@@ -435,32 +532,57 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    * back when the kernel may have written them.
    */
   configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher<F> {
-    const dims: LaunchDims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
+    let dims: LaunchDims;
+    try {
+      dims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
+    } catch (e) {
+      throw this.failed(e);
+    }
     const general = (...args: readonly unknown[]) => this.launch(dims, args, stream);
-    return launcherOfArity(this.eager?.[0]!.args.length ?? this.fn.length)(this.fastPath, dims, stream, general) as Launcher<F>;
+    return launcherOfArity(this.eager?.[0]!.args.length ?? this.fn.length)(this.fastPath, dims, stream, general, this.failed) as Launcher<F>;
   }
 
   /** A launcher for a 1-d launch covering `n` threads with an occupancy-chosen block size (Numba's `kernel.forall(n)`). */
   forall(n: number, stream?: Stream): Launcher<F> {
-    if (!Number.isInteger(n) || n < 0) throw new LaunchError(`forall needs a non-negative integer thread count; got ${n}`);
+    if (!Number.isInteger(n) || n < 0) throw this.failed(new LaunchError(`forall needs a non-negative integer thread count; got ${n}`));
     return (...args: readonly unknown[]) => {
       if (n === 0) return;
-      const backend = getBackend();
-      const spec = this.specialisationFor(args);
-      const block = Math.max(1, Math.min(n, this.compiledFor(spec, backend).suggestedBlockSize(0)));
-      this.launch({ grid: [Math.ceil(n / block), 1, 1], block: [block, 1, 1], sharedMemBytes: 0 }, args, stream);
+      try {
+        const backend = getBackend();
+        const spec = this.specialisationFor(args);
+        const block = Math.max(1, Math.min(n, this.compiledFor(spec, backend).suggestedBlockSize(0)));
+        this.launch({ grid: [Math.ceil(n / block), 1, 1], block: [block, 1, 1], sharedMemBytes: 0 }, args, stream);
+      } catch (e) {
+        throw this.failed(e);
+      }
     };
   }
 
   /**
+   * `e` as a launch throws it: a LaunchError gets a line saying which kernel (its name and where it was
+   * made) and where the user's program launched it (the first stack frame outside numbats). A
+   * KernelError or SanitizerError names the kernel and the source lines involved already.
+   */
+  private locateLaunchError(e: unknown): unknown {
+    if (!(e instanceof LaunchError) || e instanceof KernelError || e instanceof SanitizerError || located.has(e)) return e;
+    located.add(e);
+    const launch = callerFrame(new Error().stack, (file) => !isAbsolute(file) || isOwnFile(file));
+    const made = this.origin ? ` (made at ${placeOf(this.origin)})` : "";
+    appendLine(e, `kernel '${this.name}'${made}${launch ? `, launched at ${placeOf(launch)}` : ""}`);
+    return e;
+  }
+
+  /**
    * PTX of a compiled specialisation (the only one when `sig` is omitted) (Numba's `inspect_asm`): what
-   * the current target runs, or the PTX for `target` (e.g. `{ computeCapability: [8, 0] }`).
+   * the current target runs (on the simulator: for its compute capability, 8.0), or the PTX for `target`
+   * (e.g. `{ computeCapability: [9, 0] }`).
    */
   inspectAsm(sig?: string, target?: PtxTargetOptions): string {
     const spec = this.lookup(sig);
     const backend = getBackend();
     if (!target && backend.name === "cuda") return this.compiledFor(spec, backend).code;
-    return emitPtx(spec.ir, target).text;
+    // for the current device's compute capability (the simulator's: 8.0) unless `target` names one
+    return emitPtx(spec.ir, { computeCapability: backend.device.computeCapability, ...target }).text;
   }
 
   /** The typed IR of a compiled specialisation, each value with its type (Numba's `inspect_types`). */
@@ -494,7 +616,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   private argumentTypes(args: readonly unknown[]): readonly Type[] {
     const types = args.map(typeOfArgument);
     if (!this.eager) return types;
-    const sig = this.eager.find((s) => matchesExactly(types, s)) ?? this.eager.find((s) => matchesConverted(types, s));
+    const sig = chooseSignature(this.eager, types, args);
     if (!sig) {
       throw new LaunchError(`'${this.name}' was compiled for ${this.eager.map(signatureToString).join("; ")} and cannot take (${types.map(typeToString).join(", ")})`);
     }
@@ -513,7 +635,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       const own = argTypes.flatMap(parameterTypes);
       const signature: Signature = { args: [...own, ...(ir.envArrays ?? []).map((a) => a.type)], ret: "void" };
       const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, ir, compiled: new Map() };
-      made.slots = new ArgumentSlots(made as Specialisation, this.eager !== undefined);
+      made.slots = new ArgumentSlots(made as Specialisation, this.eager?.length === 1);
       spec = made as Specialisation;
       this.specialisations.set(key, spec);
     }
@@ -538,12 +660,13 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (isArrayType(t)) {
       if (!(v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v))) return false;
       const have = typeOfArgument(v, 0) as ArrayType;
-      return this.eager ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout && have.complex === t.complex;
+      return this.eager?.length === 1 ? fits(have, t) : have.dtype === t.dtype && have.ndim === t.ndim && have.layout === t.layout && have.complex === t.complex;
     }
-    if (isComplexType(t)) return complexScalarDType(v) === t.complex || (this.eager !== undefined && (complexScalarDType(v) !== undefined || typeof v === "number"));
+    // one eager signature takes any argument that fits (converted); with several, the last one chosen
+    // is taken again only for arguments of exactly its types (no other can be better)
+    if (isComplexType(t)) return complexScalarDType(v) === t.complex || (this.eager?.length === 1 && (complexScalarDType(v) !== undefined || typeof v === "number"));
     // records and tuples are typed again (argumentTypes checks their fields and items)
     if (isTupleType(t)) return false;
-    // one eager signature takes any scalar (converted); with several, a scalar picks its signature by type
     if (this.eager?.length === 1) return typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || typedScalarDType(v) !== undefined;
     switch (t) {
       case "int32": return typeof v === "number" && (v | 0) === v && !Object.is(v, -0);
@@ -658,12 +781,13 @@ type ScalarSlot = { kind: "scalar"; dtype: ScalarName; value: number | bigint | 
  */
 const enum Fast { SameArray, Float32, Float64, Int32, LazyFloat64, LazyInt32, General, EnvArray }
 
-function fastKind(t: Type, eager: boolean): Fast {
+/** `converting`: the kernel's one eager signature takes any number for a scalar parameter (converted). */
+function fastKind(t: Type, converting: boolean): Fast {
   if (isArrayType(t)) return Fast.SameArray;
   switch (t) {
-    case "float32": return eager ? Fast.Float32 : Fast.General; // a plain number is float32 only in an eager signature
-    case "float64": return eager ? Fast.Float64 : Fast.LazyFloat64;
-    case "int32": return eager ? Fast.Int32 : Fast.LazyInt32;
+    case "float32": return converting ? Fast.Float32 : Fast.General; // a plain number is float32 only when converted
+    case "float64": return converting ? Fast.Float64 : Fast.LazyFloat64;
+    case "int32": return converting ? Fast.Int32 : Fast.LazyInt32;
     default: return Fast.General;
   }
 }
@@ -764,7 +888,7 @@ class FastLaunch {
 /** What a kernel's configured launchers try first: its last specialisation's launch (see Kernel.launch). */
 interface FastPath { launch: FastLaunch | undefined }
 
-type LauncherOf = (fastPath: FastPath, dims: LaunchDims, stream: Stream | undefined, general: (...args: unknown[]) => void) => AnyKernelFunction;
+type LauncherOf = (fastPath: FastPath, dims: LaunchDims, stream: Stream | undefined, general: (...args: unknown[]) => void, failed: (e: unknown) => unknown) => AnyKernelFunction;
 
 const launcherFactories = new Map<number, LauncherOf>();
 
@@ -774,17 +898,22 @@ const launcherFactories = new Map<number, LauncherOf>();
  * where a rest parameter would build an array of them on every launch for the fill to read back out.
  * It tries the fast path (the last specialisation on the current back end, its fill taking this
  * launch's arguments), and otherwise launches the general way with every argument given; a launch
- * with too few or too many arguments goes there, for its error.
+ * with too few or too many arguments goes there, for its error. What either throws goes through
+ * `failed`, which says where the launch was.
  */
 function launcherOfArity(arity: number): LauncherOf {
   let make = launcherFactories.get(arity);
   if (!make) {
     const names = Array.from({ length: arity }, (_, i) => `a${i}`);
     make = new Function("getBackend", `"use strict";
-  return (fastPath, dims, stream, general) => function launch(${names.join(", ")}) {
-    const fast = fastPath.launch;
-    if (fast !== undefined && arguments.length === ${arity} && fast.backend === getBackend() && fast.fill(${["dims", ...names].join(", ")})) fast.launch(dims, stream, true);
-    else general(...arguments);
+  return (fastPath, dims, stream, general, failed) => function launch(${names.join(", ")}) {
+    try {
+      const fast = fastPath.launch;
+      if (fast !== undefined && arguments.length === ${arity} && fast.backend === getBackend() && fast.fill(${["dims", ...names].join(", ")})) fast.launch(dims, stream, true);
+      else general(...arguments);
+    } catch (e) {
+      throw failed(e);
+    }
   };`)(getBackend) as LauncherOf;
     launcherFactories.set(arity, make);
   }
@@ -806,7 +935,8 @@ class ArgumentSlots {
   /** per array parameter: the DeviceArray whose record `args` holds, null for none */
   private readonly arrays: (DeviceArray | null)[];
 
-  constructor(private readonly spec: Specialisation, eager: boolean) {
+  /** `converting`: the kernel has one eager signature, which takes any number for a scalar (see fastKind) */
+  constructor(private readonly spec: Specialisation, converting: boolean) {
     const types = spec.signature.args;
     this.scalars = types.map((t) => (isArrayType(t) ? undefined : { kind: "scalar" as const, dtype: t as ScalarName, value: 0 }));
     this.convert = types.map((t, i) => (isArrayType(t) ? undefined : scalarConverter(t as ScalarName, i, spec.ir.params[i]!.name)));
@@ -815,7 +945,7 @@ class ArgumentSlots {
     this.scalars.forEach((slot, i) => { if (slot) this.args[i] = slot; });
     this.arrays = types.map(() => null);
     const own = types.length - (spec.ir.envArrays?.length ?? 0);
-    this.kinds = types.map((t, i) => (i < own ? fastKind(t, eager) : Fast.EnvArray));
+    this.kinds = types.map((t, i) => (i < own ? fastKind(t, converting) : Fast.EnvArray));
   }
 
   /** The launch of this specialisation as `compiled` for `backend`, with its fast fill (see compileFastFill). */

@@ -189,6 +189,25 @@ export function isCContiguous(shape: readonly number[], stride: readonly number[
 }
 
 /**
+ * Where a view's elements fill one block of its data, each element once (C or F order, axes in any
+ * order, reversed axes): the block's first element, relative to the view's element [0, 0, …] (0 or
+ * less). Undefined for a view with gaps between its elements (every other column) or repeats (a
+ * stride of 0). Extent-1 axes' strides do not count, as in NumPy's contiguity.
+ */
+export function denseBlockStart(shape: readonly number[], stride: readonly number[]): number | undefined {
+  if (shape.includes(0)) return 0;
+  const axes = shape.flatMap((n, d) => (n === 1 ? [] : [{ n, step: Math.abs(stride[d]!), reach: (n - 1) * stride[d]! }]));
+  axes.sort((a, b) => a.step - b.step);
+  let block = 1, start = 0;
+  for (const { n, step, reach } of axes) {
+    if (step !== block) return undefined;
+    if (reach < 0) start += reach;
+    block *= n;
+  }
+  return start;
+}
+
+/**
  * Calls `visit(src, dst)` for every element of a strided view, in C order:
  * `src` walks the view's strides from `offset`, `dst` counts 0, 1, 2, …
  */

@@ -16,7 +16,7 @@
 // and promotion rules), the operand layout and the generated kernel's shape; apart they would repeat them.
 
 import {
-  COMPLEX_PART, DTYPE_INFO, complexScalarDType, complexType, pinnedComplexDType, convertScalar, dtypeOfTypedArray, dtypes, isArrayType,
+  COMPLEX_PART, DTYPE_INFO, canCastSafely, complexScalarDType, complexType, pinnedComplexDType, convertScalar, dtypeOfTypedArray, dtypes, isArrayType,
   isComplexType, isFloat, isInteger, isScalarName, isScalarType, parseSignature, signatureToString, typedScalarDType,
   type ComplexName, type ComplexValue, type HalfDType, type ScalarName, type Signature, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
@@ -143,6 +143,27 @@ interface Operand {
   readonly strides: readonly number[];
   /** element offset of [0, 0, …] in `arg` */
   readonly offset: number;
+  /** a complex scalar's dtype: `arg` holds its parts on the host, copied to the device for each launch */
+  readonly complexScalar?: ComplexName;
+}
+
+/**
+ * Launches with the operands' arguments: a complex scalar's parts go to device memory for the launch
+ * (kernels take complex arrays from there), freed once the launch is done.
+ */
+function launchWith(ops: readonly Operand[], stream: Stream | undefined, launch: (args: Operand["arg"][]) => void): void {
+  const temps: DeviceArray[] = [];
+  try {
+    launch(ops.map((o) => {
+      if (!o.complexScalar) return o.arg;
+      const d = toDevice(o.arg as TypedArray, { dtype: o.complexScalar, stream });
+      temps.push(d);
+      return d;
+    }));
+  } finally {
+    if (temps.length > 0) stream?.synchronize();
+    for (const t of temps) t.free();
+  }
 }
 
 const isArrayOperand = (v: unknown): v is ArrayOperand => v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v);
@@ -171,12 +192,12 @@ function operandOf(v: ArrayOperand): Operand {
   return { arg: new NDArray(v.data, [v.data.length], [1], 0, dtype as ScalarName), dtype, shape: v.shape, strides: v.stride, offset: v.offset };
 }
 
-/** A host scalar as a 0-d operand of `dtype` (a complex one in device memory: kernels take complex arrays from there). */
+/** A host scalar as a 0-d operand of `dtype` (a complex one as its parts, to device memory at the launch: see launchWith). */
 function scalarOperand(dtype: UType, v: ScalarOperand): Operand {
   if (isScalarName(dtype)) return { arg: new NDArray(scalarArray(dtype, (v as TypedScalar).valueOf()), [1], [1], 0, dtype), dtype, shape: [], strides: [], offset: 0 };
   const { re, im } = complexValue(v);
   const parts = (COMPLEX_PART[dtype] === "float32" ? Float32Array : Float64Array).of(re, im);
-  return { ...operandOf(toDevice(parts, { dtype })), shape: [], strides: [] };
+  return { arg: parts, dtype, shape: [], strides: [], offset: 0, complexScalar: dtype };
 }
 
 /** A result array and its operand; `finish` gives the result after the kernel ran (a complex host result: copied back). */
@@ -317,20 +338,6 @@ function parseSignatures(signatures: readonly string[] | string | undefined, wha
 
 const elementType = (t: Signature["args"][number]): UType => (isArrayType(t) ? t.complex ?? t.dtype : isComplexType(t) ? t.complex : (t as ScalarName));
 
-/** NumPy's "safe" casting between dtypes: to complex as to its part type, complex64 to complex128, complex to no real. */
-function canCast(from: UType, to: UType): boolean {
-  if (from === to) return true;
-  if (!isScalarName(to)) return isScalarName(from) ? canCast(from, COMPLEX_PART[to]) : to === "complex128";
-  if (!isScalarName(from)) return false;
-  const a = DTYPE_INFO[from];
-  const b = DTYPE_INFO[to];
-  if (a.cls === "bool") return true;
-  if (b.cls === "bool" || (a.cls === "float" && b.cls !== "float")) return false;
-  if (b.cls === "float") return a.cls === "float" ? b.bits > a.bits : a.bits < b.bits || b.bits === 64;
-  if (b.cls === "int") return a.cls === "int" ? b.bits >= a.bits : b.bits > a.bits;
-  return a.cls === "uint" && b.bits >= a.bits;
-}
-
 /** An input as signature selection sees it: an array's dtype, or a host scalar's value. */
 type SelectInput = { readonly dtype: UType } | { readonly scalar: ScalarOperand };
 
@@ -366,12 +373,12 @@ function scalarBinds(v: number | bigint | boolean, want: UType, cast: boolean): 
  * (`float32(2)`) by their dtype, exactly or (with `cast`) by NumPy's safe casting; plain scalars by value.
  */
 function binds(input: SelectInput, want: UType, cast: boolean): boolean {
-  if ("dtype" in input) return input.dtype === want || (cast && canCast(input.dtype, want));
+  if ("dtype" in input) return input.dtype === want || (cast && canCastSafely(input.dtype, want));
   // a complex scalar: exactly its own width (a plain { re, im } is complex128), the other by a cast
   const complex = complexScalarDType(input.scalar);
   if (complex) return complex === want || (cast && !isScalarName(want));
   const typed = typedScalarDType(input.scalar);
-  if (typed !== undefined) return typed === want || (cast && canCast(typed, want));
+  if (typed !== undefined) return typed === want || (cast && canCastSafely(typed, want));
   return scalarBinds(input.scalar as number | bigint | boolean, want, cast);
 }
 
@@ -515,7 +522,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
       kernel = makeKernelFunction(safeName("ufunc", fn), ["n", "meta", ...xs, "out"], body, fn);
       kernels.set(key, kernel);
     }
-    kernel.forall(n, options.stream)(n, meta, ...all.map((o) => o.arg));
+    launchWith(all, options.stream, (args) => kernel.forall(n, options.stream)(n, meta, ...args));
     return target.finish?.() ?? target.result;
   };
   const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), reduce: reducer(ufunc as Ufunc, what) } : { nin, signatures: sigs.map(signatureToString) };
@@ -561,7 +568,14 @@ function reducer(f: Ufunc, what: string) {
     };
     fold(shape[ax]!);
     const result = work.slice(...shape.map((_, d) => (d === ax ? 0 : null)));
-    if (ndim > 1 && array instanceof DeviceArray) return result;
+    if (ndim > 1 && array instanceof DeviceArray) {
+      // an array of its own, which the caller frees: a view would keep `work` allocated, unfreeable
+      const own = deviceArray(result.shape, dtype, array.backend);
+      own.copyFrom(result, options.stream);
+      options.stream?.synchronize();
+      work.free();
+      return own;
+    }
     const host = result.copyToHost() as TypedArray | NDArray;
     work.free();
     return ndim > 1 ? host : readElement(dtype, (host as NDArray).data, (host as NDArray).offset);
@@ -703,7 +717,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
         kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin, dtypes), fn);
         kernels.set(key, kernel);
       }
-      kernel.forall(n, options.stream)(n, meta, ...ops.map((o) => o.arg));
+      launchWith(ops, options.stream, (args) => kernel.forall(n, options.stream)(n, meta, ...args));
     }
     const results = targets.map((t) => t.finish?.() ?? t.result);
     return nout === 1 ? results[0]! : results;

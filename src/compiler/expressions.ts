@@ -15,7 +15,7 @@ import { lowerBinary, lowerConditional, lowerTupleLiteral, lowerUnary, toBool } 
 import { locOf, memberName, type Node } from "./parse.js";
 import type { CallExpression, Identifier, Literal, MemberExpression } from "acorn";
 import { fieldOf, recordElement, recordMember } from "./records.js";
-import { didYouMean, unknownMemberMessage } from "./suggest.js";
+import { didYouMean, pythonCallMessage, unknownMemberMessage } from "./suggest.js";
 
 const ROUNDING = new Set(["Math.floor", "Math.ceil", "Math.trunc", "Math.round"]);
 
@@ -287,6 +287,10 @@ export function constInt(L: Lowering, n: Node, what: string, hint = ""): number 
 // ------------------------------------------------------------------ calls
 
 function lowerCall(L: Lowering, n: CallExpression): Value {
+  if (n.callee.type === "Identifier" && isFreeName(L, n.callee.name)) {
+    const python = pythonCallMessage(n.callee.name, n.arguments.map((a) => L.parsed.source.slice(a.start, a.end)));
+    if (python) return L.unsupported(n.callee, python);
+  }
   const callee = L.lowerValue(n.callee);
   if (callee.v === "builtin" || (callee.v === "ns" && callee.call)) return callee.call!(L, n.arguments, n);
   if (callee.v === "dtype") return lowerCast(L, callee.dtype, n);

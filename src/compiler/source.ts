@@ -35,23 +35,57 @@ function rememberFunction(fn: Function): void {
   if (!functionsByText.has(text)) functionsByText.set(text, fn);
 }
 
-/**
- * Remembers where `cuda.jit(fn)` was called, from a stack captured at that moment, and the function
- * (and the plain functions passed in `env`) for placing error positions.
- */
-export function rememberOrigin(fn: Function, stack: string | undefined, skipFile: (file: string) => boolean, env?: Readonly<Record<string, unknown>>): void {
-  rememberFunction(fn);
-  for (const v of Object.values(env ?? {})) if (typeof v === "function") rememberFunction(v);
+/** The first frame of `stack` (below its own) in a file `skipFile` does not skip: file, line and column (1-based). */
+export function callerFrame(stack: string | undefined, skipFile: (file: string) => boolean): SourceOrigin | undefined {
   for (const line of (stack ?? "").split("\n").slice(1)) {
     const m = /\(?((?:file:\/\/)?[^()\s]+?):(\d+):(\d+)\)?\s*$/.exec(line);
     if (!m) continue;
     const file = m[1]!.startsWith("file://") ? fileURLToPath(m[1]!) : m[1]!;
-    if (skipFile(file) || file.startsWith("node:")) continue;
-    const origin = { file, line: Number(m[2]), column: Number(m[3]) };
-    origins.set(fn, origin);
-    for (const v of Object.values(env ?? {})) if (typeof v === "function" && !origins.has(v)) origins.set(v, origin);
-    return;
+    if (!skipFile(file)) return { file, line: Number(m[2]), column: Number(m[3]) };
   }
+  return undefined;
+}
+
+/**
+ * Remembers where `cuda.jit(fn)` was called, from a stack captured at that moment, and the function
+ * (and the plain functions passed in `env`) for placing error positions; returns that place.
+ */
+export function rememberOrigin(fn: Function, stack: string | undefined, skipFile: (file: string) => boolean, env?: Readonly<Record<string, unknown>>): SourceOrigin | undefined {
+  rememberFunction(fn);
+  for (const v of Object.values(env ?? {})) if (typeof v === "function") rememberFunction(v);
+  const origin = callerFrame(stack, (file) => skipFile(file) || file.startsWith("node:"));
+  if (!origin) return undefined;
+  origins.set(fn, origin);
+  for (const v of Object.values(env ?? {})) if (typeof v === "function" && !origins.has(v)) origins.set(v, origin);
+  return origin;
+}
+
+/** `file:line` of a place in the user's code, the file relative to the working directory when inside it. */
+export const placeOf = (origin: SourceOrigin): string => `${displayName(origin.file)}:${origin.line}`;
+
+/** Before a call of `callee` (the stack's column points at its name), the name its result is bound to. */
+const BOUND = [
+  // `const add = cuda.jit(`, `let add: K = …`, `add = …`, `kernels.add = …`
+  /(?:^|[^\w$])([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:[A-Za-z_$][\w$]*\s*\.\s*)*$/,
+  // `{ add: cuda.jit(`, an object literal's property (on its own line, or after `{` or `,`)
+  /(?:^|[{,])\s*([A-Za-z_$][\w$]*)\s*:\s*(?:[A-Za-z_$][\w$]*\s*\.\s*)*$/,
+];
+
+/**
+ * The name the result of the call of `callee` at `origin` is bound to, when the call's line shows it
+ * (`const add = cuda.jit(…)` gives "add"); undefined when the line is not the user's readable code,
+ * the call there is not of `callee`, or its result is not assigned.
+ */
+export function boundName(origin: SourceOrigin, callee: string): string | undefined {
+  const line = readText(origin.file)?.line(origin.line - 1);
+  const at = origin.column - 1;
+  if (line === undefined || line.length > MAX_READABLE_LINE || !line.startsWith(callee, at) || /[\w$]/.test(line.charAt(at + callee.length))) return undefined;
+  const before = line.slice(0, at);
+  for (const pattern of BOUND) {
+    const m = pattern.exec(before);
+    if (m) return m[1];
+  }
+  return undefined;
 }
 
 /** Library device functions (no cuda.jit call site): remembered for placing error positions. */

@@ -75,6 +75,29 @@ export function unknownMemberMessage(ns: string, prop: string, members: readonly
   return `'${full}' is not supported in kernels${close ? `; did you mean ${ns}.${close}?` : ""}`;
 }
 
+/** Python built-ins a Numba kernel calls, and what a numbats kernel writes instead, from the call's arguments' texts. */
+const PYTHON_CALLS: Readonly<Record<string, (args: readonly string[]) => string>> = {
+  len: ([a = "a"]) => `${a}.length in a kernel (${a}.shape[k] for dimension k of an N-d array)`,
+  range: (args) => {
+    const [start, stop, step] = args.length >= 2 ? args : ["0", args[0] ?? "n"];
+    return `a counted loop in a kernel: for (let i = ${start}; i < ${stop}; ${step ? `i += ${step}` : "i++"})`;
+  },
+  abs: (args) => `Math.abs(${args.join(", ")}) in a kernel`,
+  min: (args) => `Math.min(${args.join(", ")}) in a kernel`,
+  max: (args) => `Math.max(${args.join(", ")}) in a kernel`,
+  pow: ([x = "x", y = "y"]) => `${x} ** ${y} in a kernel`,
+  int: ([a = "x"]) => `Math.trunc(${a}) in a kernel, or int32(${a}) for an int32`,
+  float: ([a = "x"]) => `float64(${a}) in a kernel`,
+  print: (args) => `console.log(${args.join(", ")}) in a kernel`,
+  enumerate: ([a = "a"]) => `for (const [i, v] of ${a}.entries()) in a kernel`,
+};
+
+/** For a call of `name` (a name nothing defines) with arguments of these texts: what to write if it is a Python built-in. */
+export function pythonCallMessage(name: string, args: readonly string[]): string | undefined {
+  const ours = Object.prototype.hasOwnProperty.call(PYTHON_CALLS, name) ? PYTHON_CALLS[name]! : undefined;
+  return ours && `unknown name '${name}': Python's ${name}(${args.join(", ")}) is ${ours(args)}`;
+}
+
 /** " (did you mean 'x'?)" for an unknown identifier, or "". */
 export function didYouMean(name: string, known: Iterable<string>): string {
   const camel = camelCase(name);

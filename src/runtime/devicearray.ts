@@ -16,11 +16,11 @@ import {
 import type { ArrayArg, Backend, BackendStream, DeviceBuffer, DeviceInfo } from "./backend.js";
 import type { Strided } from "../launch-abi.js";
 import {
-  NDArray, checkShape, cStrides, forEachStrided, isCContiguous, isTypedArray, product,
+  NDArray, checkShape, cStrides, denseBlockStart, forEachStrided, isCContiguous, isTypedArray, product,
   type NDArrayLike,
 } from "../ndarray.js";
 import { deviceBackend, getBackend } from "./select.js";
-import { sanitizes } from "../targets/js/sanitize.js";
+import { noteCollected, sanitizes } from "../targets/js/sanitize.js";
 import { Stream, streamHandle } from "./streams.js";
 import { CAPTURED_BY_REFERENCE } from "../compiler/env.js";
 
@@ -77,6 +77,7 @@ function release(backend: Backend, buffer: DeviceBuffer): void {
 
 const collector = new FinalizationRegistry<{ backend: Backend; buffer: DeviceBuffer }>(({ backend, buffer }) => {
   try {
+    noteCollected(buffer); // released, but never freed: the sanitizer still reports it as a leak
     release(backend, buffer);
   } catch {
     // the context may be gone (device reset or process teardown): nothing left to free
@@ -104,6 +105,13 @@ export function deferCleanup<R>(fn: () => R): R {
 function endDefer(): void {
   if (--deferDepth > 0) return;
   for (const { backend, buffer } of deferred.splice(0)) release(backend, buffer);
+}
+
+/** New device memory of `bytes` (at least 1: drivers reject empty allocations), released when its arrays are collected. */
+function ownMemory(backend: Backend, bytes: number): Memory {
+  const memory: Memory = { backend, buffer: backend.alloc(Math.max(1, bytes)), released: false };
+  collector.register(memory, { backend, buffer: memory.buffer }, memory);
+  return memory;
 }
 
 // ---------------------------------------------------------------------------
@@ -178,10 +186,23 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     const dims = shapeList(shape);
     const complex = complexDTypeName(dtype);
     const d = complex ? COMPLEX_PART[complex] : resolveDType(dtype);
-    const bytes = Math.max(1, product(dims) * DTYPE_INFO[d].size * (complex ? 2 : 1)); // drivers reject empty allocations
-    const memory: Memory = { backend, buffer: backend.alloc(bytes), released: false };
-    collector.register(memory, { backend, buffer: memory.buffer }, memory);
+    const memory = ownMemory(backend, product(dims) * DTYPE_INFO[d].size * (complex ? 2 : 1));
     return new DeviceArray(memory, true, d, dims, cStrides(dims), 0, complex);
+  }
+
+  /**
+   * A copy of host view `host`, whose elements fill the block of its data from `start` (relative to its
+   * element [0, …]; see denseBlockStart): the block as it is, under the view's own strides. @internal
+   */
+  static copyOfBlock(backend: Backend, host: NDArrayLike, dtype: ScalarName, start: number, stream: BackendStream | undefined): DeviceArray {
+    const n = product(host.shape);
+    const from = host.offset + start;
+    if (n > 0 && (from < 0 || from + n > host.data.length)) {
+      throw new RangeError(`view (shape [${host.shape.join(", ")}], stride [${host.stride.join(", ")}], offset ${host.offset}) reaches outside data of length ${host.data.length}`);
+    }
+    const a = new DeviceArray(ownMemory(backend, n * DTYPE_INFO[dtype].size), true, dtype, host.shape, host.stride, -start * DTYPE_INFO[dtype].size);
+    if (n > 0) backend.copyToDevice(a.buffer, 0, host.data.subarray(from, from + n) as TypedArray, stream);
+    return a;
   }
 
   /** An array owning `buffer` (freed, or for memory of another process closed, with the array). @internal */
@@ -515,10 +536,20 @@ export interface ToDeviceOptions<D extends DTypeLike | ComplexDTypeLike = DTypeL
 const isToDeviceOptions = (o: StreamLike | ToDeviceOptions | undefined): o is ToDeviceOptions =>
   typeof o === "object" && o !== null && !(o instanceof Stream) && ("dtype" in o || "stream" in o);
 
-/** A DeviceArray copy of a host array; its dtype is the host array's, or `options.dtype`. */
+/**
+ * A DeviceArray copy of a host array; its dtype is the host array's, or `options.dtype`. A view whose
+ * elements fill one block of its data (F order, a transpose, a reversed axis) keeps its strides, as
+ * Numba's `to_device` keeps an F-ordered array's; any other view is copied C-ordered, without its gaps.
+ */
 export function toDevice<A extends HostArray>(hostArray: A, streamOrOptions?: StreamLike | ToDeviceOptions, backend: Backend = getBackend()): DeviceArrayLike<A> {
   const { stream, dtype } = isToDeviceOptions(streamOrOptions) ? streamOrOptions : { stream: streamOrOptions, dtype: undefined };
   const complex = complexDTypeName(dtype);
+  const start = complex || isTypedArray(hostArray) || isCContiguous(hostArray.shape, hostArray.stride) ? undefined : denseBlockStart(hostArray.shape, hostArray.stride);
+  if (start !== undefined) {
+    const d = dtype === undefined ? hostDType(hostArray) : resolveDType(dtype);
+    checkStorage(d, hostDType(hostArray));
+    return DeviceArray.copyOfBlock(backend, hostArray as NDArrayLike, d, start, streamHandle(stream)) as DeviceArrayLike<A>;
+  }
   const d = DeviceArray.allocate(backend, complex ? complexShape(hostShape(hostArray), complex) : hostShape(hostArray), dtype ?? hostDType(hostArray));
   d.copyToDevice(hostArray as never, stream);
   return d as DeviceArrayLike<A>;

@@ -3,7 +3,7 @@
 // test/gpu/e2e.test.ts on a real GPU against the simulator.
 
 import assert from "node:assert/strict";
-import { cuda, float16, float32, float64, int16, int32, int64, ndarray } from "../../src/index.js";
+import { cuda, float16, float32, float64, int16, int32, int64, ndarray, NDArray } from "../../src/index.js";
 import { float16Bits, float16FromBits } from "../../src/dtypes.js";
 import { fma32 } from "../../src/fp.js";
 import { randomFloats, randomInts, rng, type KernelCase } from "../helpers/crosscheck.js";
@@ -465,6 +465,33 @@ export const LANGUAGE_CASES: KernelCase[] = [
       const T = t as ReturnType<typeof ndarray<Float32Array>>;
       for (let x = 0; x < 10; x++) for (let y = 0; y < 12; y++) assert.equal(T.get(x, y), f32(A.get(y, x) * 2 + 2));
       assert.ok(a);
+    },
+  },
+  {
+    name: "host views keep their own layout in kernels: a transpose, an F-ordered 3-d array, a reversed axis (strides in bytes); writes land in the view's elements",
+    kernel: (t: Float32Array, f: Float64Array, r: Float32Array, s: Int32Array) => {
+      const [x, y] = cuda.grid(2);
+      if (x < t.shape[0] && y < t.shape[1]) t[x][y] = t[x][y] * 2 + r[y];
+      if (x === 0 && y === 0) {
+        s[0] = t.strides[0]; s[1] = t.strides[1];
+        s[2] = f.strides[0]; s[3] = f.strides[1]; s[4] = f.strides[2];
+        s[5] = r.strides[0];
+        s[6] = int32(f[1][2][3]);
+      }
+    },
+    grid: 1, block: [8, 8],
+    args: () => [
+      ndarray(randomFloats(Float32Array, 40, 51), [5, 8], [1, 5]), // the transpose of an 8×5 C matrix
+      ndarray(Float64Array.from({ length: 60 }, (_, i) => i), [3, 4, 5], [1, 3, 12]), // column-major
+      new NDArray(randomFloats(Float32Array, 8, 52), [8], [-1], 7), // reversed
+      new Int32Array(7),
+    ],
+    check: ([t, , , s]) => {
+      const T0 = ndarray(randomFloats(Float32Array, 40, 51), [5, 8], [1, 5]);
+      const R = new NDArray(randomFloats(Float32Array, 8, 52), [8], [-1], 7);
+      const T = t as NDArray<Float32Array>;
+      for (let x = 0; x < 5; x++) for (let y = 0; y < 8; y++) assert.equal(T.get(x, y), f32(T0.get(x, y) * 2 + R.get(y)), `at ${x},${y}`);
+      assert.deepEqual(Array.from(s as Int32Array), [4, 20, 8, 24, 96, -4, 1 + 2 * 3 + 3 * 12]);
     },
   },
   {

@@ -68,3 +68,25 @@ test("misspellings close to a known name: members, Python's math, locals, env an
     "'cuda.frobnicate' is not supported in kernels",
   ]);
 });
+
+test("Python built-ins called in a kernel name what a numbats kernel writes, with the call's own argument", () => {
+  const k = new Function("a", `
+    const n = len(a);
+    for (const i of range(n)) a[i] = 0;
+    a[2] = abs(a[2]);
+    a[0] = max(a[0], a[1]);
+    a[1] = float(n);
+    print(a[0]);
+  `);
+  assert.deepEqual(problems(k).map((m) => m.replace(/ \(did you mean.*$/, "")), [
+    "unknown name 'len': Python's len(a) is a.length in a kernel (a.shape[k] for dimension k of an N-d array)",
+    "unknown name 'range': Python's range(n) is a counted loop in a kernel: for (let i = 0; i < n; i++)",
+    "unknown name 'abs': Python's abs(a[2]) is Math.abs(a[2]) in a kernel",
+    "unknown name 'max': Python's max(a[0], a[1]) is Math.max(a[0], a[1]) in a kernel",
+    "unknown name 'float': Python's float(n) is float64(n) in a kernel",
+    "unknown name 'print': Python's print(a[0]) is console.log(a[0]) in a kernel",
+  ]);
+  // a local of that name is what it names, not Python's
+  const local = new Function("a", "const len = 2; a[0] = len(a);");
+  assert.throws(() => compileToIR(local, [F32]), (e: unknown) => e instanceof Error && /not callable/.test(e.message) && !/Python/.test(e.message));
+});

@@ -225,6 +225,20 @@ test("ptx --kernel NAME --sig SIG compiles a lazy kernel (device function inline
   assert.deepEqual([...ptxBlocks(eager.stdout).keys()], ["axpy: void(float32, array(float32, 1d, C), array(float32, 1d, C))"]);
 });
 
+test("the simulator is one compute capability everywhere: its device (cuda.gpus, -s), inspectAsm, and ptx without a GPU", () => {
+  const s = cli(["-s"], { NUMBATS_TARGET: "sim" });
+  assert.equal(s.status, 0, s.stderr);
+  assert.match(row(s.stdout, "Device"), /^numbats simulator: compute capability 8\.0, /);
+  const program = `import { cuda } from "./src/index.ts";
+    const k = cuda.jit((a) => { a[0] = 1; }, { signature: "void(float32[::1])" });
+    console.log(cuda.gpus[0].computeCapability.join("."), /^\\.target (\\S+)$/m.exec(k.inspectAsm())[1]);`;
+  const r = node(["--import", "tsx", "--input-type=module", "-e", program], { NUMBATS_TARGET: "sim" });
+  assert.equal(r.stdout, "8.0 sm_80\n", r.stderr);
+  if (probeCuda().ok) return; // ptx compiles for device 0 then
+  const ptx = cli(["ptx", FIXTURE, "--kernel", "axpy"], { NUMBATS_TARGET: "sim" });
+  assert.match(ptx.stdout, /^\.target sm_80$/m);
+});
+
 test("ptx --arch compiles for that compute capability", () => {
   for (const arch of ["sm_75", "sm_90"] as const) {
     const r = cli(["ptx", FIXTURE, "--kernel", "axpy", "--arch", arch], { NUMBATS_TARGET: "sim" });

@@ -184,11 +184,11 @@ test("a failed assertion under debug is a LaunchError naming the message, the ke
     assert.throws(() => k.configure(2, 2)(b), (e: unknown) => e instanceof LaunchError && message.test(e.message));
     assert.deepEqual([...b], data, "a failed launch leaves the arrays as they were");
   };
-  // the line is this file's (the kernel's text itself is one line under tsx)
+  // the line is this file's (the kernel's text itself is one line under tsx); the message's next line says where the launch was
   const at = (text: string) => `test/host/console\\.test\\.ts:${THIS_FILE.findIndex((l) => l.includes(text)) + 1}`;
-  fails([1, 2, -3, 4], new RegExp(`^assertion failed: values\\[i\\] must be >= 0, 100% \\(kernel positive, ${at('"values[i] must be >= 0, 100%"')}\\) in thread \\(0, 0, 0\\) of block \\(1, 0, 0\\)$`));
+  fails([1, 2, -3, 4], new RegExp(`^assertion failed: values\\[i\\] must be >= 0, 100% \\(kernel positive, ${at('"values[i] must be >= 0, 100%"')}\\) in thread \\(0, 0, 0\\) of block \\(1, 0, 0\\)$`, "m"));
   // without a message: the condition's source text
-  fails([1, 12, 3, 4], new RegExp(`^assertion failed: values\\[i\\] ?< ?10 \\(kernel positive, ${at("console.assert(values[i] < 10)")}\\) in thread \\(1, 0, 0\\) of block \\(0, 0, 0\\)$`));
+  fails([1, 12, 3, 4], new RegExp(`^assertion failed: values\\[i\\] ?< ?10 \\(kernel positive, ${at("console.assert(values[i] < 10)")}\\) in thread \\(1, 0, 0\\) of block \\(0, 0, 0\\)$`, "m"));
 });
 
 const checked = cuda.jit(function checked(v: number) { console.assert(v < 100, "v < 100"); return v * 2; }, { device: true });

@@ -107,7 +107,8 @@ test("an env array of another device is a LaunchError naming the array and both 
     cwd: root, env: { ...env, NUMBATS_TARGET: "sim", NUMBATS_SIM_DEVICES: "2" }, encoding: "utf8",
   });
   assert.equal(r.status, 0, r.stderr);
-  const [error, launched] = r.stdout.trim().split("\n");
+  const lines = r.stdout.trim().split("\n");
+  const [error, launched] = [lines[0], lines.at(-1)]; // the error's message has a second line: where the launch was
   assert.match(error!, /^LaunchError: env array 'table' is in the memory of device 1 \(.*\), but the kernel launches on device 0 \(.*\)/);
   assert.equal(launched, "on device 1: 1");
 });

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cuda, float32, float64, int64, CompileError, Kernel, LaunchError, TypingError, DeviceArray, type KernelArray2 } from "../../src/index.js";
+import { cuda, float16, float32, float64, int64, ndarray, CompileError, Kernel, LaunchError, TypingError, DeviceArray, type KernelArray2 } from "../../src/index.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
@@ -147,7 +147,7 @@ test("an eager int64/uint64 parameter takes any integral JS number it can hold (
   }
 });
 
-test("several eager signatures: each compiled at cuda.jit; a launch takes the first its arguments match exactly, else the first they convert to", () => {
+test("several eager signatures: each compiled at cuda.jit; an argument of exactly a signature's types takes it", () => {
   const scaleBy = cuda.jit((a: Float32Array | Float64Array, s: number) => {
     const i = cuda.grid(1);
     if (i < a.length) a[i] = a[i]! * s;
@@ -166,6 +166,39 @@ test("several eager signatures: each compiled at cuda.jit; a launch takes the fi
   const results = [3, 3.5, 5].map((x) => { half.configure(1, 1)(o, x); return o[0]; });
   assert.deepEqual(results, [1.5, 1.75, 2.5], "an integral number takes the int32 signature, a fractional one the float64");
   assert.throws(() => cuda.jit((a: Float32Array) => { a[0] = 1; }, { signature: ["void(float32[:])", "void(float32[:], int32)"] }), /one number of arguments/);
+});
+
+test("several eager signatures: a launch takes the one its arguments convert to best, as Numba's dispatcher does", () => {
+  const add = cuda.jit((r: Float64Array, a: number, b: number) => { r[0] = a + b; }, {
+    signature: ["void(float64[::1], float32, float32)", "void(float64[::1], float64, float64)"],
+  });
+  const r = new Float64Array(1);
+  const sum = (a: unknown, b: unknown) => { add.configure(1, 1)(r, a as number, b as number); return r[0]; };
+  // a JS number is a double: a fractional one converts exactly to float64 only, whatever its value
+  assert.equal(sum(1, 2 ** -25), 1 + 2 ** -25, "(1, 2 ** -25) runs the float64 overload");
+  assert.equal(sum(0.1, 0.2), 0.1 + 0.2);
+  // an integral number is int32: float64 holds every int32, float32 does not (2^24 + 1 rounds to 2^24)
+  assert.equal(sum(2 ** 24 + 1, 0), 2 ** 24 + 1);
+  assert.equal(sum(float32(1), float32(2 ** -25)), 1, "float32 arguments take the float32 overload");
+  // the fast path of a configured launcher must not keep the overload of the previous launch
+  const d = cuda.deviceArray(1, float64);
+  const launch = add.configure(1, 1);
+  launch(d, float32(1), float32(2 ** -25));
+  launch(d, 1, 2 ** -25);
+  assert.equal(d.copyToHost()[0], 1 + 2 ** -25);
+  d.free();
+
+  // of two overloads that hold the argument exactly, the narrower; listed order only breaks a tie of widths
+  const third = cuda.jit((o: Float64Array, x: number) => { o[0] = x / 3; }, { signature: ["void(float64[::1], float64)", "void(float64[::1], float32)"] });
+  const o = new Float64Array(1);
+  third.configure(1, 1)(o, float16(1));
+  assert.equal(o[0], Math.fround(1 / 3), "float16 widens to float32 and to float64: float32 is narrower");
+  // an overload whose integer parameter cannot hold the value is no candidate
+  const keep = cuda.jit((o: Float64Array, x: number) => { o[0] = x; }, { signature: ["void(float64[::1], int32)", "void(float64[::1], float32)"] });
+  keep.configure(1, 1)(o, 2.5);
+  assert.equal(o[0], 2.5);
+  keep.configure(1, 1)(o, 7);
+  assert.equal(o[0], 7);
 });
 
 test("signature lists of dtype objects work too", () => {
@@ -305,6 +338,21 @@ test("one host array passed twice is two copies, as on the GPU: writes through o
   assert.deepEqual(Array.from(dst), wantDst);
 });
 
+test("a host view with gaps reaches the kernel as a compact C-ordered copy, its strides the copy's; only the view's elements are written back", () => {
+  const k = cuda.jit((a: KernelArray2<number>, b: KernelArray2<number>, s: Int32Array) => {
+    const [i, j] = cuda.grid(2);
+    if (i < a.shape[0] && j < a.shape[1]) { a[i][j] += 1; b[i][j] += 100; }
+    if (i === 0 && j === 0) { s[0] = a.strides[0]; s[1] = a.strides[1]; }
+  });
+  // the even and the odd columns of one 3×4 matrix, both written by the kernel
+  const data = Float32Array.from({ length: 12 }, (_, i) => i);
+  const even = ndarray(data, [3, 2], [4, 2], 0), odd = ndarray(data, [3, 2], [4, 2], 1);
+  const s = new Int32Array(2);
+  k.configure(1, [4, 4])(even, odd, s);
+  assert.deepEqual(Array.from(s), [8, 4], "a [3, 2] C-ordered float32 copy");
+  assert.deepEqual(Array.from(data), Array.from({ length: 12 }, (_, i) => i + (i % 2 === 0 ? 1 : 100)), "neither view's copy-back clobbers the other's elements");
+});
+
 test("compile errors surface at launch with the construct, the line and a caret", () => {
   const bad = cuda.jit((a: Float32Array) => { const o = { v: 1 }; a[0] = o.v; });
   assert.throws(() => bad.configure(1, 1)(new Float32Array(1)), (e: unknown) =>
@@ -325,6 +373,21 @@ test("device functions are callable from kernels by name and run as plain JS on 
 test("in-kernel names used on the host say they belong in kernels", () => {
   assert.throws(() => cuda.syncthreads(), /only be used inside a kernel/);
   assert.throws(() => cuda.threadIdx.x, /only be used inside a kernel/);
+});
+
+test("Numba's snake_case names on the host's cuda say numbats' spelling, instead of 'is not a function'", () => {
+  const numba = cuda as unknown as Record<string, ((...a: unknown[]) => unknown) & Record<string, (...a: unknown[]) => unknown>>;
+  const spelled = (ours: string) => (e: unknown) => e instanceof TypeError && e.message === `${ours.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} is Numba's spelling; numbats spells it ${ours}`;
+  assert.throws(() => numba.to_device!(new Float32Array(1)), spelled("cuda.toDevice"));
+  assert.throws(() => numba.device_array!(4, float32), spelled("cuda.deviceArray"));
+  assert.throws(() => numba.device_array_like!(new Float32Array(1)), spelled("cuda.deviceArrayLike"));
+  assert.throws(() => numba.select_device!(0), spelled("cuda.selectDevice"));
+  assert.throws(() => numba.random!.create_xoroshiro128p_states!(4, 1), spelled("cuda.random.createXoroshiro128pStates"));
+  assert.throws(() => numba.syncthreads_count, spelled("cuda.syncthreadsCount"));
+  // no new keys to enumerate, and other unknown names stay undefined
+  assert.deepEqual(Object.keys(cuda).filter((k) => k.includes("_")), []);
+  assert.equal(numba.frobnicate, undefined);
+  assert.equal(typeof cuda.toDevice, "function");
 });
 
 test("device management on the simulator: one simulated device, as Numba's simulator lists one fake GPU", () => {

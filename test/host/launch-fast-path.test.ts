@@ -165,9 +165,9 @@ test("a launch with too few or too many arguments gets the general path's error,
   launch(o, 2);
   assert.equal(launch.length, 2);
   // @ts-expect-error one argument short
-  assert.throws(() => launch(o), (e: unknown) => e instanceof LaunchError && /takes 2 argument\(s\); the launch passed 1$/.test(e.message));
+  assert.throws(() => launch(o), (e: unknown) => e instanceof LaunchError && /takes 2 argument\(s\); the launch passed 1$/m.test(e.message));
   // @ts-expect-error one too many
-  assert.throws(() => launch(o, 3, 4), /takes 2 argument\(s\); the launch passed 3$/);
+  assert.throws(() => launch(o, 3, 4), /takes 2 argument\(s\); the launch passed 3$/m);
   launch(o, 5);
   assert.deepEqual(Array.from(o.copyToHost()), [5]);
 

@@ -120,6 +120,19 @@ test("a stack trace through the package under --enable-source-maps names its Typ
   assert.match(line, /\bthrow new LaunchError\(/, `${top[0]}`);
 });
 
+test("a launch error names an arrow-function kernel after its binding, with where it was made and launched: plain JavaScript, and TypeScript under tsx", () => {
+  const program = [
+    `import { cuda } from "numbats";`,
+    `const add = cuda.jit((a) => { a[0] += 1; });`,
+    `try { add.configure(1, 2048)(new Float32Array(1)); } catch (e) { console.log(e.message.split("\\n").at(-1)); }`,
+  ].join("\n");
+  writeFileSync(join(app.esm, "named.mjs"), program);
+  writeFileSync(join(app.esm, "named.ts"), program.replace("(a)", "(a: Float32Array)"));
+  const where = (file: string) => `  kernel 'add' (made at ${file}:2), launched at ${file}:3\n`;
+  assert.equal(ok(process.execPath, ["named.mjs"], app.esm, { NUMBATS_TARGET: "sim" }), where("named.mjs"));
+  assert.equal(ok(join(BIN, "tsx"), ["named.ts"], app.esm, { NUMBATS_TARGET: "sim" }), where("named.ts"));
+});
+
 test("ES-module app: tsc --strict then node", () => {
   ok(join(BIN, "tsc"), ["-p", "."], app.esm);
   checkOutput(ok(process.execPath, ["build/main.js"], app.esm), "tsc + node");

@@ -74,6 +74,37 @@ test("T is the transposed view (no copy); isCContiguous and isFContiguous as Num
   assert.deepEqual([v.T.shape, v.isCContiguous(), v.isFContiguous()], [[5], true, true]);
 });
 
+test("toDevice keeps the layout of a host view whose elements fill one block (F order, a transpose, a reversed axis); a view with gaps arrives C-ordered", () => {
+  const f = ndarray(iota(10), [2, 5], [1, 2]);
+  const d = toDevice(f, undefined, backend);
+  assert.deepEqual([d.isCContiguous(), d.isFContiguous()], [false, true]);
+  assert.deepEqual(d.strides, [8, 16]);
+  assert.deepEqual((d.copyToHost() as NDArray).toArray(), f.toArray());
+  const t = new NDArray(iota(24), [4, 3, 2], [1, 8, 4]); // axes in the order 1, 2, 0 of a C array
+  const dt = toDevice(t, undefined, backend);
+  assert.deepEqual(dt.elementStrides, [1, 8, 4]);
+  assert.deepEqual((dt.copyToHost() as NDArray).toArray(), t.toArray());
+  const rev = new NDArray(iota(8), [2, 3], [-3, -1], 7); // both axes reversed, from element 7
+  const dr = toDevice(rev, undefined, backend);
+  assert.deepEqual(dr.elementStrides, [-3, -1]);
+  assert.deepEqual((dr.copyToHost() as NDArray).toArray(), [[7, 6, 5], [4, 3, 2]]);
+  // every other column: the elements do not fill a block, so the copy is compact and C-ordered
+  const gaps = new NDArray(iota(12), [3, 2], [4, 2], 1);
+  const dg = toDevice(gaps, undefined, backend);
+  assert.deepEqual([dg.elementStrides, dg.isCContiguous()], [[2, 1], true]);
+  assert.deepEqual((dg.copyToHost() as NDArray).toArray(), [[1, 3], [5, 7], [9, 11]]);
+  // NumPy's definitions: 0-d and 1-d arrays are both; an extent-1 axis's stride does not count
+  const scalar = deviceArray([], "float64", backend);
+  assert.deepEqual([scalar.isCContiguous(), scalar.isFContiguous()], [true, true]);
+  const row = toDevice(ndarray(iota(5), [1, 5], [9, 1]), undefined, backend);
+  assert.deepEqual([row.isCContiguous(), row.isFContiguous()], [true, true]);
+  const fcol = toDevice(ndarray(iota(10), [5, 2], [1, 5]), undefined, backend).slice(null, [0, 1]);
+  assert.deepEqual([fcol.shape, fcol.isCContiguous(), fcol.isFContiguous()], [[5, 1], true, true]);
+  // an ndarray-style literal is not checked when made: one reaching past its data is a RangeError, not a short copy
+  assert.throws(() => toDevice({ data: iota(9), shape: [2, 5], stride: [1, 2], offset: 0 }, undefined, backend), /reaches outside data of length 9/);
+  for (const a of [d, dt, dr, dg, scalar, row]) a.free();
+});
+
 test("slices follow Python semantics and share memory", () => {
   const rows = 4, cols = 5;
   const d = toDevice(ndarray(iota(rows * cols), [rows, cols]), undefined, backend);

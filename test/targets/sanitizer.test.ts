@@ -7,8 +7,9 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cuda, float32, float64, int16, int32, uint8, LaunchError, SanitizerError, type DeviceArray, type Kernel, type KernelArray1, type KernelArray2 } from "../../src/index.js";
+import { cuda, float32, float64, int16, int32, uint8, ndarray, LaunchError, SanitizerError, type Complex, type DeviceArray, type Kernel, type KernelArray1, type KernelArray2 } from "../../src/index.js";
 import { leakReport, parseSchedule, parseTools, setSimChecks, simChecks } from "../../src/targets/js/sanitize.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
 import type { Backend } from "../../src/runtime/backend.js";
@@ -496,7 +497,7 @@ describe("memcheck", () => {
     assert.deepEqual(Array.from(host), new Array(8).fill(0), "the host array is left as it was");
   });
 
-  test("device arrays still allocated are listed as a warning, with where they were allocated", () => {
+  test("device arrays never freed are listed as a warning, with where they were allocated", () => {
     setSimChecks({ tools: ["memcheck"] });
     try {
       const d = cuda.deviceArray(4, float32); // leak: allocation
@@ -504,6 +505,29 @@ describe("memcheck", () => {
       assert.ok(leakReport().includes(line), leakReport());
       d.free();
       assert.ok(!leakReport().includes(line), leakReport());
+    } finally {
+      setSimChecks(undefined);
+    }
+  });
+});
+
+describe("the leak report lists only what the program allocated", () => {
+  test("numbats' own device temporaries are freed: a ufunc's complex scalar, a ufunc.reduce's work array", () => {
+    setSimChecks({ tools: ["memcheck"] });
+    try {
+      const scale = cuda.vectorize((z: Complex, x: number) => cuda.cmath.mul(z, x), ["complex128(complex128, float64)"]);
+      const x = cuda.toDevice(new Float64Array([1, 2]));
+      const scaled = scale({ re: 2, im: 1 }, x) as DeviceArray; // temporaries: a ufunc
+      const add = cuda.vectorize((a: number, b: number) => a + b, ["float32(float32, float32)"]);
+      const m = cuda.toDevice(ndarray(Float32Array.from({ length: 6 }, (_, i) => i), [2, 3]));
+      const sums = add.reduce!(m, { axis: 1 }) as DeviceArray; // temporaries: a reduction
+      assert.deepEqual(Array.from(scaled.copyToHost() as Float64Array), [2, 1, 4, 2]);
+      assert.deepEqual(Array.from(sums.copyToHost() as Float32Array), [3, 12]);
+      const places = [at("// temporaries: a ufunc"), at("// temporaries: a reduction")];
+      const ours = () => leakReport().split("\n").filter((l) => places.some((p) => l.includes(`at ${p} `))).map((l) => l.trim());
+      assert.deepEqual(ours(), [`1 allocated at ${places[0]} (32 bytes)`, `1 allocated at ${places[1]} (8 bytes)`], "each call's result only, which the program owns");
+      for (const d of [x, scaled, m, sums]) d.free();
+      assert.deepEqual(ours(), []);
     } finally {
       setSimChecks(undefined);
     }
@@ -705,6 +729,21 @@ describe("whole programs", () => {
     const bad = run([cli, "sanitize", "--tool", "leakcheck", "--", "node", "x.js"], {});
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /'leakcheck' is not a sanitizer tool/);
+  });
+
+  test("the leak report does not depend on garbage collection: arrays never freed are listed, collected or not, the same in every run", () => {
+    const fixture = readFileSync(join(root, "test/fixtures/leaks.ts"), "utf8").split("\n");
+    const line = (marker: string) => `test/fixtures/leaks.ts:${fixture.findIndex((l) => l.includes(marker)) + 1}`;
+    const want = "numbats sanitizer (memcheck) warning: 4 device array(s), 112 bytes, never freed: free each with d.free() or `using d = …` (memory the garbage collector releases does not count):\n"
+      + `  1 allocated at ${line("// leak: kept")} (16 bytes)\n  3 allocated at ${line("// leak: dropped")} (96 bytes)\n`;
+    for (let i = 0; i < 3; i++) {
+      const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", "test/fixtures/leaks.ts"], {
+        cwd: root, encoding: "utf8", env: { ...parentEnv, NUMBATS_TARGET: "sim", NUMBATS_SANITIZE: "memcheck" },
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, "kept 4\n");
+      assert.equal(r.stderr.slice(r.stderr.indexOf("numbats sanitizer")), want, `run ${i + 1}`);
+    }
   });
 
   test("examples/sanitizer.ts shows a race found and then fixed", () => {

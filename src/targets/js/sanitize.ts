@@ -27,9 +27,9 @@
 // One file over 600 lines: every tool's shadow state is updated by the same access hooks of
 // LaunchSanitizer (one access: bounds, race cells, written bytes at once), so they are kept together.
 
-import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { KernelArg, SimBuffer } from "../../launch-abi.js";
+import type { DeviceBuffer, KernelArg, SimBuffer } from "../../launch-abi.js";
+import { callerFrame, placeOf } from "../../compiler/source.js";
 import { SanitizerError, locateSource, sourcePosition, type SanitizerFinding, type SanitizerTool } from "../../errors.js";
 import type { ScalarName, TypedArray } from "../../dtypes.js";
 import { cStrides } from "../../ndarray.js";
@@ -150,27 +150,33 @@ export function randomSchedule(seed: number): ScheduleHooks {
 const writtenBits = new WeakMap<ArrayBuffer | SharedArrayBuffer, Uint8Array>();
 /** freed buffers' bytes (the simulator keeps them, so that a later use can be reported) */
 const freedBytes = new WeakSet<ArrayBuffer | SharedArrayBuffer>();
-/** live allocations → where the user's program made them (memcheck's leak report) */
+/** allocations not freed yet → where the user's program made them (memcheck's leak report) */
 const liveAllocations = new Map<SimBuffer, string>();
+/**
+ * Allocations the garbage collector released without the program freeing them: where each was made and
+ * its bytes. They are leaks as much as the live ones: when the collector gets to an array is its own
+ * choice, and the report must not depend on it.
+ */
+const collectedUnfreed: { readonly place: string; readonly bytes: number }[] = [];
+/** each place allocations were made at, numbered in the order first seen: the report's order */
+const placeOrder = new Map<string, number>();
 
 const SRC_DIR = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The first stack frame outside numbats (where the user allocated), as `file:line`. */
 function callerOutsideLibrary(): string {
-  for (const line of (new Error().stack ?? "").split("\n").slice(1)) {
-    const m = /\(?((?:file:\/\/)?[^\s()]+):(\d+):\d+\)?$/.exec(line.trim());
-    if (!m) continue;
-    const file = m[1]!.startsWith("file://") ? fileURLToPath(m[1]!) : m[1]!;
-    if (file.startsWith(SRC_DIR) || file.startsWith("node:") || file.includes("/node_modules/")) continue;
-    return `${shortPath(file)}:${m[2]}`;
+  // numbats' own frames can be many (a ufunc's operands): look past V8's default 10
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 64;
+  let stack: string | undefined;
+  try {
+    stack = new Error().stack;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
-  return "an unknown place";
+  const frame = callerFrame(stack, (file) => file.startsWith(SRC_DIR) || file.startsWith("node:") || file.includes("/node_modules/"));
+  return frame ? placeOf(frame) : "an unknown place";
 }
-
-const shortPath = (file: string) => {
-  const r = relative(process.cwd(), file);
-  return r && !r.startsWith("..") ? r : file;
-};
 
 let leakReportInstalled = false;
 
@@ -178,7 +184,9 @@ let leakReportInstalled = false;
 export function noteAlloc(buf: SimBuffer): void {
   if (sanitizes("initcheck")) writtenBits.set(buf.bytes, new Uint8Array(buf.bytes.byteLength));
   if (sanitizes("memcheck")) {
-    liveAllocations.set(buf, callerOutsideLibrary());
+    const place = callerOutsideLibrary();
+    liveAllocations.set(buf, place);
+    if (!placeOrder.has(place)) placeOrder.set(place, placeOrder.size);
     if (!leakReportInstalled) {
       leakReportInstalled = true;
       process.once("exit", () => { const r = leakReport(); if (r) process.stderr.write(r); });
@@ -189,6 +197,14 @@ export function noteAlloc(buf: SimBuffer): void {
 export function noteFree(buf: SimBuffer): void {
   liveAllocations.delete(buf);
   freedBytes.add(buf.bytes);
+}
+
+/** The garbage collector is about to release `buf`, which the program never freed (a leak all the same). */
+export function noteCollected(buf: DeviceBuffer): void {
+  const place = buf.kind === "sim" ? liveAllocations.get(buf) : undefined;
+  if (place === undefined) return;
+  liveAllocations.delete(buf as SimBuffer);
+  collectedUnfreed.push({ place, bytes: buf.byteLength });
 }
 
 /** Bytes [offset, offset + length) of `buf` were written by a host copy. */
@@ -206,19 +222,25 @@ export function noteDeviceCopy(dst: SimBuffer, dstOffset: number, src: SimBuffer
   else d.fill(1, at, at + bytes);
 }
 
-/** memcheck's warning about device arrays still allocated (at exit), or "" when there are none. */
+/**
+ * memcheck's warning about device arrays the program never freed (at exit), or "" when there are none:
+ * every allocation made and not freed (free(), `using`), whether or not the garbage collector has
+ * released it since, counted per place in the order first made.
+ */
 export function leakReport(): string {
-  if (liveAllocations.size === 0) return "";
+  const leaks = [...[...liveAllocations].map(([buf, place]) => ({ place, bytes: buf.byteLength })), ...collectedUnfreed];
+  if (leaks.length === 0) return "";
+  leaks.sort((a, b) => placeOrder.get(a.place)! - placeOrder.get(b.place)!);
   const byPlace = new Map<string, { count: number; bytes: number }>();
   let total = 0;
-  for (const [buf, place] of liveAllocations) {
+  for (const { place, bytes } of leaks) {
     const e = byPlace.get(place) ?? byPlace.set(place, { count: 0, bytes: 0 }).get(place)!;
     e.count++;
-    e.bytes += buf.byteLength;
-    total += buf.byteLength;
+    e.bytes += bytes;
+    total += bytes;
   }
   const lines = [...byPlace].map(([place, e]) => `  ${e.count} allocated at ${place} (${e.bytes} bytes)`);
-  return `numbats sanitizer (memcheck) warning: ${liveAllocations.size} device array(s), ${total} bytes, still allocated at exit; free them with d.free() or \`using d = …\`:\n${lines.join("\n")}\n`;
+  return `numbats sanitizer (memcheck) warning: ${leaks.length} device array(s), ${total} bytes, never freed: free each with d.free() or \`using d = …\` (memory the garbage collector releases does not count):\n${lines.join("\n")}\n`;
 }
 
 // ---------------------------------------------------------------------------
@@ -816,7 +838,7 @@ const dim = (d: Dim3) => `(${d.join(",")})`;
 /** `file:line` of an access in the user's source (or `line L of kernel 'k'` when the file is not known) */
 function whereOf(s: AccessSite): string {
   const at = locateSource(s.source, s.line, s.column);
-  return at ? `${shortPath(at.file.startsWith("file://") ? fileURLToPath(at.file) : at.file)}:${at.line}` : `${s.kernel}:${s.line}`;
+  return at ? placeOf({ ...at, file: at.file.startsWith("file://") ? fileURLToPath(at.file) : at.file }) : `${s.kernel}:${s.line}`;
 }
 
 // ---------------------------------------------------------------------------

@@ -35,7 +35,7 @@ export const KERNEL_ERROR_SYMBOL = "__numbats_error";
 export const KERNEL_ERROR_WORDS = 7;
 
 export interface PtxTargetOptions {
-  /** compute capability, e.g. [9, 0]; default [7, 5] when no GPU is known */
+  /** compute capability, e.g. [9, 0]; default [7, 5] (the oldest ptxas 13 assembles; `Kernel.inspectAsm` gives the current device's) */
   readonly computeCapability?: readonly [number, number];
   /** highest PTX ISA version the driver accepts, e.g. "8.7" (from cuDriverGetVersion); default: no clamp */
   readonly maxPtxVersion?: string;
