@@ -31,3 +31,8 @@ export function raiseKernelErrors(): void {
   }
   if (first) throw first;
 }
+
+/** Forgets the noted launches (cuda.close(): the work queued before is not reported). */
+export function dropKernelErrors(): void {
+  pending.clear();
+}
