@@ -130,7 +130,11 @@ export class CudaDevice implements Backend, DeviceContext {
     let ptr = koffi().address(hostPtr);
     if (mapped) {
       const dptr = [0];
-      this.driver.check("cuMemHostGetDevicePointer_v2", this.driver.api.cuMemHostGetDevicePointer_v2(dptr, hostPtr, 0));
+      const drc = this.driver.api.cuMemHostGetDevicePointer_v2(dptr, hostPtr, 0);
+      if (drc !== CUDA_SUCCESS) {
+        this.driver.api.cuMemFreeHost(hostPtr);
+        throw this.driver.error("cuMemHostGetDevicePointer_v2", drc, `mapping ${bytes} bytes of pinned host memory into the device's address space`);
+      }
       ptr = BigInt(dptr[0]!);
     }
     const host = koffi().view(hostPtr, bytes);
@@ -140,16 +144,18 @@ export class CudaDevice implements Backend, DeviceContext {
 
   /**
    * Idempotent; a buffer from a reset context is only marked (its memory went with the context), and
-   * another process's memory is closed (its owner frees it).
+   * another process's memory is closed (its owner frees it). When the driver refuses, the buffer stays
+   * allocated and owned: a later free(), or its finaliser, releases it.
    */
   free(buf: DeviceBuffer): void {
     if (buf.kind !== "cuda" || buf.freed) return;
+    if (!buf.host && buf.byteLength > 0 && buf.generation === this.generation && !this.closed) {
+      this.activate();
+      if (buf.opened) this.call("cuIpcCloseMemHandle", buf.ptr);
+      else this.call("cuMemFree_v2", buf.ptr);
+      this.allocations.unregister(buf);
+    }
     buf.freed = true;
-    if (buf.host || buf.byteLength === 0 || buf.generation !== this.generation || this.closed) return;
-    this.allocations.unregister(buf);
-    this.activate();
-    if (buf.opened) this.call("cuIpcCloseMemHandle", buf.ptr);
-    else this.call("cuMemFree_v2", buf.ptr);
   }
 
   // ------------------------------------------------------------------ IPC
