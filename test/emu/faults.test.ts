@@ -3,13 +3,12 @@
 // its own process (fault-child.ts), since fakecuda reads FAKECUDA_FAIL when the process starts.
 // Part of `npm run test:emu`; skips, saying why, without the emulator or gcc.
 
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { after } from "node:test";
 import { CASES, codeOf, type FaultCase } from "./fault-cases.js";
 
 const root = new URL("../..", import.meta.url).pathname;
