@@ -13,7 +13,7 @@ import {
 } from "./runtime/devicearray.js";
 import { RecordArray, isHostRecords, record, recordArray, type RecordDType } from "./records.js";
 import { DeviceRecordArray, deviceRecordArray, recordsToDevice } from "./runtime/records.js";
-import { currentTargetInfo, forgetBackend, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
+import { closeBackends, currentTargetInfo, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
 import { createXoroshiro128pStates as createStates } from "./random.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "./mathlib/random.js";
@@ -528,8 +528,12 @@ export const cuda = {
   selectDevice: (id: number): DeviceInfo => selectBackendDevice(id).device,
   /** The device kernels run on now (Numba's `cuda.get_current_device()`). */
   getCurrentDevice: (): DeviceInfo => getBackend().device,
-  /** Waits for the device, then releases it and its context; a later call selects a device again (Numba's `cuda.close()`). */
-  close: (): void => { getBackend().synchronize(); forgetBackend(); },
+  /**
+   * Releases every device this process used, resetting their contexts (Numba's `cuda.close()`): the
+   * next use starts afresh, also after a kernel fault (the way to recover from one). Arrays, streams,
+   * events and pinned memory made before are gone. Errors of the work queued before are not reported.
+   */
+  close: (): void => closeBackends(),
   /** The current device's free and total memory, in bytes (Numba's `cuda.current_context().get_memory_info()`). */
   getMemoryInfo: (): MemoryInfo => getBackend().memoryInfo(),
 

@@ -19,7 +19,7 @@ import { printFunction } from "./compiler/print.js";
 import { didYouMean } from "./compiler/suggest.js";
 import { boundName, callerFrame, placeOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
 import type { Backend, CompiledKernel, KernelArg, KernelArtifact, LaunchDims, ScalarSlots } from "./runtime/backend.js";
-import { DeviceArray, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
+import { DeviceArray, freeAfterFailure, stageToHost, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
 import { raiseKernelErrors } from "./runtime/kernel-errors.js";
@@ -31,7 +31,7 @@ import { compileJs } from "./targets/js/index.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
 import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
-import { FieldArgument, bindRecordArguments, recordArgumentType, type DeviceRecordArray } from "./runtime/records.js";
+import { FieldArgument, bindRecordArguments, recordArgumentType, type BoundRecords, type DeviceRecordArray } from "./runtime/records.js";
 
 /** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {
@@ -706,21 +706,25 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
       : undefined;
     this.fastPath.launch = records || complex || tuples ? undefined : fast;
-    let launched = false;
+    let temps: HostTemp[] | undefined;
     try {
-      const temps = spec.slots.fill(backend, records?.values ?? flat);
+      temps = spec.slots.fill(backend, records?.values ?? flat);
+      fast.launch(dims, stream, false);
+      // copying results back synchronises: a kernel that threw leaves the host arrays as they were
+      // (the simulator uses host arrays in place, with no temporaries, and synchronises the same)
+      if (temps || records || args.some((a) => isTypedArray(a) || isNDArrayLike(a))) raiseKernelErrors();
+      if (temps || records) copyBack(temps ?? [], records);
+    } catch (e) {
+      // nothing was copied back; cleaning up does not replace the error (after a kernel fault every call fails)
       try {
-        fast.launch(dims, stream, false);
-        // copying results back synchronises: a kernel that threw leaves the host arrays as they were
-        // (the simulator uses host arrays in place, with no temporaries, and synchronises the same)
-        if (temps || records || args.some((a) => isTypedArray(a) || isNDArrayLike(a))) raiseKernelErrors();
-        launched = true;
-      } finally {
-        if (temps) settle(temps, launched);
+        records?.finish(false);
+      } catch {
+        // the launch's error is the one to report
       }
-    } finally {
-      records?.finish(launched);
+      if (temps) freeAfterFailure(...temps.map((t) => t.device));
+      throw e;
     }
+    if (temps) releaseTemps(temps);
   }
 }
 
@@ -734,12 +738,33 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
  */
 interface HostTemp { readonly device: DeviceArray; readonly host: TypedArray | NDArrayLike; readonly written: boolean }
 
-/** After a launch: results back into the host arrays if it succeeded. */
-function settle(temps: readonly HostTemp[], launched: boolean): void {
-  try {
-    for (const t of temps) if (launched && t.written) t.device.copyToHost(t.host);
-  } finally {
-    for (const t of temps) t.device.free();
+/**
+ * After a successful launch: its results into the host arrays and records it wrote, all or none. With
+ * more than one to copy back, the arrays are read into new memory first (stageToHost) and written
+ * after the records, so that a copy that fails leaves every host array as it was.
+ */
+function copyBack(temps: readonly HostTemp[], records: BoundRecords | undefined): void {
+  const results = temps.filter((t) => t.written).map((t) => [t.device, t.host] as const);
+  if (results.length === 1 && !records) {
+    results[0]![0].copyToHost(results[0]![1]);
+    return;
+  }
+  const commit = stageToHost(results);
+  records?.finish(true);
+  commit();
+}
+
+/**
+ * Frees a successful launch's device copies. A copy the driver refuses to free does not fail the
+ * launch (its results are in): a warning says so, and the copy is freed when it is garbage-collected.
+ */
+function releaseTemps(temps: readonly HostTemp[]): void {
+  for (const t of temps) {
+    try {
+      t.device.free();
+    } catch (e) {
+      process.emitWarning(`releasing a launch's temporary device copy failed (${(e as Error).message.split("\n")[0]}); it is released when garbage-collected`, "NumbatsWarning");
+    }
   }
 }
 
@@ -966,7 +991,7 @@ class ArgumentSlots {
       this.fillEach(backend, values, temps);
       this.fillEnvArrays(backend);
     } catch (e) {
-      for (const t of temps) t.device.free(); // a bad later argument: nothing copied in stays allocated
+      freeAfterFailure(...temps.map((t) => t.device)); // a bad later argument: nothing copied in stays allocated
       throw e;
     }
     return temps.length ? temps : undefined;

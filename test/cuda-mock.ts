@@ -16,13 +16,13 @@ const SOURCE = String.raw`
 #include <string.h>
 typedef int CUresult;
 static int init_rc = 0, version = 13000, sync_rc = 0, pending = 0, resets = 0, loads = 0, frees = 0, host_frees = 0;
-static int ctx_token = 1, record_clock = 0, max_regs = -1, dyn_smem_attr = -1, host_flags = -1, last_async = 0;
+static int ctx_token = 1, record_clock = 0, max_regs = -1, dyn_smem_attr = -1, host_flags = -1, last_async = 0, retain_rc = 0, releases = 0;
 static unsigned launch_dims[7]; static void *launch_stream = (void*)1; static int launch_coop = -1, launch_ex = 0;
 static int nsizes = 0, sizes[64]; static unsigned char record[512];
 
-void mock_set(int init, int ver, int sync, int pend) { init_rc = init; version = ver; sync_rc = sync; pending = pend; }
-/* stats: resets loads frees host_frees max_regs dyn_smem_attr host_flags last_async launch_coop launch_ex */
-void mock_stats(int *out) { int s[] = {resets, loads, frees, host_frees, max_regs, dyn_smem_attr, host_flags, last_async, launch_coop, launch_ex};
+void mock_set(int init, int ver, int sync, int pend, int retain) { init_rc = init; version = ver; sync_rc = sync; pending = pend; retain_rc = retain; }
+/* stats: resets loads frees host_frees max_regs dyn_smem_attr host_flags last_async launch_coop launch_ex releases */
+void mock_stats(int *out) { int s[] = {resets, loads, frees, host_frees, max_regs, dyn_smem_attr, host_flags, last_async, launch_coop, launch_ex, releases};
   memcpy(out, s, sizeof s); }
 void mock_expect_params(int n, const int *s) { nsizes = n; memcpy(sizes, s, n * sizeof(int)); }
 void mock_launch(unsigned *dims, unsigned char *bytes, int cap) { memcpy(dims, launch_dims, sizeof launch_dims); memcpy(bytes, record, cap); }
@@ -47,8 +47,8 @@ CUresult cuDeviceGetAttribute(int *v, int a, int d) {
     case 97: *v = 232448; break; default: return 1; }
   return 0; }
 CUresult cuDeviceTotalMem_v2(size_t *b, int d) { *b = 85899345920ull; return 0; }
-CUresult cuDevicePrimaryCtxRetain(void **c, int d) { *c = &ctx_token; return 0; }
-CUresult cuDevicePrimaryCtxRelease_v2(int d) { return 0; }
+CUresult cuDevicePrimaryCtxRetain(void **c, int d) { if (retain_rc) return retain_rc; *c = &ctx_token; return 0; }
+CUresult cuDevicePrimaryCtxRelease_v2(int d) { releases++; return 0; }
 CUresult cuDevicePrimaryCtxReset_v2(int d) { resets++; sync_rc = 0; return 0; }
 CUresult cuCtxSetCurrent(void *c) { return c == &ctx_token ? 0 : 201; }
 CUresult cuCtxSynchronize(void) { return sync_rc; }
@@ -108,11 +108,13 @@ export interface MockStats {
   dynamicSharedAttr: number; hostFlags: number; lastCopyAsync: boolean; lastLaunchCooperative: number;
   /** whether the last launch went through cuLaunchKernelEx */
   lastLaunchEx: boolean;
+  releases: number;
 }
 
 export interface MockCuda {
   readonly path: string;
-  set(o: { initRc?: number; version?: number; syncRc?: number; pendingPolls?: number }): void;
+  /** retainRc: what cuDevicePrimaryCtxRetain returns (0: a context) */
+  set(o: { initRc?: number; version?: number; syncRc?: number; pendingPolls?: number; retainRc?: number }): void;
   stats(): MockStats;
   expectParams(sizes: readonly number[]): void;
   lastLaunch(bytes: number): { dims: number[]; params: Uint8Array };
@@ -137,25 +139,25 @@ export function buildMockCuda(): MockCuda | undefined {
   const path = join(dir, "libmockcuda.so");
   execFileSync("gcc", ["-shared", "-fPIC", "-O1", "-o", path, join(dir, "mockcuda.c")]);
   const lib = koffi.load(path);
-  const mockSet = lib.func("void mock_set(int init, int ver, int sync, int pend)");
+  const mockSet = lib.func("void mock_set(int init, int ver, int sync, int pend, int retain)");
   const mockStats = lib.func("void mock_stats(int *out)");
   const expect = lib.func("void mock_expect_params(int n, const int *sizes)");
   const launch = lib.func("void mock_launch(uint32_t *dims, uint8_t *bytes, int cap)");
   const launchStream = lib.func("uint64_t mock_launch_stream()");
-  const state = { initRc: 0, version: 13000, syncRc: 0, pendingPolls: 0 };
+  const state = { initRc: 0, version: 13000, syncRc: 0, pendingPolls: 0, retainRc: 0 };
   return {
     path,
     set(o) {
       Object.assign(state, o);
-      mockSet(state.initRc, state.version, state.syncRc, state.pendingPolls);
+      mockSet(state.initRc, state.version, state.syncRc, state.pendingPolls, state.retainRc);
     },
     stats() {
-      const s = new Int32Array(10);
+      const s = new Int32Array(11);
       mockStats(s);
       return {
         resets: s[0]!, loads: s[1]!, frees: s[2]!, hostFrees: s[3]!, maxRegisters: s[4]!,
         dynamicSharedAttr: s[5]!, hostFlags: s[6]!, lastCopyAsync: s[7] === 1, lastLaunchCooperative: s[8]!,
-        lastLaunchEx: s[9] === 1,
+        lastLaunchEx: s[9] === 1, releases: s[10]!,
       };
     },
     expectParams(sizes) {

@@ -135,4 +135,9 @@ export interface Backend {
   createEvent(): BackendEvent;
   synchronize(): void;
   memoryInfo(): { free: number; total: number };
+  /**
+   * Releases the device for `cuda.close()` (GPUs: resets the context, a kernel fault with it); the
+   * back end is not used afterwards. Without it there is nothing to release.
+   */
+  close?(): void;
 }

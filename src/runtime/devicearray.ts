@@ -262,16 +262,20 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     }
   }
 
-  /** Releases the memory (the allocating array) or retires this view; idempotent. */
+  /**
+   * Releases the memory (the allocating array) or retires this view; idempotent. If the driver refuses
+   * (a CudaError), the array keeps its memory and stays usable: free() again, or garbage collection,
+   * releases it.
+   */
   free(): void {
     if (!this.isRoot) {
       this.retired = true;
       return;
     }
     if (this.memory.released) return;
+    release(this.backend, this.buffer);
     this.memory.released = true;
     collector.unregister(this.memory);
-    release(this.backend, this.buffer);
   }
 
   /** `free()`, for `using d = cuda.toDevice(…)`. */
@@ -329,11 +333,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     const flat = target === undefined || !isTypedArray(target) ? this.newHostStorage() : target;
     this.readInto(flat, streamHandle(stream));
     if (target === undefined) return this.ndim === 1 ? flat : new NDArray(flat, this.hostCopyShape(), undefined, 0, this.dtype);
-    if (!isTypedArray(target)) {
-      const dst = target.data as unknown as unknown[];
-      const src = flat as unknown as unknown[];
-      forEachStrided(target.shape, target.stride, target.offset, (d, k) => { dst[d] = src[k]; });
-    }
+    if (!isTypedArray(target)) writeHost(target, flat);
     return target;
   }
 
@@ -551,8 +551,52 @@ export function toDevice<A extends HostArray>(hostArray: A, streamOrOptions?: St
     return DeviceArray.copyOfBlock(backend, hostArray as NDArrayLike, d, start, streamHandle(stream)) as DeviceArrayLike<A>;
   }
   const d = DeviceArray.allocate(backend, complex ? complexShape(hostShape(hostArray), complex) : hostShape(hostArray), dtype ?? hostDType(hostArray));
-  d.copyToDevice(hostArray as never, stream);
+  try {
+    d.copyToDevice(hostArray as never, stream);
+  } catch (e) {
+    freeAfterFailure(d);
+    throw e;
+  }
   return d as DeviceArrayLike<A>;
+}
+
+/** Writes C-ordered elements `flat` into host array `target` (the same elements in its own layout). */
+function writeHost(target: HostArray, flat: TypedArray): void {
+  if (isTypedArray(target)) {
+    (target as Uint8Array).set(flat as unknown as Uint8Array); // of one dtype, so of one TypedArray class
+    return;
+  }
+  const dst = target.data as unknown as unknown[];
+  const src = flat as unknown as unknown[];
+  forEachStrided(target.shape, target.stride, target.offset, (d, k) => { dst[d] = src[k]; });
+}
+
+/**
+ * Reads each device array, for its host array (one copyToHost would take), into new host memory, and
+ * returns what writes them into the host arrays: several arrays are copied back all or none, as a
+ * read that fails leaves every host array as it was.
+ */
+export function stageToHost(pairs: readonly (readonly [DeviceArray, HostArray])[]): () => void {
+  const read = pairs.map(([d]) => d.copyToHost() as HostArray);
+  return () => pairs.forEach(([, host], i) => {
+    const r = read[i]!;
+    writeHost(host, isTypedArray(r) ? r : (r.data as TypedArray));
+  });
+}
+
+/**
+ * Frees `arrays` on the way out of an operation that failed: every one is tried, and what freeing
+ * throws does not replace the operation's error (after a kernel fault every call fails, cuMemFree_v2
+ * too). An array the driver refused keeps its memory until it is garbage-collected.
+ */
+export function freeAfterFailure(...arrays: readonly DeviceArray[]): void {
+  for (const a of arrays) {
+    try {
+      a.free();
+    } catch {
+      // the operation's own error is the one to report
+    }
+  }
 }
 
 /** The shape in complex elements of a host array of interleaved (re, im) parts along its last dimension. */

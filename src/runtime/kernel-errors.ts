@@ -25,9 +25,21 @@ export function raiseKernelErrors(): void {
   const records = [...pending];
   pending.clear();
   let first: KernelError | undefined;
-  for (const read of records) {
-    const thrown = read();
+  for (let i = 0; i < records.length; i++) {
+    let thrown: KernelError | undefined;
+    try {
+      thrown = records[i]!();
+    } catch (e) {
+      // a record that could not be read (nor the ones after it) is read at the next synchronising call
+      for (const unread of records.slice(i)) pending.add(unread);
+      throw e;
+    }
     first ??= thrown;
   }
   if (first) throw first;
+}
+
+/** Forgets the noted launches (cuda.close(): the work queued before is not reported). */
+export function dropKernelErrors(): void {
+  pending.clear();
 }

@@ -9,6 +9,7 @@ import { probeCuda, type CudaProbe } from "./cuda/detect.js";
 import { createSimBackend, simDevice } from "./sim-backend.js";
 import { createCudaBackend } from "./cuda/backend.js";
 import { simChecks } from "../targets/js/sanitize.js";
+import { dropKernelErrors } from "./kernel-errors.js";
 
 type CreateCuda = (deviceId: number) => Backend;
 
@@ -187,8 +188,22 @@ export function deviceBackend(id: number): Backend {
   return backend;
 }
 
-/** Forgets the chosen back ends (after `cuda.close()`); the next use selects again. */
-export function forgetBackend(): void {
+/**
+ * `cuda.close()`: closes every device's back end made so far and forgets them, so that the next use
+ * selects again and starts afresh. Closing all is tried; then the first failure is thrown.
+ */
+export function closeBackends(): void {
+  const made = [...backends.values()];
   current = undefined;
   backends.clear();
+  dropKernelErrors();
+  let failure: unknown;
+  for (const backend of made) {
+    try {
+      backend.close?.();
+    } catch (e) {
+      failure ??= e;
+    }
+  }
+  if (failure !== undefined) throw failure;
 }

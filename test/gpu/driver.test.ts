@@ -223,7 +223,7 @@ test("an illegal address is a CudaError at the next sync; reset revives the devi
     assert.ok(e instanceof CudaError, String(e));
     assert.equal(e.call, "cuCtxSynchronize");
     assert.ok(STICKY_ERRORS.has(e.code), `sticky error expected, got ${e.errorName} (${e.code})`);
-    assert.match(e.message, /resetContext\(\)/);
+    assert.match(e.message, /until cuda\.close\(\)/);
     return true;
   });
   // The driver may refuse to revive a faulted process (CUDA documents "the process must be terminated

@@ -4,7 +4,9 @@
 // driver call, parameter block, transfer, stream, event, fault and printf goes through the same
 // code as on a GPU. Runs with NUMBATS_TARGET=cuda:
 //   1. the GPU suite (test/gpu/*.test.ts) and the test files that run on the current target (TARGET_TESTS);
-//   2. every example (examples/run-all.ts).
+//   2. every example (examples/run-all.ts);
+//   3. the driver-fault sweep (test/emu/faults.test.ts): every driver call numbats makes, failed on its
+//      first use and a later one with the emulator's fault injection, and what must hold afterwards.
 // Exits 0 with a notice when the emulator or gcc (which builds its shim) is absent.
 
 import { spawnSync } from "node:child_process";
@@ -61,6 +63,7 @@ const gpuSuite = readdirSync(join(root, "test", "gpu")).filter((f) => f.endsWith
 const STEPS: readonly Step[] = [
   { name: "GPU suite", args: ["--import", "tsx", "--test", "--test-concurrency=1", ...gpuSuite, ...TARGET_TESTS] },
   { name: "examples", args: ["--import", "tsx", "examples/run-all.ts"] },
+  { name: "driver faults", args: ["--import", "tsx", "--test", "test/emu/faults.test.ts"] },
 ];
 
 requireDevice();
@@ -72,5 +75,5 @@ const results = STEPS.map((step) => {
 });
 
 console.log("\ntest:emu summary");
-for (const r of results) console.log(`  ${r.ok ? "ok  " : "FAIL"}  ${r.name.padEnd(10)} ${r.seconds.toFixed(1)} s`);
+for (const r of results) console.log(`  ${r.ok ? "ok  " : "FAIL"}  ${r.name.padEnd(13)} ${r.seconds.toFixed(1)} s`);
 process.exitCode = results.every((r) => r.ok) ? 0 : 1;

@@ -96,7 +96,7 @@ test("CudaError names the call, the error's name and text, and the detail", { sk
   // the mock's cuGetErrorName does not know 222: the built-in table names it
   assert.match(drv.error("cuModuleLoadDataEx", 222).message, /CUDA_ERROR_UNSUPPORTED_PTX_VERSION \(222\)/);
   assert.match(drv.error("cuFoo", 4242).message, /^cuFoo failed: CUDA_ERROR_4242 \(4242\): unknown error$/);
-  assert.match(drv.error("cuCtxSynchronize", 700).message, /illegal memory access[\s\S]*resetContext\(\)/);
+  assert.match(drv.error("cuCtxSynchronize", 700).message, /illegal memory access[\s\S]*until cuda\.close\(\)/);
 });
 
 test("memory: alloc, copies both ways at offsets, device-to-device, free is idempotent", { skip }, () => {
@@ -245,7 +245,7 @@ test("a sticky fault surfaces on the next sync; reset makes old buffers refuse u
   mock!.set({ syncRc: 700 });
   assert.throws(() => dev.synchronize(), (e: unknown) =>
     e instanceof CudaError && e.call === "cuCtxSynchronize" && e.errorName === "CUDA_ERROR_ILLEGAL_ADDRESS" &&
-    /resetContext\(\)/.test(e.message));
+    /until cuda\.close\(\)/.test(e.message));
   const { resets, loads, frees } = mock!.stats();
   dev.resetContext();
   assert.equal(mock!.stats().resets, resets + 1);
@@ -261,6 +261,27 @@ test("a sticky fault surfaces on the next sync; reset makes old buffers refuse u
   const fresh = dev.alloc(64);
   k.launch(dims(), [{ ...args[0], buffer: fresh }, ...scalars()], dev.defaultStream(), false);
   assert.equal(mock!.stats().loads, loads + 1, "the kernel's module was loaded again into the new context");
+});
+
+test("close() after a fault: no error, the context released and reset; a driver that keeps the fault says to restart", { skip }, () => {
+  const { dev } = device();
+  const buf = dev.alloc(64);
+  mock!.set({ syncRc: 700 });
+  assert.throws(() => dev.synchronize(), /until cuda\.close\(\)/);
+  const { resets, releases, frees } = mock!.stats();
+  dev.close(); // the fault is what closing recovers from: not thrown
+  assert.deepEqual([mock!.stats().resets, mock!.stats().releases], [resets + 1, releases + 1]);
+  assert.throws(() => dev.alloc(16), /the CUDA backend was closed/);
+  dev.free(buf);
+  assert.equal(mock!.stats().frees, frees, "freeing a buffer of a closed device touches nothing");
+  mock!.set({ syncRc: 0, retainRc: 700 });
+  try {
+    assert.throws(() => new CudaDevice(driver(), 0), (e: unknown) =>
+      e instanceof CudaError && e.call === "cuDevicePrimaryCtxRetain" && e.code === 700 && /restart the process/.test(e.message));
+  } finally {
+    mock!.set({ retainRc: 0 });
+  }
+  new CudaDevice(driver(), 0).synchronize();
 });
 
 function scalars() {

@@ -2,10 +2,11 @@
 // streams, events and kernels (the Backend interface of ../backend.ts).
 //
 // Context generations: a kernel fault (illegal address, trap, assert) leaves
-// the context unusable; resetContext() destroys it and retains a fresh one.
-// Everything made before (buffers, streams, events) carries the generation it
-// was made in and refuses use afterwards, instead of touching freed memory.
-// Kernels reload their module transparently.
+// the context unusable; close() (cuda.close()) releases and resets it, and the
+// next use of the device makes a fresh back end; resetContext() resets it in
+// place. Everything made before (buffers, streams, events) carries the
+// generation it was made in and refuses use afterwards, instead of touching
+// freed memory. Kernels reload their module transparently.
 
 import { koffi } from "./ffi.js";
 import type {
@@ -80,7 +81,14 @@ export class CudaDevice implements Backend, DeviceContext {
 
   private retain(): unknown {
     const ctx: unknown[] = [null];
-    this.driver.check("cuDevicePrimaryCtxRetain", this.driver.api.cuDevicePrimaryCtxRetain(ctx, this.ordinal));
+    const rc = this.driver.api.cuDevicePrimaryCtxRetain(ctx, this.ordinal);
+    // Recent drivers keep a faulted process's device state: CUDA documents that after such an error
+    // "the process must be terminated and relaunched"
+    if (STICKY_ERRORS.has(rc)) {
+      throw new CudaError("cuDevicePrimaryCtxRetain", rc, this.driver.errorName(rc),
+        "the CUDA driver does not let this process use the GPU again after a kernel fault; restart the process");
+    }
+    this.driver.check("cuDevicePrimaryCtxRetain", rc);
     currentContext = undefined;
     return ctx[0];
   }
@@ -122,7 +130,11 @@ export class CudaDevice implements Backend, DeviceContext {
     let ptr = koffi().address(hostPtr);
     if (mapped) {
       const dptr = [0];
-      this.driver.check("cuMemHostGetDevicePointer_v2", this.driver.api.cuMemHostGetDevicePointer_v2(dptr, hostPtr, 0));
+      const drc = this.driver.api.cuMemHostGetDevicePointer_v2(dptr, hostPtr, 0);
+      if (drc !== CUDA_SUCCESS) {
+        this.driver.api.cuMemFreeHost(hostPtr);
+        throw this.driver.error("cuMemHostGetDevicePointer_v2", drc, `mapping ${bytes} bytes of pinned host memory into the device's address space`);
+      }
       ptr = BigInt(dptr[0]!);
     }
     const host = koffi().view(hostPtr, bytes);
@@ -132,16 +144,18 @@ export class CudaDevice implements Backend, DeviceContext {
 
   /**
    * Idempotent; a buffer from a reset context is only marked (its memory went with the context), and
-   * another process's memory is closed (its owner frees it).
+   * another process's memory is closed (its owner frees it). When the driver refuses, the buffer stays
+   * allocated and owned: a later free(), or its finaliser, releases it.
    */
   free(buf: DeviceBuffer): void {
     if (buf.kind !== "cuda" || buf.freed) return;
+    if (!buf.host && buf.byteLength > 0 && buf.generation === this.generation && !this.closed) {
+      this.activate();
+      if (buf.opened) this.call("cuIpcCloseMemHandle", buf.ptr);
+      else this.call("cuMemFree_v2", buf.ptr);
+      this.allocations.unregister(buf);
+    }
     buf.freed = true;
-    if (buf.host || buf.byteLength === 0 || buf.generation !== this.generation || this.closed) return;
-    this.allocations.unregister(buf);
-    this.activate();
-    if (buf.opened) this.call("cuIpcCloseMemHandle", buf.ptr);
-    else this.call("cuMemFree_v2", buf.ptr);
   }
 
   // ------------------------------------------------------------------ IPC
@@ -376,7 +390,7 @@ export class CudaDevice implements Backend, DeviceContext {
   }
 
   /**
-   * Destroys the context (after a sticky kernel fault) and starts a fresh one.
+   * Destroys the context (after a sticky kernel fault) and starts a fresh one in place.
    * All device memory, streams and events made before are gone and refuse use.
    */
   resetContext(): void {
@@ -390,24 +404,31 @@ export class CudaDevice implements Backend, DeviceContext {
       this.context = this.retain();
     } catch (e) {
       if (!(e instanceof CudaError) || !STICKY_ERRORS.has(e.code)) throw e;
-      // Recent drivers keep a faulted process's device state: CUDA documents that after such an
-      // error "the process must be terminated and relaunched". Say so on every later call.
-      this.unusable = new CudaError(e.call, e.code, e.errorName,
-        "the CUDA driver does not let this process use the GPU again after a kernel fault; restart the process",
-        `the fault was: ${e.message.split("\n")[0]}`);
-      throw this.unusable;
+      this.unusable = e; // said on every later call
+      throw e;
     }
     this.activate();
   }
 
-  /** Releases the primary context; the backend is unusable afterwards. */
+  /**
+   * `cuda.close()`: waits for the device's queued work, then releases and resets its primary context
+   * (as Numba's close does), so that the next use of the device starts a fresh one, also after a
+   * kernel fault. What the queued work reports (a fault among it) is not thrown: closing is how a
+   * process recovers from it. Everything made before refuses use afterwards; the back end too.
+   * Throws a CudaError if the driver refuses the release or the reset (after trying both).
+   */
   close(): void {
     if (this.closed) return;
-    this.activate();
+    const { api } = this.driver;
+    if (!this.unusable && api.cuCtxSetCurrent(this.context) === CUDA_SUCCESS) api.cuCtxSynchronize();
     this.closed = true;
     this.generation++;
+    this.peers.clear();
     currentContext = undefined;
-    this.call("cuDevicePrimaryCtxRelease_v2", this.ordinal);
+    const release = api.cuDevicePrimaryCtxRelease_v2(this.ordinal);
+    const reset = api.cuDevicePrimaryCtxReset_v2(this.ordinal);
+    this.driver.check("cuDevicePrimaryCtxRelease_v2", release, `closing ${this.device.name} (device ${this.device.id})`);
+    this.driver.check("cuDevicePrimaryCtxReset_v2", reset, `closing ${this.device.name} (device ${this.device.id})`);
   }
 }
 

@@ -180,7 +180,7 @@ export class CudaDriver {
   error(call: string, code: number, detail = ""): CudaError {
     const notes = [detail];
     if (code === CUDA_ERROR_NOT_FOUND && this.missing.includes(call)) notes.push(`${call} is not exported by the driver at ${this.path}; update the NVIDIA driver`);
-    if (STICKY_ERRORS.has(code)) notes.push("A kernel faulted; the CUDA context is unusable until resetContext() (device memory allocated before is lost).");
+    if (STICKY_ERRORS.has(code)) notes.push("A kernel faulted; the CUDA context is unusable until cuda.close(), after which the next use of the GPU starts a fresh one (device memory allocated before is lost).");
     return new CudaError(call, code, this.errorName(code), this.errorText(code), notes.filter(Boolean).join("\n"));
   }
 

@@ -110,9 +110,14 @@ export class CudaKernel implements CompiledKernel {
       this.infoLog = String(ffi.decode(infoLog, "char", -1));
       if (rc !== CUDA_SUCCESS) throw driver.error("cuModuleLoadDataEx", rc, this.loadFailure(rc, String(ffi.decode(errorLog, "char", -1))));
       const fn: unknown[] = [null];
-      driver.check("cuModuleGetFunction", driver.api.cuModuleGetFunction(fn, module[0], this.ptx.entry), `entry '${this.ptx.entry}'`);
+      try {
+        driver.check("cuModuleGetFunction", driver.api.cuModuleGetFunction(fn, module[0], this.ptx.entry), `entry '${this.ptx.entry}'`);
+        this.errorRecord = this.ptx.throws ? this.globalAddress(module[0], KERNEL_ERROR_SYMBOL) : 0n;
+      } catch (e) {
+        driver.api.cuModuleUnload(module[0]); // a module the kernel cannot use is not kept
+        throw e;
+      }
       this.owner.trackModule(this, module[0]);
-      if (this.ptx.throws) this.errorRecord = this.globalAddress(module[0], KERNEL_ERROR_SYMBOL);
       this.fn = fn[0];
       this.fnAddress = Number(ffi.address(fn[0]));
       this.generation = this.owner.generation;

@@ -92,18 +92,21 @@ class NcclCommunicator implements Communicator {
     this.run("ncclGroupStart", this.lib.api.ncclGroupStart());
     try {
       body();
-    } finally {
-      // ended even when the body threw, so that NCCL's group state stays balanced
-      this.run("ncclGroupEnd", this.lib.api.ncclGroupEnd());
+    } catch (e) {
+      // ended so that NCCL's group state stays balanced: after a call in it failed, NCCL runs none of the
+      // group and ncclGroupEnd reports that failure again, which must not replace the body's own error
+      this.lib.api.ncclGroupEnd();
+      throw e;
     }
+    this.run("ncclGroupEnd", this.lib.api.ncclGroupEnd());
   }
 
+  /** Destroys the communicator; if NCCL refuses, it stays usable and destroy() may be called again. */
   destroy(): void {
     if (this.comm === undefined) return;
-    const comm = this.comm;
-    this.comm = undefined;
     this.device.activate();
-    this.run("ncclCommDestroy", this.lib.api.ncclCommDestroy(comm));
+    this.run("ncclCommDestroy", this.lib.api.ncclCommDestroy(this.comm));
+    this.comm = undefined;
   }
 
   // ------------------------------------------------------------------ checks before NCCL sees a call
