@@ -531,10 +531,12 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    * block. Calling the launcher with the kernel's arguments launches it; host arrays are copied in, and
    * back when the kernel may have written them.
    */
-  configure(grid: Dim, block: Dim, stream?: Stream, sharedMemBytes = 0): Launcher<F> {
+  configure(grid: Dim, block: Dim, streamArg?: Stream | 0, sharedMemBytes = 0): Launcher<F> {
     let dims: LaunchDims;
+    let stream: Stream | undefined;
     try {
       dims = { grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes };
+      stream = launchStream(streamArg);
     } catch (e) {
       throw this.failed(e);
     }
@@ -543,8 +545,14 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   }
 
   /** A launcher for a 1-d launch covering `n` threads with an occupancy-chosen block size (Numba's `kernel.forall(n)`). */
-  forall(n: number, stream?: Stream): Launcher<F> {
+  forall(n: number, streamArg?: Stream | 0): Launcher<F> {
     if (!Number.isInteger(n) || n < 0) throw this.failed(new LaunchError(`forall needs a non-negative integer thread count; got ${n}`));
+    let stream: Stream | undefined;
+    try {
+      stream = launchStream(streamArg);
+    } catch (e) {
+      throw this.failed(e);
+    }
     return (...args: readonly unknown[]) => {
       if (n === 0) return;
       try {
@@ -743,6 +751,13 @@ interface HostTemp { readonly device: DeviceArray; readonly host: TypedArray | N
  * more than one to copy back, the arrays are read into new memory first (stageToHost) and written
  * after the records, so that a copy that fails leaves every host array as it was.
  */
+/** A launch's stream: a Stream, or none for `0` and `undefined` (the default stream, as Numba's `kernel[g, b, 0]`). */
+function launchStream(stream: unknown): Stream | undefined {
+  if (stream === undefined || stream === 0) return undefined;
+  if (stream instanceof Stream) return stream;
+  throw new LaunchError(`the stream must be a Stream from cuda.stream(), or 0 or undefined for the default stream; got ${typeof stream === "object" ? String(stream) : `${typeof stream} ${String(stream)}`}`);
+}
+
 function copyBack(temps: readonly HostTemp[], records: BoundRecords | undefined): void {
   const results = temps.filter((t) => t.written).map((t) => [t.device, t.host] as const);
   if (results.length === 1 && !records) {

@@ -148,7 +148,7 @@ export function createXoroshiro128pStates(
   initXoroshiro128pStates(host, seed, subsequenceStart);
   const states = deviceArray(2 * n, "uint64", backend);
   states.copyToDevice(host, stream);
-  stream?.synchronize(); // `host` must outlive an asynchronous copy
+  if (stream) stream.synchronize(); // `host` must outlive an asynchronous copy
   return states;
 }
 

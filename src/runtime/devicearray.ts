@@ -26,8 +26,8 @@ import { CAPTURED_BY_REFERENCE } from "../compiler/env.js";
 
 /** A host array: a TypedArray or an ndarray-style `{data, shape, stride, offset}` view (an NDArray among them). */
 export type HostArray = TypedArray | NDArrayLike;
-/** A stream argument: a Stream from `cuda.stream()` (or a back end's own stream handle). */
-export type StreamLike = Stream | BackendStream;
+/** A stream argument: a Stream from `cuda.stream()` (or a back end's own stream handle); `0` is the default stream, as in Numba. */
+export type StreamLike = Stream | BackendStream | 0;
 /** per dimension: an index (drops the dimension), `null` (all of it) or Python's `[start, stop, step]` */
 export type SliceSpec = number | null | readonly [start?: number | null, stop?: number | null, step?: number | null];
 /** An array shape: a number for 1-d, or one extent per dimension. */

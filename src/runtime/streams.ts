@@ -65,7 +65,7 @@ export const createStream = (backend: Backend) => new Stream(backend.createStrea
 export const defaultStream = (backend: Backend) => new Stream(backend.defaultStream());
 export const createEvent = (backend: Backend) => new Event(backend.createEvent(), backend);
 
-/** The back-end handle of a user stream (either kind accepted), undefined for none. */
-export function streamHandle(stream: Stream | BackendStream | undefined): BackendStream | undefined {
-  return stream instanceof Stream ? stream.handle : stream;
+/** The back-end handle of a user stream (either kind accepted), undefined for none or `0` (Numba's default stream). */
+export function streamHandle(stream: Stream | BackendStream | 0 | undefined): BackendStream | undefined {
+  return stream instanceof Stream ? stream.handle : stream === 0 ? undefined : stream;
 }

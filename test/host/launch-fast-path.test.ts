@@ -215,3 +215,20 @@ test("a launch shape the device refuses is refused on the fast path too, and the
   launch(o, 4);
   assert.deepEqual(Array.from(o.copyToHost()), [4]);
 });
+
+test("stream 0 is the default stream, as Numba's kernel[grid, block, 0, 0]: configure, forall and copies take it; anything else that is no Stream is refused", () => {
+  const add = cuda.jit((a: Float32Array, k: number) => { const i = cuda.grid(1); if (i < a.length) a[i] += k; });
+  const host = new Float32Array([1, 2, 3]);
+  add.configure(1, 4, 0, 0)(host, 1);
+  add.forall(3, 0)(host, 10);
+  const d = cuda.toDevice(host, 0);
+  add.configure(1, 4, 0)(d, 100);
+  assert.deepEqual(Array.from(d.copyToHost(undefined, 0)), [112, 113, 114]);
+  assert.deepEqual(Array.from(host), [12, 13, 14]);
+  d.free();
+  for (const bad of [1, "0", {}] as const) {
+    assert.throws(() => add.configure(1, 4, bad as unknown as 0)(host, 1), (e: unknown) =>
+      e instanceof LaunchError && /the stream must be a Stream from cuda\.stream\(\), or 0 or undefined for the default stream/.test(e.message));
+  }
+  assert.deepEqual(Array.from(host), [12, 13, 14], "a refused launch leaves the host array as it was");
+});
