@@ -539,6 +539,19 @@ export const LANGUAGE_CASES: KernelCase[] = [
     },
   },
   {
+    name: "console.log: the same message twice prints twice (the PTX computes the format's address once and both calls use it)",
+    kernel: (n: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i < 2) {
+        console.log("n is %d", n[i]);
+        console.log("n is %d", n[i]);
+      }
+    },
+    grid: 1, block: 32,
+    args: () => [new Int32Array([7, -3])],
+    check: (_args, printed) => assert.deepEqual([...printed].sort(), ["n is -3", "n is -3", "n is 7", "n is 7"]),
+  },
+  {
     name: "console.log: printf with each argument converted to what its conversion reads",
     kernel: (x: Float64Array, n: Int32Array, big: BigInt64Array) => {
       const i = cuda.grid(1);
