@@ -2,7 +2,7 @@
 // `Number.*`, `console.log`/`console.assert`, the dtype names. Each entry says how it lowers
 // to IR; the table is the whole in-kernel API surface.
 
-import { COMPLEX_PART, DTYPE_INFO, SCALAR_NAMES, isComplexName, type ComplexName, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName } from "../dtypes.js";
+import { COMPLEX_PART, DTYPE_INFO, SCALAR_NAMES, isComplexName, isScalarName, type ComplexName, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName } from "../dtypes.js";
 import type { Expr, IntrinsicName, SpecialReg, UnaryOp, AtomicOp } from "./ir.js";
 import { constExpr, int32Const } from "./ir.js";
 import type { Weak } from "./infer.js";
@@ -172,7 +172,7 @@ function shapeOf(L: LoweringContext, a: Node): number[] {
 export function dtypeArgument(L: LoweringContext, a: Node): ScalarName {
   const v = L.lowerValue(a);
   if (v.v === "dtype") return v.dtype;
-  if (v.v === "string" && v.text in DTYPE_INFO) return v.text as ScalarName;
+  if (v.v === "string" && isScalarName(v.text)) return v.text;
   return L.fail(a, `expected a dtype (float32, "float32", …)`);
 }
 

@@ -136,3 +136,31 @@ test("a state the compiler never reaches is an InternalCompilerError asking for 
   assert.match(at.message, /\(compiling line 3, column 5 of the function\)/);
   assert.deepEqual([at.line, at.column], [3, 4]);
 });
+
+// ---------------------------------------------------------------------------
+// source text numbats must reject with a CompileError or TypingError, never crash on
+// (found by the source-robustness fuzzer, test/fuzz/mutate.ts)
+
+/** Compiles a kernel written as text (one float32 array `o`); what it threw. */
+function compileText(body: string): Error {
+  const fn = new Function(`return (o) => { ${body} };`)() as (o: Float32Array) => void;
+  return caught(() => compileToIR(fn, [arrayType("float32", 1, "C")]));
+}
+
+test("names every JavaScript object has (toString, constructor, valueOf, …) are not built-ins: an unknown name or member, never a crash", () => {
+  for (const name of ["toString", "constructor", "valueOf", "hasOwnProperty", "isPrototypeOf", "__defineGetter__", "toLocaleString"]) {
+    for (const [body, says] of [
+      [`o[0] = ${name};`, `unknown name '${name}'`],
+      [`o[0] = ${name}(1);`, `unknown name '${name}'`],
+      [`o[0] = cuda.${name}(1);`, `'cuda.${name}' is not supported`],
+      [`o[0] = Math.${name}(1);`, `'Math.${name}' is not supported`],
+      [`o[0] = cuda.fp16.${name};`, `'cuda.fp16.${name}' is not supported`],
+      [`cuda.atomic.${name}(o, 0, 1);`, `'cuda.atomic.${name}' is not supported`],
+      [`const a = cuda.local.array(4, "${name}"); o[0] = a[0];`, "expected a dtype"],
+    ]) {
+      const e = compileText(body!);
+      assert.ok(e instanceof CompileError || e instanceof TypingError, `${body}: ${e.stack}`);
+      assert.ok(e.message.includes(says!), `${body}: ${e.message}`);
+    }
+  }
+});
