@@ -141,10 +141,11 @@ test("a state the compiler never reaches is an InternalCompilerError asking for 
 // source text numbats must reject with a CompileError or TypingError, never crash on
 // (found by the source-robustness fuzzer, test/fuzz/mutate.ts)
 
-/** Compiles a kernel written as text (one float32 array `o`); what it threw. */
-function compileText(body: string): Error {
+/** Compiles a kernel written as text (one float32 array `o`); what it threw, or undefined if it compiled. */
+function compileText(body: string): Error | undefined {
   const fn = new Function(`return (o) => { ${body} };`)() as (o: Float32Array) => void;
-  return caught(() => compileToIR(fn, [arrayType("float32", 1, "C")]));
+  try { compileToIR(fn, [arrayType("float32", 1, "C")]); } catch (e) { return e as Error; }
+  return undefined;
 }
 
 test("names every JavaScript object has (toString, constructor, valueOf, …) are not built-ins: an unknown name or member, never a crash", () => {
@@ -159,8 +160,22 @@ test("names every JavaScript object has (toString, constructor, valueOf, …) ar
       [`const a = cuda.local.array(4, "${name}"); o[0] = a[0];`, "expected a dtype"],
     ]) {
       const e = compileText(body!);
-      assert.ok(e instanceof CompileError || e instanceof TypingError, `${body}: ${e.stack}`);
+      assert.ok(e instanceof CompileError || e instanceof TypingError, `${body}: ${e?.stack ?? "compiled"}`);
       assert.ok(e.message.includes(says!), `${body}: ${e.message}`);
     }
+  }
+});
+
+test("a function's local arrays take at most 512 KB (a thread's local memory): more is a TypingError at the allocation, not a 4 GB allocation per thread", () => {
+  assert.equal(compileText("const a = cuda.local.array(131072, float32); o[0] = a[0];"), undefined, "512 KB compiles");
+  for (const [body, bytes] of [
+    ["const a = cuda.local.array(4294967296, int64); o[0] = a[0];", 2 ** 35],
+    ["const a = cuda.local.array([65536, 65536], float32); o[0] = a[0][0];", 2 ** 34],
+    ["const a = cuda.local.array(131072, float32); const b = cuda.local.array(1, int8); o[0] = a[0] + b[0];", 2 ** 19 + 1],
+  ] as const) {
+    const e = compileText(body);
+    assert.ok(e instanceof TypingError, `${body}: ${e?.stack ?? "compiled"}`);
+    assert.ok(e.message.includes(`local arrays take ${bytes} bytes; a thread has 512 KB of local memory`), e.message);
+    assert.ok(e.sourceLine.slice(e.column).startsWith("cuda.local.array"), e.message);
   }
 });
