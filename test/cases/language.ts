@@ -88,6 +88,22 @@ export const LANGUAGE_CASES: KernelCase[] = [
     },
   },
   {
+    name: "an array parameter the kernel assigns (another array, a subarray) is each thread's own, C-contiguous ones too",
+    kernel: (x: Float32Array, y: Float32Array, o: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i >= o.length) return;
+      if (i % 3 === 0) x = y;
+      if (i % 4 === 1) y = y.subarray(1);
+      o[i] = x[i] + y[i] * 100;
+    },
+    grid: 1, block: 64,
+    args: () => [Float32Array.from({ length: 40 }, (_, k) => k), Float32Array.from({ length: 41 }, (_, k) => -k), new Float32Array(40)],
+    check: ([, , o]) => {
+      const want = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? -i : i) + (i % 4 === 1 ? -(i + 1) : -i) * 100);
+      assert.deepEqual(Array.from(o as Float32Array), want);
+    },
+  },
+  {
     name: "NaN is true as a condition, as any non-zero number is (C's rule, not JavaScript's)",
     kernel: (x: Float64Array, o: Int32Array) => {
       const i = cuda.grid(1);
