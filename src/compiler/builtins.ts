@@ -47,6 +47,13 @@ function scalarArg(L: LoweringContext, a: Node, what: string): Expr {
   return e;
 }
 
+/** An argument that must be a number (not an array, a tuple or a complex), lowered. */
+function numberArg(L: LoweringContext, a: Node, what: string): Typed {
+  const v = L.lowerExpr(a);
+  if (!isScalarType(v.e.type)) return L.fail(a, `${what} takes numbers; got ${typeToString(v.e.type)}`);
+  return v;
+}
+
 const asType = (L: LoweringContext, a: Node, t: ScalarName): Expr => L.convert(L.lowerExpr(a), t, a);
 
 /** A warp mask or lane argument as `t`: an integer or bool, never a float (it would be truncated silently). */
@@ -289,7 +296,7 @@ const CUDA = ns("cuda", {
   selp: fn("cuda.selp", (L, args, n) => {
     arity(L, n, args, "cuda.selp", 3);
     const cond = L.condition(args[0]!);
-    const a = L.lowerExpr(args[1]!), b = L.lowerExpr(args[2]!);
+    const a = numberArg(L, args[1]!, "cuda.selp"), b = numberArg(L, args[2]!, "cuda.selp");
     const t = binaryType(a.e.type as ScalarName, a.weak, b.e.type as ScalarName, b.weak);
     return expr({ k: "select", type: t, cond, a: L.convert(a, t, args[1]!), b: L.convert(b, t, args[2]!), eager: true, loc: locOf(n) });
   }),
@@ -338,7 +345,7 @@ function unaryMath(name: string, op: UnaryOp): Builtin {
 function minmax(name: "min" | "max"): Builtin {
   return fn(`Math.${name}`, (L, args, n) => {
     if (args.length === 0) return L.fail(n, `Math.${name}() needs at least one argument`);
-    const vs = args.map((a) => L.lowerExpr(a));
+    const vs = args.map((a) => numberArg(L, a, `Math.${name}`));
     let acc: Typed = vs[0]!;
     for (let i = 1; i < vs.length; i++) {
       const b = vs[i]!;
@@ -379,7 +386,7 @@ const MATH = ns("Math", {
   }),
   sign: fn("Math.sign", (L, args, n) => {
     arity(L, n, args, "Math.sign", 1);
-    const v = L.lowerExpr(args[0]!);
+    const v = numberArg(L, args[0]!, "Math.sign");
     const t = v.weak ? weakDefault(v.weak) : promoteOne(v.e.type as ScalarName);
     const x = L.convert(v, t, args[0]!);
     const c = (k: number) => constExpr(t, DTYPE_INFO[t].bits === 64 && !isFloat(t) ? BigInt(k) : k);

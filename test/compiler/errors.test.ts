@@ -179,3 +179,15 @@ test("a function's local arrays take at most 512 KB (a thread's local memory): m
     assert.ok(e.sourceLine.slice(e.column).startsWith("cuda.local.array"), e.message);
   }
 });
+
+test("Math.sign, Math.min, Math.max and cuda.selp take numbers: an array, a tuple or a complex is a TypingError naming the function, not a crash", () => {
+  for (const value of ["o", "[1, 2]", "cuda.complex(1, 2)", "o.subarray(1)"]) {
+    for (const [call, fn] of [[`Math.sign(${value})`, "Math.sign"], [`Math.min(${value}, 1)`, "Math.min"], [`Math.max(1, ${value})`, "Math.max"],
+      [`cuda.selp(true, ${value}, 1)`, "cuda.selp"], [`cuda.selp(true, 1, ${value})`, "cuda.selp"]]) {
+      const e = compileText(`o[0] = ${call};`);
+      assert.ok(e instanceof TypingError, `${call}: ${e?.stack ?? "compiled"}`);
+      assert.match(e.message, new RegExp(`^${fn!.replace(".", "\\.")} takes numbers; got `), call);
+      assert.ok(e.sourceLine.slice(e.column).startsWith(value), `${call}: ${e.message}`);
+    }
+  }
+});
