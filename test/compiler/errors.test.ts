@@ -191,3 +191,29 @@ test("Math.sign, Math.min, Math.max and cuda.selp take numbers: an array, a tupl
     }
   }
 });
+
+test("syntax nested more than 256 levels is a CompileError where it goes past, not a stack overflow; nesting too deep for the parser is one too, not an abort of the process", () => {
+  assert.equal(compileText(`o[0] = ${Array(200).fill("o[1]").join(" + ")};`), undefined, "a sum of 200 terms compiles");
+  for (const body of [
+    `o[0] = ${Array(2000).fill("o[1]").join(" + ")};`, // overflowed the stack in the lowering
+    `o[0] = ${Array(1500).fill("o[1] > 0 ? 1 : ").join("")}0;`, // overflowed it compiling the simulator's JavaScript
+    Array(1200).fill("if (o[1] > 1) o[0] = 1;").join(" else "),
+  ]) {
+    const e = compileText(body);
+    assert.ok(e instanceof CompileError, `${body.slice(0, 40)}…: ${e?.stack ?? "compiled"}`);
+    assert.match(e.message, /^unsupported in kernels: nesting more than 256 levels deep \(split the expression or statement into smaller ones\)/);
+    assert.equal(e.problems.length, 1);
+  }
+  // deep enough that acorn runs out of stack inside an expression (where V8 still takes the function):
+  // acorn's guard made V8 abort the whole process (a fatal out-of-memory error)
+  let tried = 0;
+  for (const depth of [1000, 2000, 3000, 5000]) {
+    const body = `o[0] = ${"o[".repeat(depth)}0${"]".repeat(depth)};`;
+    try { new Function(`return (o) => { ${body} };`); } catch { continue; }
+    tried++;
+    const e = compileText(body);
+    assert.ok(e instanceof CompileError, `${depth}: ${e?.stack ?? "compiled"}`);
+    assert.match(e.message, /^(the function nests too deeply to parse; kernels nest at most 256 levels|unsupported in kernels: nesting more than 256 levels deep)/, `${depth}: ${e.message}`);
+  }
+  assert.ok(tried >= 2, `only ${tried} depths that V8 takes`);
+});
