@@ -316,7 +316,8 @@ function compileForTarget(ir: FunctionIR, backend: Backend): KernelArtifact {
   return backend.ptxTarget ? { target: "cuda", ir, ptx: emitPtx(ir, backend.ptxTarget) } : { target: "sim", js: compileJs(ir) };
 }
 
-function validateLaunch(backend: Backend, compiled: CompiledKernel, dims: LaunchDims): void {
+/** The limits a launch must keep (threads per block, grid, shared memory): a LaunchError otherwise. @internal exported for tests */
+export function validateLaunch(backend: Backend, compiled: CompiledKernel, dims: LaunchDims): void {
   const lim = backend.device.limits;
   const [bx, by, bz] = dims.block;
   const threads = bx * by * bz;

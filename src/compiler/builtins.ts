@@ -2,7 +2,7 @@
 // `Number.*`, `console.log`/`console.assert`, the dtype names. Each entry says how it lowers
 // to IR; the table is the whole in-kernel API surface.
 
-import { COMPLEX_PART, DTYPE_INFO, SCALAR_NAMES, isArrayType, isComplexName, type ArrayType, type ComplexName, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName, type Type } from "../dtypes.js";
+import { COMPLEX_PART, DTYPE_INFO, SCALAR_NAMES, isArrayType, isComplexName, isScalarName, type ArrayType, type ComplexName, isFloat, isInteger, isScalarType, tupleType, typeToString, type ScalarName, type Type } from "../dtypes.js";
 import type { Expr, IntrinsicName, SpecialReg, UnaryOp, AtomicOp } from "./ir.js";
 import { constExpr, int32Const } from "./ir.js";
 import type { Weak } from "./infer.js";
@@ -48,6 +48,13 @@ function scalarArg(L: LoweringContext, a: Node, what: string): Expr {
   const e = value(L, a);
   if (!isScalarType(e.type)) return L.fail(a, `${what} must be a number; got ${typeToString(e.type)}`);
   return e;
+}
+
+/** An argument that must be a number (not an array, a tuple or a complex), lowered. */
+function numberArg(L: LoweringContext, a: Node, what: string): Typed {
+  const v = L.lowerExpr(a);
+  if (!isScalarType(v.e.type)) return L.fail(a, `${what} takes numbers; got ${typeToString(v.e.type)}`);
+  return v;
 }
 
 const asType = (L: LoweringContext, a: Node, t: ScalarName): Expr => L.convert(L.lowerExpr(a), t, a);
@@ -179,7 +186,7 @@ const isConstArray = (t: Type): boolean =>
 export function dtypeArgument(L: LoweringContext, a: Node): ScalarName {
   const v = L.lowerValue(a);
   if (v.v === "dtype") return v.dtype;
-  if (v.v === "string" && v.text in DTYPE_INFO) return v.text as ScalarName;
+  if (v.v === "string" && isScalarName(v.text)) return v.text;
   return L.fail(a, `expected a dtype (float32, "float32", …)`);
 }
 
@@ -296,7 +303,7 @@ const CUDA = ns("cuda", {
   selp: fn("cuda.selp", (L, args, n) => {
     arity(L, n, args, "cuda.selp", 3);
     const cond = L.condition(args[0]!);
-    const a = L.lowerExpr(args[1]!), b = L.lowerExpr(args[2]!);
+    const a = numberArg(L, args[1]!, "cuda.selp"), b = numberArg(L, args[2]!, "cuda.selp");
     const t = binaryType(a.e.type as ScalarName, a.weak, b.e.type as ScalarName, b.weak);
     return expr({ k: "select", type: t, cond, a: L.convert(a, t, args[1]!), b: L.convert(b, t, args[2]!), eager: true, loc: locOf(n) });
   }),
@@ -347,7 +354,7 @@ function unaryMath(name: string, op: UnaryOp): Builtin {
 function minmax(name: "min" | "max"): Builtin {
   return fn(`Math.${name}`, (L, args, n) => {
     if (args.length === 0) return L.fail(n, `Math.${name}() needs at least one argument`);
-    const vs = args.map((a) => L.lowerExpr(a));
+    const vs = args.map((a) => numberArg(L, a, `Math.${name}`));
     const exact = literalMath(name, vs);
     if (exact) return exact;
     let acc: Typed = vs[0]!;
@@ -391,7 +398,7 @@ const MATH = ns("Math", {
   }),
   sign: fn("Math.sign", (L, args, n) => {
     arity(L, n, args, "Math.sign", 1);
-    const v = L.lowerExpr(args[0]!);
+    const v = numberArg(L, args[0]!, "Math.sign");
     const exact = literalMath("sign", [v]);
     if (exact) return exact;
     const t = v.weak ? weakDefault(v.weak) : promoteOne(v.e.type as ScalarName);

@@ -3,7 +3,7 @@
 
 import type { SourceProblem } from "../errors.js";
 import type { Node } from "./parse.js";
-import { childNodes, locOf } from "./parse.js";
+import { childNodes, locOf, MAX_NESTING } from "./parse.js";
 
 /** What users call the constructs we reject. */
 const UNSUPPORTED: Record<string, string> = {
@@ -56,8 +56,15 @@ export function checkSyntax(params: readonly Node[], body: Node): SourceProblem[
     if (p.type !== "Identifier") report(p, UNSUPPORTED[p.type] ?? "this parameter form (use plain names)");
   }
 
+  let tooDeep = false;
   /** `effects`: assignments and ++/-- are allowed here (statement position). */
-  const visit = (n: Node, effects: boolean): void => {
+  const visit = (n: Node, effects: boolean, depth: number): void => {
+    if (depth > MAX_NESTING) {
+      // once: the first node past the limit, in source order
+      if (!tooDeep) report(n, `nesting more than ${MAX_NESTING} levels deep (split the expression or statement into smaller ones)`);
+      tooDeep = true;
+      return;
+    }
     const bad = UNSUPPORTED[n.type];
     if (bad) { report(n, bad); return; }
     if (n.type === "ThrowStatement") {
@@ -74,11 +81,10 @@ export function checkSyntax(params: readonly Node[], body: Node): SourceProblem[
     if (n.type === "MemberExpression" && n.optional) report(n, UNSUPPORTED.ChainExpression!);
     if (n.type === "CallExpression" && n.optional) report(n, UNSUPPORTED.ChainExpression!);
     for (const [key, child] of childNodes(n)) {
-      visit(child, allowsEffects(n, key, effects));
+      visit(child, allowsEffects(n, key, effects), depth + 1);
     }
   };
-  if (body.type === "BlockStatement") visit(body, true);
-  else visit(body, false);
+  visit(body, body.type === "BlockStatement", 1);
   return problems;
 }
 

@@ -78,7 +78,7 @@ function lowerIdentifier(L: Lowering, n: Identifier): Value {
   if (Object.prototype.hasOwnProperty.call(L.env, name)) return envValue(L, L, name, L.env[name], n);
   const dev = deviceFunctionNamed(L, name, n);
   if (dev) return dev;
-  const builtin = BUILTINS[name];
+  const builtin = own(BUILTINS, name);
   if (builtin) return builtin;
   return L.unsupported(n, unknownName(L, name));
 }
@@ -106,8 +106,14 @@ function unknownName(L: Lowering, name: string): string {
   return `unknown name '${name}'${didYouMean(name, known)}: kernels see their parameters, locals, the built-ins (cuda, Math, Number, console, dtype names) and device functions; pass other values with options.env, e.g. cuda.jit(fn, { env: { ${name} } })`;
 }
 
+/**
+ * `table[key]` when the table has it: a kernel's `toString` or `cuda.constructor` names no built-in,
+ * though every object has one.
+ */
+const own = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+
 function isFreeName(L: Lowering, name: string): boolean {
-  return !L.lookup(name) && !Object.prototype.hasOwnProperty.call(L.env, name) && !L.session.resolveDevice(name, L.module) && !BUILTINS[name];
+  return !L.lookup(name) && !Object.prototype.hasOwnProperty.call(L.env, name) && !L.session.resolveDevice(name, L.module) && !own(BUILTINS, name);
 }
 
 function lowerMember(L: Lowering, n: MemberExpression): Value {
@@ -116,13 +122,13 @@ function lowerMember(L: Lowering, n: MemberExpression): Value {
   if (n.object.type === "Identifier" && isFreeName(L, n.object.name)) {
     // a module namespace as tsc's CommonJS output or `import * as nb` writes it: `numbats_1.cuda`,
     // `nb.float32`, `device_js_1.fraction` (a device function imported from another module)
-    const named = BUILTINS[prop] ?? deviceFunctionNamed(L, prop, n.property);
+    const named = own(BUILTINS, prop) ?? deviceFunctionNamed(L, prop, n.property);
     if (named) return named;
     if (L.session.resolveDevice.hint?.(prop, L.module)?.nameless.length) return L.unsupported(n.property, unknownName(L, prop));
   }
   const obj = L.lowerValue(n.object);
   if (obj.v === "ns") {
-    const m = obj.members[prop];
+    const m = own(obj.members, prop);
     if (m === undefined) return L.unsupported(n.property, unknownMemberMessage(obj.name, prop, Object.keys(obj.members)));
     return typeof m === "function" ? m(L, n) : m;
   }

@@ -28,6 +28,12 @@ export class FormatError extends Error {
   }
 }
 
+/**
+ * The largest field width or precision (a `*` one is checked when the kernel prints): the simulator
+ * builds each line in memory, where a GPU would print that many characters of padding or digits.
+ */
+export const MAX_FIELD = 1 << 20;
+
 const number = (s: string | undefined): number | "*" | undefined => (s === undefined || s === "*" ? s : Number(s || "0"));
 
 function conversionAt(fmt: string, at: number): Conversion | undefined {
@@ -51,6 +57,8 @@ export function parseFormat(fmt: string): FormatPiece[] {
     }
     const c = conversionAt(fmt, pct);
     if (!c) throw new FormatError(`'${fmt.slice(pct, pct + 2)}' starts no printf conversion (a literal % is written %%)`, pct);
+    const field = [c.width, c.precision].find((k) => typeof k === "number" && k > MAX_FIELD);
+    if (field !== undefined) throw new FormatError(`'${c.text}' asks for a field of ${field} characters; a width or precision is at most ${MAX_FIELD}`, pct);
     if (text) pieces.push(text);
     pieces.push(c);
     text = "";

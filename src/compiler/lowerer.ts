@@ -3,7 +3,7 @@
 // and expression modules take. The round records types it found too narrow in a `Widening`; the
 // session (lower.ts) runs another round until none is.
 
-import { arrayType, complexArrayType, isArrayType, isComplexType, isScalarType, isTupleType, sameType, type ArrayType, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
+import { DTYPE_INFO, arrayType, complexArrayType, isArrayType, isComplexType, isScalarType, isTupleType, sameType, type ArrayType, type ComplexName, type ScalarName, type TupleType, type Type } from "../dtypes.js";
 import { CompileError, InternalCompilerError, TypingError, type SourceProblem } from "../errors.js";
 import { recordOf, type RecordDType } from "../records.js";
 import { lowerMathCall } from "./builtins.js";
@@ -22,6 +22,9 @@ import { mapBodyExprs } from "./walk.js";
 import { recordParams } from "./records.js";
 import { lowerReturn, lowerStatements } from "./statements.js";
 
+/** The local memory a thread has on every GPU (CUDA Programming Guide, "Technical Specifications per Compute Capability"). */
+const LOCAL_BYTES_PER_THREAD = 512 * 1024;
+
 export class Lowerer implements Lowering {
   readonly problems: (SourceProblem & { kind: "compile" | "typing" })[] = [];
   /** whether this round recorded a wider type, so that another round is needed */
@@ -36,6 +39,8 @@ export class Lowerer implements Lowering {
   private out: Stmt[] = [];
   private readonly usedNames = new Set<string>();
   private readonly envArrays = new Map<unknown, VarExpr>();
+  /** the bytes of the local arrays allocated so far */
+  private localBytes = 0;
 
   constructor(
     readonly session: LoweringSession,
@@ -252,6 +257,12 @@ export class Lowerer implements Lowering {
   }
 
   allocate(space: "shared" | "local", dtype: ScalarName, shape: number[], name: string, n: Node, complex?: ComplexName): Value {
+    if (space === "local") {
+      this.localBytes += shape.reduce((a, b) => a * b, complex ? 2 : 1) * DTYPE_INFO[dtype].size;
+      if (this.localBytes > LOCAL_BYTES_PER_THREAD) {
+        return this.fail(n, `this function's local arrays take ${this.localBytes} bytes; a thread has ${LOCAL_BYTES_PER_THREAD / 1024} KB of local memory (use a global array)`);
+      }
+    }
     const type = complex ? complexArrayType(complex, shape.length, "C", space) : arrayType(dtype, shape.length, "C", space);
     const local = this.freshName(name);
     // a complex array's elements are (re, im) pairs of its part type

@@ -31,6 +31,30 @@ const WRAPPERS: readonly { prefix: string; suffix: string; pick: (e: acorn.Expre
 const isFunctionNode = (n: Node | undefined): n is acorn.FunctionExpression | acorn.ArrowFunctionExpression =>
   n?.type === "FunctionExpression" || n?.type === "ArrowFunctionExpression";
 
+/**
+ * How deeply a kernel's syntax may nest (a sum of 300 terms is 300 levels; check.ts reports deeper): the
+ * compiler and the code it makes recurse over it, and a JavaScript stack overflows from some 1,000 levels.
+ */
+export const MAX_NESTING = 256;
+
+const TOO_DEEP = "Not enough stack space to parse input";
+
+/**
+ * acorn with its stack-overflow guard testing the error's class, where acorn tests its message with a
+ * regular expression: compiled at the deepest point of the recursion, that can make V8 abort the whole
+ * process (a fatal out-of-memory error in its RegExpCompiler, for if-blocks nested 1,800 deep).
+ */
+const Parser = acorn.Parser.extend((Base) => class extends Base {
+  catchStackOverflow<T>(f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof RangeError) (this as unknown as { raise(at: number, message: string): never; start: number }).raise((this as unknown as { start: number }).start, TOO_DEEP);
+      throw e;
+    }
+  }
+});
+
 export function parseFunction(fn: Function, displayName?: string): ParsedFunction {
   const source = fn.toString();
   const name = displayName ?? (fn.name || "kernel");
@@ -39,8 +63,9 @@ export function parseFunction(fn: Function, displayName?: string): ParsedFunctio
   for (const w of WRAPPERS) {
     let program: acorn.Program;
     try {
-      program = acorn.parse(w.prefix + source + w.suffix, { ecmaVersion: "latest", locations: true, ranges: true });
-    } catch {
+      program = Parser.parse(w.prefix + source + w.suffix, { ecmaVersion: "latest", locations: true, ranges: true });
+    } catch (e) {
+      if ((e as Error).message.startsWith(TOO_DEEP)) fail(name, fn, source, `the function nests too deeply to parse; kernels nest at most ${MAX_NESTING} levels (split the expression or statement into smaller ones)`);
       continue;
     }
     const stmt = program.body[0];

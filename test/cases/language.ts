@@ -123,6 +123,22 @@ export const LANGUAGE_CASES: KernelCase[] = [
     },
   },
   {
+    name: "an array parameter the kernel assigns (another array, a subarray) is each thread's own, C-contiguous ones too",
+    kernel: (x: Float32Array, y: Float32Array, o: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i >= o.length) return;
+      if (i % 3 === 0) x = y;
+      if (i % 4 === 1) y = y.subarray(1);
+      o[i] = x[i] + y[i] * 100;
+    },
+    grid: 1, block: 64,
+    args: () => [Float32Array.from({ length: 40 }, (_, k) => k), Float32Array.from({ length: 41 }, (_, k) => -k), new Float32Array(40)],
+    check: ([, , o]) => {
+      const want = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? -i : i) + (i % 4 === 1 ? -(i + 1) : -i) * 100);
+      assert.deepEqual(Array.from(o as Float32Array), want);
+    },
+  },
+  {
     name: "NaN is true as a condition, as any non-zero number is (C's rule, not JavaScript's)",
     kernel: (x: Float64Array, o: Int32Array) => {
       const i = cuda.grid(1);
@@ -599,6 +615,19 @@ export const LANGUAGE_CASES: KernelCase[] = [
         "thread 0 sees x=1.500000", "thread 1 sees x=-0.250000",
       ]);
     },
+  },
+  {
+    name: "console.log: the same message twice prints twice (the PTX computes the format's address once and both calls use it)",
+    kernel: (n: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i < 2) {
+        console.log("n is %d", n[i]);
+        console.log("n is %d", n[i]);
+      }
+    },
+    grid: 1, block: 32,
+    args: () => [new Int32Array([7, -3])],
+    check: (_args, printed) => assert.deepEqual([...printed].sort(), ["n is -3", "n is -3", "n is 7", "n is 7"]),
   },
   {
     name: "console.log: printf with each argument converted to what its conversion reads",

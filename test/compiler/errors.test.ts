@@ -136,3 +136,84 @@ test("a state the compiler never reaches is an InternalCompilerError asking for 
   assert.match(at.message, /\(compiling line 3, column 5 of the function\)/);
   assert.deepEqual([at.line, at.column], [3, 4]);
 });
+
+// ---------------------------------------------------------------------------
+// source text numbats must reject with a CompileError or TypingError, never crash on
+// (found by the source-robustness fuzzer, test/fuzz/mutate.ts)
+
+/** Compiles a kernel written as text (one float32 array `o`); what it threw, or undefined if it compiled. */
+function compileText(body: string): Error | undefined {
+  const fn = new Function(`return (o) => { ${body} };`)() as (o: Float32Array) => void;
+  try { compileToIR(fn, [arrayType("float32", 1, "C")]); } catch (e) { return e as Error; }
+  return undefined;
+}
+
+test("names every JavaScript object has (toString, constructor, valueOf, …) are not built-ins: an unknown name or member, never a crash", () => {
+  for (const name of ["toString", "constructor", "valueOf", "hasOwnProperty", "isPrototypeOf", "__defineGetter__", "toLocaleString"]) {
+    for (const [body, says] of [
+      [`o[0] = ${name};`, `unknown name '${name}'`],
+      [`o[0] = ${name}(1);`, `unknown name '${name}'`],
+      [`o[0] = cuda.${name}(1);`, `'cuda.${name}' is not supported`],
+      [`o[0] = Math.${name}(1);`, `'Math.${name}' is not supported`],
+      [`o[0] = cuda.fp16.${name};`, `'cuda.fp16.${name}' is not supported`],
+      [`cuda.atomic.${name}(o, 0, 1);`, `'cuda.atomic.${name}' is not supported`],
+      [`const a = cuda.local.array(4, "${name}"); o[0] = a[0];`, "expected a dtype"],
+    ]) {
+      const e = compileText(body!);
+      assert.ok(e instanceof CompileError || e instanceof TypingError, `${body}: ${e?.stack ?? "compiled"}`);
+      assert.ok(e.message.includes(says!), `${body}: ${e.message}`);
+    }
+  }
+});
+
+test("a function's local arrays take at most 512 KB (a thread's local memory): more is a TypingError at the allocation, not a 4 GB allocation per thread", () => {
+  assert.equal(compileText("const a = cuda.local.array(131072, float32); o[0] = a[0];"), undefined, "512 KB compiles");
+  for (const [body, bytes] of [
+    ["const a = cuda.local.array(4294967296, int64); o[0] = a[0];", 2 ** 35],
+    ["const a = cuda.local.array([65536, 65536], float32); o[0] = a[0][0];", 2 ** 34],
+    ["const a = cuda.local.array(131072, float32); const b = cuda.local.array(1, int8); o[0] = a[0] + b[0];", 2 ** 19 + 1],
+  ] as const) {
+    const e = compileText(body);
+    assert.ok(e instanceof TypingError, `${body}: ${e?.stack ?? "compiled"}`);
+    assert.ok(e.message.includes(`local arrays take ${bytes} bytes; a thread has 512 KB of local memory`), e.message);
+    assert.ok(e.sourceLine.slice(e.column).startsWith("cuda.local.array"), e.message);
+  }
+});
+
+test("Math.sign, Math.min, Math.max and cuda.selp take numbers: an array, a tuple or a complex is a TypingError naming the function, not a crash", () => {
+  for (const value of ["o", "[1, 2]", "cuda.complex(1, 2)", "o.subarray(1)"]) {
+    for (const [call, fn] of [[`Math.sign(${value})`, "Math.sign"], [`Math.min(${value}, 1)`, "Math.min"], [`Math.max(1, ${value})`, "Math.max"],
+      [`cuda.selp(true, ${value}, 1)`, "cuda.selp"], [`cuda.selp(true, 1, ${value})`, "cuda.selp"]]) {
+      const e = compileText(`o[0] = ${call};`);
+      assert.ok(e instanceof TypingError, `${call}: ${e?.stack ?? "compiled"}`);
+      assert.match(e.message, new RegExp(`^${fn!.replace(".", "\\.")} takes numbers; got `), call);
+      assert.ok(e.sourceLine.slice(e.column).startsWith(value), `${call}: ${e.message}`);
+    }
+  }
+});
+
+test("syntax nested more than 256 levels is a CompileError where it goes past, not a stack overflow; nesting too deep for the parser is one too, not an abort of the process", () => {
+  assert.equal(compileText(`o[0] = ${Array(200).fill("o[1]").join(" + ")};`), undefined, "a sum of 200 terms compiles");
+  for (const body of [
+    `o[0] = ${Array(2000).fill("o[1]").join(" + ")};`, // overflowed the stack in the lowering
+    `o[0] = ${Array(1500).fill("o[1] > 0 ? 1 : ").join("")}0;`, // overflowed it compiling the simulator's JavaScript
+    Array(1200).fill("if (o[1] > 1) o[0] = 1;").join(" else "),
+  ]) {
+    const e = compileText(body);
+    assert.ok(e instanceof CompileError, `${body.slice(0, 40)}…: ${e?.stack ?? "compiled"}`);
+    assert.match(e.message, /^unsupported in kernels: nesting more than 256 levels deep \(split the expression or statement into smaller ones\)/);
+    assert.equal(e.problems.length, 1);
+  }
+  // deep enough that acorn runs out of stack inside an expression (where V8 still takes the function):
+  // acorn's guard made V8 abort the whole process (a fatal out-of-memory error)
+  let tried = 0;
+  for (const depth of [1000, 2000, 3000, 5000]) {
+    const body = `o[0] = ${"o[".repeat(depth)}0${"]".repeat(depth)};`;
+    try { new Function(`return (o) => { ${body} };`); } catch { continue; }
+    tried++;
+    const e = compileText(body);
+    assert.ok(e instanceof CompileError, `${depth}: ${e?.stack ?? "compiled"}`);
+    assert.match(e.message, /^(the function nests too deeply to parse; kernels nest at most 256 levels|unsupported in kernels: nesting more than 256 levels deep)/, `${depth}: ${e.message}`);
+  }
+  assert.ok(tried >= 2, `only ${tried} depths that V8 takes`);
+});

@@ -48,7 +48,7 @@ export interface KernelCase {
   readonly scheduleDependent?: readonly number[];
 }
 
-const dims3 = (d: Dim): [number, number, number] => {
+export const dims3 = (d: Dim): [number, number, number] => {
   const l = typeof d === "number" ? [d] : [...d];
   while (l.length < 3) l.push(1);
   return l as [number, number, number];
@@ -58,7 +58,7 @@ const dims3 = (d: Dim): [number, number, number] => {
  * The contents of every array argument for comparison: float arrays by
  * value (any NaN equals any NaN: payloads are not promised), others by bytes.
  */
-function arrayContents(args: readonly HostArg[], scheduleDependent: readonly number[] = []): unknown[] {
+export function arrayContents(args: readonly HostArg[], scheduleDependent: readonly number[] = []): unknown[] {
   return args.map((a, i) => {
     if (scheduleDependent.includes(i)) return "schedule-dependent";
     const v = ArrayBuffer.isView(a) ? a : isNDArrayLike(a) ? a.data : a instanceof RecordArray ? a.bytes : undefined;
@@ -69,7 +69,7 @@ function arrayContents(args: readonly HostArg[], scheduleDependent: readonly num
 }
 
 /** The device arrays in an env and in its device functions' envs, each with its contents as they are now. */
-function envArrayContents(env: Readonly<Record<string, unknown>> | undefined, into = new Map<object, ArrayBufferView>(), seen = new Set<object>()): Map<object, ArrayBufferView> {
+export function envArrayContents(env: Readonly<Record<string, unknown>> | undefined, into = new Map<object, ArrayBufferView>(), seen = new Set<object>()): Map<object, ArrayBufferView> {
   if (!env || seen.has(env)) return into;
   seen.add(env);
   for (const v of Object.values(env)) {
@@ -85,7 +85,7 @@ const flat = (h: ArrayBufferView | { data: ArrayBufferView }): ArrayBufferView =
  * For a run that does not go through the API: a fresh host copy of each env array's contents
  * `before` the case ran, as the kernel's hidden parameters take them.
  */
-function envArrayCopies(ir: FunctionIR, before: ReadonlyMap<object, ArrayBufferView>): { arg: KernelArg; data: ArrayBufferView }[] {
+export function envArrayCopies(ir: FunctionIR, before: ReadonlyMap<object, ArrayBufferView>): { arg: KernelArg; data: ArrayBufferView }[] {
   return (ir.envArrays ?? []).map((a) => {
     const data = (before.get(a.array) as unknown as { slice(): ArrayBufferView }).slice();
     const shape = (a.array as DeviceArray).shape;
@@ -95,7 +95,7 @@ function envArrayCopies(ir: FunctionIR, before: ReadonlyMap<object, ArrayBufferV
 }
 
 /** The host arguments as KernelArgs over their own memory (for ptxsim and the direct simulator), then the env arrays' copies. */
-function kernelArgs(args: readonly HostArg[], ir: FunctionIR, env: readonly { arg: KernelArg }[] = []): KernelArg[] {
+export function kernelArgs(args: readonly HostArg[], ir: FunctionIR, env: readonly { arg: KernelArg }[] = []): KernelArg[] {
   return [...recordFields(args).map((a, i): KernelArg => {
     const t = ir.params[i]!.type;
     if (isArrayType(t)) {
@@ -114,7 +114,7 @@ function kernelArgs(args: readonly HostArg[], ir: FunctionIR, env: readonly { ar
 }
 
 /** Captures what a launch prints (console.log in kernels) on this process's stdout. */
-function capture(run: () => void): string[] {
+export function capture(run: () => void): string[] {
   const lines: string[] = [];
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true; }) as typeof process.stdout.write;
@@ -123,7 +123,7 @@ function capture(run: () => void): string[] {
 }
 
 /** The kernel's parameter types: from the case's signature when it has one, else from the arguments. */
-function argumentTypes(c: KernelCase, args: readonly HostArg[]): Type[] {
+export function argumentTypes(c: KernelCase, args: readonly HostArg[]): Type[] {
   const sig = c.options?.signature;
   if (typeof sig === "string") return [...parseSignature(sig).args];
   return args.map((a, i) => typeOfArgument(a, i));

@@ -17,7 +17,7 @@ interface PtxsimMemory { alloc(bytes: number): number; write(addr: number, data:
 interface Ptxsim {
   loadModule(text: string): { compileErrors?: unknown[] };
   createMemory(): PtxsimMemory;
-  launch(mod: unknown, name: string, opts: object): { output: string[]; stdout: string };
+  launch(mod: unknown, name: string, opts: object): { output: string[]; stdout: string; instructions: number };
 }
 
 let sim: Ptxsim | undefined;
@@ -34,11 +34,27 @@ async function load(): Promise<Ptxsim> {
   return sim;
 }
 
-export interface PtxsimResult { readonly output: readonly string[]; readonly stdout: string }
+export interface PtxsimResult {
+  readonly output: readonly string[];
+  readonly stdout: string;
+  /** thread-instructions the launch ran */
+  readonly instructions: number;
+}
 
-export async function runOnPtxsim(mod: PtxModule, dims: LaunchDims, args: readonly KernelArg[]): Promise<PtxsimResult> {
+export interface PtxsimOptions {
+  /** thread-instructions after which the launch fails as a runaway loop (ptxsim's default: 5e9) */
+  readonly maxInstructions?: number;
+}
+
+/** Runs the module's kernel; a module ptxsim cannot read is an Error saying so, a fault in the launch ptxsim's own error. */
+export async function runOnPtxsim(mod: PtxModule, dims: LaunchDims, args: readonly KernelArg[], options: PtxsimOptions = {}): Promise<PtxsimResult> {
   const ps = await load();
-  const m = ps.loadModule(mod.text);
+  let m: { compileErrors?: unknown[] };
+  try {
+    m = ps.loadModule(mod.text);
+  } catch (e) {
+    throw new Error(`ptxsim cannot load this module: ${(e as Error).message}`);
+  }
   if (m.compileErrors && m.compileErrors.length) throw new Error(`ptxsim cannot run this module: ${JSON.stringify(m.compileErrors)}`);
   const memory = ps.createMemory();
   // one ptxsim allocation per distinct host memory, so views of one memory alias there too (the
@@ -67,9 +83,11 @@ export async function runOnPtxsim(mod: PtxModule, dims: LaunchDims, args: readon
     return { type: "s32", value: v };
   });
   // a cooperative launch keeps every block resident, as a grid barrier needs
-  const res = ps.launch(m, mod.entry, { grid: dims.grid, block: dims.block, sharedBytes: dims.sharedMemBytes, memory, params, cooperative: mod.cooperative });
+  const res = ps.launch(m, mod.entry, {
+    grid: dims.grid, block: dims.block, sharedBytes: dims.sharedMemBytes, memory, params, cooperative: mod.cooperative, maxInstructions: options.maxInstructions,
+  });
   for (const [bytes, addr] of placed) new Uint8Array(bytes).set(memory.read(addr, bytes.byteLength));
-  return { output: res.output, stdout: res.stdout };
+  return { output: res.output, stdout: res.stdout, instructions: res.instructions };
 }
 
 function simBuffer(a: ArrayArg): SimBuffer {

@@ -3,6 +3,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { formatPrintf as f } from "../../src/targets/js/printf.js";
+import { compileToIR } from "../../src/compiler/index.js";
+import { arrayType } from "../../src/dtypes.js";
+import { LaunchError, TypingError } from "../../src/errors.js";
 import { PRINTF_ROWS } from "../fixtures/printf/table.js";
 
 const GLIBC = JSON.parse(readFileSync(new URL("../fixtures/printf/glibc.json", import.meta.url), "utf8")) as string[];
@@ -27,4 +30,20 @@ test("float conversions round the exact binary value half-to-even", () => {
   assert.equal(f("%f %f %e %g %5.1f %05.1f", [NaN, -Infinity, 1e300, 1e300, Infinity, -2.25]), "nan -inf 1.000000e+300 1e+300   inf -02.2");
   assert.equal(f("%g %g %#g %g %G", [0, 1e-4, 1, 0.00001234, 1e-10]), "0 0.0001 1.00000 1.234e-05 1E-10");
   assert.equal(f("%f", [1e22]), "10000000000000000000000.000000");
+});
+
+test("a field of more than 2^20 characters: a TypingError when the format writes it, a LaunchError when a * argument gives it (-2^31 was a 2 GB line)", () => {
+  assert.equal(f("%*d|%.*d", [2 ** 20, 5, 0, 1]).length, 2 ** 20 + 2);
+  for (const [fmt, args, field] of [["%-*d|", [-(2 ** 31), 5], 2 ** 31], ["%*d", [2 ** 20 + 1, 5], 2 ** 20 + 1]] as const) {
+    assert.throws(() => f(fmt, [...args]), (e: Error) => {
+      assert.ok(e instanceof LaunchError, e.stack);
+      assert.match(e.message, new RegExp(`^console\\.log: '%-?\\*d' was given a field of ${field} characters; a width or precision is at most 1048576$`));
+      return true;
+    });
+  }
+  for (const fmt of ["%2000000000d", "%.1048577f"]) {
+    const kernel = new Function(`return (o) => { console.log("${fmt}", o[0]); }`)() as (o: Float32Array) => void;
+    assert.throws(() => compileToIR(kernel, [arrayType("float32", 1, "C")]), (e: Error) =>
+      e instanceof TypingError && e.message.includes(`console.log format: '${fmt}' asks for a field of`) && e.message.includes("a width or precision is at most 1048576"));
+  }
 });

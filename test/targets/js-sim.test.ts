@@ -283,6 +283,23 @@ test("out-of-bounds access throws LaunchError naming array, index, shape, thread
   assert.throws(() => launch(neg, 1, 1, [arg("vec", data)]), /vec\[-1\]/);
 });
 
+test("a warp operation whose mask leaves out the thread passing it is a LaunchError naming the thread, lane and mask (PTX leaves it undefined)", () => {
+  const o = arr("o", "uint32");
+  const run = (e: Expr, block = 32) => launch(kernel([["o", o.type]], [store(o, [tid], e)], { features: { warp: true } }), 1, block, [arg("o", new Uint32Array(block))]);
+  const leavesOut = (mask: number, thread: number) => (e: Error) => {
+    assert.ok(e instanceof LaunchError, e.stack);
+    assert.match(e.message, new RegExp(`mask 0x${mask.toString(16)} leaves out the thread that passes it: thread \\(${thread}, 0, 0\\) of block \\(0, 0, 0\\), lane ${thread};`));
+    return true;
+  };
+  assert.throws(() => run(intr("ballotSync", "uint32", U(1), C("bool", true))), leavesOut(1, 1));
+  assert.throws(() => run(cast("uint32", intr("anySync", "bool", U(0), cmp("eq", tid, I(3))))), leavesOut(0, 0));
+  assert.throws(() => run(intr("shflSync", "uint32", U(0xffff), tid, I(0))), leavesOut(0xffff, 16));
+  // a mask of the lanes that are there (a block of 16) names every thread that passes it
+  const O = new Uint32Array(16);
+  launch(kernel([["o", o.type]], [store(o, [tid], intr("ballotSync", "uint32", U(0xffff), C("bool", true)))], { features: { warp: true } }), 1, 16, [arg("o", O)]);
+  assert.deepEqual([...new Set(O)], [0xffff]);
+});
+
 test("a barrier that can never complete is reported as a deadlock", () => {
   const o = arr("o", "int32");
   const ir = kernel([["o", o.type]], [

@@ -211,12 +211,12 @@ export function emitKernel(ir: FunctionIR, options: SanitizeOptions = {}): Emitt
 }
 
 /**
- * Scalar parameters the kernel assigns become locals set from the argument, so that each thread has
- * its own (the launch binds a parameter once, for every thread).
+ * Parameters the kernel assigns (a number, or an array: `x = y`, `x = x.subarray(1)`) become locals set
+ * from the argument, so that each thread has its own (the launch binds a parameter once, for every thread).
  */
 function threadCopiesOfParams(ir: FunctionIR): FunctionIR {
   const assigned = assignedNames(ir.body);
-  const copies = ir.params.filter((p) => assigned.has(p.name) && !isArrayType(p.type));
+  const copies = ir.params.filter((p) => assigned.has(p.name));
   if (copies.length === 0) return ir;
   const local = new Map(copies.map((p) => [p.name, `${p.name}#thread`])); // `#`: no kernel name has one
   const body = mapBodyExprs(ir.body,
@@ -241,8 +241,6 @@ class Emitter {
   private readonly locals: string[] = [];
   private temps = 0;
   private activemaskSites = 0;
-  /** locals and parameters assigned after their declaration */
-  private readonly reassigned: ReadonlySet<string>;
   /** labels of loops whose `continue` must run an update: continue → break of the inner block */
   private readonly continueBlocks = new Set<string>();
   private lines: string[] = [];
@@ -271,7 +269,6 @@ class Emitter {
     // its fields for generator threads (sanitizer/checks.ts)
     const thread = this.gen ? THREAD_FIELDS : THREAD_LOCALS;
     this.checks = this.san ? new AccessChecks(options.tools ?? new Set(SANITIZER_TOOLS), ir.features.warp, options.hooks === true, thread) : undefined;
-    this.reassigned = assignedNames(this.ir.body);
     this.proofs = proveBounds(this.ir, options.assumeLaunch ?? true);
   }
 
@@ -454,15 +451,15 @@ class Emitter {
     if (!isArrayType(t)) return [`let ${id} = scalarArg(args[${i}], ${JSON.stringify(name)}, "${t}");`];
     const v = this.variableArray(name, t);
     // a C-contiguous array's last stride is 1 and, its strides being positive, its view starts at
-    // element 0: leave the multiply and the offset out (unless the parameter is reassigned)
-    const fixed = t.layout === "C" && !this.reassigned.has(name);
-    const a = t.layout === "C" ? { ...v, o: fixed ? "0" : v.o, s: v.s.map((s, k) => (k === t.ndim - 1 ? "1" : s)) } : v;
+    // element 0: leave the multiply and the offset out (a parameter is never assigned: threadCopiesOfParams)
+    const fixed = t.layout === "C";
+    const a = fixed ? { ...v, o: "0", s: v.s.map((s, k) => (k === t.ndim - 1 ? "1" : s)) } : v;
     this.arrays.set(name, a);
     const dims = a.n.map((n, k) => `${n} = ${id}.shape[${k}]${a.s[k] === "1" ? "" : `, ${a.s[k]} = ${id}.strides[${k}]`}`);
     return [
       `const ${id} = bindArray(args[${i}], ${JSON.stringify(name)}, "${t.dtype}", ${t.ndim}, "${t.layout}");`,
       `let ${[`${a.v} = ${id}.v`, ...(fixed ? [] : [`${a.o} = ${id}.o`]), ...dims, `${a.size} = ${id}.size`, ...(a.sh ? [`${a.sh} = S.arg(${id}, ${JSON.stringify(name)})`] : [])].join(", ")};`,
-      ...(a.sh && !this.reassigned.has(name) ? [this.bindShadow(a.sh)] : []),
+      ...(a.sh ? [this.bindShadow(a.sh)] : []),
     ];
   }
 

@@ -9,7 +9,8 @@
 // 18446744073709551615). Floats are formatted exactly from their binary value
 // with round-half-even, as glibc does.
 
-import { parseFormat, type Conversion, type FormatPiece } from "../../compiler/format.js";
+import { MAX_FIELD, parseFormat, type Conversion, type FormatPiece } from "../../compiler/format.js";
+import { LaunchError } from "../../errors.js";
 import { decompose } from "../../fp.js";
 
 export type PrintArg = number | bigint | boolean | string;
@@ -36,6 +37,8 @@ function formatOne(c: Conversion, take: () => PrintArg): string {
   if (width < 0) { f.left = true; width = -width; }
   const prec = c.precision === "*" ? Number(take()) : c.precision;
   const precision = prec === undefined || prec < 0 ? undefined : prec;
+  const field = Math.max(width, precision ?? 0);
+  if (field > MAX_FIELD) throw new LaunchError(`console.log: '${c.text}' was given a field of ${field} characters; a width or precision is at most ${MAX_FIELD}`);
   const body = convert(c.conversion, take(), precision, c.length, f.alt);
   return pad(body, width, f, c.conversion, precision !== undefined);
 }

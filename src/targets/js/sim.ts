@@ -177,7 +177,7 @@ function resolveBlock(b: Block, runnable: ThreadRec[], hooks: ScheduleHooks | un
     else if (t.op === WAIT.grid) atGrid++;
     else if (t.op === WAIT.warp) atWarp++;
   }
-  if (atWarp > 0) for (const w of b.warps) resolveWarp(w, runnable, hooks);
+  if (atWarp > 0) for (const w of b.warps) resolveWarp(b, w, runnable, hooks);
   if (live > 0 && atBarrier === live) {
     hooks?.barrier?.(b.threads, false);
     let count = 0;
@@ -208,11 +208,16 @@ function shflSource(op: number, lane: number, arg: number): number {
 /**
  * Completes the warp operations whose lanes have all arrived. As PTX's `.sync` operations do, a lane
  * waits for every live lane of its mask to reach the same operation (the same kind of shuffle, vote or
- * match, or `syncwarp`), at any call site; lanes waiting at other operations do not take part.
+ * match, or `syncwarp`), at any call site; lanes waiting at other operations do not take part. A mask
+ * must name the lane that passes it (PTX leaves the result undefined otherwise): a LaunchError.
  */
-function resolveWarp(w: WarpRec, runnable: ThreadRec[], hooks: ScheduleHooks | undefined): void {
+function resolveWarp(b: Block, w: WarpRec, runnable: ThreadRec[], hooks: ScheduleHooks | undefined): void {
   const atOp = new Map<number, number>(); // operation → lanes waiting at it
-  for (const t of w.lanes) if (!t.done && t.op === WAIT.warp) atOp.set(t.w, (atOp.get(t.w) ?? 0) | (1 << t.lane));
+  for (const t of w.lanes) {
+    if (t.done || t.op !== WAIT.warp) continue;
+    if (t.w !== WARP.activemask && ((t.m >>> t.lane) & 1) === 0) throw maskWithoutSelf(b, t);
+    atOp.set(t.w, (atOp.get(t.w) ?? 0) | (1 << t.lane));
+  }
   if (atOp.size === 0) return;
   const ready: ThreadRec[] = [];
   for (const t of w.lanes) {
@@ -260,6 +265,11 @@ function warpResult(t: ThreadRec, w: WarpRec, arrived: number): unknown {
       return [same ? members >>> 0 : 0, same];
     }
   }
+}
+
+function maskWithoutSelf(b: Block, t: ThreadRec): LaunchError {
+  return new LaunchError(`a warp operation's mask 0x${(t.m >>> 0).toString(16)} leaves out the thread that passes it: thread (${t.tx}, ${t.ty}, ${t.tz}) of block (${b.id.join(", ")}), lane ${t.lane}; `
+    + "a mask names the lanes that take part, the thread's own among them (cuda.activemask() gives the lanes here); on a GPU the result is undefined");
 }
 
 const WAIT_NAMES = ["running", "syncthreads", "grid sync", "a warp operation"];

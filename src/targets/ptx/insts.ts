@@ -27,7 +27,10 @@ export interface Inst {
   readonly guard?: { readonly reg: Reg; readonly neg: boolean };
 }
 export interface LabelLine { readonly k: "label"; readonly name: string }
-/** verbatim text (call sequences in their own `{ }` scope, `.loc`); touches no outer registers except `uses` */
+/**
+ * verbatim text (call sequences in their own `{ }` scope, `.loc`); touches no outer registers except
+ * `uses`, which the text names as `{0}`, `{1}`, … (so a pass that renames a register renames it there too)
+ */
 export interface RawLine { readonly k: "raw"; readonly text: string; readonly uses: readonly Reg[] }
 /** brackets a loop: instructions hoisted out of it go right before `begin`; `latch` follows the counter's update */
 export interface LoopMark { readonly k: "loop"; readonly id: number; readonly edge: "begin" | "latch" | "end" }
@@ -102,7 +105,7 @@ export function isPure(l: Inst): boolean {
 export function printLine(l: Line): string {
   switch (l.k) {
     case "label": return `${l.name}:`;
-    case "raw": return l.text;
+    case "raw": return l.text.replace(/\{(\d+)\}/g, (_, i: string) => regName(l.uses[Number(i)]!));
     case "loop": return `\t// loop ${l.id} ${l.edge}`;
     case "inst": {
       const g = l.guard ? `@${l.guard.neg ? "!" : ""}${regName(l.guard.reg)} ` : "";

@@ -6,7 +6,7 @@ import { INTRINSICS } from "../../compiler/intrinsics.js";
 import type { Expr, IntrinsicExpr } from "../../compiler/ir.js";
 import { isHalfFloat } from "../../half.js";
 import type { EmitContext } from "./context.js";
-import { imm, mem, regName, sym, type Reg, type Scalar } from "./insts.js";
+import { imm, mem, sym, type Reg, type Scalar } from "./insts.js";
 import { subarray, viewAs } from "./memory.js";
 import { KERNEL_ERROR_SYMBOL } from "./module.js";
 import { PTX_SCALAR, floatImm } from "./types.js";
@@ -144,7 +144,7 @@ function print(cx: EmitContext, args: readonly Expr[]): void {
   const f = stringAddress(cx, args[0]!);
   cx.cur.push({
     k: "raw", uses: [f, argPtr],
-    text: `\t{\n\t.param .b64 fmt;\n\t.param .b64 args;\n\t.param .b32 rv;\n\tst.param.b64 [fmt], ${regName(f)};\n\tst.param.b64 [args], ${regName(argPtr)};\n\tcall.uni (rv), vprintf, (fmt, args);\n\t}`,
+    text: `\t{\n\t.param .b64 fmt;\n\t.param .b64 args;\n\t.param .b32 rv;\n\tst.param.b64 [fmt], {0};\n\tst.param.b64 [args], {1};\n\tcall.uni (rv), vprintf, (fmt, args);\n\t}`,
   });
 }
 
