@@ -5,7 +5,7 @@ import { isHalfFloat } from "../half.js";
 import { DTYPE_INFO, isBigInt, isComplexType, isFloat, isScalarType, sameType, tupleType, typeToString, type ScalarName, type Type } from "../dtypes.js";
 import { complexNegate, complexOperator, toComplex } from "./complex.js";
 import { expr, type LoweringContext, type Typed, type Value } from "./context.js";
-import { bigintLiteral } from "./host-values.js";
+import { bigintLiteral, numberLiteral } from "./host-values.js";
 import { literalArithmetic, literalComparison, literalSign } from "./literals.js";
 import { binaryType, floatTypeOf, promoteOne, weakDefault, type Weak } from "./infer.js";
 import { int32Const, type BinaryOp, type CompareOp, type Expr } from "./ir.js";
@@ -138,13 +138,13 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
   }
   const shift = SHIFTS[op];
   if (shift) {
-    a = int32IfFloat(L, a, left);
-    let t = promoteOne(a.e.type as ScalarName);
+    const x = int32IfFloat(L, a, left);
+    let t = promoteOne(x.e.type as ScalarName);
     if (op === ">>>") t = DTYPE_INFO[t].bits === 64 ? "uint64" : "uint32";
-    else if (op === ">>" && isBigInt(t) === false && t === "uint32" && a.weak) t = "int32";
+    else if (op === ">>" && isBigInt(t) === false && t === "uint32" && x.weak) t = "int32";
     // the amount is int32 for every width (ir.ts); only its low bits matter
     const amount = L.convert(b, "int32", right);
-    const e = foldExpr({ k: "binary", op: shift, type: t, a: L.convert(a, t, left), b: amount, loc });
+    const e = foldExpr({ k: "binary", op: shift, type: t, a: L.convert(x, t, left), b: amount, loc });
     return literalIfWeak({ e, weak: weak ? "int" : undefined }, a.literal && b.literal);
   }
   return L.unsupported(n, `unsupported in kernels: the '${op}' operator`);
@@ -152,10 +152,11 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
 
 /**
  * Integer operators (bitwise, shifts, integer division) keep their typed rules on literals too; a weak
- * constant they compute from literals alone is a literal again (`(1 << 20) - 1` stays exact).
+ * constant they compute from literals alone is a literal again, typed by its value as any literal is
+ * (`(1 << 20) - 1` stays exact; `-2 >>> 0` is the uint32 literal 4294967294, not a weak int32 -2).
  */
 function literalIfWeak(v: Typed, fromLiterals: boolean | undefined): Typed {
-  return fromLiterals && v.weak === "int" && v.e.k === "const" ? { ...v, literal: true } : v;
+  return fromLiterals && v.weak === "int" && v.e.k === "const" ? numberLiteral(Number(v.e.value)) : v;
 }
 
 /**

@@ -153,6 +153,29 @@ export const LITERAL_CASES: KernelCase[] = [
     args: () => [new Uint32Array([4294967295, 1]), new Float64Array([NaN]), new Float64Array(6)],
     check: ([, , o]) => assert.deepEqual(Array.from(o as Float64Array), [4294967295, 4294967295, 4294967295, 1, 1, 3]),
   },
+  {
+    name: "a shift of literals is a literal again, typed by its value: (-0.5) >>> (-0.5) is the integer 0, (-2) >>> 0 the uint32 4294967294",
+    kernel: (x: Int32Array, o: Float64Array) => {
+      const z = (-0.5) >>> (-0.5);
+      o[0] = Math.floor(4294967296 / z);
+      o[1] = Math.floor(4294967296 / (1 > 2 ? 2.25 : (-0.5) >>> (-0.5)));
+      o[2] = x[0] < ((-2) >>> 0) ? 1 : 0;
+      const u = (-2) >>> 0;
+      let v = u;
+      o[3] = v;
+      o[4] = -(3e38 >>> 0.5);
+      o[5] = ((-1) >>> 0) + x[0];
+    },
+    grid: 1, block: 1,
+    args: () => [new Int32Array([3]), new Float64Array(6)],
+    check: ([x, o]) => {
+      const x0 = (x as Int32Array)[0]!;
+      // the integer division idiom divides by an integer zero: 0 (a float zero would give Infinity)
+      // 3e38 converts to int32 saturated (docs/language.md, "Division, remainder and overflow"), then shifts
+      const saturated = 2147483647;
+      assert.deepEqual(Array.from(o as Float64Array), [0, 0, x0 < 4294967294 ? 1 : 0, 4294967294, -(saturated >>> 0), (4294967295 + x0) % 2 ** 32]);
+    },
+  },
 ];
 
 /** Literal values whose operations the folding must compute as JavaScript does, spelt as a kernel writes them. */
