@@ -487,8 +487,9 @@ const NUMBER = ns("Number", {
   POSITIVE_INFINITY: floatConst(Infinity),
   NEGATIVE_INFINITY: floatConst(-Infinity),
   NaN: floatConst(NaN),
-  MAX_SAFE_INTEGER: expr(constExpr("int64", BigInt(Number.MAX_SAFE_INTEGER))),
-  MIN_SAFE_INTEGER: expr(constExpr("int64", BigInt(Number.MIN_SAFE_INTEGER))),
+  // integer literals beyond uint32: int64 literals, folded with other literals as JavaScript does
+  MAX_SAFE_INTEGER: numberLiteral(Number.MAX_SAFE_INTEGER),
+  MIN_SAFE_INTEGER: numberLiteral(Number.MIN_SAFE_INTEGER),
 });
 
 /** isNaN/isFinite: integers are never NaN and always finite. */

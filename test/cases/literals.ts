@@ -176,6 +176,24 @@ export const LITERAL_CASES: KernelCase[] = [
       assert.deepEqual(Array.from(o as Float64Array), [0, 0, x0 < 4294967294 ? 1 : 0, 4294967294, -(saturated >>> 0), (4294967295 + x0) % 2 ** 32]);
     },
   },
+  {
+    name: "Number.MAX_SAFE_INTEGER and MIN_SAFE_INTEGER are int64 literals: folded with other literals as JavaScript computes, int64 next to other operands",
+    kernel: (x: BigInt64Array, o: Float64Array, b: BigInt64Array) => {
+      o[0] = Number.MAX_SAFE_INTEGER / 2;
+      o[1] = Number.MIN_SAFE_INTEGER * 4294967295 * 32;
+      o[2] = Number.MAX_SAFE_INTEGER % 10;
+      const m = Number.MAX_SAFE_INTEGER;
+      o[3] = m / 4;
+      b[0] = x[0] + Number.MAX_SAFE_INTEGER;
+      b[1] = Number.MIN_SAFE_INTEGER;
+    },
+    grid: 1, block: 1,
+    args: () => [new BigInt64Array([2n]), new Float64Array(4), new BigInt64Array(2)],
+    check: ([, o, b]) => {
+      assert.deepEqual(Array.from(o as Float64Array), [Number.MAX_SAFE_INTEGER / 2, Number.MIN_SAFE_INTEGER * 4294967295 * 32, Number.MAX_SAFE_INTEGER % 10, Number.MAX_SAFE_INTEGER / 4]);
+      assert.deepEqual(Array.from(b as BigInt64Array), [2n + BigInt(Number.MAX_SAFE_INTEGER), BigInt(Number.MIN_SAFE_INTEGER)]);
+    },
+  },
 ];
 
 /** Literal values whose operations the folding must compute as JavaScript does, spelt as a kernel writes them. */
