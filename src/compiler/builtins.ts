@@ -6,7 +6,7 @@ import { COMPLEX_PART, DTYPE_INFO, SCALAR_NAMES, isArrayType, isComplexName, typ
 import type { Expr, IntrinsicName, SpecialReg, UnaryOp, AtomicOp } from "./ir.js";
 import { constExpr, int32Const } from "./ir.js";
 import type { Weak } from "./infer.js";
-import { binaryType, floatTypeOf, promoteOne, weakDefault } from "./infer.js";
+import { binaryType, bothWeak, floatTypeOf, promoteOne, weakDefault } from "./infer.js";
 import type { Builtin, DeviceFunctionLike, LoweringContext, Member, Typed, Value } from "./context.js";
 import { expr } from "./context.js";
 import { CMATH_NAMES, cmathCall, constructComplex } from "./complex.js";
@@ -355,7 +355,8 @@ function minmax(name: "min" | "max"): Builtin {
       const b = vs[i]!;
       const t = binaryType(acc.e.type as ScalarName, acc.weak, b.e.type as ScalarName, b.weak);
       const e = foldExpr({ k: "binary", op: name, type: t, a: L.convert(acc, t, args[i - 1]!), b: L.convert(b, t, args[i]!), loc: locOf(n) });
-      acc = { e, weak: acc.weak && b.weak };
+      // a weak float and a weak integer give a weak float, in either order
+      acc = { e, weak: bothWeak(acc.weak, b.weak) };
     }
     return { v: "expr", ...acc };
   });

@@ -7,7 +7,7 @@ import { complexNegate, complexOperator, toComplex } from "./complex.js";
 import { expr, type LoweringContext, type Typed, type Value } from "./context.js";
 import { bigintLiteral, numberLiteral } from "./host-values.js";
 import { literalArithmetic, literalComparison, literalSign } from "./literals.js";
-import { binaryType, floatTypeOf, promoteOne, weakDefault, type Weak } from "./infer.js";
+import { binaryType, bothWeak, floatTypeOf, promoteOne, weakDefault, type Weak } from "./infer.js";
 import { int32Const, type BinaryOp, type CompareOp, type Expr } from "./ir.js";
 import { foldExpr } from "./passes/fold.js";
 import { locOf, operandNodes, type Node } from "./parse.js";
@@ -102,7 +102,7 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
   if (isComplexType(at) || isComplexType(bt)) return complexOperator(L, n, op, a, b, [left, right]);
   if (!isScalarType(at) || !isScalarType(bt)) L.fail(n, `'${op}' needs numbers; got ${typeToString(at)} and ${typeToString(bt)}`);
   const loc = locOf(n);
-  const weak: Weak | undefined = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
+  const weak = bothWeak(a.weak, b.weak);
   const cmp = COMPARE[op];
   if (cmp) {
     const exact = literalComparison(cmp, a, b);
@@ -195,7 +195,7 @@ export function lowerConditional(L: LoweringContext, n: ConditionalExpression): 
   if (isScalarType(at) && isScalarType(bt)) {
     // a choice between two bools, or two values of one half-precision type, computes nothing: it keeps the type
     const t = at === bt && (at === "bool" || isHalfFloat(at)) ? at : binaryType(at, a.weak, bt, b.weak);
-    const weak = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
+    const weak = bothWeak(a.weak, b.weak);
     return { v: "expr", e: foldExpr({ k: "select", type: t, cond, a: L.convert(a, t, n.consequent), b: L.convert(b, t, n.alternate), loc: locOf(n) }), weak };
   }
   if (!sameType(at, bt)) L.fail(n, `the two sides of ?: have different types: ${typeToString(at)} and ${typeToString(bt)}`);

@@ -177,6 +177,25 @@ export const LITERAL_CASES: KernelCase[] = [
     },
   },
   {
+    name: "Math.min and Math.max of a weak float and a weak integer (literals chosen at run time) are a weak float, in either order",
+    kernel: (x: Int32Array, o: Float64Array) => {
+      const c = x[0] > 0;
+      o[0] = Math.min(c ? 2.5 : 1.5, c ? 3 : 2) + x[1];
+      o[1] = Math.min(c ? 3 : 2, c ? 2.5 : 1.5) + x[1];
+      o[2] = Math.max(c ? -2.5 : 0.5, c ? -3 : 0) + x[1];
+      o[3] = Math.max(c ? 0 : 0, c ? 2.5 : 0.25, c ? 1 : -1) * x[1];
+    },
+    grid: 1, block: 1,
+    args: () => [new Int32Array([0, 10]), new Float64Array(4)],
+    check: ([x, o]) => {
+      const [c, x1] = [(x as Int32Array)[0]! > 0, (x as Int32Array)[1]!];
+      assert.deepEqual(Array.from(o as Float64Array), [
+        Math.min(c ? 2.5 : 1.5, c ? 3 : 2) + x1, Math.min(c ? 3 : 2, c ? 2.5 : 1.5) + x1,
+        Math.max(c ? -2.5 : 0.5, c ? -3 : 0) + x1, Math.max(c ? 0 : 0, c ? 2.5 : 0.25, c ? 1 : -1) * x1,
+      ]);
+    },
+  },
+  {
     name: "Number.MAX_SAFE_INTEGER and MIN_SAFE_INTEGER are int64 literals: folded with other literals as JavaScript computes, int64 next to other operands",
     kernel: (x: BigInt64Array, o: Float64Array, b: BigInt64Array) => {
       o[0] = Number.MAX_SAFE_INTEGER / 2;
