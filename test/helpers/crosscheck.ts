@@ -95,7 +95,7 @@ function envArrayCopies(ir: FunctionIR, before: ReadonlyMap<object, ArrayBufferV
 }
 
 /** The host arguments as KernelArgs over their own memory (for ptxsim and the direct simulator), then the env arrays' copies. */
-function kernelArgs(args: readonly HostArg[], ir: FunctionIR, env: readonly { arg: KernelArg }[] = []): KernelArg[] {
+export function kernelArgs(args: readonly HostArg[], ir: FunctionIR, env: readonly { arg: KernelArg }[] = []): KernelArg[] {
   return [...recordFields(args).map((a, i): KernelArg => {
     const t = ir.params[i]!.type;
     if (isArrayType(t)) {
