@@ -129,7 +129,7 @@ function hostMemory(k: FuzzKernel, recordArrays = false): HostMemory {
       case "array": {
         // float atomic sums stay exact (so independent of the order) only from small integers
         const exactSums = p.role === "acc" && p.dtype.startsWith("float") && k.atomics.includes("add");
-        const data = randomArray(exactSums ? "int8" : p.dtype, bufferLength(p), k.seed * 31 + j, p.dtype);
+        const data = p.view?.shares ? buffers.get(p.view.shares)! : randomArray(exactSums ? "int8" : p.dtype, bufferLength(p), k.seed * 31 + j, p.dtype);
         buffers.set(p.name, data);
         return p.view ? { data, shape: [THREADS], stride: [p.view.stride], offset: p.view.offset } : data;
       }
@@ -357,7 +357,7 @@ export function describeLaunch(k: FuzzKernel): string {
   for (const p of k.params) {
     if (p.kind === "scalar") lines.push(`${p.name} = ${p.arg.kind === "typed" ? `${p.arg.dtype}(${p.arg.v})` : p.arg.kind === "bigint" ? `${p.arg.v}n` : String(p.arg.v)}`);
     if (p.kind === "tuple") lines.push(`${p.name} = ${tupleSource(p.value)} as ${tupleText(p.spec)}`);
-    if (p.kind === "array" && p.view) lines.push(`${p.name}: view of ${p.view.total} elements, offset ${p.view.offset}, stride ${p.view.stride}`);
+    if (p.kind === "array" && p.view) lines.push(`${p.name}: view of ${p.view.shares ? `${p.view.shares}'s buffer` : `${p.view.total} elements`}, offset ${p.view.offset}, stride ${p.view.stride}`);
     if (p.kind === "records") lines.push(`${p.name}: ${p.form} of ${String(recordDType(p))}`);
   }
   return lines.join("\n");

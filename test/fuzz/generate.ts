@@ -52,8 +52,11 @@ const NAMED_LITERALS = ["Math.PI", "Math.E", "Math.SQRT1_2", "Math.LN2", "NaN", 
 export type Feature = "literal folding" | "joins" | "bfloat16" | "signatures" | "views" | "tuples" | "records";
 export const FEATURES: readonly Feature[] = ["literal folding", "joins", "bfloat16", "signatures", "views", "tuples", "records"];
 
-/** A strided 1-d view `{ data, shape: [n], stride: [stride], offset }` over a buffer of `total` elements. */
-export interface View { readonly stride: number; readonly offset: number; readonly total: number }
+/**
+ * A strided 1-d view `{ data, shape: [n], stride: [stride], offset }` over a buffer of `total` elements;
+ * `shares`: over the buffer of that earlier parameter (interleaved with its view, no element in both).
+ */
+export interface View { readonly stride: number; readonly offset: number; readonly total: number; readonly shares?: string }
 
 export interface ArrayParam {
   readonly kind: "array";
@@ -732,6 +735,20 @@ function arrayParam(r: () => number, name: string, dtype: ScalarName, role: Arra
   return { kind: "array", name, dtype, role, layout: stride === 1 && r() < 0.5 ? "C" : "A", view: { stride, offset, total: before + span + after } };
 }
 
+/** Two of the arrays (one written at least) become the even and odd elements of one buffer. */
+function interleave(r: () => number, params: FuzzParam[]): void {
+  const pick = (js: number[]) => js[Math.floor(r() * js.length)]!;
+  // the inputs and outputs so far: at least one of each
+  const arrays = params.flatMap((p, j) => (p.kind === "array" ? [j] : []));
+  const b = pick(arrays.filter((j) => (params[j] as ArrayParam).role === "out"));
+  const a = pick(arrays.filter((j) => j !== b));
+  const [x, y] = [Math.min(a, b), Math.max(a, b)];
+  const first = params[x] as ArrayParam, second = params[y] as ArrayParam;
+  const before = Math.floor(r() * 3), total = before + 2 * THREADS + Math.floor(r() * 3);
+  params[x] = { ...first, layout: "A", view: { stride: 2, offset: before, total } };
+  params[y] = { ...second, dtype: first.dtype, layout: "A", view: { stride: 2, offset: before + 1, total, shares: first.name } };
+}
+
 /** The kernel for a seed. */
 export function generateKernel(seed: number): FuzzKernel {
   const r = rng(seed + 1);
@@ -740,6 +757,7 @@ export function generateKernel(seed: number): FuzzKernel {
   const nIn = 1 + Math.floor(r() * 3), nOut = 1 + Math.floor(r() * 3);
   for (let k = 0; k < nIn; k++) params.push(arrayParam(r, `in${k}`, pick(ARRAY_TYPES), "in"));
   for (let k = 0; k < nOut; k++) params.push(arrayParam(r, `out${k}`, pick(ARRAY_TYPES), "out"));
+  if (r() < 0.15) interleave(r, params);
   params.push({ kind: "array", name: "acc", dtype: pick(ACC_TYPES), role: "acc", layout: "C" });
   params.push({ kind: "array", name: "pr", dtype: "float64", role: "probe", layout: "C" });
   const nScalars = r() < 0.35 ? 1 + Math.floor(r() * 2) : 0;
