@@ -14,11 +14,11 @@ import type { LaunchDims } from "../../src/runtime/backend.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";
 import { cuda, LaunchError, RecordArray, type JitOptions, type KernelArgument, type RecordDType, type RecordObject } from "../../src/index.js";
 import * as dtypes from "../../src/index.js";
-import { kernelArgs, rng, type HostArg } from "../helpers/crosscheck.js";
+import { kernelArgs, type HostArg } from "../helpers/crosscheck.js";
 import { bfloat16Value, doubleToHalf, halfValue, toBfloat16 } from "../helpers/half.js";
 import { ptxasCheck } from "../helpers/ptxas.js";
 import { runOnPtxsim } from "../helpers/ptxsim.js";
-import { ACC_LENGTH, PROBES, THREADS, type ArrayParam, type FuzzKernel, type FuzzParam, type HostScalar, type HostTuple, type RecordParam, type TupleSpec } from "./generate.js";
+import { ACC_LENGTH, PROBES, seeded, THREADS, type ArrayParam, type FuzzKernel, type FuzzParam, type HostScalar, type HostTuple, type RecordParam, type TupleSpec } from "./generate.js";
 import { chooseOverload, launchValue, NotModelled, Reference, tupleValue, type ArrayBinding, type Binding, type Val } from "./reference.js";
 
 type Host = ArrayBufferView & { length: number; [k: number]: number | bigint };
@@ -46,7 +46,7 @@ const ROUNDING_TRAPS = [2n ** 60n + 2n ** 52n + 1n, -(2n ** 60n + 2n ** 52n + 1n
 /** Random contents for an array of `dtype`, rich in edge values (zeros, extremes, NaN, infinities, subnormals). */
 function randomArray(dtype: ScalarName, n: number, seed: number, as: ScalarName = dtype): Host {
   if (as !== dtype) return new (DTYPE_INFO[as].array as Float64ArrayConstructor)(randomArray(dtype, n, seed) as unknown as ArrayLike<number>) as unknown as Host;
-  const r = rng(seed);
+  const r = seeded(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const info = DTYPE_INFO[dtype];
   if (dtype === "bool") return Uint8Array.from({ length: n }, () => (r() < 0.5 ? 1 : 0));
@@ -97,7 +97,7 @@ const recordDType = (p: RecordParam): RecordDType => cuda.record(Object.fromEntr
 function randomRecords(p: RecordParam, seed: number): RecordObject[] {
   const columns = p.fields.map((f, j) => {
     const a = randomArray(f.dtype, THREADS, seed * 7 + j);
-    const r = rng(seed * 13 + j);
+    const r = seeded(seed * 13 + j);
     return Array.from({ length: THREADS }, (_, i) => {
       const v = stored(f.dtype, a[i]!);
       if (f.dtype === "bool") return v === 1;
