@@ -808,7 +808,8 @@ function scalarConverter(dtype: ScalarName, index: number, name: string): (v: un
   switch (dtype) {
     case "float64": return (v) => (typeof v === "number" ? v : slow(v));
     case "float32": return (v) => (typeof v === "number" ? Math.fround(v) : slow(v));
-    case "int32": return (v) => (typeof v === "number" && (v | 0) === v ? v : slow(v));
+    // `v | 0`: an int32 has no -0
+    case "int32": return (v) => (typeof v === "number" && (v | 0) === v ? v | 0 : slow(v));
     default: return slow;
   }
 }
@@ -891,7 +892,8 @@ function compileFastFill(
  */
 function fastStore(kind: FastScalar, i: number, offset: number | undefined): string {
   const v = `a${i}`;
-  if (offset === undefined) return `s[${i}].value = ${kind === Fast.Float32 ? `Math.fround(${v})` : v}`;
+  // (an int32 has no -0: `| 0` makes it 0, as the int32 slot's store does)
+  if (offset === undefined) return `s[${i}].value = ${kind === Fast.Float32 ? `Math.fround(${v})` : kind === Fast.Int32 || kind === Fast.LazyInt32 ? `${v} | 0` : v}`;
   switch (kind) {
     case Fast.Float32: return `f32[${offset / 4}] = ${v}`;
     case Fast.Float64: case Fast.LazyFloat64: return `f64[${offset / 8}] = ${v}`;

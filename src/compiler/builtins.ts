@@ -6,7 +6,7 @@ import { COMPLEX_PART, DTYPE_INFO, SCALAR_NAMES, isArrayType, isComplexName, isS
 import type { Expr, IntrinsicName, SpecialReg, UnaryOp, AtomicOp } from "./ir.js";
 import { constExpr, int32Const } from "./ir.js";
 import type { Weak } from "./infer.js";
-import { binaryType, floatTypeOf, promoteOne, weakDefault } from "./infer.js";
+import { binaryType, bothWeak, floatTypeOf, promoteOne, weakDefault } from "./infer.js";
 import type { Builtin, DeviceFunctionLike, LoweringContext, Member, Typed, Value } from "./context.js";
 import { expr } from "./context.js";
 import { CMATH_NAMES, cmathCall, constructComplex } from "./complex.js";
@@ -362,7 +362,8 @@ function minmax(name: "min" | "max"): Builtin {
       const b = vs[i]!;
       const t = binaryType(acc.e.type as ScalarName, acc.weak, b.e.type as ScalarName, b.weak);
       const e = foldExpr({ k: "binary", op: name, type: t, a: L.convert(acc, t, args[i - 1]!), b: L.convert(b, t, args[i]!), loc: locOf(n) });
-      acc = { e, weak: acc.weak && b.weak };
+      // a weak float and a weak integer give a weak float, in either order
+      acc = { e, weak: bothWeak(acc.weak, b.weak) };
     }
     return { v: "expr", ...acc };
   });
@@ -494,8 +495,9 @@ const NUMBER = ns("Number", {
   POSITIVE_INFINITY: floatConst(Infinity),
   NEGATIVE_INFINITY: floatConst(-Infinity),
   NaN: floatConst(NaN),
-  MAX_SAFE_INTEGER: expr(constExpr("int64", BigInt(Number.MAX_SAFE_INTEGER))),
-  MIN_SAFE_INTEGER: expr(constExpr("int64", BigInt(Number.MIN_SAFE_INTEGER))),
+  // integer literals beyond uint32: int64 literals, folded with other literals as JavaScript does
+  MAX_SAFE_INTEGER: numberLiteral(Number.MAX_SAFE_INTEGER),
+  MIN_SAFE_INTEGER: numberLiteral(Number.MIN_SAFE_INTEGER),
 });
 
 /** isNaN/isFinite: integers are never NaN and always finite. */

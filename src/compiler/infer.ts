@@ -7,6 +7,9 @@ import { isHalfFloat } from "../half.js";
 /** A literal whose type yields to the other operand's, by its value ('int': `1`, also written `1.0`; 'float': `0.5`). */
 export type Weak = "int" | "float";
 
+/** The weakness of a result of two operands: weak only when both are, and a float when either is. */
+export const bothWeak = (a: Weak | undefined, b: Weak | undefined): Weak | undefined => (a && b ? (a === "float" || b === "float" ? "float" : "int") : undefined);
+
 /** The type a weak literal takes on its own. */
 export const weakDefault = (w: Weak): ScalarName => (w === "int" ? "int32" : "float64");
 

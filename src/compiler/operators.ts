@@ -5,9 +5,9 @@ import { isHalfFloat } from "../half.js";
 import { DTYPE_INFO, isBigInt, isComplexType, isFloat, isScalarType, sameType, tupleType, typeToString, type ScalarName, type Type } from "../dtypes.js";
 import { complexNegate, complexOperator, toComplex } from "./complex.js";
 import { expr, type LoweringContext, type Typed, type Value } from "./context.js";
-import { bigintLiteral } from "./host-values.js";
+import { bigintLiteral, numberLiteral } from "./host-values.js";
 import { literalArithmetic, literalComparison, literalSign } from "./literals.js";
-import { binaryType, floatTypeOf, promoteOne, weakDefault, type Weak } from "./infer.js";
+import { binaryType, bothWeak, floatTypeOf, promoteOne, weakDefault, type Weak } from "./infer.js";
 import { int32Const, type BinaryOp, type CompareOp, type Expr } from "./ir.js";
 import { foldExpr } from "./passes/fold.js";
 import { locOf, operandNodes, type Node } from "./parse.js";
@@ -102,7 +102,7 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
   if (isComplexType(at) || isComplexType(bt)) return complexOperator(L, n, op, a, b, [left, right]);
   if (!isScalarType(at) || !isScalarType(bt)) L.fail(n, `'${op}' needs numbers; got ${typeToString(at)} and ${typeToString(bt)}`);
   const loc = locOf(n);
-  const weak: Weak | undefined = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
+  const weak = bothWeak(a.weak, b.weak);
   const cmp = COMPARE[op];
   if (cmp) {
     const exact = literalComparison(cmp, a, b);
@@ -138,13 +138,13 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
   }
   const shift = SHIFTS[op];
   if (shift) {
-    a = int32IfFloat(L, a, left);
-    let t = promoteOne(a.e.type as ScalarName);
+    const x = int32IfFloat(L, a, left);
+    let t = promoteOne(x.e.type as ScalarName);
     if (op === ">>>") t = DTYPE_INFO[t].bits === 64 ? "uint64" : "uint32";
-    else if (op === ">>" && isBigInt(t) === false && t === "uint32" && a.weak) t = "int32";
+    else if (op === ">>" && isBigInt(t) === false && t === "uint32" && x.weak) t = "int32";
     // the amount is int32 for every width (ir.ts); only its low bits matter
     const amount = L.convert(b, "int32", right);
-    const e = foldExpr({ k: "binary", op: shift, type: t, a: L.convert(a, t, left), b: amount, loc });
+    const e = foldExpr({ k: "binary", op: shift, type: t, a: L.convert(x, t, left), b: amount, loc });
     return literalIfWeak({ e, weak: weak ? "int" : undefined }, a.literal && b.literal);
   }
   return L.unsupported(n, `unsupported in kernels: the '${op}' operator`);
@@ -152,10 +152,11 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
 
 /**
  * Integer operators (bitwise, shifts, integer division) keep their typed rules on literals too; a weak
- * constant they compute from literals alone is a literal again (`(1 << 20) - 1` stays exact).
+ * constant they compute from literals alone is a literal again, typed by its value as any literal is
+ * (`(1 << 20) - 1` stays exact; `-2 >>> 0` is the uint32 literal 4294967294, not a weak int32 -2).
  */
 function literalIfWeak(v: Typed, fromLiterals: boolean | undefined): Typed {
-  return fromLiterals && v.weak === "int" && v.e.k === "const" ? { ...v, literal: true } : v;
+  return fromLiterals && v.weak === "int" && v.e.k === "const" ? numberLiteral(Number(v.e.value)) : v;
 }
 
 /**
@@ -194,7 +195,7 @@ export function lowerConditional(L: LoweringContext, n: ConditionalExpression): 
   if (isScalarType(at) && isScalarType(bt)) {
     // a choice between two bools, or two values of one half-precision type, computes nothing: it keeps the type
     const t = at === bt && (at === "bool" || isHalfFloat(at)) ? at : binaryType(at, a.weak, bt, b.weak);
-    const weak = a.weak && b.weak ? (a.weak === "float" || b.weak === "float" ? "float" : "int") : undefined;
+    const weak = bothWeak(a.weak, b.weak);
     return { v: "expr", e: foldExpr({ k: "select", type: t, cond, a: L.convert(a, t, n.consequent), b: L.convert(b, t, n.alternate), loc: locOf(n) }), weak };
   }
   if (!sameType(at, bt)) L.fail(n, `the two sides of ?: have different types: ${typeToString(at)} and ${typeToString(bt)}`);

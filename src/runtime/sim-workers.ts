@@ -467,24 +467,31 @@ function stageHostArrays(ir: FunctionIR, args: readonly KernelArg[]): { args: Ke
   // host arrays, and any other memory that is not shared (it would reach a worker as a copy)
   const outside = (a: KernelArg, i: number): a is KernelArg & { buffer: SimBuffer } =>
     isHostArray(ir, a, i, false) || (a.kind === "array" && a.buffer.kind === "sim" && !(a.buffer.bytes instanceof SharedArrayBuffer));
+  // one copy per buffer: the fields of an array of records are several arguments over one buffer, and
+  // copies of their own would each bring back the others' bytes as they were before the launch
+  const buffers = new Set<SimBuffer>();
+  args.forEach((a, i) => { if (outside(a, i)) buffers.add(a.buffer); });
+  if (buffers.size === 0) return { args: [...args], copyBack: () => {} };
   let need = 0;
-  args.forEach((a, i) => { if (outside(a, i)) need += a.buffer.byteLength + 16; });
-  if (need === 0) return { args: [...args], copyBack: () => {} };
+  for (const b of buffers) need += b.byteLength + 16;
   if (staging.byteLength < need) staging = new SharedArrayBuffer(need);
   let cursor = 0;
-  const back: [from: Uint8Array, to: Uint8Array][] = [];
-  const staged = args.map((a, i) => {
-    if (!outside(a, i)) return a;
-    const src = a.buffer;
+  const copies = new Map<SimBuffer, { buffer: SimBuffer; copy: Uint8Array; original: Uint8Array }>();
+  for (const src of buffers) {
     // the copy keeps the bytes' alignment modulo 8, which typed views over it need
     const at = ((cursor + 7) & ~7) + (src.byteOffset & 7);
     cursor = at + src.byteLength;
     const original = new Uint8Array(src.bytes, src.byteOffset, src.byteLength);
     const copy = new Uint8Array(staging, at, src.byteLength);
     copy.set(original);
-    if (ir.writtenParams.has(ir.params[i]!.name)) back.push([copy, original]);
-    const buffer: SimBuffer = { kind: "sim", bytes: staging, byteOffset: at, byteLength: src.byteLength, freed: false };
-    return { ...a, buffer };
+    copies.set(src, { buffer: { kind: "sim", bytes: staging, byteOffset: at, byteLength: src.byteLength, freed: false }, copy, original });
+  }
+  const back = new Set<{ copy: Uint8Array; original: Uint8Array }>();
+  const staged = args.map((a, i) => {
+    if (!outside(a, i)) return a;
+    const c = copies.get(a.buffer)!;
+    if (ir.writtenParams.has(ir.params[i]!.name)) back.add(c);
+    return { ...a, buffer: c.buffer };
   });
-  return { args: staged, copyBack: () => { for (const [from, to] of back) to.set(from); } };
+  return { args: staged, copyBack: () => { for (const { copy, original } of back) original.set(copy); } };
 }

@@ -153,6 +153,66 @@ export const LITERAL_CASES: KernelCase[] = [
     args: () => [new Uint32Array([4294967295, 1]), new Float64Array([NaN]), new Float64Array(6)],
     check: ([, , o]) => assert.deepEqual(Array.from(o as Float64Array), [4294967295, 4294967295, 4294967295, 1, 1, 3]),
   },
+  {
+    name: "a shift of literals is a literal again, typed by its value: (-0.5) >>> (-0.5) is the integer 0, (-2) >>> 0 the uint32 4294967294",
+    kernel: (x: Int32Array, o: Float64Array) => {
+      const z = (-0.5) >>> (-0.5);
+      o[0] = Math.floor(4294967296 / z);
+      o[1] = Math.floor(4294967296 / (1 > 2 ? 2.25 : (-0.5) >>> (-0.5)));
+      o[2] = x[0] < ((-2) >>> 0) ? 1 : 0;
+      const u = (-2) >>> 0;
+      let v = u;
+      o[3] = v;
+      o[4] = -(3e38 >>> 0.5);
+      o[5] = ((-1) >>> 0) + x[0];
+    },
+    grid: 1, block: 1,
+    args: () => [new Int32Array([3]), new Float64Array(6)],
+    check: ([x, o]) => {
+      const x0 = (x as Int32Array)[0]!;
+      // the integer division idiom divides by an integer zero: 0 (a float zero would give Infinity)
+      // 3e38 converts to int32 saturated (docs/language.md, "Division, remainder and overflow"), then shifts
+      const saturated = 2147483647;
+      assert.deepEqual(Array.from(o as Float64Array), [0, 0, x0 < 4294967294 ? 1 : 0, 4294967294, -(saturated >>> 0), (4294967295 + x0) % 2 ** 32]);
+    },
+  },
+  {
+    name: "Math.min and Math.max of a weak float and a weak integer (literals chosen at run time) are a weak float, in either order",
+    kernel: (x: Int32Array, o: Float64Array) => {
+      const c = x[0] > 0;
+      o[0] = Math.min(c ? 2.5 : 1.5, c ? 3 : 2) + x[1];
+      o[1] = Math.min(c ? 3 : 2, c ? 2.5 : 1.5) + x[1];
+      o[2] = Math.max(c ? -2.5 : 0.5, c ? -3 : 0) + x[1];
+      o[3] = Math.max(c ? 0 : 0, c ? 2.5 : 0.25, c ? 1 : -1) * x[1];
+    },
+    grid: 1, block: 1,
+    args: () => [new Int32Array([0, 10]), new Float64Array(4)],
+    check: ([x, o]) => {
+      const [c, x1] = [(x as Int32Array)[0]! > 0, (x as Int32Array)[1]!];
+      assert.deepEqual(Array.from(o as Float64Array), [
+        Math.min(c ? 2.5 : 1.5, c ? 3 : 2) + x1, Math.min(c ? 3 : 2, c ? 2.5 : 1.5) + x1,
+        Math.max(c ? -2.5 : 0.5, c ? -3 : 0) + x1, Math.max(c ? 0 : 0, c ? 2.5 : 0.25, c ? 1 : -1) * x1,
+      ]);
+    },
+  },
+  {
+    name: "Number.MAX_SAFE_INTEGER and MIN_SAFE_INTEGER are int64 literals: folded with other literals as JavaScript computes, int64 next to other operands",
+    kernel: (x: BigInt64Array, o: Float64Array, b: BigInt64Array) => {
+      o[0] = Number.MAX_SAFE_INTEGER / 2;
+      o[1] = Number.MIN_SAFE_INTEGER * 4294967295 * 32;
+      o[2] = Number.MAX_SAFE_INTEGER % 10;
+      const m = Number.MAX_SAFE_INTEGER;
+      o[3] = m / 4;
+      b[0] = x[0] + Number.MAX_SAFE_INTEGER;
+      b[1] = Number.MIN_SAFE_INTEGER;
+    },
+    grid: 1, block: 1,
+    args: () => [new BigInt64Array([2n]), new Float64Array(4), new BigInt64Array(2)],
+    check: ([, o, b]) => {
+      assert.deepEqual(Array.from(o as Float64Array), [Number.MAX_SAFE_INTEGER / 2, Number.MIN_SAFE_INTEGER * 4294967295 * 32, Number.MAX_SAFE_INTEGER % 10, Number.MAX_SAFE_INTEGER / 4]);
+      assert.deepEqual(Array.from(b as BigInt64Array), [2n + BigInt(Number.MAX_SAFE_INTEGER), BigInt(Number.MIN_SAFE_INTEGER)]);
+    },
+  },
 ];
 
 /** Literal values whose operations the folding must compute as JavaScript does, spelt as a kernel writes them. */

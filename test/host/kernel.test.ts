@@ -201,6 +201,21 @@ test("several eager signatures: a launch takes the one its arguments convert to 
   assert.equal(o[0], 7);
 });
 
+test("-0 for an int32 parameter is the int32 0 (an integer has no -0), on the general and the fast launch path, with one or several signatures", () => {
+  const kernel = (o: Float64Array, x: number) => { o[0] = x; o[1] = 1 / x; o[2] = x / 10; };
+  for (const signature of ["void(float64[::1], int32)", ["void(float64[::1], int32)", "void(float64[::1], int64)"]]) {
+    const k = cuda.jit(kernel, { signature });
+    const o = cuda.deviceArray(3, float64);
+    const launch = k.configure(1, 1);
+    for (let n = 0; n < 3; n++) {
+      launch(o, -0);
+      const [x, inverse, tenth] = o.copyToHost();
+      assert.ok(Object.is(x, 0) && inverse === Infinity && Object.is(tenth, 0), `launch ${n}: ${[x, inverse, tenth]} with ${JSON.stringify(signature)}`);
+    }
+    o.free();
+  }
+});
+
 test("signature lists of dtype objects work too", () => {
   const k = cuda.jit((a: Float64Array, x: number) => { a[0] = x; }, { signature: [float64.array(1, "C"), float32] });
   const a = new Float64Array(1);

@@ -6,7 +6,7 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { cuda, float32, ndarray } from "../../src/index.js";
+import { cuda, float32, ndarray, RecordArray, type KernelArray1 } from "../../src/index.js";
 import { LaunchError } from "../../src/errors.js";
 import { DTYPE_INFO, type ScalarName } from "../../src/dtypes.js";
 import type { AtomicOp } from "../../src/compiler/ir.js";
@@ -284,6 +284,29 @@ test("host arrays: written ones come back, read-only ones keep their contents an
   assert.ok(!(src.buffer instanceof SharedArrayBuffer) && !(sub.buffer instanceof SharedArrayBuffer));
   for (let i = 0; i < n; i += 101) assert.equal(sub[i], src[i]! * 3 + 2);
   assemble(scale);
+});
+
+test("host records whose kernel writes two fields: both fields' writes come back from workers, into a RecordArray and into plain objects", () => {
+  // each field is an argument over the records' one buffer: staged once, not once per field (then the
+  // second field's copy brought the first field back as it was before the launch)
+  const Rec = cuda.record({ a: "int8", b: "int64", c: "float32" });
+  const mark = cuda.jit((rs: KernelArray1<{ a: number; b: bigint; c: number }>) => {
+    const i = cuda.grid(1);
+    if (i < rs.length) {
+      rs[i].a = i & 63;
+      rs[i].b = BigInt(i) * 3n;
+    }
+  }, { signature: [Rec.array(1)] });
+  const n = 4096;
+  const objects = Array.from({ length: n }, () => ({ a: -1, b: -1n, c: 0.5 }));
+  const records = cuda.recordArray(Rec, Array.from({ length: n }, () => ({ a: -1, b: -1n, c: 0.5 })));
+  for (const rs of [objects, records]) {
+    const { workerChunks } = withWorkers(2, () => mark.configure(n / 128, 128)(rs));
+    assert.ok(workerChunks > 1);
+    const got = rs instanceof RecordArray ? rs.toObjects() : rs;
+    got.forEach((r, i) => assert.deepEqual(r, { a: i & 63, b: BigInt(i) * 3n, c: 0.5 }, `record ${i}`));
+  }
+  assemble(mark);
 });
 
 test("an array in memory that is not shared (neither a host nor a device array) reaches workers staged, its writes back", () => {

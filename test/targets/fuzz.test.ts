@@ -1,8 +1,9 @@
 // The seeded random-kernel differential test (test/fuzz): a fixed range of
-// generated kernels, each run on the simulator, as PTX on ptxsim and on the
-// reference evaluator, must agree everywhere. Every 20th kernel's PTX also goes
-// through ptxas (all of them would double the time). `npm run fuzz` runs as
-// many as you like.
+// generated kernels, each run through the API on the simulator (several eager
+// signatures, strided views, tuples and records among its arguments), as PTX
+// on ptxsim and on the reference evaluator, must agree everywhere. Every 20th
+// kernel's PTX also goes through ptxas (all of them would double the time).
+// `npm run fuzz` runs as many as you like.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { hasPtxas } from "../helpers/ptxas.js";
