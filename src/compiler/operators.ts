@@ -66,7 +66,7 @@ export function lowerUnary(L: LoweringContext, n: UnaryExpression): Value {
     case "~": {
       const rt = isFloat(t) ? "int32" : promoteOne(t);
       // the complement of a literal is an integer literal, whatever the operand's spelling (~1.5 is -2)
-      return { v: "expr", ...literalIfWeak({ e: foldExpr({ k: "unary", op: "bitnot", type: rt, x: L.convert(v, rt, n), loc }), weak: v.weak && "int" }, v.literal) };
+      return { v: "expr", ...literalAgain({ e: foldExpr({ k: "unary", op: "bitnot", type: rt, x: L.convert(v, rt, n), loc }), weak: v.weak && "int" }, v.literal) };
     }
     default: return L.unsupported(n, `unsupported in kernels: the '${op}' operator`);
   }
@@ -92,7 +92,7 @@ export function lowerIntDivision(L: LoweringContext, divNode: Node, op: "div" | 
   if (a.weak === "float" || b.weak === "float") return undefined;
   const t = binaryType(at, a.weak, bt, b.weak);
   const e = foldExpr({ k: "binary", op, type: t, a: L.convert(a, t, divNode.left), b: L.convert(b, t, divNode.right), loc: locOf(divNode) });
-  return literalIfWeak({ e, weak: a.weak && b.weak ? "int" : undefined }, a.literal && b.literal);
+  return literalAgain({ e, weak: a.weak && b.weak ? "int" : undefined }, a.literal && b.literal);
 }
 
 /** Binary arithmetic, bitwise and comparison operators with promotion and weak literals. */
@@ -134,7 +134,7 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
     if (at === "bool" && bt === "bool") return binary(L, bitOp, "bool", a, b, n, undefined);
     const x = int32IfFloat(L, a, left), y = int32IfFloat(L, b, right);
     const t = binaryType(x.e.type as ScalarName, x.weak, y.e.type as ScalarName, y.weak);
-    return literalIfWeak(binary(L, bitOp, t, x, y, n, weak ? "int" : undefined), a.literal && b.literal);
+    return literalAgain(binary(L, bitOp, t, x, y, n, weak ? "int" : undefined), a.literal && b.literal);
   }
   const shift = SHIFTS[op];
   if (shift) {
@@ -145,18 +145,22 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
     // the amount is int32 for every width (ir.ts); only its low bits matter
     const amount = L.convert(b, "int32", right);
     const e = foldExpr({ k: "binary", op: shift, type: t, a: L.convert(x, t, left), b: amount, loc });
-    return literalIfWeak({ e, weak: weak ? "int" : undefined }, a.literal && b.literal);
+    // `>>>` gives a uint32 (uint64), which no weak integer is: `(c ? -1 : -2) >>> 0` is 4294967295 or 4294967294
+    return literalAgain({ e, weak: weak && op !== ">>>" ? "int" : undefined }, a.literal && b.literal);
   }
   return L.unsupported(n, `unsupported in kernels: the '${op}' operator`);
 }
 
 /**
- * Integer operators (bitwise, shifts, integer division) keep their typed rules on literals too; a weak
- * constant they compute from literals alone is a literal again, typed by its value as any literal is
+ * Integer operators (bitwise, shifts, integer division) keep their typed rules on literals too; the
+ * integer they compute from literals alone is a literal again, typed by its value as any literal is
  * (`(1 << 20) - 1` stays exact; `-2 >>> 0` is the uint32 literal 4294967294, not a weak int32 -2).
  */
-function literalIfWeak(v: Typed, fromLiterals: boolean | undefined): Typed {
-  return fromLiterals && v.weak === "int" && v.e.k === "const" ? numberLiteral(Number(v.e.value)) : v;
+function literalAgain(v: Typed, fromLiterals: boolean | undefined): Typed {
+  if (!fromLiterals || v.e.k !== "const" || typeof v.e.value === "boolean") return v;
+  const x = Number(v.e.value);
+  // an int64 past 2^53 that a number cannot hold stays the typed constant it is
+  return typeof v.e.value === "bigint" && BigInt(x) !== v.e.value ? v : numberLiteral(x);
 }
 
 /**

@@ -215,6 +215,23 @@ export const LITERAL_CASES: KernelCase[] = [
   },
 ];
 
+LITERAL_CASES.push({
+  name: "x >>> n is a uint32 even of weak operands: (c ? -1 : -2) >>> 0 is 4294967295, not a weak int32 -1; an integer operator's result from literals alone is a literal",
+  kernel: (c: Int32Array, o: Float64Array) => {
+    const v = (c[0] > 0 ? -1 : -2) >>> 0;
+    let w = 0;
+    w = (c[0] > 0 ? -1 : -2) >>> 0;
+    o[0] = v;
+    o[1] = ((c[0] > 0 ? -1 : -2) >>> 0) + c[1];
+    o[2] = w;
+    o[3] = (0xffffffff & 0xff) + c[2];
+    o[4] = ((1 << 20) - 1) * 4096 + c[1];
+  },
+  grid: 1, block: 1,
+  args: () => [new Int32Array([1, 0, -256]), new Float64Array(5)],
+  check: ([, o]) => assert.deepEqual(Array.from(o as Float64Array), [4294967295, 4294967295, 4294967295, -1, 4294963200]),
+});
+
 /** Literal values whose operations the folding must compute as JavaScript does, spelt as a kernel writes them. */
 const FOLD_VALUES = ["0", "-0", "1", "-1", "2.5", "-7", "3", "0.1", "1e308", "2147483647", "-2147483648", "4294967295", "NaN", "Infinity"];
 const FOLD_BINARY = ["+", "-", "*", "/", "%", "**"];

@@ -175,8 +175,9 @@ function fold(name: string, xs: readonly Val[], f: (...v: number[]) => number): 
   return literal(f(...xs.map(toNumber)), name === "/" || name === "sqrt" || xs.some((x) => x.weak === "float"));
 }
 
-/** An integer operator's weak-int result from literals alone is a literal again, typed by its value. */
-const literalAgain = (r: Val, fromLiterals: boolean | undefined): Val => (fromLiterals && r.weak === "int" ? literal(toNumber(r)) : r);
+/** An integer operator's result from literals alone is a literal again, typed by its value (an int64 a number cannot hold stays as it is). */
+const literalAgain = (r: Val, fromLiterals: boolean | undefined): Val =>
+  fromLiterals && r.t !== "bool" && (typeof r.v !== "bigint" || BigInt(Number(r.v)) === r.v) ? literal(toNumber(r)) : r;
 
 function arith(op: string, a: Val, b: Val): Val {
   const lits = a.lit && b.lit;
@@ -203,7 +204,7 @@ function arith(op: string, a: Val, b: Val): Val {
       else if (op === ">>" && t === "uint32" && x.weak) t = "int32";
       const n = BigInt(Number(convert(b, "int32").v) & (BITS[t] - 1));
       const xv = BigInt(convert(x, t).v);
-      return literalAgain({ t, v: wrapInt(op === "<<" ? xv << n : xv >> n, t), weak: weak && "int" }, lits);
+      return literalAgain({ t, v: wrapInt(op === "<<" ? xv << n : xv >> n, t), weak: op === ">>>" ? undefined : weak && "int" }, lits);
     }
     case "/": {
       let t = common(a, b);
