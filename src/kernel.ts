@@ -747,11 +747,6 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
  */
 interface HostTemp { readonly device: DeviceArray; readonly host: TypedArray | NDArrayLike; readonly written: boolean }
 
-/**
- * After a successful launch: its results into the host arrays and records it wrote, all or none. With
- * more than one to copy back, the arrays are read into new memory first (stageToHost) and written
- * after the records, so that a copy that fails leaves every host array as it was.
- */
 /** A launch's stream: a Stream, or none for `0` and `undefined` (the default stream, as Numba's `kernel[g, b, 0]`). */
 function launchStream(stream: unknown): Stream | undefined {
   if (stream === undefined || stream === 0) return undefined;
@@ -759,6 +754,11 @@ function launchStream(stream: unknown): Stream | undefined {
   throw new LaunchError(`the stream must be a Stream from cuda.stream(), or 0 or undefined for the default stream; got ${typeof stream === "object" ? String(stream) : `${typeof stream} ${String(stream)}`}`);
 }
 
+/**
+ * After a successful launch: its results into the host arrays and records it wrote, all or none. With
+ * more than one to copy back, the arrays are read into new memory first (stageToHost) and written
+ * after the records, so that a copy that fails leaves every host array as it was.
+ */
 function copyBack(temps: readonly HostTemp[], records: BoundRecords | undefined): void {
   const results = temps.filter((t) => t.written).map((t) => [t.device, t.host] as const);
   if (results.length === 1 && !records) {

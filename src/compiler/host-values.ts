@@ -6,7 +6,7 @@ import { SCALAR_NAMES, complexDTypeName, dtypeOfTypedArray, typedScalarDType, ty
 import { partOf } from "./complex.js";
 import { cStrides } from "../ndarray.js";
 import { hostRecordsOf } from "../records.js";
-import { expr, type DeviceFunctionLike, type ExprValue, type HostArray, type LoweringContext, type Typed, type Value } from "./context.js";
+import { expr, type DeviceFunctionLike, type ExprValue, type HostArray, type LoweringContext, type Value } from "./context.js";
 import { integerLiteralType, type Weak } from "./infer.js";
 import { constExpr, type Expr } from "./ir.js";
 import type { Node } from "./parse.js";
@@ -41,11 +41,6 @@ export function numberLiteral(v: number, float = false): ExprValue {
 }
 
 const literal = (e: Expr, weak?: Weak): ExprValue => ({ v: "expr", e, weak, literal: true });
-
-/** The JavaScript number a literal stands for; undefined for anything else (typed constants included). */
-export function literalNumber(v: Typed): number | undefined {
-  return v.literal && v.e.k === "const" ? Number(v.e.value) : undefined;
-}
 
 /** A bigint is an int64; one outside int64's range is an error, not silently wrapped. */
 export function bigintLiteral(L: LoweringContext, v: bigint, n: Node, what: string): Value {

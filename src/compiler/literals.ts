@@ -5,9 +5,14 @@
 // nothing wraps or truncates to a type the literals never had.
 
 import { expr, type ExprValue, type Typed } from "./context.js";
-import { literalNumber, numberLiteral } from "./host-values.js";
+import { numberLiteral } from "./host-values.js";
 import { constExpr, type CompareOp } from "./ir.js";
 import { compareValues } from "./walk.js";
+
+/** The JavaScript number a literal stands for; undefined for anything else (typed constants included). */
+function literalNumber(v: Typed): number | undefined {
+  return v.literal && v.e.k === "const" ? Number(v.e.value) : undefined;
+}
 
 /** Arithmetic operators on literals alone, by their JavaScript spelling. */
 const ARITHMETIC: Readonly<Partial<Record<string, (a: number, b: number) => number>>> = {

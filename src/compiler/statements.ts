@@ -226,8 +226,12 @@ function entryNames(L: Lowering, p: Pattern): LoopNames {
 function bindLoopNames(L: Lowering, names: LoopNames, index: Expr, value: Expr, isConst: boolean): void {
   for (const [id, e] of [[names.index, index], [names.value, value]] as const) {
     if (!id) continue;
-    // over a tuple, a `const` index is an int32 constant (so `t[i]` indexes) and a constant item a literal
-    if (isConst && e.k === "const") { L.declare(id.name, { b: "value", value: id === names.index ? expr(e) : numberLiteral(Number(e.value)) }, id); continue; }
+    // over a tuple, a `const` index is an int32 constant (so `t[i]` indexes), a constant number item a
+    // literal; a bool or bigint item stays the typed constant it is (a number would lose its type or bits)
+    if (isConst && e.k === "const") {
+      L.declare(id.name, { b: "value", value: id === names.index || typeof e.value !== "number" ? expr(e) : numberLiteral(e.value) }, id);
+      continue;
+    }
     const v: VarBinding = { b: "var", name: L.freshName(id.name), type: e.type, decl: { kind: "local", start: id.start }, isConst };
     L.emit({ k: "let", name: v.name, type: e.type, init: e, loc: locOf(id) });
     L.declare(id.name, v, id);
