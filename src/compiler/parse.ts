@@ -4,6 +4,7 @@
 import * as acorn from "acorn";
 import type { SourceProblem } from "../errors.js";
 import { CompileError, InternalCompilerError } from "../errors.js";
+import { functionName, functionText } from "./recorded.js";
 
 /** Any ESTree node acorn makes; narrow it by `n.type`. */
 export type Node = acorn.AnyNode;
@@ -56,8 +57,8 @@ const Parser = acorn.Parser.extend((Base) => class extends Base {
 });
 
 export function parseFunction(fn: Function, displayName?: string): ParsedFunction {
-  const source = fn.toString();
-  const name = displayName ?? (fn.name || "kernel");
+  const source = functionText(fn);
+  const name = displayName ?? (functionName(fn) || "kernel");
   if (/^class\b/.test(source)) fail(name, fn, source, "a class is not a kernel; pass a function");
   if (source.endsWith("{ [native code] }")) fail(name, fn, source, "a native or bound function has no source to compile; pass the function itself");
   for (const w of WRAPPERS) {
