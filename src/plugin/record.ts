@@ -31,10 +31,8 @@ export interface ModuleKernels {
 /** The expression a site's function is wrapped in: `RECORD_HELPER(fn, record)` attaches the record and returns fn. */
 export const RECORD_HELPER = '((f, r) => Object.defineProperty(f, Symbol.for("numbats.source"), { value: r, configurable: true }))';
 
-/** The numbats calls whose function arguments (and `env` / `sim` options) are compiled from their text. */
-const COMPILING_CALLS = new Set(["jit", "reduce", "vectorize", "guvectorize", "declareDevice"]);
-/** Options of those calls that hold functions: `env`'s values are compiled, `sim` is §11's simulator implementation. */
-const FUNCTION_OPTIONS: Readonly<Record<string, "values" | "value">> = { env: "values", sim: "value" };
+/** The numbats calls whose function arguments (and the functions in their `env` option) are compiled from their text. */
+const COMPILING_CALLS = new Set(["jit", "reduce", "vectorize", "guvectorize"]);
 
 const PARSERS: Readonly<Record<string, typeof Parser>> = (() => {
   const ts = Parser.extend(tsPlugin());
@@ -214,8 +212,8 @@ interface Passed {
 
 /**
  * The functions among a call's arguments (inline, or a name bound to a function in scope) and among
- * its options' `env` values and `sim`; an inline function without a name of its own takes the name
- * it is bound to (`const dev = cuda.jit((x) => …, …)`, `env: { op: (a, b) => … }`).
+ * its options' `env` values; an inline function without a name of its own takes the name it is bound
+ * to (`const dev = cuda.jit((x) => …, …)`, `env: { op: (a, b) => … }`).
  */
 function functionsPassed(call: SyntaxNode, scope: Scope, assigned: string | undefined): Passed[] {
   const found: Passed[] = [];
@@ -225,16 +223,11 @@ function functionsPassed(call: SyntaxNode, scope: Scope, assigned: string | unde
   };
   for (const arg of call.arguments as SyntaxNode[]) {
     if (arg.type !== "ObjectExpression") { take(arg, assigned); continue; }
-    for (const option of arg.properties as SyntaxNode[]) {
-      const holds = option.type === "Property" ? FUNCTION_OPTIONS[propertyName(option) ?? ""] : undefined;
-      const value = option.value as SyntaxNode;
-      if (holds === "value") take(value, assigned);
-      if (holds === "values" && value.type === "ObjectExpression") {
-        for (const p of value.properties as SyntaxNode[]) {
-          const key = p.type === "Property" && !p.method && p.kind === "init" ? propertyName(p) : undefined;
-          if (key !== undefined) take(p.value as SyntaxNode, key, p.shorthand ? key : undefined);
-        }
-      }
+    const env = (arg.properties as SyntaxNode[]).find((o) => o.type === "Property" && propertyName(o) === "env")?.value as SyntaxNode | undefined;
+    if (env?.type !== "ObjectExpression") continue;
+    for (const p of env.properties as SyntaxNode[]) {
+      const key = p.type === "Property" && !p.method && p.kind === "init" ? propertyName(p) : undefined;
+      if (key !== undefined) take(p.value as SyntaxNode, key, p.shorthand ? key : undefined);
     }
   }
   return found;
