@@ -25,6 +25,8 @@ interface Registration {
 /** Registered device functions by the name kernels call them by; those without a name apart. */
 const byName = new Map<string, Registration[]>();
 const nameless: Registration[] = [];
+/** Device functions by the function each was made from (the last made, when one function was made several). */
+const byFunction = new WeakMap<Function, DeviceFunctionLike>();
 
 /**
  * A kernel's free name among the registered device functions: those of its own module
@@ -61,6 +63,7 @@ function namelessMeaning(name: string, module: string | undefined): string[] {
 /** Device functions visible to kernels by name, with hints for names that match none. */
 export const resolveDeviceFunction: DeviceResolver = Object.assign(lookupDeviceFunction, {
   hint: (name: string, module: string | undefined) => ({ names: [...byName.keys()], nameless: namelessMeaning(name, module) }),
+  madeFrom: (fn: Function) => byFunction.get(fn),
 });
 
 export function makeDeviceFunction<F extends Function>(fn: F, options: DeviceFunctionOptions): F {
@@ -69,6 +72,7 @@ export function makeDeviceFunction<F extends Function>(fn: F, options: DeviceFun
   const origin = originOf(fn);
   const dev: DeviceFunctionLike = { fn, name: name || "device_function", env: options.env, module: origin?.file };
   register({ dev, origin }, name);
+  byFunction.set(fn, dev);
   // on the host a device function runs as plain JavaScript
   const wrapper = ((...args: unknown[]) => fn(...args)) as unknown as F;
   Object.defineProperty(wrapper, DEVICE_FUNCTION, { value: dev });

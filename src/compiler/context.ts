@@ -30,6 +30,8 @@ export interface DeviceResolver {
   (name: string, module: string | undefined): DeviceLookup | undefined;
   /** for an unknown name's error: the registered names, and where nameless device functions that `name` may mean were made */
   readonly hint?: (name: string, module: string | undefined) => { readonly names: readonly string[]; readonly nameless: readonly string[] };
+  /** the device function made from `fn` by cuda.jit(fn, { device: true }), if one was */
+  readonly madeFrom?: (fn: Function) => DeviceFunctionLike | undefined;
 }
 
 /**

@@ -96,7 +96,8 @@ function recordedBinding(L: Lowering, name: string): Value | undefined {
   const names = recordedNames(L.parsed.origin);
   if (!Object.hasOwn(names, name)) return undefined;
   const v = names[name];
-  const dev = asDeviceFunction(v);
+  // the function cuda.jit made a device function of (an export `function f` beside `cuda.jit(f, …)`) is that device function
+  const dev = asDeviceFunction(v) ?? (typeof v === "function" ? L.session.resolveDevice.madeFrom?.(v) : undefined);
   if (dev) return { v: "device", fn: dev };
   const builtin = (v as { [BUILTIN_NAMESPACE]?: unknown } | null | undefined)?.[BUILTIN_NAMESPACE];
   if (typeof builtin === "string") return own(BUILTINS, builtin);

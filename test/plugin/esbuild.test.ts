@@ -75,3 +75,17 @@ test("esbuild --minify without the plugin: the minified kernels do not run", asy
   assert.notEqual(r.status, 0, `a minified bundle ran without the plugin:\n${r.stdout}`);
   assert.match(r.stderr, /Error/);
 });
+
+test("cuda, a dtype and a device function imported under other names: with the plugin they mean what they are, minified or not", async () => {
+  const expected = [1, 2, 3, 4.5].map((x) => Math.fround(Math.fround(x * 2 + 1) / 3)).join(" ");
+  for (const minify of [true, false]) {
+    const outfile = join(out, `aliased-${minify}.mjs`);
+    await build({
+      entryPoints: [join(APP, "aliased.ts")], bundle: true, minify, format: "esm", platform: "node", outfile,
+      absWorkingDir: ROOT, plugins: [numbats.esbuild(), numbatsExternal], logLevel: "silent",
+    });
+    const r = runBundle(outfile);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), expected, `minify: ${minify}`);
+  }
+});
