@@ -5,7 +5,6 @@ import * as acorn from "acorn";
 import type { SourceProblem } from "../errors.js";
 import { CompileError, InternalCompilerError } from "../errors.js";
 import { functionName, functionText } from "./recorded.js";
-import { coverageCounters, rewrittenAdvice } from "./rewritten.js";
 
 /** Any ESTree node acorn makes; narrow it by `n.type`. */
 export type Node = acorn.AnyNode;
@@ -62,8 +61,6 @@ export function parseFunction(fn: Function, displayName?: string): ParsedFunctio
   const name = displayName ?? (functionName(fn) || "kernel");
   if (/^class\b/.test(source)) fail(name, fn, source, "a class is not a kernel; pass a function");
   if (source.endsWith("{ [native code] }")) fail(name, fn, source, "a native or bound function has no source to compile; pass the function itself");
-  const counters = coverageCounters(source);
-  if (counters) failAt(name, fn, source, counters.index, rewrittenAdvice("instrumented", counters.what));
   for (const w of WRAPPERS) {
     let program: acorn.Program;
     try {
@@ -115,12 +112,6 @@ function fail(name: string, fn: Function, source: string, message: string, node?
     ? { message, line: node.loc!.start.line, column: Math.max(0, node.loc!.start.column) }
     : { message, line: 1, column: 0 };
   throw new CompileError(name, source, [problem], fn);
-}
-
-/** Fails at a character offset of the source. */
-function failAt(name: string, fn: Function, source: string, index: number, message: string): never {
-  const before = source.slice(0, index).split("\n");
-  throw new CompileError(name, source, [{ message, line: before.length, column: before[before.length - 1]!.length }], fn);
 }
 
 /** Loc of a node for IR nodes and errors */

@@ -5,6 +5,7 @@
 // What a minifier prints without renaming (commas between statements, `!0`, `c && f()`) is certain
 // and compiles (statements.ts); only the messages of names nothing defines come from here.
 
+import type { SourceProblem } from "../errors.js";
 import type { ParsedFunction } from "./parse.js";
 import { childNodes, type Node } from "./parse.js";
 
@@ -17,11 +18,13 @@ const COVERAGE_COUNTERS: readonly { readonly pattern: RegExp; readonly what: str
   { pattern: /\b__coverage__\b/, what: "a coverage tool's __coverage__ counters" },
 ];
 
-/** Where the text holds a coverage tool's counters, and whose, if it does. */
-export function coverageCounters(source: string): { readonly index: number; readonly what: string } | undefined {
+/** The problem of a text that holds a coverage tool's counters, at the first, if it does. */
+export function coverageProblem(source: string): SourceProblem | undefined {
   for (const c of COVERAGE_COUNTERS) {
     const m = c.pattern.exec(source);
-    if (m) return { index: m.index, what: c.what };
+    if (!m) continue;
+    const before = source.slice(0, m.index).split("\n");
+    return { message: rewrittenAdvice("instrumented", c.what), line: before.length, column: before[before.length - 1]!.length };
   }
   return undefined;
 }
