@@ -97,12 +97,16 @@ function deviceFunctionNamed(L: Lowering, name: string, n: Node): Value | undefi
   return undefined;
 }
 
+/** How bundlers rename an import that meets another top-level name: esbuild's `cuda2`, Rollup's `cuda$1`. */
+const RENAMED_CUDA = /^cuda[$_]?\d+$/;
+
 /**
  * The error for a free name nothing defines, with the likely fix; `member`: the member of numbats' cuda
- * namespace the kernel reads of it (`ct.threadIdx`), which makes it the bundler's name for `cuda`.
+ * namespace the kernel reads of it (`ct.threadIdx`), which makes it the bundler's name for `cuda`
+ * (unless it is a misspelling of cuda).
  */
 function unknownName(L: Lowering, name: string, member?: string): string {
-  if (member !== undefined && !didYouMean(name, ["cuda"])) {
+  if (member !== undefined && (RENAMED_CUDA.test(name) || !didYouMean(name, ["cuda"]))) {
     return `unknown name '${name}', used as numbats' cuda namespace (${name}.${member}): ${rewrittenAdvice("minified", `'cuda' is named '${name}' here`)}`;
   }
   if (looksMinified(L.parsed)) return `unknown name '${name}': ${rewrittenAdvice("minified", "one line of short names")}`;

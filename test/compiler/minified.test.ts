@@ -220,15 +220,22 @@ function withEnv<T>(vars: Readonly<Record<string, string | undefined>>, f: () =>
 
 const OUTSIDE_TEST_RUNNERS = { VITEST: undefined, JEST_WORKER_ID: undefined };
 
-test("minified: a bundle's renamed cuda (ct.grid, ct.syncthreads) is a CompileError naming the plugin, not env advice", () => {
+test("minified: a bundle's renamed cuda (ct.grid, ct.syncthreads, cuda2.threadIdx) is a CompileError naming the plugin, not env advice", () => {
   withEnv(OUTSIDE_TEST_RUNNERS, () => {
-    for (const source of ["(e, t) => { const n = ct.grid(1); n < e.length && (t[n] = e[n]); }", "(e, t) => { ct.syncthreads(); t[0] = e[0]; }", "(e, t) => { const s = ct.shared.array(32, float32); t[0] = s[0]; }"]) {
+    const renamed = [
+      "(e, t) => { const n = ct.grid(1); n < e.length && (t[n] = e[n]); }", "(e, t) => { ct.syncthreads(); t[0] = e[0]; }",
+      "(e, t) => { const s = ct.shared.array(32, float32); t[0] = s[0]; }",
+      // a bundle that keeps names renames an import that meets another top-level name: esbuild's cuda2, Rollup's cuda$1
+      "(a, out) => {\n  out[cuda2.threadIdx.x] = a[0];\n}", "(a, out) => {\n  out[cuda$1.threadIdx.x] = a[0];\n}",
+    ];
+    for (const source of renamed) {
       const e = compileError(source);
-      assert.match(e.message, /unknown name 'ct', used as numbats' cuda namespace/);
+      const name = /(\w+|cuda\$1)\.(grid|syncthreads|shared|threadIdx)/.exec(source)![1]!;
+      assert.match(e.message, new RegExp(`unknown name '${name.replace("$", "\\$")}', used as numbats' cuda namespace`));
       assert.match(e.message, /looks minified or renamed by a bundler/);
       assert.match(e.message, PLUGIN);
       assert.doesNotMatch(e.message, /options\.env/);
-      assert.equal(e.column, source.indexOf("ct."));
+      assert.equal(e.column, source.split("\n")[e.line - 1]!.indexOf(`${name}.`));
     }
   });
 });
