@@ -198,9 +198,7 @@ function complexDTypeArg(L: LoweringContext, a: Node): ComplexName | undefined {
 
 function allocation(space: "shared" | "local"): Builtin {
   const name = `cuda.${space}.array`;
-  return fn(name,
-    (L, _args, n) => L.fail(n, `${name}(shape, dtype) must initialise a declaration: const s = ${name}(…)`),
-    (L, args, n, local) => {
+  const alloc: NonNullable<Builtin["alloc"]> = (L, args, n, local) => {
       arity(L, n, args, name, 2);
       const shape = shapeOf(L, args[0]!);
       if (space === "local" && shape.includes(0)) return L.fail(args[0]!, "local arrays need a non-zero size");
@@ -210,7 +208,9 @@ function allocation(space: "shared" | "local"): Builtin {
       const complex = complexDTypeArg(L, args[1]!);
       if (complex && shape.includes(0)) return L.fail(args[0]!, "a complex array cannot be dynamic shared memory (shape 0): give its size");
       return complex ? L.allocate(space, COMPLEX_PART[complex], shape, local, n, complex) : L.allocate(space, dtypeArgument(L, args[1]!), shape, local, n);
-    });
+  };
+  // used in place (`cuda.shared.array(4, float32)[t] = x`: how minifiers inline a const used once), an array of its own, as a declaration's
+  return fn(name, (L, args, n) => alloc(L, args, n, "array"), alloc);
 }
 
 /**

@@ -57,8 +57,7 @@ export function checkSyntax(params: readonly Node[], body: Node): SourceProblem[
   }
 
   let tooDeep = false;
-  /** `effects`: assignments and ++/-- are allowed here (statement position). */
-  const visit = (n: Node, effects: boolean, depth: number): void => {
+  const visit = (n: Node, place: Place, depth: number): void => {
     if (depth > MAX_NESTING) {
       // once: the first node past the limit, in source order
       if (!tooDeep) report(n, `nesting more than ${MAX_NESTING} levels deep (split the expression or statement into smaller ones)`);
@@ -68,23 +67,28 @@ export function checkSyntax(params: readonly Node[], body: Node): SourceProblem[
     const bad = UNSUPPORTED[n.type];
     if (bad) { report(n, bad); return; }
     if (n.type === "ThrowStatement") {
-      if (!thrownMessage(n.argument)) report(n.argument, "throwing anything but `new Error(\"message\")` with a string literal message");
+      // `throw a(), new Error("…")`: a minifier's join of a statement and the throw
+      const items = n.argument.type === "SequenceExpression" ? n.argument.expressions : [n.argument];
+      items.slice(0, -1).forEach((e) => visit(e, "statement", depth + 1));
+      if (!thrownMessage(items[items.length - 1]!)) report(n.argument, "throwing anything but `new Error(\"message\")` with a string literal message");
       return;
     }
     if (n.type === "Literal" && n.regex) { report(n, UNSUPPORTED.RegExpLiteral!); return; }
-    if (n.type === "VariableDeclaration" && n.kind === "var") report(n, "`var` (use let or const)");
+    if (n.type === "ForOfStatement" && n.left.type === "VariableDeclaration" && n.left.kind === "var") report(n.left, "`var` in a for…of head (use let or const)");
+    if (n.type === "VariableDeclaration" && n.kind === "var" && n.declarations.some((d) => d.id.type !== "Identifier")) report(n, "destructuring with `var` (use const [a, b] = …)");
+    const voidStatement = n.type === "UnaryExpression" && n.operator === "void" && (place === "statement" || place === "return");
     if ((n.type === "BinaryExpression" || n.type === "UnaryExpression" || n.type === "LogicalExpression" || n.type === "AssignmentExpression")
-        && BAD_OPERATORS[n.operator]) report(n, BAD_OPERATORS[n.operator]!);
-    if ((n.type === "AssignmentExpression" || n.type === "UpdateExpression") && !effects) {
+        && BAD_OPERATORS[n.operator] && !voidStatement) report(n, BAD_OPERATORS[n.operator]!);
+    if ((n.type === "AssignmentExpression" || n.type === "UpdateExpression") && place !== "statement") {
       report(n, "an assignment or ++/-- inside an expression (write it as its own statement)");
     }
     if (n.type === "MemberExpression" && n.optional) report(n, UNSUPPORTED.ChainExpression!);
     if (n.type === "CallExpression" && n.optional) report(n, UNSUPPORTED.ChainExpression!);
     for (const [key, child] of childNodes(n)) {
-      visit(child, allowsEffects(n, key, effects), depth + 1);
+      visit(child, placeOf(n, key, child, place), depth + 1);
     }
   };
-  visit(body, body.type === "BlockStatement", 1);
+  visit(body, body.type === "BlockStatement" ? "statement" : "return", 1);
   return problems;
 }
 
@@ -95,12 +99,27 @@ export function thrownMessage(n: Node): string | undefined {
   return message?.type === "Literal" && typeof message.value === "string" && rest.length === 0 ? message.value : undefined;
 }
 
-function allowsEffects(parent: Node, key: string, effects: boolean): boolean {
+/**
+ * Where an expression is, for what it may contain: "statement", its value unused (assignments, ++/--
+ * and `void` allowed); "test", the test of an if or a loop; "head", a declaration's value; "return",
+ * what a return gives; "value", inside another expression. A sequence (`a = 1, b(), c`) in any place but
+ * a value is statements joined by a minifier: each item but the last is a statement, the last is in the
+ * sequence's place. As statements, minifiers also print `c && s`, `c || s` and `c ? s : t` (an if) and
+ * `void s`; into tests they move statements as `a && (s, b)`, `!(…)` and `c ? (s, a) : b`.
+ */
+type Place = "statement" | "test" | "head" | "return" | "value";
+
+function placeOf(parent: Node, key: string, child: Node, place: Place): Place {
   switch (parent.type) {
-    case "ExpressionStatement": return key === "expression";
-    case "ForStatement": return key === "init" || key === "update";
-    case "SequenceExpression": return effects;
-    case "AssignmentExpression": return false;
-    default: return false;
+    case "ExpressionStatement": return "statement";
+    case "ForStatement": return key === "test" ? "test" : key === "init" || key === "update" ? "statement" : "value";
+    case "IfStatement": case "WhileStatement": case "DoWhileStatement": return key === "test" ? "test" : "value";
+    case "VariableDeclarator": return key === "init" ? "head" : "value";
+    case "ReturnStatement": return "return";
+    case "SequenceExpression": return place === "value" ? "value" : child === parent.expressions[parent.expressions.length - 1] ? place : "statement";
+    case "LogicalExpression": return place === "test" && parent.operator !== "??" ? "test" : place === "statement" && key === "right" ? "statement" : "value";
+    case "ConditionalExpression": return place === "test" ? "test" : place === "statement" && key !== "test" ? "statement" : "value";
+    case "UnaryExpression": return parent.operator === "void" && place !== "value" ? "statement" : parent.operator === "!" && place === "test" ? "test" : "value";
+    default: return "value";
   }
 }

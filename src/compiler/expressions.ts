@@ -17,8 +17,12 @@ import type { CallExpression, Identifier, Literal, MemberExpression } from "acor
 import { fieldOf, recordElement, recordMember } from "./records.js";
 import { BUILTIN_NAMESPACE, recordedNames } from "./recorded.js";
 import { didYouMean, pythonCallMessage, unknownMemberMessage } from "./suggest.js";
+import { looksMinified, rewrittenAdvice } from "./rewritten.js";
 
 const ROUNDING = new Set(["Math.floor", "Math.ceil", "Math.trunc", "Math.round"]);
+
+/** What the kernel language's `cuda` holds (threadIdx, syncthreads, shared, …). */
+const CUDA_MEMBERS = (BUILTINS.cuda as Extract<Value, { v: "ns" }>).members;
 
 /** An expression that must be a runtime value. */
 export function lowerExpr(L: Lowering, n: Node): Typed {
@@ -115,8 +119,19 @@ function deviceFunctionNamed(L: Lowering, name: string, n: Node): Value | undefi
   return undefined;
 }
 
-/** The error for a free name nothing defines, with the likely fix. */
-function unknownName(L: Lowering, name: string): string {
+/** How bundlers rename an import that meets another top-level name: esbuild's `cuda2`, Rollup's `cuda$1`. */
+const RENAMED_CUDA = /^cuda[$_]?\d+$/;
+
+/**
+ * The error for a free name nothing defines, with the likely fix; `member`: the member of numbats' cuda
+ * namespace the kernel reads of it (`ct.threadIdx`), which makes it the bundler's name for `cuda`
+ * (unless it is a misspelling of cuda).
+ */
+function unknownName(L: Lowering, name: string, member?: string): string {
+  if (member !== undefined && (RENAMED_CUDA.test(name) || !didYouMean(name, ["cuda"]))) {
+    return `unknown name '${name}', used as numbats' cuda namespace (${name}.${member}): ${rewrittenAdvice("minified", `'cuda' is named '${name}' here`)}`;
+  }
+  if (looksMinified(L.parsed)) return `unknown name '${name}': ${rewrittenAdvice("minified", "one line of short names")}`;
   const hint = L.session.resolveDevice.hint?.(name, L.module);
   if (hint?.nameless.length) {
     return `unknown name '${name}': the device function made at ${hint.nameless.join(" and ")} has no name (an arrow function passed to cuda.jit has none), so kernels cannot find it by name: pass it with cuda.jit(kernel, { env: { ${name} } }), or name it: cuda.jit(fn, { device: true, name: "${name}" })`;
@@ -147,6 +162,7 @@ function lowerMember(L: Lowering, n: MemberExpression): Value {
     const named = own(BUILTINS, prop) ?? deviceFunctionNamed(L, prop, n.property);
     if (named) return named;
     if (L.session.resolveDevice.hint?.(prop, L.module)?.nameless.length) return L.unsupported(n.property, unknownName(L, prop));
+    if (own(CUDA_MEMBERS, prop)) return L.unsupported(n.object, unknownName(L, n.object.name, prop));
   }
   const obj = L.lowerValue(n.object);
   if (obj.v === "ns") {
@@ -315,6 +331,7 @@ export function constInt(L: Lowering, n: Node, what: string, hint = ""): number 
 // ------------------------------------------------------------------ calls
 
 function lowerCall(L: Lowering, n: CallExpression): Value {
+  if (isKeptName(L, n)) return L.lowerValue(n.arguments[0]!);
   if (n.callee.type === "Identifier" && isFreeName(L, n.callee.name)) {
     const python = pythonCallMessage(n.callee.name, n.arguments.map((a) => L.parsed.source.slice(a.start, a.end)));
     if (python) return L.unsupported(n.callee, python);
@@ -324,6 +341,16 @@ function lowerCall(L: Lowering, n: CallExpression): Value {
   if (callee.v === "dtype") return lowerCast(L, callee.dtype, n);
   if (callee.v === "device") return callDevice(L, callee.fn, n);
   return L.fail(n.callee, `${describeValue(callee)} is not callable`);
+}
+
+/**
+ * `__name(f, "f")`, how esbuild's and tsx's keep-names mode keeps a function's name: the function itself
+ * (`__name` as nothing in the kernel defines it).
+ */
+function isKeptName(L: Lowering, n: CallExpression): boolean {
+  const [fn, name] = n.arguments;
+  return n.callee.type === "Identifier" && n.callee.name === "__name" && isFreeName(L, "__name") && n.arguments.length === 2
+    && fn!.type !== "SpreadElement" && name!.type === "Literal" && typeof name!.value === "string";
 }
 
 function lowerCast(L: Lowering, dtype: ScalarName, n: CallExpression): Value {

@@ -17,6 +17,7 @@ import type { CompileOptions, FunctionIR } from "./ir.js";
 import { Lowerer } from "./lowerer.js";
 import { noWidening } from "./lowering.js";
 import { parseFunction, type ParsedFunction } from "./parse.js";
+import { coverageProblem } from "./rewritten.js";
 
 export { DEVICE_FUNCTION, asDeviceFunction, moduleOf } from "./host-values.js";
 export type { DeviceFunctionLike, DeviceLookup, DeviceResolver } from "./context.js";
@@ -86,6 +87,8 @@ export function lowerFunction(
   session: CompileSession, parsed: ParsedFunction, argTypes: readonly Type[],
   env: Readonly<Record<string, unknown>>, kind: "kernel" | "device", module: string | undefined,
 ): FunctionIR {
+  const instrumented = coverageProblem(parsed.source);
+  if (instrumented) throw new CompileError(parsed.name, parsed.source, [instrumented], parsed.origin);
   const syntax = checkSyntax(parsed.params, parsed.body);
   if (syntax.length) {
     const problems = [...syntax, ...unknownNames(session, parsed, argTypes, env, kind, module, syntax)];

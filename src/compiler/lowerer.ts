@@ -20,7 +20,7 @@ import { locOf, type Node, type ParsedFunction } from "./parse.js";
 import type { MemberExpression } from "acorn";
 import { mapBodyExprs } from "./walk.js";
 import { recordParams } from "./records.js";
-import { lowerReturn, lowerStatements } from "./statements.js";
+import { hoistVars, lowerReturn, lowerStatements } from "./statements.js";
 
 /** The local memory a thread has on every GPU (CUDA Programming Guide, "Technical Specifications per Compute Capability"). */
 const LOCAL_BYTES_PER_THREAD = 512 * 1024;
@@ -87,6 +87,7 @@ export class Lowerer implements Lowering {
     });
     const body = this.parsed.body;
     if (body.type === "BlockStatement") {
+      hoistVars(this, body);
       lowerStatements(this, body.body);
     } else {
       this.guard(body, () => lowerReturn(this, body, body));

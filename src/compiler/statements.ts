@@ -9,10 +9,10 @@ import { expr, valueType, type Typed, type Value } from "./context.js";
 import { arrayElement, elementRef, elementType, loadElement, splitIndexing, tryAllocation } from "./expressions.js";
 import { numberLiteral } from "./host-values.js";
 import { promote, weakDefault } from "./infer.js";
-import { constExpr, int32Const, type Expr, type Stmt } from "./ir.js";
+import { constExpr, int32Const, type Expr, type Stmt, type VarExpr } from "./ir.js";
 import type { Lowering, VarBinding } from "./lowering.js";
 import { arith, lowerTupleLiteral } from "./operators.js";
-import { locOf, memberName, type Node } from "./parse.js";
+import { childNodes, locOf, memberName, type Node } from "./parse.js";
 import type {
   ArrayPattern, AssignmentExpression, BreakStatement, ContinueStatement, Expression, ForOfStatement, ForStatement, Identifier, IfStatement, LabeledStatement, Pattern,
   Statement, VariableDeclarator,
@@ -32,6 +32,7 @@ function lowerStatement(L: Lowering, n: Statement): void {
     case "EmptyStatement": return;
     case "BlockStatement": L.withScope(() => lowerStatements(L, n.body)); return;
     case "VariableDeclaration":
+      if (n.kind === "var") return lowerVar(L, n.declarations);
       for (const d of n.declarations) {
         const before = L.problems.length;
         L.guard(d, () => lowerDeclarator(L, d, n.kind === "const"));
@@ -48,31 +49,77 @@ function lowerStatement(L: Lowering, n: Statement): void {
     case "BreakStatement": return lowerJump(L, n, "break");
     case "ContinueStatement": return lowerJump(L, n, "continue");
     case "ReturnStatement": return lowerReturn(L, n, n.argument ?? null);
-    case "ThrowStatement": return lowerThrow(L, n);
+    case "ThrowStatement": return lowerThrow(L, { ...n, argument: afterEffects(L, n.argument) });
     default: L.unsupported(n, `unsupported in kernels: ${n.type}`);
   }
 }
 
 function lowerDeclarator(L: Lowering, d: VariableDeclarator, isConst: boolean): void {
-  if (d.id.type === "ArrayPattern") return lowerDestructuring(L, d, d.id, isConst);
+  const init = d.init ? afterEffects(L, d.init) : null;
+  if (d.id.type === "ArrayPattern") return lowerDestructuring(L, { ...d, init }, d.id, isConst);
   const name = identifier(L, d.id).name;
-  const init = d.init ?? null;
   const builtin = init ? tryAllocation(L, init, name) : undefined;
   if (builtin) { L.declare(name, { b: "value", value: builtin }, d); return; }
+  if (!init) return declareUnassigned(L, name, d, isConst);
+  bindValue(L, d.id as Identifier, L.lowerValue(init), init, isConst, L.widenedType({ kind: "local", start: d.start }));
+}
+
+/** `let name;`: a local whose type is the join of the values assigned to it (known from the next round on). */
+function declareUnassigned(L: Lowering, name: string, d: Node, isConst: boolean): void {
   const decl = { kind: "local", start: d.start } as const;
   const override = L.widenedType(decl);
-  if (!init) {
-    if (!override) {
-      // the type comes from the first assignment; ask for another round once it is known
-      L.declare(name, { b: "var", name: L.freshName(name), type: "void", decl, isConst }, d);
-      return;
-    }
-    const v: VarBinding = { b: "var", name: L.freshName(name), type: override, decl, isConst };
-    L.emit({ k: "let", name: v.name, type: override, init: isScalarType(override) ? zeroConst(override) : undefined, loc: locOf(d) });
-    L.declare(name, v, d);
+  if (!override) {
+    // the type comes from the first assignment; ask for another round once it is known
+    L.declare(name, { b: "var", name: L.freshName(name), type: "void", decl, isConst }, d);
     return;
   }
-  bindValue(L, d.id as Identifier, L.lowerValue(init), init, isConst, override);
+  const v: VarBinding = { b: "var", name: L.freshName(name), type: override, decl, isConst };
+  L.emit({ k: "let", name: v.name, type: override, init: isScalarType(override) ? zeroConst(override) : undefined, loc: locOf(d) });
+  L.declare(name, v, d);
+}
+
+/**
+ * Declares each `var` of a function body (the names its `var` statements declare, wherever they are) at
+ * the top of the body, as `let name;`: a `var` is the function's, not its block's. Parameters are
+ * declared already (`var a` of a parameter `a` is that parameter).
+ */
+export function hoistVars(L: Lowering, body: Node): void {
+  const seen = new Set<string>();
+  const visit = (n: Node): void => {
+    if (n.type === "VariableDeclaration" && n.kind === "var") {
+      for (const d of n.declarations) {
+        if (d.id.type !== "Identifier" || seen.has(d.id.name) || L.lookup(d.id.name)) continue;
+        seen.add(d.id.name);
+        declareUnassigned(L, d.id.name, d, false);
+      }
+    }
+    // statements hold the declarations: expressions (and the nested functions the syntax check rejects) hold none
+    for (const [, c] of childNodes(n)) if (isStatementLike(c)) visit(c);
+  };
+  visit(body);
+}
+
+const isStatementLike = (n: Node): boolean => n.type.endsWith("Statement") || n.type === "VariableDeclaration";
+
+/** `var a = 1, b;` in a body whose vars are hoisted: assignments of the declarations that have values. */
+function lowerVar(L: Lowering, declarations: readonly VariableDeclarator[]): void {
+  for (const d of declarations) {
+    const init = d.init;
+    if (!init || d.id.type !== "Identifier") continue;
+    L.guard(d, () => lowerAssignment(L, { type: "AssignmentExpression", operator: "=", left: d.id as Identifier, right: init, start: d.start, end: d.end, loc: d.loc }));
+  }
+}
+
+/**
+ * The expression a place holds once the statements a minifier joined into it have run: each item of
+ * `a = 1, b(), c` but the last is lowered here as a statement, in order; the last is returned.
+ */
+function afterEffects(L: Lowering, n: Expression): Expression {
+  while (n.type === "SequenceExpression") {
+    for (const e of n.expressions.slice(0, -1)) lowerEffect(L, e);
+    n = n.expressions[n.expressions.length - 1]!;
+  }
+  return n;
 }
 
 /** Declares `id` bound to `value` (of the expression `init`); `override`: the type widening asked for. */
@@ -115,7 +162,7 @@ function lowerDestructuring(L: Lowering, d: VariableDeclarator, pattern: ArrayPa
 }
 
 function lowerIf(L: Lowering, n: IfStatement): void {
-  const cond = L.condition(n.test);
+  const cond = testValue(L, n.test);
   const then = L.collect(() => L.withScope(() => L.guard(n.consequent, () => lowerStatement(L, n.consequent))));
   const alternate = n.alternate;
   const els = alternate ? L.collect(() => L.withScope(() => L.guard(alternate, () => lowerStatement(L, alternate)))) : [];
@@ -133,17 +180,60 @@ function lowerFor(L: Lowering, n: ForStatement, userLabel?: string): void {
 }
 
 function lowerLoop(L: Lowering, n: Node, test: Expression | null, body: Statement, update: Expression | null, testFirst: boolean, userLabel?: string): void {
-  const cond = test ? L.condition(test) : null;
-  emitLoop(L, n, cond, body, () => (update ? L.collect(() => lowerEffect(L, update)) : []), testFirst, userLabel);
+  const updates = () => (update ? L.collect(() => lowerEffect(L, update)) : []);
+  if (!test || !hasEffects(test)) return emitLoop(L, n, test ? L.condition(test) : null, body, updates, testFirst, userLabel);
+  // `while (a(), c)`: a() runs before each test, so the test goes inside the loop, where `continue` reaches it too
+  const exit = (label: string): void => {
+    const cond = testValue(L, test);
+    L.emit({ k: "if", cond: { k: "unary", op: "not", type: "bool", x: cond }, then: [{ k: "break", label, loc: locOf(test) }], else: [], loc: locOf(test) });
+  };
+  if (testFirst) emitLoop(L, n, null, body, updates, true, userLabel, exit);
+  else emitLoop(L, n, null, body, (label) => L.collect(() => exit(label)), false, userLabel); // a do…while has no update
 }
 
-/** A loop of `body`; `bind` declares names in the body's scope first (for…of's variables), `update` runs after the body. */
-function emitLoop(L: Lowering, n: Node, cond: Expr | null, body: Statement, update: () => Stmt[], testFirst: boolean, userLabel?: string, bind?: () => void): void {
+/**
+ * A test's value, once the statements a minifier joined into it ran, each where it runs in JavaScript:
+ * `a = f(), a > 0`; `a && (s = 1, b)` (s = 1 only when a holds); `!(…)`; `c ? (s, a) : b`.
+ */
+function testValue(L: Lowering, n: Expression): Expr {
+  const e = afterEffects(L, n);
+  if (!hasEffects(e)) return L.condition(e);
+  const loc = locOf(e);
+  if (e.type === "UnaryExpression" && e.operator === "!") return { k: "unary", op: "not", type: "bool", x: testValue(L, e.argument), loc };
+  const assigned = (t: VarExpr, value: Expression) => L.collect(() => L.emit({ k: "assign", name: t.name, value: testValue(L, value), loc: locOf(value) }));
+  if (e.type === "LogicalExpression" && e.operator !== "??") {
+    const t = L.temporary("test", testValue(L, e.left), e);
+    const right = assigned(t, e.right);
+    L.emit({ k: "if", cond: t, then: e.operator === "&&" ? right : [], else: e.operator === "&&" ? [] : right, loc });
+    return t;
+  }
+  if (e.type === "ConditionalExpression") {
+    const cond = testValue(L, e.test);
+    const t = L.temporary("test", constExpr("bool", false), e);
+    L.emit({ k: "if", cond, then: assigned(t, e.consequent), else: assigned(t, e.alternate), loc });
+    return t;
+  }
+  return L.condition(e); // what it reports
+}
+
+/** Whether a test holds statements (an assignment, ++/--, a sequence but `(0, ns.f)`, how tsc and esbuild call imports). */
+function hasEffects(n: Node): boolean {
+  if (n.type === "AssignmentExpression" || n.type === "UpdateExpression") return true;
+  if (n.type === "SequenceExpression" && !n.expressions.slice(0, -1).every((e) => e.type === "Literal")) return true;
+  for (const [, c] of childNodes(n)) if (hasEffects(c)) return true;
+  return false;
+}
+
+/**
+ * A loop of `body`; `bind` runs first in the body's scope (declaring for…of's variables, or testing a
+ * condition that needs statements), `update` runs after the body; both are given the loop's label.
+ */
+function emitLoop(L: Lowering, n: Node, cond: Expr | null, body: Statement, update: (label: string) => Stmt[], testFirst: boolean, userLabel?: string, bind?: (label: string) => void): void {
   const label = L.freshName(userLabel ?? "loop");
   L.loops.push({ label, userLabel, isLoop: true });
   try {
-    const bodyStmts = L.collect(() => L.withScope(() => { bind?.(); L.guard(body, () => lowerStatement(L, body)); }));
-    const updateStmts = update();
+    const bodyStmts = L.collect(() => L.withScope(() => { bind?.(label); L.guard(body, () => lowerStatement(L, body)); }));
+    const updateStmts = update(label);
     // a do…while condition is lowered after the body so it sees the body's locals' types; scoping is the same
     L.emit({ k: "loop", label, cond, testFirst, body: bodyStmts, update: updateStmts, loc: locOf(n) });
   } finally {
@@ -269,7 +359,8 @@ function lowerJump(L: Lowering, n: BreakStatement | ContinueStatement, kind: "br
   L.fail(n, want ? `unknown label '${want}'` : `'${kind}' outside a loop`);
 }
 
-export function lowerReturn(L: Lowering, n: Node, arg: Expression | null): void {
+export function lowerReturn(L: Lowering, n: Node, argument: Expression | null): void {
+  const arg = argument && returnedValue(L, argument);
   if (L.kind === "kernel") {
     if (arg) L.fail(arg, "a kernel cannot return a value (write results into an array)");
     L.emit({ k: "return", loc: locOf(n) });
@@ -284,6 +375,14 @@ export function lowerReturn(L: Lowering, n: Node, arg: Expression | null): void 
   const t = v.weak ? weakDefault(v.weak) : v.e.type;
   const rt = unifyReturn(L, arg, t);
   L.emit({ k: "return", value: isScalarType(rt) ? L.convert(v, rt, arg) : v.e, loc: locOf(n) });
+}
+
+/** What `return arg` gives once the statements joined into it ran (`return a(), b`): null for `return void a()` (nothing). */
+function returnedValue(L: Lowering, arg: Expression): Expression | null {
+  const last = afterEffects(L, arg);
+  if (last.type !== "UnaryExpression" || last.operator !== "void") return last;
+  lowerEffect(L, last);
+  return null;
 }
 
 /** The first return fixes the type; int and float returns widen it to the float type. */
@@ -312,10 +411,28 @@ function lowerEffect(L: Lowering, n: Expression): void {
       if (v.v === "expr" && v.e.k !== "const") L.emit({ k: "expr", expr: v.e, loc: locOf(n) });
       return;
     }
-    default:
-      if (n.type === "Literal" && typeof n.value === "string") return; // "use strict" and other directives
-      L.unsupported(n, "unsupported in kernels: an expression statement without effect");
+    // what minifiers print for `if (c) s;`, `if (!c) s;` and `if (c) s; else t;`
+    case "LogicalExpression": {
+      if (n.operator === "??") break;
+      const cond = L.condition(n.left);
+      const effect = L.collect(() => lowerEffect(L, n.right));
+      L.emit({ k: "if", cond, then: n.operator === "&&" ? effect : [], else: n.operator === "&&" ? [] : effect, loc: locOf(n) });
+      return;
+    }
+    case "ConditionalExpression": {
+      const cond = L.condition(n.test);
+      L.emit({ k: "if", cond, then: L.collect(() => lowerEffect(L, n.consequent)), else: L.collect(() => lowerEffect(L, n.alternate)), loc: locOf(n) });
+      return;
+    }
+    // `void s` runs s (`void 0`, nothing)
+    case "UnaryExpression":
+      if (n.operator !== "void") break;
+      if (n.argument.type !== "Literal") lowerEffect(L, n.argument);
+      return;
+    case "Literal":
+      if (typeof n.value === "string") return; // "use strict" and other directives
   }
+  L.unsupported(n, "unsupported in kernels: an expression statement without effect");
 }
 
 function lowerAssignment(L: Lowering, n: AssignmentExpression): void {

@@ -113,7 +113,7 @@ function judgeCompileError(e: unknown, source: string): Verdict {
   return { kind: e.name as "CompileError" | "TypingError", message: e.message };
 }
 
-interface Compiled { readonly ir: FunctionIR; readonly ptx: PtxModule; readonly sim: CompiledKernel }
+export interface Compiled { readonly ir: FunctionIR; readonly ptx: PtxModule; readonly sim: CompiledKernel }
 
 /** Compiles a text for both targets; what it threw, judged, when it did not compile. */
 export function compileBoth(p: Prepared, source: string): Compiled | Verdict {
@@ -134,7 +134,7 @@ export async function checkMutant(p: Prepared, source: string, run: boolean, pha
 }
 
 /** One launch's outcome on a target: the arrays' contents and what it printed, or how it stopped. */
-type Run = { readonly ok: true; readonly contents: unknown[]; readonly printed: string[] } | { readonly ok: false; readonly error: unknown };
+export type Run = { readonly ok: true; readonly contents: unknown[]; readonly printed: string[] } | { readonly ok: false; readonly error: unknown };
 
 async function runBoth(p: Prepared, k: Compiled, phase: (p: Phase) => void): Promise<Verdict> {
   try {
@@ -182,7 +182,7 @@ async function runPtx(p: Prepared, k: Compiled): Promise<Run> {
   }
 }
 
-function runSim(p: Prepared, k: Compiled): Run {
+export function runSim(p: Prepared, k: Compiled): Run {
   const c = p.corpus.kernel, host = c.args(), env = envArrayCopies(k.ir, p.envBefore);
   try {
     const printed = capture(() => {
