@@ -67,6 +67,7 @@ test("the instrumented program without numbats/babel does not run its kernels", 
   const dir = mkdtempSync(join(out, "without-"));
   const r = runInstrumented(dir, false);
   assert.notEqual(r.status, 0, `instrumented kernels ran without numbats/babel:\n${r.stdout}`);
+  assert.match(r.stderr, /CompileError: .*instrumented by a coverage tool.*numbats\/babel/s);
 });
 
 test("require('numbats/babel') and require('numbats/plugin') give the plugins (the built package's CommonJS entries)", (t) => {
