@@ -14,46 +14,12 @@ import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { CONTINUED, extractUnits, type Unit } from "../helpers/doc-blocks.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const require = createRequire(import.meta.url);
 
 const DOCS = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
-
-// ---------------------------------------------------------------------------
-// extracting the blocks
-
-/** A piece of a checked unit: where its first line sits in the markdown file. */
-interface Segment { readonly doc: string; readonly line: number; readonly code: string }
-
-/** One program to type-check: a ts block and the `<!-- continued -->` blocks after it. */
-type Unit = Segment[];
-
-const CONTINUED = "<!-- continued -->";
-
-/** The ```ts blocks of one markdown text, grouped into units. */
-function extractUnits(doc: string, markdown: string): Unit[] {
-  const lines = markdown.split("\n");
-  const units: Unit[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)\s*$/.exec(lines[i]!);
-    if (!open) continue;
-    const end = lines.findIndex((l, j) => j > i && /^```\s*$/.test(l));
-    if (end < 0) throw new Error(`${doc}:${i + 1}: a code block that is never closed`);
-    if (open[1] === "ts" || open[1] === "typescript") {
-      const segment: Segment = { doc, line: i + 2, code: lines.slice(i + 1, end).join("\n") };
-      const previous = lines.slice(0, i).reverse().find((l) => l.trim() !== "");
-      if (previous?.trim() === CONTINUED) {
-        if (units.length === 0) throw new Error(`${doc}:${i + 1}: ${CONTINUED} before the file's first ts block`);
-        units[units.length - 1]!.push(segment);
-      } else {
-        units.push([segment]);
-      }
-    }
-    i = end;
-  }
-  return units;
-}
 
 // ---------------------------------------------------------------------------
 // checking them
