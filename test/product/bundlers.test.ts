@@ -310,7 +310,7 @@ describe("the bundler matrix", { concurrency: 2, skip: MISSING_TOOLS }, () => {
   test("numbats run -n 2 of an esbuild ESM bundle", async () => {
     const at = makeApp("ranks-bundle");
     await ok(esbuild("ranks.ts", "--format=esm", "--outfile=out/ranks.mjs"), at);
-    const r = await ok(["node", join(dir, "node_modules", "numbats", "dist", "src", "cli.js"), "run", "-n", "2", "out/ranks.mjs"], at, {}, 90);
+    const r = await ok(["node", join(dir, "node_modules", "numbats", "dist", "src", "cli.js"), "run", "-n", "2", "out/ranks.mjs"], at, {}, 60);
     assert.deepEqual(rankLines(r.stdout), referenceRanks);
   });
 
