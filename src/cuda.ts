@@ -4,6 +4,7 @@
 
 import type { CMath, Complex } from "./complex.js";
 import type { ComplexDType, ComplexDTypeLike, ComplexName, DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
+import { BUILTIN_NAMESPACE } from "./compiler/recorded.js";
 import { makeDeviceFunction } from "./device-functions.js";
 import { Kernel, checkJitOptions, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
@@ -563,6 +564,8 @@ function answerNumbaSpellings(ns: object, path: string): void {
   }
 }
 answerNumbaSpellings(cuda, "cuda");
+// a kernel's recorded free names may bind `cuda` under another spelling (`import { cuda as gpu }`, a minifier's `ct`)
+Object.defineProperty(cuda, BUILTIN_NAMESPACE, { value: "cuda" });
 
 /** The type of the `cuda` namespace. */
 export type Cuda = typeof cuda;

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVICE_FUNCTION, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./compiler/lower.js";
+import { functionName } from "./compiler/recorded.js";
 import { originOf, placeOf as fileLine, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
 
 /** The options of `cuda.jit` a device function uses. */
@@ -63,7 +64,7 @@ export const resolveDeviceFunction: DeviceResolver = Object.assign(lookupDeviceF
 });
 
 export function makeDeviceFunction<F extends Function>(fn: F, options: DeviceFunctionOptions): F {
-  const name = checkedName(options.name, "device function") ?? fn.name;
+  const name = checkedName(options.name, "device function") ?? functionName(fn);
   rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
   const origin = originOf(fn);
   const dev: DeviceFunctionLike = { fn, name: name || "device_function", env: options.env, module: origin?.file };

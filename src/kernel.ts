@@ -15,6 +15,7 @@ import {
 import { KernelError, LaunchError, SanitizerError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
 import type { FunctionIR } from "./compiler/ir.js";
+import { functionName } from "./compiler/recorded.js";
 import { printFunction } from "./compiler/print.js";
 import { didYouMean } from "./compiler/suggest.js";
 import { boundName, callerFrame, placeOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
@@ -516,7 +517,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    */
   get name(): string {
     if (this.options.name !== undefined) return this.options.name;
-    if (this.fn.name) return this.fn.name;
+    const own = functionName(this.fn);
+    if (own) return own;
     if (this.binding === undefined) this.binding = (this.origin && boundName(this.origin, "jit")) ?? null;
     return this.binding ?? "kernel";
   }

@@ -24,6 +24,7 @@ import { isHalfFloat } from "./half.js";
 import { LaunchError, TypingError } from "./errors.js";
 import { DEFAULT_COMPILE_OPTIONS } from "./compiler/ir.js";
 import { CompileSession, asDeviceFunction } from "./compiler/lower.js";
+import { functionName } from "./compiler/recorded.js";
 import { rememberCaller, resolveDeviceFunction } from "./device-functions.js";
 import { Kernel, checkOptionKeys, typeOfArgument, type AnyKernelFunction } from "./kernel.js";
 import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
@@ -323,7 +324,7 @@ export function withInfo<F extends Function>(f: F, info: object, kernels: Readon
   return Object.defineProperty(f, "kernels", { get: () => [...kernels.values()] });
 }
 
-const safeName = (prefix: string, fn: Function) => `${prefix}_${(fn.name || "fn").replace(/[^A-Za-z0-9_]/g, "_")}`;
+const safeName = (prefix: string, fn: Function) => `${prefix}_${(functionName(fn) || "fn").replace(/[^A-Za-z0-9_]/g, "_")}`;
 
 // ---------------------------------------------------------------------------
 // types: signatures, casting, scalar typing
@@ -420,7 +421,7 @@ function scalarDType(v: ScalarOperand, types: readonly UType[]): UType {
 
 /** The return type of `fn` compiled as a device function for `argTypes`. */
 function inferReturnType(fn: Function, argTypes: readonly UType[], what: string): UType {
-  const dev = asDeviceFunction(fn) ?? { fn, name: fn.name || "ufunc", env: { op: fn } };
+  const dev = asDeviceFunction(fn) ?? { fn, name: functionName(fn) || "ufunc", env: { op: fn } };
   const session = new CompileSession(DEFAULT_COMPILE_OPTIONS, resolveDeviceFunction);
   const ir = session.specialise(dev, argTypes.map(kernelType), () => { throw new TypeError(`${what} cannot be recursive`); });
   if (isComplexType(ir.returnType)) return ir.returnType.complex;
@@ -457,7 +458,7 @@ function checkOperand(v: unknown, position: number, what: string): ArrayOperand 
 export function vectorize(fn: Function, signatures?: readonly string[] | string): Ufunc {
   if (typeof fn !== "function") throw new TypeError(`cuda.vectorize needs a scalar function; got ${typeof fn}`);
   rememberCaller(fn); // its free names see the device functions of the module that made the ufunc
-  const what = `ufunc '${fn.name || "anonymous"}'`;
+  const what = `ufunc '${functionName(fn) || "anonymous"}'`;
   const nin = arityOf(fn);
   if (nin < 1) throw new TypeError(`${what} needs at least one parameter`);
   const sigs = parseSignatures(signatures, what);
@@ -637,7 +638,7 @@ export function parseLayout(layout: string): GuLayout {
 export function guvectorize(fn: Function, signatures: readonly string[] | string, layout: string): Gufunc {
   if (typeof fn !== "function") throw new TypeError(`cuda.guvectorize needs a function; got ${typeof fn}`);
   rememberCaller(fn); // its free names see the device functions of the module that made the ufunc
-  const what = `gufunc '${fn.name || "anonymous"}'`;
+  const what = `gufunc '${functionName(fn) || "anonymous"}'`;
   const parsed = parseLayout(layout);
   const nin = parsed.inputs.length;
   const nout = parsed.outputs.length;

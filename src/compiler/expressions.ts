@@ -6,7 +6,7 @@ import { isRecordArrayType, isRecordDType, recordOf, type RecordDType } from "..
 import { BUILTINS, dtypeArgument } from "./builtins.js";
 import { complexPart, makeComplex } from "./complex.js";
 import { expr, valueType, type DeviceFunctionLike, type Typed, type Value } from "./context.js";
-import { bigintLiteral, describeValue, envValue, numberLiteral } from "./host-values.js";
+import { asDeviceFunction, bigintLiteral, describeValue, dtypeOfObject, envValue, numberLiteral } from "./host-values.js";
 import { inheritEnvArrays } from "./env.js";
 import { weakDefault } from "./infer.js";
 import { constExpr, int32Const, type Expr, type Features } from "./ir.js";
@@ -15,6 +15,7 @@ import { lowerBinary, lowerConditional, lowerTupleLiteral, lowerUnary, toBool } 
 import { locOf, memberName, type Node } from "./parse.js";
 import type { CallExpression, Identifier, Literal, MemberExpression } from "acorn";
 import { fieldOf, recordElement, recordMember } from "./records.js";
+import { BUILTIN_NAMESPACE, recordedNames } from "./recorded.js";
 import { didYouMean, pythonCallMessage, unknownMemberMessage } from "./suggest.js";
 
 const ROUNDING = new Set(["Math.floor", "Math.ceil", "Math.trunc", "Math.round"]);
@@ -76,11 +77,31 @@ function lowerIdentifier(L: Lowering, n: Identifier): Value {
   }
   if (name === L.parsed.selfName) return L.unsupported(n, `recursion is not supported: '${L.parsed.name}' calls itself`);
   if (Object.prototype.hasOwnProperty.call(L.env, name)) return envValue(L, L, name, L.env[name], n);
+  const recorded = recordedBinding(L, name);
+  if (recorded) return recorded;
   const dev = deviceFunctionNamed(L, name, n);
   if (dev) return dev;
   const builtin = own(BUILTINS, name);
   if (builtin) return builtin;
   return L.unsupported(n, unknownName(L, name));
+}
+
+/**
+ * What a free name denotes by the record a build plugin made of the function (recorded.ts): a device
+ * function, the `cuda` namespace or a dtype, under whatever name the module binds it to. Any other
+ * binding means nothing here: the name resolves as it would without a record, so that the plugin
+ * never changes what a kernel means.
+ */
+function recordedBinding(L: Lowering, name: string): Value | undefined {
+  const names = recordedNames(L.parsed.origin);
+  if (!Object.hasOwn(names, name)) return undefined;
+  const v = names[name];
+  const dev = asDeviceFunction(v);
+  if (dev) return { v: "device", fn: dev };
+  const builtin = (v as { [BUILTIN_NAMESPACE]?: unknown } | null | undefined)?.[BUILTIN_NAMESPACE];
+  if (typeof builtin === "string") return own(BUILTINS, builtin);
+  const dtype = dtypeOfObject(v);
+  return dtype ? { v: "dtype", dtype } : undefined;
 }
 
 /** The device function registered under `name` for this kernel's module, if any (two candidates: an error). */
@@ -113,7 +134,7 @@ function unknownName(L: Lowering, name: string): string {
 const own = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
 
 function isFreeName(L: Lowering, name: string): boolean {
-  return !L.lookup(name) && !Object.prototype.hasOwnProperty.call(L.env, name) && !L.session.resolveDevice(name, L.module) && !own(BUILTINS, name);
+  return !L.lookup(name) && !Object.prototype.hasOwnProperty.call(L.env, name) && !recordedBinding(L, name) && !L.session.resolveDevice(name, L.module) && !own(BUILTINS, name);
 }
 
 function lowerMember(L: Lowering, n: MemberExpression): Value {

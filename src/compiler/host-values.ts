@@ -92,7 +92,7 @@ function typedScalar(v: unknown): Value | undefined {
 }
 
 /** The dtype a dtype object (`float32`, the callable export) names, if `v` is one. */
-function dtypeOfObject(v: unknown): ScalarName | undefined {
+export function dtypeOfObject(v: unknown): ScalarName | undefined {
   if (typeof v !== "function") return undefined;
   const name = (v as { dtypeName?: unknown }).dtypeName;
   return typeof name === "string" && (SCALAR_NAMES as readonly string[]).includes(name) ? (name as ScalarName) : undefined;

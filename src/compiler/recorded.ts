@@ -42,3 +42,29 @@ export const functionText = (fn: Function): string => recordedSource(fn)?.source
 
 /** The name of `fn` in its source: the recorded name, else `fn.name` (which a minifier may have changed). */
 export const functionName = (fn: Function): string => recordedSource(fn)?.name ?? fn.name;
+
+/** Each recorded function's free names, read once they could all be read. */
+const namesRead = new WeakMap<Function, Readonly<Record<string, unknown>>>();
+
+/**
+ * What the free names of `fn` denote, by the names its recorded source spells (empty when nothing was
+ * recorded). A binding the module has not initialised yet (a kernel compiled eagerly above the device
+ * function it calls) makes the whole read fail: nothing is known then, and the next compile reads again.
+ */
+export function recordedNames(fn: Function): Readonly<Record<string, unknown>> {
+  let names = namesRead.get(fn);
+  if (names) return names;
+  const read = recordedSource(fn)?.names;
+  if (typeof read !== "function") return {};
+  try {
+    names = read();
+  } catch {
+    return {};
+  }
+  if (typeof names !== "object" || names === null) return {};
+  namesRead.set(fn, names);
+  return names;
+}
+
+/** Marks numbats' `cuda` namespace object, so that a recorded name bound to it (under any spelling) is the built-in `cuda`. */
+export const BUILTIN_NAMESPACE = Symbol.for("numbats.builtinNamespace");

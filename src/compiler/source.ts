@@ -18,6 +18,7 @@ import { createRequire, findSourceMap, SourceMap, type SourceMapPayload } from "
 import { relative, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setSourceLocator, type SourceLocation } from "../errors.js";
+import { functionText, recordedSource, type RecordedSource } from "./recorded.js";
 
 export interface SourceOrigin {
   readonly file: string;
@@ -31,7 +32,7 @@ const origins = new WeakMap<Function, SourceOrigin>();
 const functionsByText = new Map<string, Function>();
 
 function rememberFunction(fn: Function): void {
-  const text = fn.toString();
+  const text = functionText(fn);
   if (!functionsByText.has(text)) functionsByText.set(text, fn);
 }
 
@@ -53,11 +54,17 @@ export function callerFrame(stack: string | undefined, skipFile: (file: string) 
 export function rememberOrigin(fn: Function, stack: string | undefined, skipFile: (file: string) => boolean, env?: Readonly<Record<string, unknown>>): SourceOrigin | undefined {
   rememberFunction(fn);
   for (const v of Object.values(env ?? {})) if (typeof v === "function") rememberFunction(v);
-  const origin = callerFrame(stack, (file) => skipFile(file) || file.startsWith("node:"));
+  const origin = recordedOrigin(fn) ?? callerFrame(stack, (file) => skipFile(file) || file.startsWith("node:"));
   if (!origin) return undefined;
   origins.set(fn, origin);
   for (const v of Object.values(env ?? {})) if (typeof v === "function" && !origins.has(v)) origins.set(v, origin);
   return origin;
+}
+
+/** Where a build plugin recorded that the function is (its own place, not that of the cuda.jit call). */
+function recordedOrigin(fn: Function): SourceOrigin | undefined {
+  const r = recordedSource(fn);
+  return r && { file: r.file, line: r.line, column: r.column + 1 };
 }
 
 /** `file:line` of a place in the user's code, the file relative to the working directory when inside it. */
@@ -304,6 +311,32 @@ function inScriptFile({ url, script, start }: ScriptPlace, length: number): Plac
   };
 }
 
+/**
+ * A recorded function's text is where the record says in its file, position for position (a
+ * TypeScript file's types are spaces in it). The quoted line is the file's when the file is readable
+ * here, else the record's own line, indented to its column.
+ */
+function inRecordedFile(r: RecordedSource): Placement {
+  const own = new Text(r.source);
+  const file = readText(r.file);
+  return (offset) => {
+    const { line0, column0 } = own.position(offset);
+    const line = r.line + line0, column = line0 === 0 ? r.column + column0 : column0;
+    const recordedLine = (line0 === 0 ? " ".repeat(r.column) : "") + own.line(line0)!;
+    const fileLine = file?.line(line - 1);
+    // the file may have changed since the build: quote it only where it still reads as the record does
+    const lineText = fileLine !== undefined && sameCode(fileLine, recordedLine) ? fileLine : recordedLine;
+    return { file: displayName(r.file), line, column, lineText };
+  };
+}
+
+/** Whether a file's line is the record's line, but for the types the record has as spaces. */
+function sameCode(fileLine: string, recordedLine: string): boolean {
+  if (fileLine.length !== recordedLine.length) return false;
+  for (let i = 0; i < fileLine.length; i++) if (recordedLine[i] !== " " && recordedLine[i] !== fileLine[i]) return false;
+  return true;
+}
+
 /** Where a function's text is, worked out at its first error or `.loc` (at null: only its own text is known). */
 interface TextPlacement { readonly own: Text; readonly at: Placement | null }
 
@@ -313,6 +346,8 @@ const placementsByText = new Map<string, TextPlacement>();
 const placementsByFunction = new WeakMap<Function, TextPlacement>();
 
 function place(fn: Function | undefined, text: string): TextPlacement {
+  const recorded = fn && recordedSource(fn);
+  if (recorded?.source === text) return { own: new Text(text), at: inRecordedFile(recorded) };
   const at = fn && scriptPlace(fn, text);
   const map = at && sourceMapOf(at);
   return { own: new Text(text), at: (at && (map ? mapped(map, at) : inScriptFile(at, text.length))) ?? null };
@@ -320,7 +355,7 @@ function place(fn: Function | undefined, text: string): TextPlacement {
 
 /** The placement of `text`: `origin`'s own when `text` is its text, else that of the first function seen with the text. */
 function placementOf(text: string, origin: Function | undefined): TextPlacement {
-  if (origin && origin.toString() === text) {
+  if (origin && functionText(origin) === text) {
     let placement = placementsByFunction.get(origin);
     if (!placement) placementsByFunction.set(origin, (placement = place(origin, text)));
     return placement;

@@ -1,5 +1,5 @@
-// The ```ts code blocks of a markdown file, as test/product/docs.test.ts type-checks them (and the
-// bundler matrix type-checks the README's under `tsc --init`).
+// The ```ts blocks of a markdown file, grouped into the programs the docs test type-checks: a block
+// right after a line `<!-- continued -->` belongs to the program of the ts block before it.
 
 /** A piece of a checked unit: where its first line sits in the markdown file. */
 export interface Segment { readonly doc: string; readonly line: number; readonly code: string }

@@ -5,11 +5,12 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { BLOCKS, ONES, ROWS, TABLE, matrix, ramp, samples, table } from "../package/inputs.js";
+import { extractUnits } from "../helpers/doc-blocks.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 import { ROOT, installPacked } from "../helpers/packed.js";
 
@@ -170,3 +171,35 @@ test("tsc --strict rejects a mistyped launch: a Float64Array for a Float32Array,
   assert.deepEqual(errors, ["5 TS2345", "6 TS2554"], r.stdout);
   assert.notEqual(r.status, 0);
 });
+
+/** TypeScript 5.9 (the repository's) and 7 (installed apart in test/ts7 by .ci/run), each as `node <script>`. */
+const COMPILERS = [
+  { name: "TypeScript 5.9", script: join(ROOT, "node_modules", "typescript", "bin", "tsc") },
+  { name: "TypeScript 7", script: join(ROOT, "test", "ts7", "node_modules", "typescript", "bin", "tsc") },
+];
+
+for (const compiler of COMPILERS) {
+  test(`a tsc --init project (${compiler.name}): the README's kernels type-check after the one tsconfig line the README shows`, (t) => {
+    if (!existsSync(compiler.script)) return t.skip(`${compiler.name} is not installed: npm ci --prefix test/ts7`);
+    const at = mkdtempSync(join(dir, "tsc-init-"));
+    writeFileSync(join(at, "package.json"), JSON.stringify({ name: "init-app", private: true, type: "module" }));
+    ok(process.execPath, [compiler.script, "--init"], at);
+    const units = extractUnits("README.md", readFileSync(join(ROOT, "README.md"), "utf8"));
+    units.forEach((unit, k) => writeFileSync(join(at, `readme${k}.ts`), unit.map((s) => s.code).join("\n")));
+    const errors = () => {
+      const r = run(process.execPath, [compiler.script, "-p", ".", "--noEmit", "--pretty", "false"], at);
+      return r.stdout.split("\n").filter((l) => / error TS\d+:/.test(l));
+    };
+    // as generated: only noUncheckedIndexedAccess's `number | undefined` stands in the way
+    const before = errors();
+    assert.ok(before.length > 0, "tsc --init's defaults reject a[i] in kernels (else the README's advice is stale)");
+    for (const e of before) assert.match(e, /undefined/, `an error other than noUncheckedIndexedAccess's:\n${before.join("\n")}`);
+    // the README's line, applied as a user would
+    const line = /```json\n(.*"noUncheckedIndexedAccess".*)\n```/.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1];
+    assert.ok(line, "the README shows the tsconfig line");
+    const config = readFileSync(join(at, "tsconfig.json"), "utf8");
+    assert.match(config, /^\s*"noUncheckedIndexedAccess": true,$/m);
+    writeFileSync(join(at, "tsconfig.json"), config.replace(/"noUncheckedIndexedAccess": true,/, line.trim()));
+    assert.deepEqual(errors(), []);
+  });
+}
