@@ -1,23 +1,19 @@
-// The package as users install it: `npm pack` (its `prepare` builds dist/),
-// the tarball unpacked into a fresh node_modules, and one program of kernels
+// The package as users install it (test/helpers/packed.ts), and one program of kernels
 // (test/package/) run from an ES-module app and a CommonJS app every way such
 // apps load it: tsc then node, tsx, esbuild bundles with and without source
-// maps. Every run must print the results the host computes here. Offline:
-// the tarball is unpacked instead of installed, and its dependencies are the
-// repository's own (symlinked).
+// maps. Every run must print the results the host computes here.
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { BLOCKS, ONES, ROWS, TABLE, matrix, ramp, samples, table } from "../package/inputs.js";
 import { extractUnits } from "../helpers/doc-blocks.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
+import { ROOT, installPacked } from "../helpers/packed.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PROGRAM = join(ROOT, "test", "package");
 const BIN = join(ROOT, "node_modules", ".bin");
 /** what the unpacked package needs at run time and the apps' tsc at compile time */
@@ -48,14 +44,8 @@ function makeApp(name: string, type: "module" | "commonjs"): string {
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), "numbats-package-"));
-  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as { filename: string }[];
   // both apps live under `dir`: its node_modules serves them
-  const modules = join(dir, "node_modules");
-  mkdirSync(join(modules, "@types"), { recursive: true });
-  execFileSync("tar", ["-xzf", join(dir, packed[0]!.filename), "-C", modules]);
-  pkgDir = join(modules, "numbats");
-  renameSync(join(modules, "package"), pkgDir);
-  for (const dep of LINKED) symlinkSync(join(ROOT, "node_modules", dep), join(modules, dep));
+  pkgDir = installPacked(dir, LINKED);
   app.esm = makeApp("esm-app", "module");
   app.cjs = makeApp("cjs-app", "commonjs");
 });
