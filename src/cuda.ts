@@ -14,6 +14,7 @@ import {
 import { RecordArray, isHostRecords, record, recordArray, type RecordDType } from "./records.js";
 import { DeviceRecordArray, deviceRecordArray, recordsToDevice } from "./runtime/records.js";
 import { closeBackends, currentTargetInfo, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
+import { describeSimWorkers } from "./runtime/sim-workers.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
 import { createXoroshiro128pStates as createStates } from "./random.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "./mathlib/random.js";
@@ -189,7 +190,10 @@ export interface Jit {
   (fn: (...args: never[]) => void, options?: JitOptions): Kernel;
 }
 
-/** Numba's `cuda.detect()`: prints the devices (or the simulator and why) and returns whether a GPU is usable. */
+/**
+ * Numba's `cuda.detect()`: prints the devices (or the simulator, why, and its worker threads: how many run
+ * and the block chunks they ran, or why launches run on the calling thread) and returns whether a GPU is usable.
+ */
 function detect(): boolean {
   const info = currentTargetInfo();
   if (info.target === "cuda") {
@@ -201,6 +205,7 @@ function detect(): boolean {
   }
   console.log(`No CUDA GPU in use: ${info.reason}`);
   console.log(`Kernels run on the ${info.device.name}`);
+  console.log(`Simulator worker threads: ${describeSimWorkers()}`);
   return false;
 }
 
