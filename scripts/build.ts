@@ -7,7 +7,7 @@
 
 import { buildSync } from "esbuild";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { recordedFunctions, type OwnFunction } from "./record-own.js";
 
@@ -47,7 +47,7 @@ const RECORDS = "// numbats' package build: each function's recorded source\n";
  * Adds the records of `module`'s functions to its compiled .js, before the source map's comment (in
  * place of those an earlier run added).
  */
-function recordModule(module: string): number {
+function recordModule(module: string): void {
   const functions = recordedFunctions(ROOT, module);
   const file = join(DIST, module.replace(/\.ts$/, ".js"));
   const js = readFileSync(file, "utf8");
@@ -55,9 +55,8 @@ function recordModule(module: string): number {
   const end = mapComment >= 0 ? mapComment : js.length;
   const earlier = js.indexOf(RECORDS);
   writeFileSync(file, `${js.slice(0, earlier >= 0 ? earlier : end)}${RECORDS}${functions.map(record).join("")}${js.slice(end)}`);
-  return functions.length;
 }
 
+// silent: `npm pack --json` runs this (prepare) and its stdout must stay JSON
 writeWorkerSources();
-const recorded = KERNEL_LANGUAGE_MODULES.reduce((n, m) => n + recordModule(m), 0);
-console.log(`numbats build: worker scripts in ${relative(ROOT, join(DIST, "src", "runtime", "worker-sources.js"))}; ${recorded} library functions' sources recorded`);
+for (const m of KERNEL_LANGUAGE_MODULES) recordModule(m);

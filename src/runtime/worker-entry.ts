@@ -8,6 +8,7 @@
 // Atomics.wait (the store's) never sees the worker's 'error' event, so when workerData holds `port`
 // and `flag` the bootstrap posts `{ error }` on the port and raises the flag, as the worker would reply.
 
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,7 +22,11 @@ export type WorkerName = keyof typeof ENTRIES;
 
 /** `new Worker(code, { eval: true })`'s code for worker `name`; throws, saying why, where it cannot be started. */
 export function workerCode(name: WorkerName): string {
-  return bootstrap(name, loader(name));
+  try {
+    return bootstrap(name, loader(name));
+  } catch (e) {
+    throw new Error(`numbats' ${name} thread cannot start: ${(e as Error).message}`);
+  }
 }
 
 /** The statements that run the worker's code. */
@@ -31,17 +36,36 @@ function loader(name: WorkerName): string {
   const here = moduleFile();
   if (here === undefined) throw new Error("numbats cannot tell where its own files are (its code was loaded by eval)");
   const file = join(dirname(here), ENTRIES[name]);
-  if (!here.endsWith(".ts")) return `await import(${JSON.stringify(pathToFileURL(`${file}.js`).href)});`;
+  if (!here.endsWith(".ts")) {
+    if (!existsSync(`${file}.js`)) {
+      throw new Error(`numbats was built without its worker scripts (plain tsc, not npm run build), and their module ${file}.js is not there (a bundle leaves it behind): build numbats with npm run build`);
+    }
+    return `await import(${JSON.stringify(pathToFileURL(`${file}.js`).href)});`;
+  }
   let tsx: string;
   try {
-    tsx = createRequire(here).resolve("tsx/esm/api");
-  } catch {
-    throw new Error("numbats runs from its TypeScript sources, and its workers need tsx to load them: install tsx");
+    tsx = tsxApi(here);
+  } catch (e) {
+    throw new Error(`numbats runs from its TypeScript sources, and its workers need tsx to load them: install tsx (${(e as Error).message})`);
   }
-  return `(await import(${JSON.stringify(pathToFileURL(tsx).href)})).register(); await import(${JSON.stringify(pathToFileURL(`${file}.ts`).href)});`;
+  return `(await import(${JSON.stringify(tsx)})).register(); await import(${JSON.stringify(pathToFileURL(`${file}.ts`).href)});`;
 }
 
-function bootstrap(name: WorkerName, load: string): string {
+/**
+ * The URL of tsx's ES-module API (its `register()` hooks the thread's imports), as `import` resolves it:
+ * read from tsx's package.json, since `require.resolve` gives its CommonJS build, whose `register()`
+ * fails in a worker.
+ */
+function tsxApi(from: string): string {
+  const pkg = createRequire(from).resolve("tsx/package.json");
+  const { exports } = JSON.parse(readFileSync(pkg, "utf8")) as { exports: Record<string, { import?: { default?: string } }> };
+  const api = exports["./esm/api"]?.import?.default;
+  if (api === undefined) throw new Error(`${pkg} has no ES-module "./esm/api" export`);
+  return pathToFileURL(join(dirname(pkg), api)).href;
+}
+
+/** `load` run in a worker, a failure to start reported to a caller that blocks (above); exported for tests. */
+export function bootstrap(name: WorkerName, load: string): string {
   return `(async () => {\n${load}\n})().catch((e) => {
   const { workerData } = require("node:worker_threads");
   if (workerData && workerData.port && workerData.flag) {
