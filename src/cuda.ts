@@ -190,10 +190,7 @@ export interface Jit {
   (fn: (...args: never[]) => void, options?: JitOptions): Kernel;
 }
 
-/**
- * Numba's `cuda.detect()`: prints the devices (or the simulator, why, and its worker threads: how many run
- * and the block chunks they ran, or why launches run on the calling thread) and returns whether a GPU is usable.
- */
+/** Numba's `cuda.detect()`: prints the devices (or the simulator and why) and returns whether a GPU is usable. */
 function detect(): boolean {
   const info = currentTargetInfo();
   if (info.target === "cuda") {
@@ -520,7 +517,11 @@ export const cuda = {
   // devices
   /** Whether kernels run on a CUDA GPU (false: on the simulator) (Numba's `cuda.is_available()`). */
   isAvailable: (): boolean => currentTargetInfo().target === "cuda",
-  /** Prints the devices, or the simulator and why no GPU is used; returns whether a GPU is usable (Numba's `cuda.detect()`). */
+  /**
+   * Prints the devices, or the simulator, why no GPU is used and its worker threads (how many run and
+   * the block chunks they ran, or why launches run on the calling thread); returns whether a GPU is
+   * usable (Numba's `cuda.detect()`).
+   */
   detect,
   /** the GPUs, or on the simulator its simulated devices (one, or NUMBATS_SIM_DEVICES of them) */
   get gpus(): readonly DeviceInfo[] {
