@@ -13,15 +13,17 @@ import { fileURLToPath } from "node:url";
  * not exist where the program runs.
  */
 export function moduleFile(): string | undefined {
-  const prepare = Error.prepareStackTrace;
+  const { prepareStackTrace: prepare, stackTraceLimit: limit } = Error;
   let sites: NodeJS.CallSite[] = [];
   try {
     Error.prepareStackTrace = (_, callSites) => callSites;
+    Error.stackTraceLimit = 1; // the caller's frame is all it needs, whatever the program set
     const holder: { stack?: NodeJS.CallSite[] } = {};
     Error.captureStackTrace(holder, moduleFile);
     sites = holder.stack ?? [];
   } finally {
     Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
   }
   const file = sites[0]?.getFileName();
   if (!file) return undefined;
