@@ -20,35 +20,33 @@ const ENTRIES = { "sim-worker": "./sim-worker", "store-worker": "../distributed/
 
 export type WorkerName = keyof typeof ENTRIES;
 
-/** `new Worker(code, { eval: true })`'s code for worker `name`; throws, saying why, where it cannot be started. */
+/** `new Worker(code, { eval: true })`'s code for numbats' worker `name`; throws, saying why, where it cannot be started. */
 export function workerCode(name: WorkerName): string {
-  try {
-    return bootstrap(name, loader(name));
-  } catch (e) {
-    throw new Error(`numbats' ${name} thread cannot start: ${(e as Error).message}`);
+  const bundled = WORKER_SOURCES[name];
+  if (bundled !== undefined) return bootstrap(`numbats' ${name}`, bundled);
+  const here = moduleFile();
+  if (here === undefined) throw new Error(`numbats' ${name} thread cannot start: numbats cannot tell where its own files are (its code was loaded by eval)`);
+  const file = `${join(dirname(here), ENTRIES[name])}${here.endsWith(".ts") ? ".ts" : ".js"}`;
+  if (!existsSync(file)) {
+    throw new Error(`numbats' ${name} thread cannot start: numbats was built without its worker scripts (plain tsc, not npm run build), and their module ${file} is not there (a bundle leaves it behind): build numbats with npm run build`);
   }
+  return moduleWorkerCode(file, `numbats' ${name}`);
 }
 
-/** The statements that run the worker's code. */
-function loader(name: WorkerName): string {
-  const bundled = WORKER_SOURCES[name];
-  if (bundled !== undefined) return bundled;
-  const here = moduleFile();
-  if (here === undefined) throw new Error("numbats cannot tell where its own files are (its code was loaded by eval)");
-  const file = join(dirname(here), ENTRIES[name]);
-  if (!here.endsWith(".ts")) {
-    if (!existsSync(`${file}.js`)) {
-      throw new Error(`numbats was built without its worker scripts (plain tsc, not npm run build), and their module ${file}.js is not there (a bundle leaves it behind): build numbats with npm run build`);
-    }
-    return `await import(${JSON.stringify(pathToFileURL(`${file}.js`).href)});`;
-  }
+/**
+ * `new Worker(code, { eval: true })`'s code that runs the module `file` (a path or file: URL; a .ts one
+ * under tsx), in the bootstrap below (`name` says whose thread failed).
+ */
+export function moduleWorkerCode(file: string, name = file): string {
+  const url = file.startsWith("file:") ? file : pathToFileURL(file).href;
+  if (!url.endsWith(".ts")) return bootstrap(name, `await import(${JSON.stringify(url)});`);
   let tsx: string;
   try {
-    tsx = tsxApi(here);
+    tsx = tsxApi(url);
   } catch (e) {
-    throw new Error(`numbats runs from its TypeScript sources, and its workers need tsx to load them: install tsx (${(e as Error).message})`);
+    throw new Error(`${name} thread cannot start: its TypeScript module needs tsx to load it: install tsx (${(e as Error).message})`);
   }
-  return `(await import(${JSON.stringify(tsx)})).register(); await import(${JSON.stringify(pathToFileURL(`${file}.ts`).href)});`;
+  return bootstrap(name, `(await import(${JSON.stringify(tsx)})).register(); await import(${JSON.stringify(url)});`);
 }
 
 /**
@@ -57,7 +55,7 @@ function loader(name: WorkerName): string {
  * fails in a worker.
  */
 function tsxApi(from: string): string {
-  const pkg = createRequire(from).resolve("tsx/package.json");
+  const pkg = createRequire(from).resolve("tsx/package.json"); // from: a path or file: URL
   const { exports } = JSON.parse(readFileSync(pkg, "utf8")) as { exports: Record<string, { import?: { default?: string } }> };
   const api = exports["./esm/api"]?.import?.default;
   if (api === undefined) throw new Error(`${pkg} has no ES-module "./esm/api" export`);
@@ -65,11 +63,11 @@ function tsxApi(from: string): string {
 }
 
 /** `load` run in a worker, a failure to start reported to a caller that blocks (above); exported for tests. */
-export function bootstrap(name: WorkerName, load: string): string {
+export function bootstrap(name: string, load: string): string {
   return `(async () => {\n${load}\n})().catch((e) => {
   const { workerData } = require("node:worker_threads");
   if (workerData && workerData.port && workerData.flag) {
-    workerData.port.postMessage({ error: "numbats' ${name} thread failed to start: " + (e && e.message) });
+    workerData.port.postMessage({ error: ${JSON.stringify(`${name} thread failed to start: `)} + (e && e.message) });
     Atomics.store(workerData.flag, 0, 1);
     Atomics.notify(workerData.flag, 0);
   }

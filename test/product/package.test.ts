@@ -250,7 +250,7 @@ test("numbats' worker scripts lost: one line on stderr and cuda.detect() say why
   const r = run(process.execPath, ["workers.mjs"], broken, { NUMBATS_TARGET: "sim", NUMBATS_SIM_WORKERS: "2" });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.split("\n")[0], JSON.stringify([1, 1999, 2 * ((2 ** 20 - 1) % 1000) + 1]));
-  const why = /numbats' sim-worker thread cannot start: numbats was built without its worker scripts .* its module \S+sim-worker\.js is not there/.source;
+  const why = /numbats' sim-worker thread cannot start: numbats was built without its worker scripts .* their module \S+sim-worker\.js is not there/.source;
   assert.match(r.stderr, new RegExp(`^numbats: the simulator runs launches on the calling thread without worker threads: ${why}.*\n$`));
   assert.match(workersLine(r.stdout) ?? "", new RegExp(`^0 running; launches run on the calling thread alone: ${why}`));
   assert.match(ok(process.execPath, [join(runtime, "cli.js"), "-s"], broken, { NUMBATS_TARGET: "sim" }), new RegExp(`Simulator workers : 0 running; .*${why}`));
@@ -258,6 +258,6 @@ test("numbats' worker scripts lost: one line on stderr and cuda.detect() say why
   const t0 = Date.now();
   const ranks = runRanks("ranks.mjs", broken, join(runtime, "cli.js"));
   assert.notEqual(ranks.status, 0);
-  assert.match(ranks.stderr, /Error: numbats' store-worker thread cannot start: numbats was built without its worker scripts .* its module \S+store-worker\.js is not there/);
+  assert.match(ranks.stderr, /Error: numbats' store-worker thread cannot start: numbats was built without its worker scripts .* their module \S+store-worker\.js is not there/);
   assert.ok(Date.now() - t0 < 30_000, `failed fast, not after NUMBATS_DIST_TIMEOUT: ${Date.now() - t0} ms`);
 });
