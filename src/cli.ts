@@ -13,8 +13,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { dirname, extname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { moduleFile } from "./module-file.js";
 import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
@@ -25,6 +26,7 @@ import { createCudaBackend } from "./runtime/cuda/backend.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
 import { requestedTarget, selectTarget, type TargetInfo } from "./runtime/select.js";
 import { SIM_DEVICE, createSimBackend } from "./runtime/sim-backend.js";
+import { describeSimWorkers } from "./runtime/sim-workers.js";
 import { parseSchedule, parseTools } from "./targets/js/sanitize.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
 
@@ -81,7 +83,7 @@ class CliError extends Error {}
 
 function packageVersion(): string {
   // src/cli.ts and dist/src/cli.js sit at different depths below package.json
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+  for (let dir = dirname(moduleFile() ?? "."); dir !== dirname(dir); dir = dirname(dir)) {
     const file = join(dir, "package.json");
     if (!existsSync(file)) continue;
     const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
@@ -137,11 +139,12 @@ function systemReport(): string {
       ["Target", info.target === "cuda" ? "cuda (the GPU)" : "sim (the CPU simulator)"],
       ["Why", info.reason.split("\n")[0]!],
       ["Device", info.target === "cuda" ? `${info.device.id}, ${describeDevice(info.device)}` : describeDevice(info.device)],
+      ...(info.target === "sim" ? [["Simulator workers", describeSimWorkers()] as [string, string]] : []),
     ];
   } catch (e) {
     target = [["Target", `none: a program would fail with: ${(e as Error).message}`]];
   }
-  target.push(["Environment", [env("NUMBATS_TARGET"), env("NUMBATS_ENABLE_CUDASIM"), env("NUMBATS_CUDA_LIBRARY")].join(", ")]);
+  target.push(["Environment", [env("NUMBATS_TARGET"), env("NUMBATS_ENABLE_CUDASIM"), env("NUMBATS_CUDA_LIBRARY"), env("NUMBATS_SIM_WORKERS")].join(", ")]);
   return `${system}\n${driver}\n${section("Target", target)}`;
 }
 

@@ -15,6 +15,7 @@ import {
 import { RecordArray, isHostRecords, record, recordArray, type RecordDType } from "./records.js";
 import { DeviceRecordArray, deviceRecordArray, recordsToDevice } from "./runtime/records.js";
 import { closeBackends, currentTargetInfo, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
+import { describeSimWorkers } from "./runtime/sim-workers.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
 import { createXoroshiro128pStates as createStates } from "./random.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "./mathlib/random.js";
@@ -202,6 +203,7 @@ function detect(): boolean {
   }
   console.log(`No CUDA GPU in use: ${info.reason}`);
   console.log(`Kernels run on the ${info.device.name}`);
+  console.log(`Simulator worker threads: ${describeSimWorkers()}`);
   return false;
 }
 
@@ -516,7 +518,11 @@ export const cuda = {
   // devices
   /** Whether kernels run on a CUDA GPU (false: on the simulator) (Numba's `cuda.is_available()`). */
   isAvailable: (): boolean => currentTargetInfo().target === "cuda",
-  /** Prints the devices, or the simulator and why no GPU is used; returns whether a GPU is usable (Numba's `cuda.detect()`). */
+  /**
+   * Prints the devices, or the simulator, why no GPU is used and its worker threads (how many run and
+   * the block chunks they ran, or why launches run on the calling thread); returns whether a GPU is
+   * usable (Numba's `cuda.detect()`).
+   */
   detect,
   /** the GPUs, or on the simulator its simulated devices (one, or NUMBATS_SIM_DEVICES of them) */
   get gpus(): readonly DeviceInfo[] {

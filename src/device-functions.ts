@@ -2,12 +2,11 @@
 // the module each was made in. A kernel's free name resolves to the device function of its own module
 // (the file that called cuda.jit), else to the only one any module registered under that name.
 
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { DEVICE_FUNCTION, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./compiler/lower.js";
 import { functionName } from "./compiler/recorded.js";
 import { originOf, placeOf as fileLine, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
+import { isOwnFile } from "./module-file.js";
 
 /** The options of `cuda.jit` a device function uses. */
 export interface DeviceFunctionOptions {
@@ -108,28 +107,7 @@ function lineAt(origin: SourceOrigin): string | undefined {
   }
 }
 
-/**
- * numbats' own folders, whose stack frames are skipped to find the user's cuda.jit call: src/ and
- * dist/ under the package root (source-mapped frames of dist/src name src/*.ts), and any installed
- * copy under node_modules/numbats.
- */
-const OWN_DIRS = ownDirs();
-function ownDirs(): string[] {
-  const here = dirname(fileURLToPath(import.meta.url));
-  for (let dir = here; dirname(dir) !== dir; dir = dirname(dir)) {
-    const pkg = join(dir, "package.json");
-    if (!existsSync(pkg)) continue;
-    try {
-      if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "numbats") return [join(dir, "src") + sep, join(dir, "dist") + sep];
-    } catch { /* an unreadable package.json is not ours */ }
-  }
-  return [here + sep]; // bundled into another package: only this file's folder is known to be ours
-}
-
-export function isOwnFile(file: string): boolean {
-  const path = file.startsWith("file://") ? fileURLToPath(file) : file;
-  return OWN_DIRS.some((d) => path.startsWith(d)) || path.includes(`${sep}node_modules${sep}numbats${sep}`);
-}
+export { isOwnFile } from "./module-file.js";
 
 /** Remembers the user's module for a function numbats compiles on its behalf (cuda.reduce, cuda.vectorize). */
 export function rememberCaller(fn: Function): void {

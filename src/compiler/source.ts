@@ -14,7 +14,7 @@
 
 import { readFileSync } from "node:fs";
 import type { Session } from "node:inspector";
-import { createRequire, findSourceMap, SourceMap, type SourceMapPayload } from "node:module";
+import { findSourceMap, SourceMap, type SourceMapPayload } from "node:module";
 import { relative, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setSourceLocator, type SourceLocation } from "../errors.js";
@@ -187,7 +187,7 @@ function scriptPlace(fn: Function, text: string): ScriptPlace | undefined {
   try {
     if (inspector === undefined) {
       // loaded on first use: a Node.js built without the inspector has no such module
-      const { Session } = createRequire(import.meta.url)("node:inspector") as typeof import("node:inspector");
+      const { Session } = process.getBuiltinModule("node:inspector");
       inspector = new Session();
       inspector.connect();
     }

@@ -6,9 +6,12 @@
 // ended and the launcher exits with the first failure's code.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { extname } from "node:path";
+import { createRequire } from "node:module";
+import { extname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
+import { moduleFile } from "../module-file.js";
 import { formatAddress, parseAddress, serveStore, type StoreAddress, type StoreServer } from "./store.js";
 
 export interface RunOptions {
@@ -63,7 +66,7 @@ function rankExecArgv(app: string): string[] {
   const ts = [".ts", ".mts", ".cts"].includes(extname(app));
   if (ts && !own.some((a) => a.includes("tsx"))) {
     try {
-      return [...own, "--import", import.meta.resolve("tsx")];
+      return [...own, "--import", pathToFileURL(createRequire(moduleFile() ?? join(process.cwd(), "app.js")).resolve("tsx")).href];
     } catch {
       // without tsx the rank fails to load the program, and node says why
     }

@@ -5,7 +5,7 @@
 // with `receiveMessageOnPort` once the worker raises the flag.
 
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
-import { workerEntry } from "../runtime/worker-entry.js";
+import { workerCode } from "../runtime/worker-entry.js";
 import { formatAddress, type StoreAddress } from "./store.js";
 
 /** One value to store: deleted after `readers` gets (kept when undefined). */
@@ -56,8 +56,7 @@ export class SyncStore implements Exchange {
     const { port1, port2 } = new MessageChannel();
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const init: StoreWorkerInit = { port: port2, flag, ...where };
-    const entry = workerEntry(import.meta.url, "store-worker");
-    const worker = new Worker(entry.spec, { eval: entry.eval, workerData: init, transferList: [port2] });
+    const worker = new Worker(workerCode("store-worker"), { eval: true, workerData: init, transferList: [port2] });
     worker.unref();
     const what = "connect" in where ? `connecting to the store at ${formatAddress(where.connect)}` : `serving a store on ${formatAddress(where.serve)}`;
     const reply = awaitReply(port1, flag, worker, what);

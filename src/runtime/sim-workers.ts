@@ -51,7 +51,7 @@ import {
   awaitChange, compileShared, CTL, MARKS, monotonicUs, NO_FAILURE, runChunks, SPIN_MS,
   type FailedChunk, type Job, type KernelFn, type KernelPayload, type RunnerResult, type WorkerInit,
 } from "./sim-chunks.js";
-import { workerEntry } from "./worker-entry.js";
+import { workerCode } from "./worker-entry.js";
 
 /**
  * Settings tests turn (the launch size that goes to workers; whether the calling thread takes blocks too).
@@ -156,25 +156,36 @@ const postedAt = new Float64Array(new SharedArrayBuffer(8));
 const marks = new Float64Array(new SharedArrayBuffer(8 * MARKS * MAX_WORKERS));
 let lastSeq = 0;
 const pool: PoolWorker[] = [];
-let noWorkers = false;
+/** why no more workers start (the first that could not), once one could not */
+let failure: string | undefined;
+
+/** Stops starting workers, saying why on one line of stderr: the launches run without them, never silently. */
+function fallBack(reason: string): void {
+  if (failure !== undefined) return;
+  failure = reason;
+  process.stderr.write(`numbats: the simulator runs launches on the calling thread without worker threads: ${reason}\n`);
+}
 
 /** starts workers up to `n` (kept for later launches; they do not keep the process alive) */
 function growPool(n: number): void {
-  if (n <= pool.length || noWorkers) return;
-  let entry: ReturnType<typeof workerEntry>;
+  if (n <= pool.length || failure !== undefined) return;
+  let code: string;
   try {
-    entry = workerEntry(import.meta.url, "sim-worker");
-  } catch {
-    noWorkers = true; // from src/ without tsx to start workers with: every launch runs in the calling thread
+    code = workerCode("sim-worker");
+  } catch (e) {
+    fallBack((e as Error).message);
     return;
   }
   while (pool.length < Math.min(n, MAX_WORKERS)) {
     const index = pool.length;
     const { port1, port2 } = new MessageChannel();
     const init: WorkerInit = { port: port2, ready, bell, ctl, postedAt, marks, index };
-    const worker = new Worker(entry.spec, { eval: entry.eval, workerData: init, transferList: [port2], stdout: false, stderr: false });
-    // a worker that fails to start never reports ready: the launches run without it
-    worker.on("error", () => Atomics.store(ready, index, 0));
+    const worker = new Worker(code, { eval: true, workerData: init, transferList: [port2], stdout: false, stderr: false });
+    // a worker that fails never reports ready (again): the launches run without it
+    worker.on("error", (e) => {
+      Atomics.store(ready, index, 0);
+      fallBack(`a worker thread failed: ${e.message}`);
+    });
     worker.unref();
     port1.unref();
     pool.push({ index, worker, port: port1, known: new Set() });
@@ -186,9 +197,42 @@ export async function simWorkersReady(n: number, timeoutMs = 60_000): Promise<vo
   growPool(n);
   const t0 = Date.now();
   while (pool.slice(0, n).some((_, i) => Atomics.load(ready, i) === 0)) {
+    if (failure !== undefined) throw new Error(`simulator workers cannot start: ${failure}`);
     if (Date.now() - t0 > timeoutMs) throw new Error(`simulator workers did not start within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** What the simulator's worker threads are doing, for cuda.detect() and `numbats -s`. */
+export interface SimWorkerStatus {
+  /** the most worker threads launches start (NUMBATS_SIM_WORKERS counts the calling thread too) */
+  readonly max: number;
+  /** worker threads started and ready */
+  readonly running: number;
+  /** block chunks the worker threads ran so far */
+  readonly chunks: number;
+  /** why launches run on the calling thread alone, where the workers cannot start */
+  readonly fallback?: string;
+}
+
+export function simWorkerStatus(): SimWorkerStatus {
+  if (failure === undefined && pool.length === 0) {
+    try {
+      workerCode("sim-worker"); // whether they could start, before the first launch starts them
+    } catch (e) {
+      return { max: 0, running: 0, chunks: 0, fallback: (e as Error).message };
+    }
+  }
+  const max = failure === undefined ? Math.min(MAX_WORKERS, configuredWorkers() - (simWorkerTuning.callerRuns ? 1 : 0)) : pool.length;
+  const running = pool.filter((w) => Atomics.load(ready, w.index) === 1).length;
+  return { max, running, chunks: simWorkerStats.workerChunks, ...(failure === undefined ? {} : { fallback: failure }) };
+}
+
+/** `simWorkerStatus()` in words: one line. */
+export function describeSimWorkers(s: SimWorkerStatus = simWorkerStatus()): string {
+  if (s.fallback !== undefined) return `${s.running} running; launches run on the calling thread alone: ${s.fallback}`;
+  if (s.max === 0) return "none (NUMBATS_SIM_WORKERS=1): launches run on the calling thread";
+  return `${s.running} running of up to ${s.max} (they start at the first launch large enough to share), ${s.chunks} block chunks run on them so far`;
 }
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 // never hang); so is a simulator run that does not end where the PTX run ended within its budget.
 
 import { Worker } from "node:worker_threads";
-import { workerEntry } from "../../src/runtime/worker-entry.js";
+import { moduleWorkerCode } from "../../src/runtime/worker-entry.js";
 import type { Phase, RunVerdict, Verdict } from "./source-check.js";
 
 /** What a worker is asked to do: the seeds [first, end), and the corpus when a worker before it worked it out. */
@@ -78,9 +78,8 @@ export async function runBatch(o: BatchOptions): Promise<Summary> {
   let next = o.first;
   while (next < end) {
     next = await new Promise<number>((resolve) => {
-      const entry = workerEntry(import.meta.url, "source-worker");
-      const worker = new Worker(entry.spec, {
-        eval: entry.eval, workerData: { first: next, end, run: o.run, usable } satisfies WorkerJob, stdout: true,
+      const worker = new Worker(moduleWorkerCode(new URL("./source-worker.ts", import.meta.url).href), {
+        eval: true, workerData: { first: next, end, run: o.run, usable } satisfies WorkerJob, stdout: true,
         // every launch in the worker's own thread (the watchdog can stop it), on the simulator
         env: { ...process.env, NUMBATS_SIM_WORKERS: "1", NUMBATS_TARGET: "sim", NUMBATS_SANITIZE: "" },
       });

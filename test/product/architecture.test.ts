@@ -1,7 +1,7 @@
 // Imports run one way. The source is in layers, lowest first:
 //   leaf      dtypes.ts and records.ts (dtypes), errors.ts, ndarray.ts (host N-d arrays), the numeric
-//             helpers fp.ts (exact floating point) and half.ts (float16, bfloat16), and launch-abi.ts
-//             (what a compiled kernel is handed at a launch)
+//             helpers fp.ts (exact floating point) and half.ts (float16, bfloat16), launch-abi.ts
+//             (what a compiled kernel is handed at a launch) and module-file.ts (where numbats' own files are)
 //   mathlib   the device math library and random draws, written in the kernel language
 //   compiler  source → typed IR → passes
 //   targets   IR → PTX, IR → the simulator's JavaScript
@@ -25,7 +25,7 @@ const LAYERS = ["leaf", "mathlib", "compiler", "targets", "runtime", "host"] as 
 type Layer = (typeof LAYERS)[number];
 
 function layerOf(file: string): Layer {
-  if (["dtypes.ts", "records.ts", "errors.ts", "ndarray.ts", "fp.ts", "half.ts", "launch-abi.ts"].includes(file)) return "leaf";
+  if (["dtypes.ts", "records.ts", "errors.ts", "ndarray.ts", "fp.ts", "half.ts", "launch-abi.ts", "module-file.ts"].includes(file)) return "leaf";
   const top = file.split("/")[0]!;
   return (LAYERS as readonly string[]).includes(top) ? (top as Layer) : "host";
 }

@@ -203,3 +203,84 @@ for (const compiler of COMPILERS) {
     assert.deepEqual(errors(), []);
   });
 }
+
+// ---------------------------------------------------------------------------
+// numbats inside a bundle: its own files (worker threads, the math library), programs in test/fixtures/bundled
+
+const BUNDLED = join(ROOT, "test", "fixtures", "bundled");
+
+/** Bundles `program` (test/fixtures/bundled) with numbats inside into `app.esm`; returns the bundle's name. esbuild must say nothing. */
+function bundle(program: string, format: "esm" | "cjs", ...flags: string[]): string {
+  cpSync(join(BUNDLED, program), join(app.esm, program));
+  const out = `${program.replace(/\.mjs$/, "")}.${flags.length ? "min." : ""}bundle.${format === "esm" ? "mjs" : "cjs"}`;
+  const r = run(join(BIN, "esbuild"), [program, "--bundle", "--platform=node", `--format=${format}`, ...flags, `--outfile=${out}`, "--log-level=warning"], app.esm);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, "", `esbuild warns of nothing in numbats (import.meta is empty in CommonJS):\n${r.stderr}`);
+  return out;
+}
+
+/** `cuda.detect()`'s line on the simulator's worker threads. */
+const workersLine = (stdout: string) => /^Simulator worker threads: (.*)$/m.exec(stdout)?.[1];
+
+test("esbuild bundles to CommonJS and ESM, numbats inside: no warning, and the simulator's worker threads run inside the bundle", () => {
+  const want = ok(process.execPath, [join(BUNDLED, "workers.mjs")], app.esm, { NUMBATS_TARGET: "sim", NUMBATS_SIM_WORKERS: "1" }).split("\n")[0];
+  assert.equal(want, JSON.stringify([1, 1999, 2 * ((2 ** 20 - 1) % 1000) + 1]));
+  for (const format of ["cjs", "esm"] as const) {
+    const r = run(process.execPath, [bundle("workers.mjs", format)], app.esm, { NUMBATS_TARGET: "sim", NUMBATS_SIM_WORKERS: "2" });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, "", `${format}: nothing on stderr`);
+    assert.equal(r.stdout.split("\n")[0], want, format);
+    const line = workersLine(r.stdout);
+    const m = /^1 running of up to 1 \(.*\), (\d+) block chunks run on them so far$/.exec(line ?? "");
+    assert.ok(m && Number(m[1]) > 0, `${format}: the worker ran blocks: ${line}`);
+  }
+});
+
+test("an esbuild --minify bundle of numbats: Math.exp/sin/pow/tanh/atan2 and cuda.random in a kernel give the unbundled results (and the kernel assembles with ptxas)", () => {
+  const ptxDir = mkdtempSync(join(dir, "ptx-"));
+  const want = ok(process.execPath, [join(BUNDLED, "math.mjs")], app.esm, { NUMBATS_TARGET: "sim", PTX_OUT: ptxDir });
+  assert.match(want, /^\[(-?\d[\d.e+-]*,){3}-?\d+\]\n$/, "finite results");
+  for (const format of ["esm", "cjs"] as const) {
+    assert.equal(ok(process.execPath, [bundle("math.mjs", format, "--minify")], app.esm, { NUMBATS_TARGET: "sim" }), want, format);
+  }
+  if (hasPtxas()) ptxasCheck(readFileSync(join(ptxDir, "math.ptx"), "utf8"), "sm_80");
+});
+
+/** `numbats run -n 2` of the package's CLI on `program` in `cwd`. */
+const runRanks = (program: string, cwd: string, cli = join(pkgDir, "dist", "src", "cli.js")) =>
+  run(process.execPath, [cli, "run", "-n", "2", program], cwd, { NUMBATS_TARGET: "sim", NUMBATS_DIST_TIMEOUT: "120" });
+
+test("numbats run -n 2 on esbuild ESM and CommonJS bundles of a program with an allReduce", () => {
+  for (const format of ["esm", "cjs"] as const) {
+    const r = runRanks(bundle("ranks.mjs", format), app.esm);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split("\n").sort(), ["[0] [3,30]", "[1] [3,30]"], format);
+  }
+});
+
+test("numbats' worker scripts lost: one line on stderr and cuda.detect() say why, launches run on the calling thread; numbats run fails fast with the reason", () => {
+  // a copy of the package without its worker scripts, nor the modules they could fall back to
+  const broken = join(dir, "broken");
+  const modules = join(broken, "node_modules");
+  cpSync(pkgDir, join(modules, "numbats"), { recursive: true });
+  for (const dep of ["acorn", "koffi"]) symlinkSync(join(ROOT, "node_modules", dep), join(modules, dep));
+  const runtime = join(modules, "numbats", "dist", "src");
+  writeFileSync(join(runtime, "runtime", "worker-sources.js"), "export const WORKER_SOURCES = {};\n");
+  rmSync(join(runtime, "runtime", "sim-worker.js"));
+  rmSync(join(runtime, "distributed", "store-worker.js"));
+  for (const p of ["workers.mjs", "ranks.mjs"]) cpSync(join(BUNDLED, p), join(broken, p));
+
+  const r = run(process.execPath, ["workers.mjs"], broken, { NUMBATS_TARGET: "sim", NUMBATS_SIM_WORKERS: "2" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.split("\n")[0], JSON.stringify([1, 1999, 2 * ((2 ** 20 - 1) % 1000) + 1]));
+  const why = /numbats' sim-worker thread cannot start: numbats was built without its worker scripts .* their module \S+sim-worker\.js is not there/.source;
+  assert.match(r.stderr, new RegExp(`^numbats: the simulator runs launches on the calling thread without worker threads: ${why}.*\n$`));
+  assert.match(workersLine(r.stdout) ?? "", new RegExp(`^0 running; launches run on the calling thread alone: ${why}`));
+  assert.match(ok(process.execPath, [join(runtime, "cli.js"), "-s"], broken, { NUMBATS_TARGET: "sim" }), new RegExp(`Simulator workers : 0 running; .*${why}`));
+
+  const t0 = Date.now();
+  const ranks = runRanks("ranks.mjs", broken, join(runtime, "cli.js"));
+  assert.notEqual(ranks.status, 0);
+  assert.match(ranks.stderr, /Error: numbats' store-worker thread cannot start: numbats was built without its worker scripts .* their module \S+store-worker\.js is not there/);
+  assert.ok(Date.now() - t0 < 30_000, `failed fast, not after NUMBATS_DIST_TIMEOUT: ${Date.now() - t0} ms`);
+});

@@ -6,6 +6,8 @@
 // can say why the GPU is not used.
 
 import { createRequire } from "node:module";
+import { join } from "node:path";
+import { moduleFile } from "../../module-file.js";
 
 export type Koffi = typeof import("koffi");
 
@@ -20,7 +22,7 @@ let cached: KoffiLoad | undefined;
 export function loadKoffi(): KoffiLoad {
   if (!cached) {
     try {
-      cached = { ok: true, koffi: createRequire(import.meta.url)("koffi") as Koffi };
+      cached = { ok: true, koffi: createRequire(moduleFile() ?? join(process.cwd(), "noop.js"))("koffi") as Koffi };
     } catch (e) {
       const why = (e as Error).message.split("\n")[0];
       cached = {

@@ -33,6 +33,7 @@ import { callerFrame, placeOf } from "../../compiler/source.js";
 import { SanitizerError, locateSource, sourcePosition, type SanitizerFinding, type SanitizerTool } from "../../errors.js";
 import type { ScalarName, TypedArray } from "../../dtypes.js";
 import { cStrides } from "../../ndarray.js";
+import { isOwnFile } from "../../module-file.js";
 import { rt, type AccessSite, type BoundArray } from "./runtime.js";
 import { WARP, type LaunchCtx, type ScheduleHooks, type ThreadRec, type WarpRec } from "./sim.js";
 import { CELL, initWordsOf, LIN_BITS, LIN_MASK, MAX_SITES, R1, RaceCells, SYNC_LIMIT, W, WRITTEN, type InitWords } from "./sanitizer/cells.js";
@@ -161,8 +162,6 @@ const collectedUnfreed: { readonly place: string; readonly bytes: number }[] = [
 /** each place allocations were made at, numbered in the order first seen: the report's order */
 const placeOrder = new Map<string, number>();
 
-const SRC_DIR = fileURLToPath(new URL("../../", import.meta.url));
-
 /** The first stack frame outside numbats (where the user allocated), as `file:line`. */
 function callerOutsideLibrary(): string {
   // numbats' own frames can be many (a ufunc's operands): look past V8's default 10
@@ -174,7 +173,7 @@ function callerOutsideLibrary(): string {
   } finally {
     Error.stackTraceLimit = limit;
   }
-  const frame = callerFrame(stack, (file) => file.startsWith(SRC_DIR) || file.startsWith("node:") || file.includes("/node_modules/"));
+  const frame = callerFrame(stack, (file) => isOwnFile(file) || file.startsWith("node:") || file.includes("/node_modules/"));
   return frame ? placeOf(frame) : "an unknown place";
 }
 
