@@ -28,8 +28,10 @@ const square = cuda.jit(function square(x: number) {
 }, { device: true });
 void square;
 
-const cube = cuda.jit((x: number) => x * x * x, { device: true }); // an arrow function: no name
+const cube = cuda.jit((x: number) => x * x * x, { device: true }); // an arrow function: named by its binding
 void cube;
+const [cubed] = [cuda.jit((x: number) => x * x * x, { device: true })]; // no name, and bound to none the call's line shows
+void cubed;
 
 const F64 = arrayType("float64", 1, "C");
 const INPUT = [1, 2, 3, 4.5];
@@ -97,16 +99,21 @@ test("a name two other modules registered is a CompileError listing where each w
   assert.deepEqual(run(picked), INPUT.map((x) => 2 * x + 1));
 });
 
-test("an arrow function made a device function has no name: the error says so and shows both fixes", () => {
-  const k = cuda.jit((a: Float64Array) => { a[0] = cube(a[0]); });
+test("an arrow function made a device function is named by the binding of its cuda.jit call", () => {
+  const k = cuda.jit((a: Float64Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = cube(a[i]); });
+  assert.deepEqual(run(k), INPUT.map((x) => x * x * x));
+});
+
+test("a device function with no name and no binding on its line: the error says so and shows both fixes", () => {
+  const k = cuda.jit((a: Float64Array) => { a[0] = cubed(a[0]); });
   const err = compileError(k);
   const here = fileURLToPath(import.meta.url);
-  const line = readFileSync(here, "utf8").split("\n").findIndex((l) => l.startsWith("const cube = cuda.jit(")) + 1;
-  assert.match(err.message, /^unknown name 'cube'/);
+  const line = readFileSync(here, "utf8").split("\n").findIndex((l) => l.startsWith("const [cubed] = [cuda.jit(")) + 1;
+  assert.match(err.message, /^unknown name 'cubed'/);
   assert.ok(err.message.includes(`the device function made at test/runtime/device-scope.test.ts:${line} has no name`), err.message);
-  assert.ok(err.message.includes("cuda.jit(kernel, { env: { cube } })"), err.message);
-  assert.ok(err.message.includes(`cuda.jit(fn, { device: true, name: "cube" })`), err.message);
-  const fixed = cuda.jit((a: Float64Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = cube(a[i]); }, { env: { cube } });
+  assert.ok(err.message.includes("cuda.jit(kernel, { env: { cubed } })"), err.message);
+  assert.ok(err.message.includes(`cuda.jit(fn, { device: true, name: "cubed" })`), err.message);
+  const fixed = cuda.jit((a: Float64Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = cubed(a[i]); }, { env: { cubed } });
   assert.deepEqual(run(fixed), INPUT.map((x) => x * x * x));
 });
 
