@@ -6,6 +6,7 @@ import type { CMath, Complex } from "./complex.js";
 import type { ComplexDType, ComplexDTypeLike, ComplexName, DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
 import { BUILTIN_NAMESPACE } from "./compiler/recorded.js";
 import { makeDeviceFunction } from "./device-functions.js";
+import { stackAbove } from "./module-file.js";
 import { Kernel, checkJitOptions, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
@@ -240,11 +241,12 @@ export const cuda = {
    * A kernel compiles at its first launch per signature of argument types (or eagerly from
    * `options.signature`) and launches with `kernel.configure(grid, block)(...args)`.
    */
-  jit: (<F extends (...args: never[]) => unknown>(fn: F, options: JitOptions = {}) => {
-    if (!options.device) return new Kernel(fn as unknown as AnyKernelFunction, options);
+  jit: function jit<F extends (...args: never[]) => unknown>(fn: F, options: JitOptions = {}) {
+    const callStack = stackAbove(jit);
+    if (!options.device) return new Kernel(fn as unknown as AnyKernelFunction, options, callStack);
     checkJitOptions(options, "device function");
-    return makeDeviceFunction(fn, options);
-  }) as Jit,
+    return makeDeviceFunction(fn, options, callStack);
+  } as Jit,
 
   // indexing
   /** In a kernel: the thread's index within its block (CUDA's `threadIdx`). */

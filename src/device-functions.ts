@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { DEVICE_FUNCTION, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./compiler/lower.js";
 import { functionName } from "./compiler/recorded.js";
 import { boundName, originOf, placeOf as fileLine, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
-import { isOwnFile } from "./module-file.js";
+import { isOwnFile, isOwnFileOutsideBundle } from "./module-file.js";
 
 /** The options of `cuda.jit` a device function uses. */
 export interface DeviceFunctionOptions {
@@ -70,8 +70,8 @@ export const resolveDeviceFunction: DeviceResolver = Object.assign(lookupDeviceF
  * bound to (`const cube = cuda.jit((x) => …, { device: true })`: "cube", the name kernels call it by,
  * as JavaScript would; a minifier that drops an unused function-expression name leaves it too).
  */
-export function makeDeviceFunction<F extends Function>(fn: F, options: DeviceFunctionOptions): F {
-  rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
+export function makeDeviceFunction<F extends Function>(fn: F, options: DeviceFunctionOptions, callStack: string | undefined): F {
+  rememberOrigin(fn, callStack, isOwnFileOutsideBundle, options.env);
   const origin = originOf(fn);
   const name = checkedName(options.name, "device function") ?? (functionName(fn) || (origin && boundName(origin, "jit")) || "");
   const dev: DeviceFunctionLike = { fn, name: name || "device_function", env: options.env, module: origin?.file };

@@ -30,6 +30,7 @@ import { Stream, streamHandle } from "./runtime/streams.js";
 import { emitPtx } from "./targets/ptx/emit.js";
 import { compileJs } from "./targets/js/index.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
+import { isOwnFileOutsideBundle } from "./module-file.js";
 import type { PtxTargetOptions } from "./targets/ptx/module.js";
 import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
 import { FieldArgument, bindRecordArguments, recordArgumentType, type BoundRecords, type DeviceRecordArray } from "./runtime/records.js";
@@ -493,11 +494,11 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    *
    * @typeParam F the kernel function's type
    */
-  constructor(fn: F, options: JitOptions = {}) {
+  constructor(fn: F, options: JitOptions = {}, /** @internal the stack above cuda.jit's frame, when it made the kernel */ callStack?: string) {
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
     checkJitOptions(options, "kernel");
     checkedName(options.name, "kernel");
-    const origin = rememberOrigin(fn, new Error().stack, isOwnFile, options.env);
+    const origin = callStack === undefined ? rememberOrigin(fn, new Error().stack, isOwnFile, options.env) : rememberOrigin(fn, callStack, isOwnFileOutsideBundle, options.env);
     const eager = options.signature === undefined ? undefined : signaturesFromOption(options.signature);
     for (const sig of eager ?? []) {
       if (sig.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(sig)}`);

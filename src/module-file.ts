@@ -35,6 +35,8 @@ export function moduleFile(): string | undefined {
  * the package root (source-mapped frames of dist/src name src/*.ts), and any installed copy under
  * node_modules/numbats.
  */
+/** numbats' own files are told from the app's by folder, unless numbats was bundled into the app's file. */
+let ownFilesKnown = true;
 const OWN_DIRS = ownDirs();
 function ownDirs(): string[] {
   const file = moduleFile();
@@ -47,6 +49,7 @@ function ownDirs(): string[] {
       if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "numbats") return [join(dir, "src") + sep, join(dir, "dist") + sep];
     } catch { /* an unreadable package.json is not ours */ }
   }
+  ownFilesKnown = false;
   return [here + sep]; // bundled into another package: only the bundle's folder is known to hold ours
 }
 
@@ -55,3 +58,17 @@ export function isOwnFile(file: string): boolean {
   const path = file.startsWith("file://") ? fileURLToPath(file) : file;
   return OWN_DIRS.some((d) => path.startsWith(d)) || path.includes(`${sep}node_modules${sep}numbats${sep}`);
 }
+
+/**
+ * The stack above the frame of `entry`, a numbats API function, as `Error.stack` prints it: its first
+ * frame is the call of `entry`, the user's code even where numbats is bundled into the app's own file
+ * and no file tells the two apart.
+ */
+export function stackAbove(entry: Function): string | undefined {
+  const holder: { stack?: string } = {};
+  Error.captureStackTrace(holder, entry);
+  return holder.stack;
+}
+
+/** For a stack from `stackAbove`: whether a frame's file is numbats' own, where that can be told (else none is). */
+export const isOwnFileOutsideBundle = (file: string): boolean => ownFilesKnown && isOwnFile(file);

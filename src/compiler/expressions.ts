@@ -16,6 +16,7 @@ import { locOf, memberName, type Node } from "./parse.js";
 import type { CallExpression, Identifier, Literal, MemberExpression } from "acorn";
 import { fieldOf, recordElement, recordMember } from "./records.js";
 import { BUILTIN_NAMESPACE, recordedNames } from "./recorded.js";
+import { numbatsImportsOf } from "./source.js";
 import { didYouMean, pythonCallMessage, unknownMemberMessage } from "./suggest.js";
 import { looksMinified, rewrittenAdvice } from "./rewritten.js";
 
@@ -85,7 +86,7 @@ function lowerIdentifier(L: Lowering, n: Identifier): Value {
   if (recorded) return recorded;
   const dev = deviceFunctionNamed(L, name, n);
   if (dev) return dev;
-  const builtin = own(BUILTINS, name);
+  const builtin = own(BUILTINS, name) ?? importedBuiltin(L, name);
   if (builtin) return builtin;
   return L.unsupported(n, unknownName(L, name));
 }
@@ -107,6 +108,12 @@ function recordedBinding(L: Lowering, name: string): Value | undefined {
   if (typeof builtin === "string") return own(BUILTINS, builtin);
   const dtype = dtypeOfObject(v);
   return dtype ? { v: "dtype", dtype } : undefined;
+}
+
+/** A built-in that the function's script imports from "numbats" under the name `name` (`import { cuda as cuda2 } from "numbats"`). */
+function importedBuiltin(L: Lowering, name: string): Value | undefined {
+  const exported = numbatsImportsOf(L.parsed.origin).get(name);
+  return exported === undefined ? undefined : own(BUILTINS, exported);
 }
 
 /** The device function registered under `name` for this kernel's module, if any (two candidates: an error). */
@@ -153,16 +160,29 @@ function isFreeName(L: Lowering, name: string): boolean {
   return !L.lookup(name) && !Object.prototype.hasOwnProperty.call(L.env, name) && !recordedBinding(L, name) && !L.session.resolveDevice(name, L.module) && !own(BUILTINS, name);
 }
 
+/** `module/* float32 *\/.In`: the comment between a namespace and its member, naming the export the member stands for. */
+const EXPORT_COMMENT = /^\s*\/\*\s*\.?([A-Za-z_$][\w$]*)\s*\*\/\s*\.\s*$/;
+
+/**
+ * The export a member of a module namespace stands for, where webpack shortened its name: webpack
+ * (and ncc, which is webpack) writes an access to another module's export as `mod/* float32 *\/.In`,
+ * the original name in a comment; a minifier removes the comment, and then only the build plugin helps.
+ */
+function shortenedExport(L: Lowering, n: MemberExpression): string | undefined {
+  return EXPORT_COMMENT.exec(L.parsed.source.slice(n.object.end, n.property.start))?.[1];
+}
+
 function lowerMember(L: Lowering, n: MemberExpression): Value {
   if (n.computed) return lowerIndexed(L, n);
   const prop = memberName(n);
   if (n.object.type === "Identifier" && isFreeName(L, n.object.name)) {
     // a module namespace as tsc's CommonJS output or `import * as nb` writes it: `numbats_1.cuda`,
     // `nb.float32`, `device_js_1.fraction` (a device function imported from another module)
-    const named = own(BUILTINS, prop) ?? deviceFunctionNamed(L, prop, n.property);
+    const exported = shortenedExport(L, n) ?? prop;
+    const named = own(BUILTINS, exported) ?? deviceFunctionNamed(L, exported, n.property);
     if (named) return named;
-    if (L.session.resolveDevice.hint?.(prop, L.module)?.nameless.length) return L.unsupported(n.property, unknownName(L, prop));
-    if (own(CUDA_MEMBERS, prop)) return L.unsupported(n.object, unknownName(L, n.object.name, prop));
+    if (L.session.resolveDevice.hint?.(exported, L.module)?.nameless.length) return L.unsupported(n.property, unknownName(L, exported));
+    if (own(CUDA_MEMBERS, prop) && !importedBuiltin(L, n.object.name)) return L.unsupported(n.object, unknownName(L, n.object.name, prop));
   }
   const obj = L.lowerValue(n.object);
   if (obj.v === "ns") {

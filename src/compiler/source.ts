@@ -208,6 +208,46 @@ function scriptPlace(fn: Function, text: string): ScriptPlace | undefined {
 }
 
 // ---------------------------------------------------------------------------
+// the script's imports of numbats
+
+/** `import { cuda as cuda2, float32 } from "numbats"`: the braces' contents. */
+const IMPORTS_FROM_NUMBATS = /\bimport\s*\{([^}]*)\}\s*from\s*(["'])numbats\2/g;
+
+/** Per script text: the names its ES import declarations bind from "numbats", local name → exported name. */
+const importsByScript = new WeakMap<Text, ReadonlyMap<string, string>>();
+
+/**
+ * The names the script that defined `fn` imports from "numbats" under another name, local → exported.
+ * A bundler that leaves numbats external and merges modules that import the same name renames all but
+ * one (esbuild: `import { cuda as cuda2 } from "numbats"`); the declaration says what the name is.
+ */
+export function numbatsImportsOf(fn: Function): ReadonlyMap<string, string> {
+  let imports = importsByFunction.get(fn);
+  if (!imports) importsByFunction.set(fn, (imports = scriptImports(fn)));
+  return imports;
+}
+
+/** Per function, its script's imports from numbats (finding a function's script takes a few inspector calls). */
+const importsByFunction = new WeakMap<Function, ReadonlyMap<string, string>>();
+
+function scriptImports(fn: Function): ReadonlyMap<string, string> {
+  const at = scriptPlace(fn, functionText(fn));
+  if (!at) return new Map();
+  let imports = importsByScript.get(at.script);
+  if (!imports) {
+    const found = new Map<string, string>();
+    for (const [, specifiers] of at.script.text.matchAll(IMPORTS_FROM_NUMBATS)) {
+      for (const s of specifiers!.split(",")) {
+        const m = /^\s*([A-Za-z_$][\w$]*)\s+as\s+([A-Za-z_$][\w$]*)\s*$/.exec(s);
+        if (m && m[1] !== "type") found.set(m[2]!, m[1]!);
+      }
+    }
+    importsByScript.set(at.script, (imports = found));
+  }
+  return imports;
+}
+
+// ---------------------------------------------------------------------------
 // from the script to the user's file
 
 /** A file's text read once per process (null: unreadable). */

@@ -317,3 +317,13 @@ test("minified: what stays unsupported says so (void in a value, an assignment i
   assert.match(compileError("(a, o) => { o[0] = a[0] + (o[1] = 2); }").message, /an assignment or \+\+\/-- inside an expression/);
   assert.match(compileError("(a, o) => { let t = a[0] > 0 && (o[1] = 2); }").message, /an assignment or \+\+\/-- inside an expression/);
 });
+
+test("minified: webpack's shortened export names (ncc, webpack without a minifier) are read from the comment it writes", () => {
+  // webpack writes an access to a concatenated module's export as `mod/* float32 */.In`
+  const source = "(a, out) => { const i = cuda.grid(1); if (i < out.length) out[i] = (0,src_dtypes/* float32 */.In)(a[i] * 3) + (0,numbats_0/* .float64 */.x)(1); }";
+  const wanted = "(a, out) => { const i = cuda.grid(1); if (i < out.length) out[i] = float32(a[i] * 3) + float64(1); }";
+  const ir = (s: string) => JSON.stringify(compileToIR(functionOf(s), [ARRAY_F32, ARRAY_F32], {}).body, (k, v) => (k === "loc" ? undefined : v));
+  assert.equal(ir(source), ir(wanted));
+  // a shortened name without the comment (a minifier dropped it) is unknown, as any other name
+  assert.match(compileError("(a, out) => { out[0] = (0,src_dtypes.In)(a[0]); }").message, /unknown name|'In'/);
+});
