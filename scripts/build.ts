@@ -9,7 +9,7 @@ import { buildSync } from "esbuild";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { recordedFunctions, type OwnFunction } from "./record-own.js";
+import { recordStatement, topLevelFunctions } from "../src/plugin/record.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIST = join(ROOT, "dist");
@@ -35,12 +35,6 @@ function writeWorkerSources(): void {
   rmSync(`${file}.map`, { force: true }); // the map of the empty module tsc compiled
 }
 
-const record = (f: OwnFunction): string => {
-  const names = f.names.length > 0 ? `, names: () => ({ ${f.names.join(", ")} })` : "";
-  const value = `{ source: ${JSON.stringify(f.source)}, name: ${JSON.stringify(f.name)}, file: ${JSON.stringify(f.file)}, line: ${f.line}, column: ${f.column}${names} }`;
-  return `Object.defineProperty(${f.name}, Symbol.for("numbats.source"), { value: ${value}, configurable: true });\n`;
-};
-
 const RECORDS = "// numbats' package build: each function's recorded source\n";
 
 /**
@@ -48,13 +42,13 @@ const RECORDS = "// numbats' package build: each function's recorded source\n";
  * place of those an earlier run added).
  */
 function recordModule(module: string): void {
-  const functions = recordedFunctions(ROOT, module);
+  const functions = topLevelFunctions(readFileSync(join(ROOT, module), "utf8"), join(ROOT, module), ROOT);
   const file = join(DIST, module.replace(/\.ts$/, ".js"));
   const js = readFileSync(file, "utf8");
   const mapComment = js.lastIndexOf("//# sourceMappingURL=");
   const end = mapComment >= 0 ? mapComment : js.length;
   const earlier = js.indexOf(RECORDS);
-  writeFileSync(file, `${js.slice(0, earlier >= 0 ? earlier : end)}${RECORDS}${functions.map(record).join("")}${js.slice(end)}`);
+  writeFileSync(file, `${js.slice(0, earlier >= 0 ? earlier : end)}${RECORDS}${functions.map(recordStatement).join("")}${js.slice(end)}`);
 }
 
 // silent: `npm pack --json` runs this (prepare) and its stdout must stay JSON

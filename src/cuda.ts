@@ -7,7 +7,7 @@ import type { ComplexDType, ComplexDTypeLike, ComplexName, DType, DTypeLike, DTy
 import { BUILTIN_NAMESPACE } from "./compiler/recorded.js";
 import { makeDeviceFunction } from "./device-functions.js";
 import { stackAbove } from "./module-file.js";
-import { Kernel, checkJitOptions, type AnyKernelFunction, type JitOptions } from "./kernel.js";
+import { Kernel, checkJitOptions, jitKernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./runtime/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, openIpcArray, pinnedArray, toDevice,
@@ -243,7 +243,7 @@ export const cuda = {
    */
   jit: function jit<F extends (...args: never[]) => unknown>(fn: F, options: JitOptions = {}) {
     const callStack = stackAbove(jit);
-    if (!options.device) return new Kernel(fn as unknown as AnyKernelFunction, options, callStack);
+    if (!options.device) return jitKernel(fn as unknown as AnyKernelFunction, options, callStack);
     checkJitOptions(options, "device function");
     return makeDeviceFunction(fn, options, callStack);
   } as Jit,

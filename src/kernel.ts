@@ -460,6 +460,23 @@ function uncallableKernel(proto: object): object {
   return self;
 }
 
+/** The stack above cuda.jit's frame while cuda.jit makes a kernel, for Kernel's constructor (see jitKernel). */
+let jitCallStack: string | undefined;
+
+/**
+ * `cuda.jit(fn, options)` for a kernel; `callStack`: the stack above cuda.jit's frame, whose first
+ * frame is the user's call even where numbats is bundled into the app's file. (Not a constructor
+ * parameter: `new Kernel(fn, options)` is public API.)
+ */
+export function jitKernel<F extends AnyKernelFunction>(fn: F, options: JitOptions, callStack: string | undefined): Kernel<F> {
+  jitCallStack = callStack;
+  try {
+    return new Kernel(fn, options);
+  } finally {
+    jitCallStack = undefined;
+  }
+}
+
 /**
  * A kernel made by `cuda.jit(fn)` (Numba's `@cuda.jit` dispatcher): compiled once per signature of
  * argument types, launched with `configure(grid, block)(...args)` or `forall(n)(...args)`. `F` is the
@@ -494,7 +511,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    *
    * @typeParam F the kernel function's type
    */
-  constructor(fn: F, options: JitOptions = {}, /** @internal the stack above cuda.jit's frame, when it made the kernel */ callStack?: string) {
+  constructor(fn: F, options: JitOptions = {}) {
+    const callStack = jitCallStack;
+    jitCallStack = undefined;
     if (typeof fn !== "function") throw new TypeError(`cuda.jit needs a function; got ${typeof fn}`);
     checkJitOptions(options, "kernel");
     checkedName(options.name, "kernel");

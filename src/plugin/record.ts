@@ -87,6 +87,35 @@ export function findKernels(code: string, id: string, root: string): ModuleKerne
   return { sites, warnings };
 }
 
+/** A function a module binds at its top level, as its record's fields and the free names it uses. */
+export interface TopLevelFunction extends RecordFields {
+  readonly name: string;
+  readonly names: readonly string[];
+}
+
+/**
+ * The records of the functions `code` (the module `id`) binds at its top level: function declarations
+ * and `const f = function/arrow`. numbats' package build records its math library's functions, which
+ * the compiler compiles from their text though nothing passes them to cuda.jit, with these.
+ */
+export function topLevelFunctions(code: string, id: string, root: string): TopLevelFunction[] {
+  const file = cleanId(id);
+  const parser = parserOf(file);
+  if (!parser) throw new Error(`numbats: ${file} is not a JavaScript or TypeScript module`);
+  const scopes = analyzeScopes(parseModule(parser, code));
+  const found: TopLevelFunction[] = [];
+  for (const [name, binding] of scopes.module.names) {
+    if (!binding.fn) continue;
+    const { line, column } = (binding.fn.loc as { start: { line: number; column: number } }).start;
+    const names = freeNames(binding.fn, scopes.module, scopes).sort();
+    found.push({ name, source: blankedText(code, binding.fn), file: displayFile(file, root), line, column, names });
+  }
+  return found;
+}
+
+/** The statement that attaches a top-level function's record to it. */
+export const recordStatement = (f: TopLevelFunction): string => `${RECORD_HELPER}(${f.name}, ${recordText(f, f.names)});\n`;
+
 /** `code` with each site's function wrapped so that it carries its record, and the source map of the change. */
 export function recordKernels(code: string, id: string, root: string): { code: string; map: ReturnType<MagicString["generateMap"]>; warnings: readonly string[] } | { code: undefined; warnings: readonly string[] } {
   const { sites, warnings } = findKernels(code, id, root);
@@ -279,7 +308,7 @@ function freeNames(fn: SyntaxNode, at: Scope, scopes: ModuleScopes): string[] {
   return [...names];
 }
 
-interface RecordFields {
+export interface RecordFields {
   readonly source: string;
   readonly name: string | undefined;
   readonly file: string;
