@@ -9,7 +9,7 @@
 // - No configuration: esbuild (ESM and CommonJS, numbats inside or external, source maps or not, and
 //   --minify-syntax, which keeps names), tsup, ncc, an unminified Vite SSR build, `numbats run -n 2`
 //   of a bundle. Every cell run by node also checks the simulator's worker threads took part.
-// - With the plugin: minified esbuild, Rollup + terser, webpack production, Vite SSR and library
+// - With the plugin: minified esbuild, Rollup + terser, webpack and Rspack production, Vite SSR and library
 //   builds, jest --coverage (numbats/babel), vitest with istanbul coverage.
 // - Without the plugin, the same minified and instrumented builds (but Rollup's: webpack's terser
 //   minifies as Rollup's does, and costs as much): a CompileError that says the source looks
@@ -219,6 +219,7 @@ const CELLS: readonly Cell[] = [
   { name: "esbuild --minify with the plugin", configs: ["esbuild.build.mjs"], plugin: true, build: [["node", "esbuild.build.mjs"]], run: ["node", "out/main.mjs"], expect: "reference" },
   { name: "Rollup + terser with the plugin", configs: ["rollup.config.mjs", "rollup.plugin.config.mjs"], plugin: true, build: [["rollup", "-c", "rollup.plugin.config.mjs", "--silent"]], run: ["node", "out/main.mjs"], expect: "reference" },
   { name: "webpack production with the plugin", configs: ["webpack.build.mjs"], plugin: true, build: [["node", "webpack.build.mjs"]], run: ["node", "out/main.cjs"], expect: "reference" },
+  { name: "Rspack production with the plugin", configs: ["rspack.build.mjs"], plugin: true, build: [["node", "rspack.build.mjs"]], run: ["node", "out/main.cjs"], expect: "reference" },
   { name: "Vite SSR build, minified, with the plugin", configs: ["vite.ssr.config.mjs", "vite.ssr.plugin.config.mjs"], plugin: true, build: [["vite", "build", "--config", "vite.ssr.plugin.config.mjs"]], run: ["node", "out/main.js"], expect: "reference" },
   { name: "Vite library build, minified, with the plugin", configs: ["vite.lib.config.mjs"], plugin: true, build: [["vite", "build", "--config", "vite.lib.config.mjs"]], run: ["node", "out/main.js"], expect: "reference" },
   { name: "jest --coverage with numbats/babel", configs: ["jest.config.mjs", "babel.config.cjs", "jest.test.ts"], needs: ["./babel"], plugin: true, build: [], run: JEST, toFile: true, expect: "reference" },
@@ -226,6 +227,7 @@ const CELLS: readonly Cell[] = [
 
   { name: "esbuild --minify, no plugin", build: [esbuildCli("--format=esm", "--minify", "--outfile=out/main.mjs")], run: ["node", "out/main.mjs"], expect: PLUGIN },
   { name: "webpack production, no plugin", configs: ["webpack.build.mjs"], build: [["node", "webpack.build.mjs"]], run: ["node", "out/main.cjs"], expect: PLUGIN },
+  { name: "Rspack production, no plugin", configs: ["rspack.build.mjs"], build: [["node", "rspack.build.mjs"]], run: ["node", "out/main.cjs"], expect: PLUGIN },
   { name: "Vite SSR build, minified, no plugin", configs: ["vite.ssr.config.mjs"], build: [["vite", "build", "--config", "vite.ssr.config.mjs"]], run: ["node", "out/main.js"], expect: PLUGIN },
   { name: "jest --coverage, no plugin", configs: ["jest.config.mjs", "babel.config.cjs", "jest.test.ts"], build: [], run: JEST, toFile: true, expect: BABEL },
   { name: "vitest, istanbul coverage, no plugin", configs: ["vitest.config.mjs", "vitest.test.ts"], build: [], run: VITEST, toFile: true, expect: PLUGIN },
