@@ -78,11 +78,18 @@ export class SyncStore implements Exchange {
   }
 }
 
-function awaitReply(port: MessagePort, flag: Int32Array, worker: Worker, what: string): { values: Uint8Array[]; address?: StoreAddress } {
+/** Waits for the worker's reply to the request just posted (exported for tests). */
+export function awaitReply(port: MessagePort, flag: Int32Array, worker: Worker, what: string): { values: Uint8Array[]; address?: StoreAddress } {
   const limit = timeoutMs();
-  if (Atomics.wait(flag, 0, 0, limit) === "timed-out") {
-    void worker.terminate();
-    throw new Error(`gave up after ${limit / 1000} s ${what}: another rank may have failed or not called the same collective (NUMBATS_DIST_TIMEOUT sets the limit in seconds)`);
+  const deadline = Date.now() + limit;
+  // a wake-up with the flag still down is the previous reply's notify, late (the worker was preempted
+  // between raising the flag and notifying): wait on until this reply raises it
+  while (Atomics.load(flag, 0) === 0) {
+    const left = deadline - Date.now();
+    if (left <= 0 || Atomics.wait(flag, 0, 0, left) === "timed-out") {
+      void worker.terminate();
+      throw new Error(`gave up after ${limit / 1000} s ${what}: another rank may have failed or not called the same collective (NUMBATS_DIST_TIMEOUT sets the limit in seconds)`);
+    }
   }
   const reply = receiveMessageOnPort(port)?.message as StoreWorkerReply | undefined;
   if (!reply) throw new Error(`the store worker stopped while ${what}`);
