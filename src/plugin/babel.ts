@@ -18,13 +18,14 @@ interface BabelPath {
   readonly parent: BabelNode;
   readonly key: string | number | null;
   replaceWith(node: BabelNode): unknown;
+  pushContainer(key: "body", node: BabelNode): unknown;
   traverse(visitor: { enter(path: BabelPath): void }): void;
 }
 
 /** The parts of Babel's plugin API the plugin uses. */
 export interface BabelApi {
   readonly types: { callExpression(callee: BabelNode, args: BabelNode[]): BabelNode };
-  readonly template: { expression: { ast(code: string): BabelNode } };
+  readonly template: { expression: { ast(code: string): BabelNode }; statement: { ast(code: string): BabelNode } };
 }
 
 /** The parts of Babel's plugin state (its PluginPass) the plugin reads. */
@@ -54,8 +55,9 @@ export default function numbatsBabel(api: BabelApi, options: NumbatsBabelOptions
       Program(path: BabelPath, state: BabelState): void {
         const file = state.filename;
         if (file === undefined || /[\\/]node_modules[\\/]/.test(file)) return;
-        const { sites, warnings } = findKernels(state.file.code, file, options.root ?? state.cwd);
+        const { sites, appended, warnings } = findKernels(state.file.code, file, options.root ?? state.cwd);
         for (const w of warnings) console.warn(w);
+        for (const statement of appended) path.pushContainer("body", api.template.statement.ast(statement));
         // the sites by their offsets in the file, which the nodes Babel parsed from it carry
         const pending = new Map(sites.map((s) => [`${s.start}:${s.end}`, s]));
         if (pending.size === 0) return;

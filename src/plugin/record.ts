@@ -22,9 +22,14 @@ export interface KernelSite {
   readonly record: string;
 }
 
-/** What the transform found in a module: the sites, and why a function it found could not be recorded. */
+/**
+ * What the transform found in a module: the sites; the statements to add at the module's end, which
+ * record its other top-level functions (a kernel written here may be passed to cuda.jit in another
+ * module); and why a function it found could not be recorded.
+ */
 export interface ModuleKernels {
   readonly sites: readonly KernelSite[];
+  readonly appended: readonly string[];
   readonly warnings: readonly string[];
 }
 
@@ -58,14 +63,14 @@ export const mentionsNumbats = (code: string): boolean => /numbats|\bcuda\b/.tes
 export function findKernels(code: string, id: string, root: string): ModuleKernels {
   const file = cleanId(id);
   const parser = parserOf(file);
-  if (!parser || !mentionsNumbats(code)) return { sites: [], warnings: [] };
+  if (!parser || !mentionsNumbats(code)) return { sites: [], appended: [], warnings: [] };
   let program: SyntaxNode;
   try {
     program = parseModule(parser, code);
   } catch (e) {
     // a module the bundler reads but this parser cannot (another syntax extension): if it has
     // kernels, they compile from their own text as without the plugin
-    return { sites: [], warnings: [`numbats: ${file} was not searched for kernels: ${(e as Error).message}`] };
+    return { sites: [], appended: [], warnings: [`numbats: ${file} was not searched for kernels: ${(e as Error).message}`] };
   }
   const scopes = analyzeScopes(program);
   const numbats = numbatsBindings(program);
@@ -73,18 +78,39 @@ export function findKernels(code: string, id: string, root: string): ModuleKerne
   const sites: KernelSite[] = [];
   const warnings: string[] = [];
   const where = displayFile(file, root);
+  const recorded = new Set<SyntaxNode>();
+  /**
+   * The record of `fn` where `scope` is, or undefined when its text would not parse (with a warning
+   * for a function passed to numbats; another may be host code with JSX, say, and is left alone).
+   */
+  const recordOf = (fn: SyntaxNode, name: string | undefined, scope: Scope, passed: boolean): string | undefined => {
+    const source = blankedText(code, fn);
+    const problem = parseProblem(source);
+    const { line, column } = (fn.loc as { start: { line: number; column: number } }).start;
+    if (problem) {
+      if (passed) warnings.push(`numbats: the function at ${where}:${line}:${column + 1} was not recorded: its text without types does not parse (${problem})`);
+      return undefined;
+    }
+    recorded.add(fn);
+    return recordText({ source, name, file: where, line, column }, freeNames(fn, scope, scopes));
+  };
   for (const call of scopes.calls) {
     if (!isCompilingCall(call.node, call.scope, numbats, scopes.module)) continue;
     for (const f of functionsPassed(call.node, call.scope, named.get(call.node))) {
-      const source = blankedText(code, f.fn);
-      const problem = parseProblem(source);
-      const { line, column } = (f.fn.loc as { start: { line: number; column: number } }).start;
-      if (problem) { warnings.push(`numbats: the function at ${where}:${line}:${column + 1} was not recorded: its text without types does not parse (${problem})`); continue; }
-      const record = recordText({ source, name: f.name, file: where, line, column }, freeNames(f.fn, call.scope, scopes));
-      sites.push({ start: f.at.start, end: f.at.end, ...(f.shorthand ? { shorthand: f.shorthand } : {}), record });
+      const record = recordOf(f.fn, f.name, call.scope, true);
+      if (record) sites.push({ start: f.at.start, end: f.at.end, ...(f.shorthand ? { shorthand: f.shorthand } : {}), record });
     }
   }
-  return { sites, warnings };
+  // in a module that imports numbats, every other top-level function, recorded where it is declared
+  const appended: string[] = [];
+  if (numbats.imported) {
+    for (const [name, binding] of scopes.module.names) {
+      if (!binding.fn || !isFunction(binding.fn) || recorded.has(binding.fn)) continue;
+      const record = recordOf(binding.fn, name, scopes.module, false);
+      if (record) appended.push(`${RECORD_HELPER}(${name}, ${record});\n`);
+    }
+  }
+  return { sites, appended, warnings };
 }
 
 /** A function a module binds at its top level, as its record's fields and the free names it uses. */
@@ -118,13 +144,14 @@ export const recordStatement = (f: TopLevelFunction): string => `${RECORD_HELPER
 
 /** `code` with each site's function wrapped so that it carries its record, and the source map of the change. */
 export function recordKernels(code: string, id: string, root: string): { code: string; map: ReturnType<MagicString["generateMap"]>; warnings: readonly string[] } | { code: undefined; warnings: readonly string[] } {
-  const { sites, warnings } = findKernels(code, id, root);
-  if (sites.length === 0) return { code: undefined, warnings };
+  const { sites, appended, warnings } = findKernels(code, id, root);
+  if (sites.length === 0 && appended.length === 0) return { code: undefined, warnings };
   const ms = new MagicString(code);
   for (const s of sites) {
     ms.prependLeft(s.start, `${s.shorthand ? `${s.shorthand}: ` : ""}${RECORD_HELPER}(`);
     ms.appendRight(s.end, `, ${s.record})`);
   }
+  if (appended.length > 0) ms.append(`\n${appended.join("")}`);
   return { code: ms.toString(), map: ms.generateMap({ hires: true, source: cleanId(id), includeContent: true }), warnings };
 }
 
@@ -164,6 +191,8 @@ function displayFile(file: string, root: string): string {
 interface NumbatsBindings {
   readonly cuda: Set<string>;
   readonly module: Set<string>;
+  /** whether the module imports or requires anything of numbats (a dtype alone, say) */
+  readonly imported: boolean;
 }
 
 /**
@@ -171,10 +200,12 @@ interface NumbatsBindings {
  * `const nb = require("numbats")`; also `cuda` imported from a module of the app's own that re-exports it.
  */
 function numbatsBindings(program: SyntaxNode): NumbatsBindings {
-  const found: NumbatsBindings = { cuda: new Set(), module: new Set() };
+  const found = { cuda: new Set<string>(), module: new Set<string>() };
+  let importsNumbats = false;
   for (const stmt of program.body as SyntaxNode[]) {
     if (stmt.type === "ImportDeclaration" && stmt.importKind !== "type") {
       const fromNumbats = (stmt.source as SyntaxNode).value === "numbats";
+      importsNumbats ||= fromNumbats;
       for (const s of stmt.specifiers as SyntaxNode[]) {
         const local = (s.local as SyntaxNode).name as string;
         if (s.type === "ImportSpecifier" && s.importKind !== "type" && importedName(s) === "cuda") found.cuda.add(local);
@@ -183,7 +214,7 @@ function numbatsBindings(program: SyntaxNode): NumbatsBindings {
     }
     if (stmt.type === "VariableDeclaration") for (const d of stmt.declarations as SyntaxNode[]) requiredNumbats(d, found);
   }
-  return found;
+  return { ...found, imported: importsNumbats || found.cuda.size > 0 || found.module.size > 0 };
 }
 
 const importedName = (s: SyntaxNode): unknown => {
@@ -196,7 +227,7 @@ const isRequireNumbats = (e: SyntaxNode | null): boolean =>
   (e.arguments as SyntaxNode[]).length === 1 && (e.arguments as SyntaxNode[])[0]!.value === "numbats";
 
 /** `const nb = require("numbats")`, `const { cuda: c } = require("numbats")`, `const c = require("numbats").cuda`. */
-function requiredNumbats(d: SyntaxNode, found: NumbatsBindings): void {
+function requiredNumbats(d: SyntaxNode, found: Pick<NumbatsBindings, "cuda" | "module">): void {
   const id = d.id as SyntaxNode;
   const init = d.init as SyntaxNode | null;
   if (isRequireNumbats(init)) {

@@ -89,3 +89,17 @@ test("cuda, a dtype and a device function imported under other names: with the p
     assert.equal(r.stdout.trim(), expected, `minify: ${minify}`);
   }
 });
+
+test("a kernel and a device function written in one module and passed to cuda.jit in another: recorded where declared, minified or not", async () => {
+  const expected = [1, 2, 3, 5].map((x) => Math.fround(x / 2 + 0.25)).join(" ");
+  for (const minify of [true, false]) {
+    const outfile = join(out, `elsewhere-${minify}.mjs`);
+    await build({
+      entryPoints: [join(APP, "elsewhere.ts")], bundle: true, minify, format: "esm", platform: "node", outfile,
+      absWorkingDir: ROOT, plugins: [numbats.esbuild(), numbatsExternal], logLevel: "silent",
+    });
+    const r = runBundle(outfile);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), expected, `minify: ${minify}`);
+  }
+});

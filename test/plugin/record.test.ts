@@ -208,3 +208,13 @@ test("the source map maps the transformed module back to the original positions"
     assert.deepEqual([pos.line, pos.column], [line, column], text);
   }
 });
+
+test("a module that imports numbats: its other top-level functions are recorded where declared; a module that does not, none", () => {
+  const code = `import { float32 } from "numbats";\nexport function kern(a: Float32Array) { a[0] = float32(a[1]!); }\nexport const twice = (x: number) => 2 * x;\nconst view = () => <b/>;\n`;
+  const { sites, appended } = findKernels(code, "/proj/src/k.tsx", ROOT);
+  assert.equal(sites.length, 0);
+  assert.equal(appended.length, 2, "kern and twice; the JSX function is host code and left alone");
+  assert.match(appended[0]!, /^\(\(f, r\) => .*\)\(kern, \{ source: "function kern\(a              \) \{ a\[0\] = float32\(a\[1\] \); \}", name: "kern", file: "src\/k\.tsx", line: 2, column: 7, names: \(\) => \(\{ float32: float32 \}\) \}\);\n$/);
+  assert.match(appended[1]!, /\(twice, \{ source: "\(x        \) => 2 \* x", name: "twice"/);
+  assert.deepEqual(findKernels(`export function kern(a) { a[0] = cuda.grid(1); }`, "/proj/src/k.js", ROOT).appended, []);
+});
