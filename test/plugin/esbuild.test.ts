@@ -76,30 +76,24 @@ test("esbuild --minify without the plugin: the minified kernels do not run", asy
   assert.match(r.stderr, /CompileError: .*looks minified.*numbats\.esbuild\(\)/s);
 });
 
-test("cuda, a dtype and a device function imported under other names: with the plugin they mean what they are, minified or not", async () => {
-  const expected = [1, 2, 3, 4.5].map((x) => Math.fround(Math.fround(x * 2 + 1) / 3)).join(" ");
+/** Bundles the program `entry` (test/plugin/app) through numbats.esbuild(), minified and not; each run must print `expected`. */
+async function printsWithPlugin(entry: string, expected: string): Promise<void> {
   for (const minify of [true, false]) {
-    const outfile = join(out, `aliased-${minify}.mjs`);
+    const outfile = join(out, `${entry.replace(/\.ts$/, "")}-${minify}.mjs`);
     await build({
-      entryPoints: [join(APP, "aliased.ts")], bundle: true, minify, format: "esm", platform: "node", outfile,
+      entryPoints: [join(APP, entry)], bundle: true, minify, format: "esm", platform: "node", outfile,
       absWorkingDir: ROOT, plugins: [numbats.esbuild(), numbatsExternal], logLevel: "silent",
     });
     const r = runBundle(outfile);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), expected, `minify: ${minify}`);
   }
+}
+
+test("cuda, a dtype and a device function imported under other names: with the plugin they mean what they are, minified or not", async () => {
+  await printsWithPlugin("aliased.ts", [1, 2, 3, 4.5].map((x) => Math.fround(Math.fround(x * 2 + 1) / 3)).join(" "));
 });
 
 test("a kernel and a device function written in one module and passed to cuda.jit in another: recorded where declared, minified or not", async () => {
-  const expected = [1, 2, 3, 5].map((x) => Math.fround(x / 2 + 0.25)).join(" ");
-  for (const minify of [true, false]) {
-    const outfile = join(out, `elsewhere-${minify}.mjs`);
-    await build({
-      entryPoints: [join(APP, "elsewhere.ts")], bundle: true, minify, format: "esm", platform: "node", outfile,
-      absWorkingDir: ROOT, plugins: [numbats.esbuild(), numbatsExternal], logLevel: "silent",
-    });
-    const r = runBundle(outfile);
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stdout.trim(), expected, `minify: ${minify}`);
-  }
+  await printsWithPlugin("elsewhere.ts", [1, 2, 3, 5].map((x) => Math.fround(x / 2 + 0.25)).join(" "));
 });
