@@ -5,7 +5,7 @@
 
 import { isBigInt, type ScalarName } from "../../dtypes.js";
 import type { Expr, FunctionIR, Loc } from "../../compiler/ir.js";
-import { CompileError } from "../../errors.js";
+import { CompileError, InternalCompilerError } from "../../errors.js";
 import { isHalfFloat } from "../../half.js";
 import { imm, sym, type Line, type Operand, type Reg, type RegClass, type Scalar } from "./insts.js";
 import type { InductionAddress } from "./lsr.js";
@@ -131,7 +131,7 @@ export abstract class EmitContext {
 
   array(e: Expr): ArrayVal {
     const v = this.value(e);
-    if (v === null || v.k !== "array") throw new Error("PTX target: expected an array");
+    if (v === null || v.k !== "array") throw new InternalCompilerError("PTX target: expected an array");
     return v;
   }
 }

@@ -20,7 +20,7 @@ import { isEqualityTest, isSpeculatable } from "../../compiler/analysis/exprs.js
 import { countedInductionVar, geometricCounter, unconditionalAccesses, type Access, type Counter } from "../../compiler/analysis/loops.js";
 import type { Expr, FunctionIR, LoopStmt, Stmt } from "../../compiler/ir.js";
 import { assignedNames, setNames } from "../../compiler/walk.js";
-import { locateSource } from "../../errors.js";
+import { locateSource, InternalCompilerError } from "../../errors.js";
 import { EmitContext, type InductionCounter } from "./context.js";
 import { imm, mem, printLine, regDecls, sym, type Reg, type Scalar } from "./insts.js";
 import { intrinsic } from "./intrinsics.js";
@@ -42,7 +42,7 @@ const LARGE_PARAMS: Requirement = { ptx: "8.1", cc: [7, 0] };
 const MAX_PARAMS_BYTES = 32764;
 
 export function emitPtx(ir: FunctionIR, options: PtxTargetOptions = {}): PtxModule {
-  if (ir.kind !== "kernel") throw new Error(`emitPtx: '${ir.name}' is a device function; only kernels are emitted (device functions are inlined)`);
+  if (ir.kind !== "kernel") throw new InternalCompilerError(`emitPtx: '${ir.name}' is a device function; only kernels are emitted (device functions are inlined)`);
   return new KernelEmitter(ir, options.computeCapability ?? [7, 5]).finish(options);
 }
 
@@ -136,7 +136,7 @@ class KernelEmitter extends EmitContext {
         this.vars.set(name, this.reassigned.has(name) ? this.homeWith(name, type, param) : param);
         return;
       }
-      if (typeof type !== "string" || type === "void") throw new Error(`PTX target: kernel parameter '${name}' has unsupported type ${JSON.stringify(type)}`);
+      if (typeof type !== "string" || type === "void") throw new InternalCompilerError(`PTX target: kernel parameter '${name}' has unsupported type ${JSON.stringify(type)}`);
       const P = PTX_SCALAR[type];
       const pname = `${this.entry}_p${arg}`;
       this.params.push({ name: pname, ptxType: P.param, size: DTYPE_INFO[type].size as PtxParam["size"], from: { arg, part: "value" } });
@@ -156,7 +156,7 @@ class KernelEmitter extends EmitContext {
 
   private bindFixedArray(name: string, type: ArrayType, base: Reg, shape: readonly number[]): void {
     const dims = shape.map((n) => imm(n));
-    this.vars.set(name, { k: "array", type, key: name, base, shape: dims, strides: contiguousStrides(dims, () => { throw new Error("unreachable"); }), readonly: false, origin: "entry" });
+    this.vars.set(name, { k: "array", type, key: name, base, shape: dims, strides: contiguousStrides(dims, () => { throw new InternalCompilerError("unreachable"); }), readonly: false, origin: "entry" });
   }
 
   // -------------------------------------------------------------------------
@@ -199,7 +199,7 @@ class KernelEmitter extends EmitContext {
       }
       case "assign": {
         const home = this.vars.get(s.name);
-        if (home === undefined) throw new Error(`PTX target: assignment to undeclared '${s.name}'`);
+        if (home === undefined) throw new InternalCompilerError(`PTX target: assignment to undeclared '${s.name}'`);
         this.assignInto(home, this.value(s.value));
         this.memo.invalidate([s.name, ...homeKeys(home)]);
         break;
@@ -218,7 +218,7 @@ class KernelEmitter extends EmitContext {
       case "break": this.bra(this.jump(s.label).brk); break;
       case "continue": {
         const cont = this.jump(s.label).cont;
-        if (!cont) throw new Error(`PTX target: 'continue ${s.label}' names a block, not a loop`);
+        if (!cont) throw new InternalCompilerError(`PTX target: 'continue ${s.label}' names a block, not a loop`);
         this.bra(cont);
         break;
       }
@@ -229,7 +229,7 @@ class KernelEmitter extends EmitContext {
 
   private jump(label: string) {
     const j = this.jumps.get(label);
-    if (!j) throw new Error(`PTX target: unknown label '${label}'`);
+    if (!j) throw new InternalCompilerError(`PTX target: unknown label '${label}'`);
     return j;
   }
 
@@ -307,7 +307,7 @@ class KernelEmitter extends EmitContext {
     this.loc = s.loc ?? this.loc;
     this.lineInfo(s);
     const k = this.vars.get(plan.counter);
-    if (k?.k !== "reg") throw new Error(`PTX target: loop counter '${plan.counter}' has no register`);
+    if (k?.k !== "reg") throw new InternalCompilerError(`PTX target: loop counter '${plan.counter}' has no register`);
     const lim = plan.bound.k === "const"
       ? imm(mainLoopLimit(plan, Number(plan.bound.value), NUMBER_LIMIT_OPS))
       : this.scalar(mainLoopLimit(plan, plan.bound, IR_LIMIT_OPS));
@@ -340,7 +340,7 @@ class KernelEmitter extends EmitContext {
     const { counter, copies } = opts;
     const home = counter && this.vars.get(counter.name);
     const iv = home?.k === "reg" && home.cls === "b32" ? { loop: id, reg: home, base: home, offset: 0, step: counter!.step } : null;
-    if (copies > 1 && !iv) throw new Error(`PTX target: unrolled loop '${s.label}' has no int32 counter register`);
+    if (copies > 1 && !iv) throw new InternalCompilerError(`PTX target: unrolled loop '${s.label}' has no int32 counter register`);
     for (let copy = 0; copy < copies; copy++) {
       const ivCopy = iv && copy > 0 ? this.offsetCounter(counter!.name, iv, (copy * iv.step) / copies) : iv;
       if (ivCopy) this.inductionVars.push(ivCopy);
@@ -410,7 +410,7 @@ class KernelEmitter extends EmitContext {
       this.vars.set(name, { k: "array", type, key: name, base, shape: [n], strides: [imm(1)], readonly: false, origin: "entry" });
       return;
     }
-    if (shape.some((n) => n <= 0)) throw new Error(`PTX target: ${type.space} array '${name}' has shape [${shape}]`);
+    if (shape.some((n) => n <= 0)) throw new InternalCompilerError(`PTX target: ${type.space} array '${name}' has shape [${shape}]`);
     const bytes = shape.reduce((a, b) => a * b, 1) * size;
     const s = `${sanitize(name)}_${type.space}${this.nSyms++}`;
     if (type.space === "shared") {
@@ -418,7 +418,7 @@ class KernelEmitter extends EmitContext {
       this.staticShared = Math.ceil(this.staticShared / 16) * 16 + bytes;
     } else if (type.space === "local") {
       this.entryDecls.push(`\t.local .align 16 .b8 ${s}[${bytes}];`);
-    } else throw new Error(`PTX target: cannot allocate a ${type.space} array ('${name}')`);
+    } else throw new InternalCompilerError(`PTX target: cannot allocate a ${type.space} array ('${name}')`);
     const base = this.inPrologue(() => this.out("b32", "mov.u32", sym(s)));
     this.bindFixedArray(name, type, base, shape);
   }
@@ -466,7 +466,7 @@ class KernelEmitter extends EmitContext {
       home.items.forEach((h, i) => this.assignInto(h, items[i]!));
       return;
     }
-    if (home.k === "imm") throw new Error("PTX target: cannot assign to a constant");
+    if (home.k === "imm") throw new InternalCompilerError("PTX target: cannot assign to a constant");
     const a = v as ArrayVal;
     this.mov(home.base, a.base);
     home.shape.forEach((r, d) => this.mov(r as Reg, a.shape[d]!));
@@ -487,14 +487,14 @@ class KernelEmitter extends EmitContext {
     switch (e.k) {
       case "var": {
         const v = this.vars.get(e.name);
-        if (v === undefined) throw new Error(`PTX target: unknown variable '${e.name}'`);
+        if (v === undefined) throw new InternalCompilerError(`PTX target: unknown variable '${e.name}'`);
         return v;
       }
       case "tuple": return { k: "tuple", items: e.items.map((x) => this.value(x)) };
       case "tupleGet": return (this.value(e.tuple) as TupleVal).items[e.index]!;
       case "select": return this.select(e.cond, e.a, e.b, e.type, e.eager ?? false);
       case "intrinsic": return intrinsic(this, e);
-      case "call": throw new Error(`PTX target: call of '${e.fn.name}' was not inlined`);
+      case "call": throw new InternalCompilerError(`PTX target: call of '${e.fn.name}' was not inlined`);
       default: return this.scalar(e);
     }
   }
@@ -519,7 +519,7 @@ class KernelEmitter extends EmitContext {
       case "atomic": return atomic(this, e);
       default: {
         const v = this.value(e);
-        if (v === null || v.k === "array" || v.k === "tuple") throw new Error(`PTX target: expected a scalar, got ${e.k}`);
+        if (v === null || v.k === "array" || v.k === "tuple") throw new InternalCompilerError(`PTX target: expected a scalar, got ${e.k}`);
         return v;
       }
     }

@@ -11,6 +11,7 @@ import { subarray, viewAs } from "./memory.js";
 import { KERNEL_ERROR_SYMBOL } from "./module.js";
 import { PTX_SCALAR, floatImm } from "./types.js";
 import { scalarTypeOf, type Value } from "./values.js";
+import { InternalCompilerError } from "../../errors.js";
 
 const SHFL_MODE = { shflSync: ["idx", 0x1f], shflUpSync: ["up", 0], shflDownSync: ["down", 0x1f], shflXorSync: ["bfly", 0x1f] } as const;
 const VOTE_MODE = { allSync: "all", anySync: "any", eqSync: "uni" } as const;
@@ -150,7 +151,7 @@ function print(cx: EmitContext, args: readonly Expr[]): void {
 
 /** the generic address of string `index` of the function's table (a `.global` byte array) */
 function stringAddress(cx: EmitContext, index: Expr): Reg {
-  if (index.k !== "const") throw new Error("PTX target: a string index must be a constant");
+  if (index.k !== "const") throw new InternalCompilerError("PTX target: a string index must be a constant");
   return cx.out("b64", "cvta.global.u64", cx.out("b64", "mov.u64", sym(`__str${Number(index.value)}`)));
 }
 
@@ -170,7 +171,7 @@ function assert(cx: EmitContext, args: readonly Expr[]): void {
  */
 function throwError(cx: EmitContext, args: readonly Expr[]): void {
   const site = args[0]!;
-  if (site.k !== "const") throw new Error("PTX target: a throw site must be a constant");
+  if (site.k !== "const") throw new InternalCompilerError("PTX target: a throw site must be a constant");
   cx.usesThrow = true;
   const ids = args.slice(1).map((a) => cx.toReg(cx.scalar(a), "b32"));
   const record = cx.out("b64", "mov.u64", sym(KERNEL_ERROR_SYMBOL));

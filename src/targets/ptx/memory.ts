@@ -12,6 +12,7 @@ import { jsMinMax } from "./scalar.js";
 import { PTX_SCALAR } from "./types.js";
 import { SPACES_32BIT, scalarTypeOf, type ArrayVal } from "./values.js";
 import type { Requirement } from "./version.js";
+import { InternalCompilerError } from "../../errors.js";
 
 /** one non-constant `index_d · stride_d` of an element address */
 interface AddressTerm {
@@ -71,7 +72,7 @@ function spaceOf(a: ArrayVal): string {
  * an address already made is that address plus a constant (`neighbour`), any other is a sum of terms.
  */
 export function address(cx: EmitContext, a: ArrayVal, index: readonly Expr[]): Mem {
-  if (index.length !== a.shape.length) throw new Error(`PTX target: ${index.length} indices for a ${a.shape.length}-d array`);
+  if (index.length !== a.shape.length) throw new InternalCompilerError(`PTX target: ${index.length} indices for a ${a.shape.length}-d array`);
   if (cx.ir.options.debug) boundsCheck(cx, a, index);
   return cx.memo.memoized(accessKey(cx, "addr", a, index), () => cx.memo.deps(index).add(a.key), () => (!cx.ir.options.debug && neighbour(cx, a, index)) || termsAddress(cx, a, index));
 }
@@ -255,8 +256,8 @@ export function atomic(cx: EmitContext, e: AtomicExpr): Scalar {
   const a = cx.array(e.array);
   const t = e.type;
   const P = PTX_SCALAR[t];
-  if (a.type.space !== "global" && a.type.space !== "shared") throw new Error(`PTX target: atomics on ${a.type.space} arrays are not supported`);
-  if (t === "bool" || isHalfFloat(t) || P.width < 32) throw new Error(`PTX target: atomics on ${t} arrays are not supported`);
+  if (a.type.space !== "global" && a.type.space !== "shared") throw new InternalCompilerError(`PTX target: atomics on ${a.type.space} arrays are not supported`);
+  if (t === "bool" || isHalfFloat(t) || P.width < 32) throw new InternalCompilerError(`PTX target: atomics on ${t} arrays are not supported`);
   const sp = a.type.space;
   const addr = address(cx, a, e.index);
   const v = cx.scalar(e.value);

@@ -12,6 +12,7 @@ import { imm, type Reg, type RegClass, type Scalar } from "./insts.js";
 import { PTX_SCALAR, floatImm, isNarrowInt } from "./types.js";
 import { halfHex, scalarTypeOf } from "./values.js";
 import type { Requirement } from "./version.js";
+import { InternalCompilerError } from "../../errors.js";
 
 const FLOAT_BINARY: Partial<Record<BinaryOp, string>> = { add: "add.rn", sub: "sub.rn", mul: "mul.rn", div: "div.rn" };
 const INT_BINARY: Partial<Record<BinaryOp, string>> = { add: "add", sub: "sub", mul: "mul.lo", min: "min", max: "max" };
@@ -111,7 +112,7 @@ export function unary(cx: EmitContext, op: UnaryOp, t: ScalarName, xe: Expr): Sc
       const f = cx.out("b32", `bfind.shiftamt.u${P.bits === "b64" ? 64 : 32}`, b);
       return cx.out("b32", "add.s32", f, imm(1));
     }
-    default: throw new Error(`PTX target: unary '${op}' on ${xt}`);
+    default: throw new InternalCompilerError(`PTX target: unary '${op}' on ${xt}`);
   }
 }
 
@@ -125,7 +126,7 @@ function floatUnary(cx: EmitContext, op: UnaryOp, f: "f32" | "f64", x: Scalar): 
   if (ROUNDING[op]) return cx.out(f, `cvt.${ROUNDING[op]}.${f}.${f}`, x);
   const simple = FLOAT_UNARY[op];
   if (simple) return cx.out(f, `${simple}.${f}`, x);
-  if (op !== "round") throw new Error(`PTX target: unary '${op}' on a float`);
+  if (op !== "round") throw new InternalCompilerError(`PTX target: unary '${op}' on a float`);
   // JS Math.round: floor(x) + (x − floor(x) >= 0.5), with the sign of x (−0.4 → −0)
   const fl = cx.out(f, `cvt.rmi.${f}.${f}`, x);
   const frac = cx.out(f, `sub.rn.${f}`, x, fl);
@@ -147,7 +148,7 @@ export function binary(cx: EmitContext, op: BinaryOp, t: ScalarName, ae: Expr, b
   if (isFloat(t)) return floatBinary(cx, op, P.arith as "f32" | "f64", cx.scalar(ae), cx.scalar(be));
   const a = cx.scalar(ae), b = cx.scalar(be);
   if (t === "bool") {
-    if (!BIT_BINARY[op]) throw new Error(`PTX target: '${op}' on bool`);
+    if (!BIT_BINARY[op]) throw new InternalCompilerError(`PTX target: '${op}' on bool`);
     return cx.out("pred", `${BIT_BINARY[op]}.pred`, cx.toReg(a, "pred"), cx.toReg(b, "pred"));
   }
   if (INT_BINARY[op]) return wrap(cx, t, cx.out(P.reg, `${INT_BINARY[op]}.${P.arith}`, a, b));
@@ -158,7 +159,7 @@ export function binary(cx: EmitContext, op: BinaryOp, t: ScalarName, ae: Expr, b
     return cx.out(P.reg, `shr.${P.arith}`, a, amount);
   }
   if (op === "div" || op === "rem" || op === "floordiv") return wrap(cx, t, intDivision(cx, op, t, a, b));
-  throw new Error(`PTX target: binary '${op}' on ${t}`);
+  throw new InternalCompilerError(`PTX target: binary '${op}' on ${t}`);
 }
 
 function floatBinary(cx: EmitContext, op: BinaryOp, f: "f32" | "f64", a: Scalar, b: Scalar): Scalar {
@@ -168,7 +169,7 @@ function floatBinary(cx: EmitContext, op: BinaryOp, f: "f32" | "f64", a: Scalar,
     case "min": case "max": return jsMinMax(cx, op, f, a, b);
     case "copysign": return cx.out(f, `copysign.${f}`, b, a);
     case "rem": return fmod(cx, f, a, b);
-    default: throw new Error(`PTX target: binary '${op}' on a float`);
+    default: throw new InternalCompilerError(`PTX target: binary '${op}' on a float`);
   }
 }
 

@@ -14,6 +14,7 @@
 
 import type { BinaryExpr, CompareOp, Expr, LoopStmt, Stmt } from "../../compiler/ir.js";
 import { exprChildren, setNames, stmtExprs, walkStmts } from "../../compiler/walk.js";
+import { InternalCompilerError } from "../../errors.js";
 
 export const UNROLL = 4;
 /** IR nodes in one copy of the body: larger bodies gain little and cost registers */
@@ -88,7 +89,7 @@ function int32Binary(op: "add" | "min" | "max", x: Expr, c: number): BinaryExpr 
 /** the loop's update `k = k ± c` (as unrollPlan accepted it) advancing `times` iterations at once */
 export function scaledUpdate(s: LoopStmt, times: number): Stmt {
   const u = s.update[0];
-  if (u?.k !== "assign" || u.value.k !== "binary" || u.value.b.k !== "const") throw new Error("scaledUpdate: not a counted loop");
+  if (u?.k !== "assign" || u.value.k !== "binary" || u.value.b.k !== "const") throw new InternalCompilerError("scaledUpdate: not a counted loop");
   const c = u.value.b;
   return { ...u, value: { ...u.value, b: { ...c, value: times * Number(c.value) } } };
 }

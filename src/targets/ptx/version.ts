@@ -5,6 +5,7 @@
 // the same), and any driver that knows an sm_88 GPU loads 9.0.
 
 import type { PtxNeed } from "../../compiler/intrinsics.js";
+import { InternalCompilerError } from "../../errors.js";
 
 const MIN_VERSION_BY_SM: Readonly<Record<number, string>> = {
   50: "4.0", 52: "4.1", 53: "4.2", 60: "5.0", 61: "5.0", 62: "5.0", 70: "6.0", 72: "6.1",
@@ -17,7 +18,7 @@ const NEWEST = "9.0";
 
 const parse = (v: string): [number, number] => {
   const m = /^(\d+)\.(\d+)$/.exec(v);
-  if (!m) throw new Error(`bad PTX version ${JSON.stringify(v)}; expected e.g. "8.7"`);
+  if (!m) throw new InternalCompilerError(`bad PTX version ${JSON.stringify(v)}; expected e.g. "8.7"`);
   return [Number(m[1]), Number(m[2])];
 };
 const cmp = (a: string, b: string) => {
