@@ -1,21 +1,19 @@
-// Every driver call the cuda runtime makes, failed on the emulated GPU (fakecuda, in the repository's
-// shared tools) on its first use and on a later one: the table is fault-cases.ts, each case runs in
-// its own process (fault-child.ts), since fakecuda reads FAKECUDA_FAIL when the process starts.
-// Part of `npm run test:emu`; skips, saying why, without the emulator or gcc.
+// Every driver call the cuda runtime makes, failed on the emulated GPU (tools/fakecuda) on its first
+// use and on a later one: the table is fault-cases.ts, each case runs in its own process
+// (fault-child.ts), since fakecuda reads FAKECUDA_FAIL when the process starts.
+// Part of `npm run test:emu`; skips, saying why, without gcc.
 
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { FAKECUDA as fakecuda, missingTools } from "../helpers/tools.js";
 import { CASES, codeOf, type FaultCase } from "./fault-cases.js";
 
 const root = new URL("../..", import.meta.url).pathname;
-const fakecuda = join(root, "..", "shared", "tools", "fakecuda", "register.mjs");
-const hasGcc = spawnSync("gcc", ["--version"], { stdio: "ignore" }).status === 0;
-const skip = !existsSync(fakecuda) ? "the emulated GPU (fakecuda in the repository's shared tools) is not present"
-  : !hasGcc ? "gcc, which builds the emulator's libcuda and the stand-in libnccl, is not on PATH" : false;
+const skip = missingTools("gcc");
 if (skip) console.log(`# driver faults skipped: ${skip}`);
 
 /** a case's process that gives no result in this time hangs: a failure */

@@ -1,21 +1,20 @@
 // `npm run test:emu`: the cuda target end to end on an emulated GPU, for machines without one.
-// The emulator is the repository's shared tools when present (fakecuda, a stand-in libcuda.so.1
-// built with gcc whose kernels run on the ptxsim PTX interpreter, beside the repository): every
-// driver call, parameter block, transfer, stream, event, fault and printf goes through the same
-// code as on a GPU. Runs with NUMBATS_TARGET=cuda:
+// The emulator is tools/fakecuda, a stand-in libcuda.so.1 built with gcc whose kernels run on the
+// tools/ptxsim PTX interpreter: every driver call, parameter block, transfer, stream, event, fault and
+// printf goes through the same code as on a GPU. Runs with NUMBATS_TARGET=cuda:
 //   1. the GPU suite (test/gpu/*.test.ts) and the test files that run on the current target (TARGET_TESTS);
 //   2. every example (examples/run-all.ts);
 //   3. the driver-fault sweep (test/emu/faults.test.ts): every driver call numbats makes, failed on its
 //      first use and a later one with the emulator's fault injection, and what must hold afterwards.
-// Exits 0 with a notice when the emulator or gcc (which builds its shim) is absent.
+// Exits 0 with a notice when gcc (which builds the emulator's libcuda) is absent.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { FAKECUDA, hasTool, missingTools } from "../helpers/tools.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const register = join(root, "..", "shared", "tools", "fakecuda", "register.mjs");
 
 /** Test files that run on the current target, beside the GPU suite (the others are the simulator's own or compile only). */
 const TARGET_TESTS = [
@@ -23,13 +22,7 @@ const TARGET_TESTS = [
   "test/compiler/typing-by-value.test.ts", "test/runtime/device-scope.test.ts", "test/host/launch-fast-path.test.ts", "test/host/kernel-throw.test.ts", "test/host/array-views.test.ts",
 ];
 
-function missing(): string | undefined {
-  if (!existsSync(register)) return "the emulated GPU (fakecuda in the repository's shared tools) is not present";
-  if (spawnSync("gcc", ["--version"], { stdio: "ignore" }).status !== 0) return "gcc, which builds the emulator's libcuda, is not on PATH";
-  return undefined;
-}
-
-const why = missing();
+const why = missingTools("gcc");
 if (why) {
   console.log(`# test:emu skipped: ${why}`);
   process.exit(0);
@@ -41,8 +34,8 @@ const env = {
   ...process.env,
   NUMBATS_TARGET: "cuda",
   FAKECUDA_POISON: "1",
-  ...(spawnSync("ptxas", ["--version"], { stdio: "ignore" }).status === 0 ? { FAKECUDA_PTXAS: "1" } : {}),
-  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${pathToFileURL(register).href}`.trim(),
+  ...(hasTool("ptxas") ? { FAKECUDA_PTXAS: "1" } : {}),
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${pathToFileURL(FAKECUDA).href}`.trim(),
 };
 
 /** Fails the run when the emulated device is not what the cuda target finds (the suites would only skip). */

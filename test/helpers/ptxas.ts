@@ -1,17 +1,16 @@
 // Checks PTX text with NVIDIA's assembler when it is installed.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { reportSkipped } from "./skip.js";
+import { missingTools } from "./tools.js";
 
-let found: boolean | undefined;
-
-/** Whether ptxas is on PATH; when it is not, the running test reports its PTX assembly check as skipped. */
+/** Whether ptxas is on PATH; when it is not, the running test reports its PTX assembly check as skipped, saying how to get ptxas. */
 export function hasPtxas(): boolean {
-  found ??= spawnSync("ptxas", ["--version"], { stdio: "ignore" }).status === 0;
-  if (!found) reportSkipped("ptxas", "ptxas not found on PATH: PTX not assembled");
-  return found;
+  const missing = missingTools("ptxas");
+  if (missing) reportSkipped("ptxas", `${missing}: PTX not assembled`);
+  return !missing;
 }
 
 /** The architectures tests assemble for, each with the compute capability to emit PTX for it (e.g. `inspectAsm(sig, { computeCapability })`). */

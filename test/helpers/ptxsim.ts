@@ -1,17 +1,14 @@
-// Runs a PtxModule on the PTX interpreter in ../shared/tools/ptxsim (beside the
-// repository), with the same KernelArg list the JS simulator takes: array
-// bytes are copied in from each ArrayArg's SimBuffer and copied back after.
+// Runs a PtxModule on the PTX interpreter (tools/ptxsim), with the same KernelArg
+// list the JS simulator takes: array bytes are copied in from each ArrayArg's
+// SimBuffer and copied back after.
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { float16Bits, type ScalarName } from "../../src/dtypes.js";
 import { bfloat16Bits } from "../../src/half.js";
 import type { ArrayArg, KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend.js";
 import type { PtxModule } from "../../src/targets/ptx/module.js";
 import { reportSkipped } from "./skip.js";
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const simPath = join(repoRoot, "..", "shared", "tools", "ptxsim", "ptxsim.mjs");
+import { PTXSIM as simPath } from "./tools.js";
 
 interface PtxsimMemory { alloc(bytes: number): number; write(addr: number, data: ArrayBufferView): void; read(addr: number, bytes: number): Uint8Array }
 interface Ptxsim {

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { cuda } from "../../src/cuda.js";
 import { ndarray } from "../../src/ndarray.js";
-import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
+import { ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
+import { missingTools } from "../helpers/tools.js";
 
 /** deterministic uniform numbers in [lo, hi) (a 32-bit LCG) */
 function random(n: number, lo: number, hi: number, seed = 1): number[] {
@@ -132,7 +133,7 @@ describe("cuda.reduce", () => {
   });
 
   // runs last: every kernel the tests above generated, one per dtype
-  test("the generated kernels assemble with ptxas", { skip: !hasPtxas() && "ptxas not found" }, () => {
+  test("the generated kernels assemble with ptxas", { skip: missingTools("ptxas") }, () => {
     const kernels = [sum, max, product].flatMap((r) => r.kernels);
     assert.ok(kernels.length >= 6);
     for (const k of kernels) for (const sig of k.signatures) for (const t of PTXAS_TARGETS) ptxasCheck(k.inspectAsm(sig, t), t.arch);

@@ -7,7 +7,8 @@ import { LaunchError, TypingError } from "../../src/errors.js";
 import { DeviceArray } from "../../src/runtime/devicearray.js";
 import { NDArray, ndarray } from "../../src/ndarray.js";
 import type { Kernel } from "../../src/kernel.js";
-import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
+import { ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
+import { missingTools } from "../helpers/tools.js";
 
 /** deterministic small integers in [lo, hi) (a 32-bit LCG): exact in every float type */
 function ints(n: number, lo: number, hi: number, seed = 1): number[] {
@@ -394,7 +395,7 @@ describe("cuda.guvectorize", () => {
 });
 
 // runs last: every kernel generated above must assemble
-test("the generated ufunc kernels assemble with ptxas", { skip: !hasPtxas() && "ptxas not found" }, () => {
+test("the generated ufunc kernels assemble with ptxas", { skip: missingTools("ptxas") }, () => {
   const generated = ufuncs.flatMap((f) => f.kernels);
   assert.ok(generated.length >= 8);
   for (const k of generated) for (const sig of k.signatures) for (const t of PTXAS_TARGETS) ptxasCheck(k.inspectAsm(sig, t), t.arch);

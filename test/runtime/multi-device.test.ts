@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
+import { FAKECUDA as fakecuda, missingTools } from "../helpers/tools.js";
 import { scaleAdd } from "../fixtures/multi-device/kernels.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -30,9 +30,7 @@ test("the kernels these tests run assemble with ptxas", () => {
   for (const { arch, computeCapability } of PTXAS_TARGETS) ptxasCheck(scaleAdd.inspectAsm(undefined, { computeCapability }), arch);
 });
 
-const fakecuda = join(root, "..", "shared", "tools", "fakecuda", "register.mjs");
-const noEmulator = existsSync(fakecuda) && spawnSync("gcc", ["--version"], { stdio: "ignore" }).status === 0 ? false
-  : "the emulated GPU (fakecuda in the repository's shared tools, built with gcc) is not present";
+const noEmulator = missingTools("gcc");
 
 /** The devices fixture's report against its host reference; `allocated` checks the bytes device 1's array took. */
 function checkDevices(r: Record<string, unknown>, deviceName: (id: number) => string, allocated: (bytes: number) => boolean): void {

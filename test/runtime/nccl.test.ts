@@ -1,11 +1,11 @@
 // NCCL through koffi (src/runtime/cuda/nccl*.ts) against a stand-in libnccl built here with gcc
 // (test/fixtures/nccl/standin-nccl.c): it checks and logs every call's arguments and performs the
 // collectives on host memory between ranks that are processes. The ranks' DeviceArrays live on the
-// emulated GPU (fakecuda, in the repository's shared tools). NCCL itself is exercised by the GPU suite.
+// emulated GPU (tools/fakecuda). NCCL itself is exercised by the GPU suite.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NcclError } from "../../src/errors.js";
@@ -13,22 +13,20 @@ import { openNccl } from "../../src/runtime/cuda/nccl.js";
 import type { ReduceOp } from "../../src/runtime/communicator.js";
 import { RANK_ELEMENTS as n, REDUCED_DTYPES, REDUCE_OPS } from "../fixtures/nccl/data.js";
 import { checkRankResults } from "../helpers/nccl-reference.js";
+import { FAKECUDA as fakecuda, missingTools } from "../helpers/tools.js";
 
 const root = new URL("../..", import.meta.url).pathname;
-const fakecuda = join(root, "..", "shared", "tools", "fakecuda", "register.mjs");
-const hasGcc = spawnSync("gcc", ["--version"], { stdio: "ignore" }).status === 0;
+const noStandin = missingTools("gcc");
 const work = mkdtempSync(join(tmpdir(), "numbats-nccl-"));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 /** The stand-in, built once per run as libnccl.so.2. */
 const standin = (() => {
-  if (!hasGcc) return undefined;
+  if (noStandin) return undefined;
   const so = join(work, "libnccl.so.2");
   execFileSync("gcc", ["-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-fwrapv", "-o", so, join(root, "test/fixtures/nccl/standin-nccl.c")]);
   return so;
 })();
-const noStandin = standin ? false : "gcc is not installed: the stand-in libnccl cannot be built";
-const noRanks = noStandin || (existsSync(fakecuda) ? false : "the emulated GPU (fakecuda in the repository's shared tools) is not present");
 
 const search = (env: NodeJS.ProcessEnv, sites: string[] = []) => ({ env, sitePackages: () => sites });
 
@@ -97,7 +95,7 @@ const NCCL_TYPE: Record<string, number> = { int8: 0, uint8: 1, int32: 2, uint32:
 const NCCL_OP: Record<ReduceOp, number> = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 };
 
 for (const worldSize of [1, 2, 3]) {
-  test(`${worldSize} rank(s): every collective against a host reference, with NCCL's enum values`, { skip: noRanks, timeout: 240_000 }, async () => {
+  test(`${worldSize} rank(s): every collective against a host reference, with NCCL's enum values`, { skip: noStandin, timeout: 240_000 }, async () => {
     const runs = await runRanks(worldSize);
     runs.forEach(({ out, log }, rank) => {
       checkRankResults(out, rank, worldSize);
