@@ -20,6 +20,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const require = createRequire(import.meta.url);
 
 const DOCS = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+/** The dev tools' READMEs (tools/*), which must stand alone too. */
+const TOOL_DOCS = readdirSync(join(root, "tools"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `tools/${e.name}/README.md`);
 
 // ---------------------------------------------------------------------------
 // checking them
@@ -130,9 +132,9 @@ function proseLines(markdown: string): string[] {
   });
 }
 
-test("README.md and docs/*.md point only to files users have", () => {
+test("README.md, docs/*.md and the tools' READMEs point only to files users have", () => {
   const problems: string[] = [];
-  for (const doc of DOCS) {
+  for (const doc of [...DOCS, ...TOOL_DOCS]) {
     const markdown = readFileSync(join(root, doc), "utf8");
     markdown.split("\n").forEach((text, i) => {
       if (/\bSPEC\b/.test(text)) problems.push(`${doc}:${i + 1}: cites SPEC, which users do not have`);
