@@ -11,8 +11,6 @@ import type { Phase, RunVerdict, Verdict } from "./source-check.js";
 export interface WorkerJob {
   readonly first: number;
   readonly end: number;
-  /** run the mutants that compile on the simulator and on ptxsim */
-  readonly run: boolean;
   readonly usable?: readonly string[];
 }
 
@@ -55,8 +53,6 @@ export interface Summary {
 export interface BatchOptions {
   readonly first: number;
   readonly count: number;
-  /** run the mutants that compile on the simulator and on ptxsim (false: compile only) */
-  readonly run: boolean;
   /** the most one case may take, in milliseconds */
   readonly timeLimitMs: number;
   /** told of each failure as it is found */
@@ -79,7 +75,7 @@ export async function runBatch(o: BatchOptions): Promise<Summary> {
   while (next < end) {
     next = await new Promise<number>((resolve) => {
       const worker = new Worker(moduleWorkerCode(new URL("./source-worker.ts", import.meta.url).href), {
-        eval: true, workerData: { first: next, end, run: o.run, usable } satisfies WorkerJob, stdout: true,
+        eval: true, workerData: { first: next, end, usable } satisfies WorkerJob, stdout: true,
         // every launch in the worker's own thread (the watchdog can stop it), on the simulator
         env: { ...process.env, NUMBATS_SIM_WORKERS: "1", NUMBATS_TARGET: "sim", NUMBATS_SANITIZE: "" },
       });

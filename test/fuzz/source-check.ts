@@ -61,8 +61,7 @@ export type RunVerdict =
   | "same results" | "the launch is refused" | "past the instruction budget" | "the simulator stopped the launch"
   // the results differed, but:
   | "same results on a second ptxsim run" | "ill-defined (sanitizer)" | "depends on the order threads run in"
-  | "atomics whose result depends on the order" | "NaN bits seen through a view" | "uses cuda.activemask()"
-  | "not run (no ptxsim)";
+  | "atomics whose result depends on the order" | "NaN bits seen through a view" | "uses cuda.activemask()";
 
 /** The stage a check is in, for a watchdog that stops checks that take too long. */
 export type Phase = "compile" | "ptxsim" | "simulator" | "second look";
@@ -125,12 +124,12 @@ export function compileBoth(p: Prepared, source: string): Compiled | Verdict {
   }
 }
 
-/** Checks one mutant's text (`run`: a compiled one on both targets too); `phase` is told each stage as it starts. */
-export async function checkMutant(p: Prepared, source: string, run: boolean, phase: (p: Phase) => void = () => {}): Promise<Verdict> {
+/** Checks one mutant's text, and runs a compiled one on both targets; `phase` is told each stage as it starts. */
+export async function checkMutant(p: Prepared, source: string, phase: (p: Phase) => void = () => {}): Promise<Verdict> {
   phase("compile");
   const compiled = compileBoth(p, source);
   if ("kind" in compiled) return compiled;
-  return run ? runBoth(p, compiled, phase) : { kind: "compiled", run: "not run (no ptxsim)" };
+  return runBoth(p, compiled, phase);
 }
 
 /** One launch's outcome on a target: the arrays' contents and what it printed, or how it stopped. */

@@ -39,7 +39,7 @@ for (let seed = job.first; seed < job.end; seed++) {
   const r = rng(mixSeed(seed));
   const mutant = mutate(p.corpus.kernel.kernel.toString(), r);
   const tell = { seed, kernel: p.corpus.name, mutations: mutant.mutations, source: mutant.source };
-  const verdict = await checkMutant(p, mutant.source, job.run, (phase) => post({ type: "phase", seed, phase, case: phase === "compile" ? tell : undefined }));
+  const verdict = await checkMutant(p, mutant.source, (phase) => post({ type: "phase", seed, phase, case: phase === "compile" ? tell : undefined }));
   post({ type: "verdict", seed, verdict, case: verdict.kind === "failure" ? tell : undefined });
 }
 post({ type: "done" });

@@ -17,7 +17,7 @@ import { getBackend } from "../../src/runtime/select.js";
 import { compileSim } from "../../src/runtime/sim-kernel.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "./ptxas.js";
-import { hasPtxsim, runOnPtxsim } from "./ptxsim.js";
+import { runOnPtxsim } from "./ptxsim.js";
 import { recordFields } from "./records.js";
 import { FieldArgument } from "../../src/runtime/records.js";
 import { complexKernelArg } from "../../src/complex.js";
@@ -93,7 +93,7 @@ for (const { ir, dims, snapshot } of launches) {
     try { ptxasCheck(mod.text, "sm_80"); ptxasCheck(mod.text, "sm_90"); report.ptxas = "ok"; } catch (e) { report.ptxas = String(e).slice(0, 400); }
   }
   const threads = dims.grid.reduce((p, q) => p * q, 1) * dims.block.reduce((p, q) => p * q, 1);
-  if (!hasPtxsim() || threads > MAX_PTXSIM_THREADS) continue;
+  if (threads > MAX_PTXSIM_THREADS) continue;
   const onSim = snapshot(), onPtx = snapshot();
   compileSim(ir).launch(dims, onSim, getBackend().defaultStream(), ir.features.gridSync);
   try {

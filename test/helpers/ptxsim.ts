@@ -1,14 +1,12 @@
 // Runs a PtxModule on the PTX interpreter (tools/ptxsim), with the same KernelArg
 // list the JS simulator takes: array bytes are copied in from each ArrayArg's
 // SimBuffer and copied back after.
-import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { float16Bits, type ScalarName } from "../../src/dtypes.js";
 import { bfloat16Bits } from "../../src/half.js";
 import type { ArrayArg, KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend.js";
 import type { PtxModule } from "../../src/targets/ptx/module.js";
-import { reportSkipped } from "./skip.js";
-import { PTXSIM as simPath } from "./tools.js";
+import { PTXSIM } from "./tools.js";
 
 interface PtxsimMemory { alloc(bytes: number): number; write(addr: number, data: ArrayBufferView): void; read(addr: number, bytes: number): Uint8Array }
 interface Ptxsim {
@@ -19,15 +17,8 @@ interface Ptxsim {
 
 let sim: Ptxsim | undefined;
 
-/** Whether the PTX interpreter is there; when it is not, the running test reports its ptxsim run as skipped. */
-export function hasPtxsim(): boolean {
-  const ok = existsSync(simPath);
-  if (!ok) reportSkipped("ptxsim", `${simPath} not found: PTX not run on the interpreter`);
-  return ok;
-}
-
 async function load(): Promise<Ptxsim> {
-  if (!sim) sim = (await import(pathToFileURL(simPath).href)) as Ptxsim;
+  if (!sim) sim = (await import(pathToFileURL(PTXSIM).href)) as Ptxsim;
   return sim;
 }
 

@@ -17,7 +17,7 @@ import { compileSim } from "../../src/runtime/sim-kernel.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";
 import * as B from "../ptx-ir.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
-import { hasPtxsim, runOnPtxsim } from "../helpers/ptxsim.js";
+import { runOnPtxsim } from "../helpers/ptxsim.js";
 import { PRINTF_ROWS, type PrintfArg } from "../fixtures/printf/table.js";
 
 const THIS_FILE = readFileSync(new URL(import.meta.url), "utf8").split("\n");
@@ -130,7 +130,6 @@ test("every row of the glibc table prints the same on the simulator and, through
   assert.deepEqual(simPrinted(ir, B.dims(1, 1), []), GLIBC);
   const mod = emitPtx(ir);
   assemble(mod.text);
-  if (!hasPtxsim()) return;
   assert.deepEqual((await runOnPtxsim(mod, B.dims(1, 1), [])).output, GLIBC);
 });
 
@@ -146,7 +145,7 @@ test("console.log in a device function prints its own format once inlined (strin
   assert.deepEqual(formats(ir), ["kernel sees %d\n", "device sees %d\n"]);
   const arg = () => [B.arrayArg("a", new Int32Array([5]), "int32")];
   assert.deepEqual(simPrinted(ir, B.dims(1, 32), arg()), ["kernel sees 5", "device sees 6"]);
-  if (hasPtxsim()) assert.deepEqual((await runOnPtxsim(emitPtx(ir), B.dims(1, 32), arg())).output, ["kernel sees 5", "device sees 6"]);
+  assert.deepEqual((await runOnPtxsim(emitPtx(ir), B.dims(1, 32), arg())).output, ["kernel sees 5", "device sees 6"]);
 });
 
 // ---------------------------------------------------------------------------
@@ -162,7 +161,6 @@ test("console.assert without debug is no code: its condition is not even evaluat
     const c = new Int32Array(1);
     simPrinted(ir, B.dims(2, 32), [B.arrayArg("c", c, "int32")]);
     assert.equal(c[0], threads);
-    if (!hasPtxsim()) continue;
     const d = new Int32Array(1);
     await runOnPtxsim(emitPtx(ir), B.dims(2, 32), [B.arrayArg("c", d, "int32")]);
     assert.equal(d[0], threads);
@@ -206,7 +204,6 @@ test("under debug the PTX prints the assertion with vprintf and traps: ptxas acc
   const message = `assertion failed: v < 100 (device function checked, test/host/console.test.ts:${line}) in thread (1, 0, 0) of block (1, 0, 0)`;
   const run = (data: number[]) => simPrinted(ir, B.dims(2, 2), [B.arrayArg("a", new Int32Array(data), "int32")]);
   assert.throws(() => run([1, 2, 3, 400]), (e: unknown) => e instanceof LaunchError && e.message === message);
-  if (!hasPtxsim()) return;
   const a = new Int32Array([1, 2, 3, 4]);
   await runOnPtxsim(mod, B.dims(2, 2), [B.arrayArg("a", a, "int32")]);
   assert.deepEqual([...a], [3, 5, 7, 9]);

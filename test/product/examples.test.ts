@@ -7,7 +7,6 @@ import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { hasPtxas } from "../helpers/ptxas.js";
-import { hasPtxsim } from "../helpers/ptxsim.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const harness = fileURLToPath(new URL("../helpers/example-launches.ts", import.meta.url));
@@ -32,7 +31,7 @@ for (const [example, size] of Object.entries(EXAMPLES)) {
     for (const rep of reports) {
       const what = `${rep.kernel} (${rep.launch})`;
       assert.equal(rep.ptxas, hasPtxas() ? "ok" : "skipped", `${what}: ptxas`);
-      if (hasPtxsim()) assert.equal(rep.ptxsim, "ok", `${what}: ptxsim`);
+      assert.equal(rep.ptxsim, "ok", `${what}: ptxsim`);
     }
   });
 }

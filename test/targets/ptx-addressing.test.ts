@@ -15,7 +15,7 @@ import type { PtxModule } from "../../src/targets/ptx/module.js";
 import type { ArrayArg, LaunchDims } from "../../src/runtime/backend.js";
 import * as B from "../ptx-ir.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
-import { hasPtxsim, runOnPtxsim } from "../helpers/ptxsim.js";
+import { runOnPtxsim } from "../helpers/ptxsim.js";
 
 const I2 = arrayType("int32", 2, "C"), I2A = arrayType("int32", 2, "A"), I1 = arrayType("int32", 1, "C");
 
@@ -66,7 +66,6 @@ test("a[y ± c][x] of a C-contiguous global array is a[y][x]'s address plus stri
   assert.equal(count(debug.text, /mad\.lo\.s32/g), 6);
   assemble(debug);
 
-  if (!hasPtxsim()) return;
   // the first rows read (y - 2 = 0), the last (y + 1 = ny - 1), and an array one column wide
   for (const [ny, nx] of [[7, 5], [6, 1]] as const) {
     const a = ints(ny * nx, nx), out = new Int32Array(ny * nx), below = new Int32Array(ny * nx);
@@ -84,7 +83,6 @@ test("a strided \"A\" array keeps per-dimension terms; its rows are reached by i
   assert.equal(count(text, /mad\.lo\.s32/g), 2);
   for (const bytes of [-8, -4, 4]) assert.equal(count(text, new RegExp(`mul\\.wide\\.s32 %rd\\d+, ${stride}, ${bytes};`, "g")), 1, `a's row step ${bytes}`);
   assemble(mod);
-  if (!hasPtxsim()) return;
   // a: every other column of rows 1.. of a 9×10 buffer (strides 10 and 2 elements)
   const [ny, nx] = [7, 5];
   const whole = ints(9 * 10, 3), out = new Int32Array(ny * nx), below = new Int32Array(ny * nx);
@@ -122,7 +120,6 @@ test("both arms of an if share the addresses they both access (and a read-only e
   // nine elements, a[y][x] loaded once for both arms
   assert.equal(count(text, /ld\.global\.nc\.s32/g), 9);
   assemble(mod);
-  if (!hasPtxsim()) return;
   const [ny, nxs] = [6, 7];
   const a = ints(ny * nxs, 5), out = new Int32Array(ny * nxs);
   await runOnPtxsim(mod, launch([2, 2], [4, 4]), [matrix("a", a, ny, nxs), matrix("out", out, ny, nxs)]);
@@ -168,7 +165,6 @@ test("a shared tile's index is split by loop depth: only j's part is computed in
     assert.deepEqual(products.map((m) => [m[1], Number(m[2])]), [[counter, bytes]], `loop ${id}`);
   }
   assemble(mod);
-  if (!hasPtxsim()) return;
   // partial tiles at the right and bottom edges
   const [ny, nx] = [40, 35];
   const a = ints(ny * nx, 9), out = new Int32Array(nx * ny);
@@ -194,7 +190,6 @@ test("split 32-bit indices: subtracted parts, constants and local arrays give th
   const from = new RegExp(`sub\\.s32 %r\\d+, (%r\\d+), ${bytes};`).exec(body)![1]!;
   assert.doesNotMatch(body, new RegExp(`\\s[a-z0-9.]+ ${from},`), `${from} is computed before the loop`);
   assemble(mod);
-  if (!hasPtxsim()) return;
   const o = new Int32Array(64);
   await runOnPtxsim(mod, launch([1, 1], [32, 1]), [B.arrayArg("o", o, "int32")]);
   const want = Array.from({ length: 64 }, (_, i) => {

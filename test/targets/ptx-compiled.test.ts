@@ -1,7 +1,7 @@
 // The PTX target on kernels compiled from TypeScript (compileToIR): array and
 // tuple locals in registers, lineinfo and debug builds, geometric-loop
-// unrolling, the minimum `.version` per target. Checked with ptxas and run on
-// ptxsim against host references when those tools are present.
+// unrolling, the minimum `.version` per target. Checked with ptxas when it is
+// installed, and run on ptxsim against host references.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -16,7 +16,7 @@ import { emitPtx } from "../../src/targets/ptx/index.js";
 import type { FunctionIR } from "../../src/compiler/ir.js";
 import * as B from "../ptx-ir.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
-import { hasPtxsim, runOnPtxsim } from "../helpers/ptxsim.js";
+import { runOnPtxsim } from "../helpers/ptxsim.js";
 
 const F32 = arrayType("float32", 1, "C"), F64 = arrayType("float64", 1, "C"), I32 = arrayType("int32", 1, "C");
 const U32 = arrayType("uint32", 1, "C"), U64 = arrayType("uint64", 1, "C");
@@ -59,7 +59,6 @@ test("reassigned and selected array locals are registers; loads through them are
   assert.doesNotMatch(emitPtx(writes).text, /ld\.global\.nc\.f32/);
   assemble(text);
 
-  if (!hasPtxsim()) return;
   const n = 50;
   const x = Float32Array.from({ length: n }, (_, i) => i), y = Float32Array.from({ length: n }, (_, i) => -i - 0.5), o = new Float64Array(n);
   await runOnPtxsim(emitPtx(compile(kernel, [F32, F32, F64])), B.dims(2, 32), [B.arrayArg("x", x, "float32"), B.arrayArg("y", y, "float32"), B.arrayArg("o", o, "float64")]);
@@ -139,7 +138,6 @@ test("debug: a compiled 2-d kernel traps on ptxsim for an index out of range in 
   const mod = emitPtx(ir);
   assert.equal(mod.text.match(/@%p\d+ trap;/g)?.length, 2);
   assemble(mod.text);
-  if (!hasPtxsim()) return;
   const run = (r: number, c: number) => {
     const m = new Int32Array(12);
     return runOnPtxsim(mod, B.dims(1, 32), [B.arrayArg("m", m, "int32", [3, 4]), B.scalarArg("int32", r), B.scalarArg("int32", c)]).then(() => m);
@@ -171,7 +169,6 @@ test("loops with a geometric counter are unrolled with the counter as an immedia
   const breaking = compile((o: Int32Array) => { let m = 1; for (; m < 1000; m *= 3) if (o[m % 8] === m) break; o[0] = m; }, [I32]);
   assert.match(emitPtx(breaking).text, /\/\/ loop 0 begin/);
 
-  if (!hasPtxsim()) return;
   const o = new Int32Array(96);
   await runOnPtxsim(emitPtx(compile(kernel, [I32])), B.dims(1, 32), [B.arrayArg("o", o, "int32")]);
   // host reference, warp shuffle included (lanes past 31 read their own value)
@@ -254,7 +251,6 @@ test("unary minus on uint32 and uint64 is neg.s32 / neg.s64 (PTX has no unsigned
   assert.match(neg64.text, /\tneg\.s64 /);
   assemble(neg32.text);
   assemble(neg64.text);
-  if (!hasPtxsim()) return;
   const u = new Uint32Array([0, 1, 5, 0x80000000, 0xffffffff]), o = new Float64Array(u.length);
   await runOnPtxsim(neg32, B.dims(1, 32), [B.arrayArg("u", u, "uint32"), B.arrayArg("o", o, "float64")]);
   assert.deepEqual([...o], [0, 2 ** 32 - 1, 2 ** 32 - 5, 2 ** 31, 1]);
@@ -270,7 +266,6 @@ test("a negative constant index is a [%rd+-offset] operand ptxas parses; with de
     assert.match(mod.text, /st\.global\.s32 \[%rd\d+\+-4\], 5;/);
     assemble(mod.text);
   }
-  if (!hasPtxsim()) return;
   // o is elements 1..3 of a 4-element buffer, so o[-1] is element 0
   const run = (mod: typeof plain, n: number) => {
     const whole = new Int32Array(4);
@@ -294,7 +289,6 @@ test("neighbours a[y][x ± c] share a[y][x]'s address register, the constant in 
   assemble(emitPtx(ir).text);
   const debug = emitPtx(compile((m: Int32Array, r: number, c: number) => { if (cuda.grid(1) === 0) m[r][c - 1] = 7; }, [arrayType("int32", 2, "C"), "int32", "int32"], { debug: true }));
   assemble(debug.text);
-  if (!hasPtxsim()) return;
   const [ny, nx] = [3, 6];
   const a = Float32Array.from({ length: ny * nx }, (_, i) => i), out = new Float32Array(ny * nx);
   await runOnPtxsim(emitPtx(ir), { grid: [1, 1, 1], block: [8, 4, 1], sharedMemBytes: 0 }, [B.arrayArg("a", a, "float32", [ny, nx]), B.arrayArg("out", out, "float32", [ny, nx])]);
@@ -325,7 +319,6 @@ test("a C-contiguous 2-d or 3-d access is one int32 linear index (mad.lo.s32) an
   assert.equal(count(cube.text, /mad\.lo\.s32/g), 2);
   assert.equal(count(cube.text, /mul\.wide\.s32/g), 1);
   for (const mod of [contiguous, strided, cube]) assemble(mod.text);
-  if (!hasPtxsim()) return;
   const [ny, nx] = [5, 7];
   const block = { grid: [1, 1, 1] as [number, number, number], block: [8, 8, 1] as [number, number, number], sharedMemBytes: 0 };
   const a = Float32Array.from({ length: ny * nx }, (_, i) => i - 11), out = new Float32Array(ny * nx);
@@ -383,14 +376,12 @@ test("targets below sm_75: .version covers every warp instruction; sm_70-only in
   const casF64 = emitPtx(atomicF64, { computeCapability: [5, 2] });
   assert.doesNotMatch(casF64.text, /atom\.global\.add/);
   assembleOld(casF64.text);
-  if (hasPtxsim()) {
-    const a = new Float64Array(130);
-    await runOnPtxsim(casF64, B.dims(2, 32), [B.arrayArg("a", a, "float64")]);
-    assert.deepEqual([a[0], a[1]], [96, -16]);
-    // every thread got a different old value
-    assert.deepEqual([...a.slice(2, 66)].sort((x, y) => x - y), Array.from({ length: 64 }, (_, k) => 1.5 * k));
-    assert.deepEqual([...a.slice(66)].sort((x, y) => y - x), Array.from({ length: 64 }, (_, k) => 0 - 0.25 * k));
-  }
+  const a = new Float64Array(130);
+  await runOnPtxsim(casF64, B.dims(2, 32), [B.arrayArg("a", a, "float64")]);
+  assert.deepEqual([a[0], a[1]], [96, -16]);
+  // every thread got a different old value
+  assert.deepEqual([...a.slice(2, 66)].sort((x, y) => x - y), Array.from({ length: 64 }, (_, k) => 1.5 * k));
+  assert.deepEqual([...a.slice(66)].sort((x, y) => y - x), Array.from({ length: 64 }, (_, k) => 0 - 0.25 * k));
 
   // tanh.approx needs sm_75: older targets compute tanh from ex2/rcp.approx
   const tanh = compile((a: Float32Array) => { const i = cuda.grid(1); if (i < a.length) a[i] = Math.tanh(a[i]); }, [F32], { fastmath: true });
@@ -401,7 +392,6 @@ test("targets below sm_75: .version covers every warp instruction; sm_70-only in
     assert.doesNotMatch(mod.text, /tanh/);
     assert.equal(version(mod.text), { 70: "6.0", 61: "5.0", 52: "4.1" }[cc[0] * 10 + cc[1]]);
     assembleOld(mod.text);
-    if (!hasPtxsim()) continue;
     const a = Float32Array.from(xs);
     await runOnPtxsim(mod, B.dims(1, 32), [B.arrayArg("a", a, "float32")]);
     xs.forEach((x, i) => {

@@ -1,6 +1,6 @@
 // Barrier kernels as phases (src/targets/js/phases.ts) and the bounds checks
 // the kernel's own guards prove (src/targets/js/bounds.ts): results against
-// host references (each kernel also through ptxas, and ptxsim when present, by
+// host references (each kernel also through ptxas when present, and on ptxsim, by
 // runCase), the shape of code the simulator chose, and the checks left out.
 
 import { test } from "node:test";
