@@ -23,6 +23,7 @@ import { compileToIR } from "../dist/src/compiler/index.js";
 import { parseSignature } from "../dist/src/dtypes.js";
 import { resolveDeviceFunction } from "../dist/src/device-functions.js";
 import { emitPtx } from "../dist/src/targets/ptx/emit.js";
+import { missingTools } from "../test/helpers/tools.js";
 import { KERNELS, type KernelBench } from "./gpu.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -303,11 +304,10 @@ function report(rows: Row[], nvdisasm: string | undefined, versions: string): st
 // ---------------------------------------------------------------------------
 
 function main(): void {
-  for (const tool of ["ptxas", "nvcc"]) {
-    if (!works(tool)) {
-      process.stderr.write(`${tool} not found on the PATH: this benchmark needs the CUDA toolkit's ptxas and nvcc.\n`);
-      process.exit(1);
-    }
+  const missing = missingTools("ptxas", "nvcc");
+  if (missing) {
+    process.stderr.write(`${missing}: this benchmark needs ptxas and nvcc.\n`);
+    process.exit(1);
   }
   const nvdisasm = findNvdisasm();
   if (!nvdisasm) process.stderr.write(`${NVDISASM_HELP}\n`);
