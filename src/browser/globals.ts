@@ -29,7 +29,9 @@ export function setOutput(stdout: Sink, stderr: Sink = stdout): void {
 const noop = (): void => {};
 
 export const process = {
-  env: {} as Record<string, string | undefined>,
+  // one runner: the simulator's workers cannot start in a browser (workers.ts), and saying so at the
+  // first large launch would only repeat what cuda.detect() says
+  env: { NUMBATS_SIM_WORKERS: "1" } as Record<string, string | undefined>,
   stdout: lineStream("stdout"),
   stderr: lineStream("stderr"),
   argv: [] as string[],
@@ -45,7 +47,11 @@ export const process = {
   once: noop,
   off: noop,
   emitWarning: (w: string): void => console.warn(w),
-  hrtime: { bigint: (): bigint => BigInt(Math.round(performance.now() * 1e6)) },
+  /** [seconds, nanoseconds] of a monotonic clock */
+  hrtime: (): [number, number] => {
+    const ms = performance.now();
+    return [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
+  },
   getBuiltinModule: (id: string): never => {
     throw new Error(`${id} is Node.js's: not in a browser`);
   },
