@@ -3,9 +3,10 @@
 // browser stand-in (src/browser/node/), Node.js's globals (process, Buffer) and SharedArrayBuffer (absent
 // where a page is not cross-origin isolated) come from src/browser/globals.ts, and a few modules give
 // way to browser versions: the CUDA driver's (src/browser/no-cuda.ts) and the worker starter's
-// (src/browser/workers.ts).
+// (src/browser/workers.ts). The playground's page (src/playground/page) is built here too.
 
 import { build, type Metafile, type Plugin } from "esbuild";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -49,4 +50,21 @@ export async function buildBrowserBundle(outfile: string, from: BundleFrom = "di
     minify: false, metafile: true,
   });
   return metafile;
+}
+
+/** The playground's page (src/playground/page), as `numbats playground` serves it. */
+const PAGE = join(ROOT, "src", "playground", "page");
+const STATIC_FILES = ["index.html", "style.css"];
+
+/**
+ * Builds the playground into `outdir`: its page script, its runner (a module worker, with `numbats`
+ * the browser bundle at `numbatsBundle`), and its static files.
+ */
+export async function buildPlayground(outdir: string, numbatsBundle: string): Promise<void> {
+  await build({
+    entryPoints: [join(PAGE, "app.ts"), join(PAGE, "runner.ts")], outdir, bundle: true, format: "esm", platform: "browser",
+    target: "es2022", sourcemap: true, logLevel: "warning", alias: { numbats: numbatsBundle },
+  });
+  mkdirSync(outdir, { recursive: true });
+  for (const f of STATIC_FILES) copyFileSync(join(PAGE, f), join(outdir, f));
 }

@@ -6,6 +6,7 @@ import { createReadStream, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, sep } from "node:path";
+import { moduleFile } from "../module-file.js";
 
 /** The headers of cross-origin isolation (docs/browser.md). */
 export const ISOLATION_HEADERS = {
@@ -57,4 +58,12 @@ export function serveDirectory(root: string, port = 0, host = "127.0.0.1"): Prom
       resolve({ server, url: `http://${host}:${bound}/`, close: () => new Promise((done) => server.close(() => done())) });
     });
   });
+}
+
+/** The playground's built page, dist/playground (this module is dist/src/playground/serve.js), where it is there. */
+export function playgroundDir(): string | undefined {
+  const here = moduleFile();
+  if (here === undefined) return undefined;
+  const dir = join(here, "..", "..", "..", "playground");
+  return fileFor(dir, "/index.html") ? dir : undefined;
 }

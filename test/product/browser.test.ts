@@ -62,3 +62,88 @@ test("a Vite client build of a page that imports numbats runs the program's kern
     await served.close();
   }
 });
+
+/** Starts `numbats playground --port 0` from the built package; resolves with its URL and the process. */
+function startPlayground(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(pkgDir, "dist", "src", "cli.js"), "playground", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let said = "";
+    const timer = setTimeout(() => reject(new Error(`numbats playground printed no URL in 30 s:\n${said}`)), 30_000);
+    const hear = (chunk: Buffer) => {
+      said += chunk.toString();
+      const url = /numbats playground: (http:\/\/\S+)/.exec(said)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ url, child });
+      }
+    };
+    child.stdout!.on("data", hear);
+    child.stderr!.on("data", hear);
+    child.on("exit", (code) => reject(new Error(`numbats playground exited (${code}):\n${said}`)));
+  });
+}
+
+const link = (url: string, code: string, extra = "") => `${url}?code=${Buffer.from(code).toString("base64url")}&target=sim&run=1${extra}`;
+
+/** Block sums through shared memory after a barrier, printed by the host and by the kernel's thread 0. */
+const PROGRAM = `const sums = cuda.jit((x, out) => {
+  const s = cuda.shared.array(32, float32);
+  const t = cuda.threadIdx.x;
+  s[t] = x[cuda.grid(1)];
+  cuda.syncthreads();
+  if (t === 0) {
+    let acc = 0;
+    for (let i = 0; i < 32; i++) acc += s[i];
+    out[cuda.blockIdx.x] = acc;
+    console.log("block", cuda.blockIdx.x, "sum", acc);
+  }
+});
+const x = Float32Array.from({ length: 96 }, (_, i) => i % 10);
+const out = new Float32Array(3);
+sums.configure(3, 32)(x, out);
+console.log(out);
+`;
+
+const BROKEN = `const k = cuda.jit((a) => {
+  const i = cuda.grid(1);
+  a[i] = missing * 2;
+});
+k.configure(1, 4)(new Float32Array(4));
+`;
+
+test("numbats playground serves the page; a kernel runs through its URL; a compile error shows its line and caret; the gallery runs", { skip: SKIP }, async () => {
+  const { url, child } = await startPlayground();
+  try {
+    await withPage(async (page, log) => {
+      const ok = await pageResult(page, link(url, PROGRAM), ["ir", "ptx"]);
+      assert.equal(ok.error, "", `the program failed; the page's console:\n${log.lines.join("\n")}`);
+      const x = Array.from({ length: 96 }, (_, i) => i % 10);
+      const expected = [0, 1, 2].map((b) => x.slice(32 * b, 32 * b + 32).reduce((s, v) => s + v, 0));
+      assert.deepEqual(ok.output!.split("\n"), [...expected.map((s, b) => `block ${b} sum ${s}`), `Float32Array(3) [${expected.join(", ")}]`]);
+      assert.match(ok.ir!, /kernel sums\(x: array\(float32, 1d, C\)/);
+      assert.match(ok.ptx!, /\.visible \.entry sums\(/);
+      assert.match(ok.ptx!, /bar\.sync 0;/);
+
+      const bad = await pageResult(page, link(url, BROKEN));
+      const lines = bad.error!.split("\n");
+      assert.match(lines[0]!, /^CompileError: unknown name 'missing'.*playground line 3, column 10/);
+      const at = lines.indexOf("3 |   a[i] = missing * 2;");
+      assert.ok(at > 0, `no source line in:\n${bad.error}`);
+      assert.equal(lines[at + 1], `${" ".repeat("3 |   a[i] = ".length)}^`);
+
+      const racy = await pageResult(page, link(url, PROGRAM.replace("  cuda.syncthreads();\n", ""), "&sanitize=1"), ["findings"]);
+      assert.match(racy.error!, /^SanitizerError: /);
+      // thread 0 reads the tile before the other threads write it: each finding with its editor lines
+      assert.match(racy.findings!, /racecheck write-after-read on s\[\d+\]\s+7 \| {5}for \(let i = 0; i < 32; i\+\+\) acc \+= s\[i\];\n\s+4 \| {3}s\[t\] = x\[cuda\.grid\(1\)\];/);
+
+      const { EXAMPLES } = await import("../../src/playground/page/examples.js");
+      for (const e of EXAMPLES) {
+        const r = await pageResult(page, `${url}?example=${e.name}&run=1`);
+        assert.equal(r.error, "", `example ${e.name}`);
+        assert.doesNotMatch(r.output!, /false|NaN/, `example ${e.name}:\n${r.output}`);
+      }
+    });
+  } finally {
+    child.kill();
+  }
+});
