@@ -36,7 +36,7 @@ after(() => { if (dir && !process.env.BROWSER_KEEP) rmSync(dir, { recursive: tru
 /** Waits for the page to say it is done; returns the text of #output, #error and `extra` elements. */
 async function pageResult(page: import("playwright-core").Page, url: string, extra: readonly string[] = []): Promise<Record<string, string>> {
   await page.goto(url);
-  await page.waitForSelector("body[data-state=done]", { timeout: 120_000 });
+  await page.waitForSelector("body[data-state=done]", { state: "attached", timeout: 120_000 });
   const ids = ["output", "error", ...extra];
   return Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await page.textContent(`#${id}`)) ?? ""] as const)));
 }
