@@ -354,7 +354,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const ptxOnly = values.kernel !== undefined || values.sig !== undefined || values.arch !== undefined;
   if (values.sysinfo) {
-    if (positionals.length > 0 || ptxOnly) throw new UsageError("-s takes no other arguments");
+    if (positionals.length > 0 || ptxOnly || values.port !== undefined) throw new UsageError("-s takes no other arguments");
     process.stdout.write(systemReport());
     return 0;
   }
@@ -362,11 +362,11 @@ async function main(argv: readonly string[]): Promise<number> {
   if ((values.tool !== undefined || values.schedule !== undefined) && command !== "sanitize") {
     throw new UsageError("--tool and --schedule go with sanitize");
   }
+  if (values.port !== undefined && command !== "playground") throw new UsageError("--port goes with playground");
   if (command === "sanitize") {
     if (ptxOnly) throw new UsageError("sanitize takes --tool and --schedule only");
     return sanitize(rest, values.tool, values.schedule);
   }
-  if (values.port !== undefined && command !== "playground") throw new UsageError("--port goes with playground");
   if (command === "playground") {
     if (rest.length > 0 || ptxOnly) throw new UsageError("playground takes --port only");
     return playground(values.port);
