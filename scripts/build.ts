@@ -3,13 +3,16 @@
 //   compiled src/runtime/worker-sources.ts (worker-entry.ts starts workers on these scripts);
 // - each function of the math library (written in the kernel language, compiled from its text) gets its
 //   source recorded on it (src/compiler/recorded.ts): a user's minifier that bundles numbats rewrites
-//   the text fn.toString() returns, and `1.0` printed as `1` would change a local's type.
+//   the text fn.toString() returns, and `1.0` printed as `1` would change a local's type;
+// - the browser bundle, dist/browser/numbats.js, from the compiled modules, and the playground's page,
+//   dist/playground (scripts/browser.ts).
 
 import { buildSync } from "esbuild";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { recordStatement, topLevelFunctions } from "../src/plugin/record.js";
+import { buildBrowserBundle, buildPlayground } from "./browser.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIST = join(ROOT, "dist");
@@ -54,3 +57,5 @@ function recordModule(module: string): void {
 // silent: `npm pack --json` runs this (prepare) and its stdout must stay JSON
 writeWorkerSources();
 for (const m of KERNEL_LANGUAGE_MODULES) recordModule(m);
+await buildBrowserBundle(join(DIST, "browser", "numbats.js"));
+await buildPlayground(join(DIST, "playground"), join(DIST, "browser", "numbats.js"));

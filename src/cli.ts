@@ -7,6 +7,7 @@
 //                                               a program with the simulator's sanitizer on
 //   numbats run -n N [--nnodes M --node-rank R --master HOST:PORT] APP [ARG…]
 //                                               one process per rank (src/distributed/launcher.ts)
+//   numbats playground [--port N]               the playground page, served locally (src/playground)
 //   numbats --version
 
 import { spawnSync } from "node:child_process";
@@ -29,14 +30,19 @@ import { SIM_DEVICE, createSimBackend } from "./runtime/sim-backend.js";
 import { describeSimWorkers } from "./runtime/sim-workers.js";
 import { parseSchedule, parseTools } from "./targets/js/sanitize.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
+import { playgroundDir, serveDirectory } from "./playground/serve.js";
 
 /** What `ptx` compiles for without --arch when no GPU is found: the simulated device's compute capability. */
 const DEFAULT_ARCH = `sm_${SIM_DEVICE.computeCapability.join("")}`;
+
+/** The playground's port unless --port says otherwise. */
+const PLAYGROUND_PORT = 8417;
 
 const USAGE = `usage: numbats -s | --sysinfo
        numbats ptx FILE [--kernel NAME] [--sig SIG] [--arch sm_XX]
        numbats sanitize [--tool LIST] [--schedule random:SEED] -- COMMAND [ARG…]
        numbats run -n N [--nnodes M --node-rank R --master HOST:PORT] APP [ARG…]
+       numbats playground [--port N]
        numbats -v | --version
        numbats -h | --help
 
@@ -66,6 +72,10 @@ const USAGE = `usage: numbats -s | --sysinfo
     --nnodes M      nodes in the run (default 1); start \`numbats run\` on each
     --node-rank R   this node's index, 0 … M-1 (node 0 serves the rendezvous store)
     --master HOST:PORT  node 0's address and a free port (needed with --nnodes > 1)
+  playground      serve the playground (an editor, Run, the output, typed IR, PTX and
+                  the sanitizer's findings; kernels run on the simulator in the browser)
+                  at http://127.0.0.1:N/ until Ctrl+C
+    --port N        the port (default ${PLAYGROUND_PORT}; 0 picks a free one)
   -v, --version   the version of numbats
 
 environment: NUMBATS_TARGET=cuda|sim|auto, NUMBATS_ENABLE_CUDASIM=1, NUMBATS_CUDA_LIBRARY=path,
@@ -277,6 +287,26 @@ function sanitize(command: readonly string[], tool: string | undefined, schedule
   return child.status ?? 1;
 }
 
+// ---------------------------------------------------------------------------
+// numbats playground
+
+/** Serves the playground until the process is ended (Ctrl+C). */
+async function playground(portText = String(PLAYGROUND_PORT)): Promise<number> {
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port ${portText} is not a port: use a whole number from 0 to 65535`);
+  const dir = playgroundDir();
+  if (dir === undefined) throw new CliError("the playground's page is made by the package build (npm run build writes dist/playground): run the built numbats");
+  let served;
+  try {
+    served = await serveDirectory(dir, port);
+  } catch (e) {
+    const busy = (e as { code?: string }).code === "EADDRINUSE";
+    throw new CliError(busy ? `port ${port} is in use: pass --port N (--port 0 picks a free one)` : `cannot serve the playground: ${(e as Error).message}`);
+  }
+  process.stdout.write(`numbats playground: ${served.url} (Ctrl+C to stop)\n`);
+  return new Promise<number>(() => {}); // the server keeps the process alive
+}
+
 /** Our own and the library's errors carry a message for the user; anything else gets its stack. */
 function describeError(e: unknown): string {
   if (e instanceof CliError) return e.message;
@@ -307,6 +337,7 @@ async function main(argv: readonly string[]): Promise<number> {
         arch: { type: "string" },
         tool: { type: "string" },
         schedule: { type: "string" },
+        port: { type: "string" },
       },
     });
   } catch (e) {
@@ -323,7 +354,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const ptxOnly = values.kernel !== undefined || values.sig !== undefined || values.arch !== undefined;
   if (values.sysinfo) {
-    if (positionals.length > 0 || ptxOnly) throw new UsageError("-s takes no other arguments");
+    if (positionals.length > 0 || ptxOnly || values.port !== undefined) throw new UsageError("-s takes no other arguments");
     process.stdout.write(systemReport());
     return 0;
   }
@@ -331,9 +362,14 @@ async function main(argv: readonly string[]): Promise<number> {
   if ((values.tool !== undefined || values.schedule !== undefined) && command !== "sanitize") {
     throw new UsageError("--tool and --schedule go with sanitize");
   }
+  if (values.port !== undefined && command !== "playground") throw new UsageError("--port goes with playground");
   if (command === "sanitize") {
     if (ptxOnly) throw new UsageError("sanitize takes --tool and --schedule only");
     return sanitize(rest, values.tool, values.schedule);
+  }
+  if (command === "playground") {
+    if (rest.length > 0 || ptxOnly) throw new UsageError("playground takes --port only");
+    return playground(values.port);
   }
   if (command === "ptx") {
     if (rest.length !== 1) throw new UsageError(`ptx takes one FILE; got ${rest.length}`);

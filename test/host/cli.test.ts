@@ -181,6 +181,10 @@ test("--help prints usage and succeeds; bad command lines print usage and exit 2
     [["ptx", FIXTURE, "--arch", "90"], /--arch 90 is not a compute capability: use sm_XX/],
     [["ptx", FIXTURE, "--arch", "sm_35"], /--arch sm_35 is not a compute capability/],
     [["-s", "--arch", "sm_80"], /-s takes no other arguments/],
+    [["playground", "--port", "x"], /--port x is not a port: use a whole number from 0 to 65535/],
+    [["playground", "--port", "70000"], /--port 70000 is not a port/],
+    [["playground", "now"], /playground takes --port only/],
+    [["ptx", FIXTURE, "--port", "1"], /--port goes with playground/],
   ];
   for (const [args, why] of bad) {
     const r = cli(args);
@@ -189,6 +193,12 @@ test("--help prints usage and succeeds; bad command lines print usage and exit 2
     assert.match(r.stderr, /usage: numbats -s/);
     assert.equal(r.stdout, "");
   }
+});
+
+test("playground run from the sources (no package build) says the build makes its page", () => {
+  const r = cli(["playground", "--port", "0"]);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /the playground's page is made by the package build \(npm run build writes dist\/playground\)/);
 });
 
 test("ptx FILE prints each exported kernel with a signature, and says which need --sig (suggested from its annotations)", () => {

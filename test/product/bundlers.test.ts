@@ -20,15 +20,15 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test, type TestContext } from "node:test";
+import { checkAgainstHost, linkTools, TOOLS } from "../helpers/bundler-app.js";
 import { ROOT, installPacked } from "../helpers/packed.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
-import { BLOCKS, LARGE, SCALE, TPB, counts, ramp, wave } from "../bundlers/app/inputs.js";
+import { BLOCKS, TPB, ramp } from "../bundlers/app/inputs.js";
 
-const TOOLS = join(ROOT, "test", "bundlers", "node_modules");
 const APP = join(ROOT, "test", "bundlers", "app");
 const CONFIGS = join(ROOT, "test", "bundlers", "configs");
 const MISSING_TOOLS = existsSync(TOOLS) ? undefined : "the build tools are not installed: npm ci --prefix test/bundlers";
@@ -88,21 +88,6 @@ async function ok(command: Command, cwd: string, env?: NodeJS.ProcessEnv, second
 let dir: string;
 let pkgExports: Record<string, unknown> = {};
 
-/** Links every package of test/bundlers/node_modules into `modules` that is not there yet (scopes merged). */
-function linkTools(modules: string): void {
-  for (const name of readdirSync(TOOLS)) {
-    if (name.startsWith(".")) continue;
-    if (!name.startsWith("@")) {
-      if (!existsSync(join(modules, name))) symlinkSync(join(TOOLS, name), join(modules, name));
-      continue;
-    }
-    mkdirSync(join(modules, name), { recursive: true });
-    for (const member of readdirSync(join(TOOLS, name))) {
-      if (!existsSync(join(modules, name, member))) symlinkSync(join(TOOLS, name, member), join(modules, name, member));
-    }
-  }
-}
-
 /** A fresh copy of the program named `name`, with `configs` (files of test/bundlers/configs) beside it. */
 function makeApp(name: string, configs: readonly string[] = [], type: "module" | "commonjs" = "module"): string {
   const at = join(dir, name);
@@ -117,24 +102,6 @@ function makeApp(name: string, configs: readonly string[] = [], type: "module" |
 
 let reference: string[] = [];
 let referenceRanks: string[] = [];
-
-const f32 = Math.fround;
-
-/** What the program must print, computed on the host (Math.exp in float64 for the device's float32 exp: a tolerance there). */
-function checkAgainstHost(lines: readonly string[]): void {
-  const got = Object.assign({}, ...lines.map((l) => JSON.parse(l) as object)) as Record<string, unknown>;
-  const a = ramp();
-  const sums = Array.from({ length: BLOCKS + 1 }, (_, b) => a.subarray(b * TPB, (b + 1) * TPB).reduce((s, x) => s + x, 0));
-  assert.deepEqual(got.blockSums, sums);
-  const squash = got.squash as { sum: number; head: number[] };
-  const logistic = Array.from(wave(), (x) => 1 / (1 + Math.exp(-f32(x * SCALE))));
-  assert.ok(Math.abs(squash.sum - logistic.reduce((s, y) => s + y, 0)) < 1e-6 * LARGE, `squash sum ${squash.sum}`);
-  squash.head.forEach((y, i) => assert.ok(Math.abs(y - logistic[i]!) <= 2e-7 * logistic[i]!, `squash[${i}] = ${y}, host ${logistic[i]}`));
-  assert.deepEqual(got.lastDigits, Array.from(counts().subarray(0, 12), (v) => Math.sign(v) * (Math.abs(v) % 10) || 0));
-  assert.equal(got.total, a.reduce((s, x) => s + x, 0));
-  assert.equal(got.largest, Math.max(...counts()));
-  assert.deepEqual(got.axpy, [f32(1 * 0.5 + 10), f32(2 * 0.25 + 20), f32(3 * 0.125 + 30)]);
-}
 
 /** The program's results in a cell's stdout: the lines before cuda.detect()'s report. */
 const resultLines = (stdout: string): string[] => stdout.split("--- detect\n")[0]!.split("\n").filter(Boolean);

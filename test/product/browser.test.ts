@@ -1,0 +1,149 @@
+// numbats in a browser, from the packed package (test/helpers/packed.ts) in a fresh app, in headless
+// Chromium (test/helpers/chromium.ts):
+// - a Vite client build of a page running the bundler matrix's program (test/bundlers/app: kernels
+//   with shared memory and barriers, a device function, Math.exp, a reduction, a ufunc), served with
+//   the cross-origin isolation headers; its results checked against the host's;
+// - `numbats playground` started from the built package: a kernel run through the page's URL, and a
+//   compile error shown with its source line and caret.
+
+import assert from "node:assert/strict";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { serveDirectory } from "../../src/playground/serve.js";
+import { checkAgainstHost, linkTools, TOOLS } from "../helpers/bundler-app.js";
+import { NO_CHROMIUM, withPage } from "../helpers/chromium.js";
+import { ROOT, installPacked } from "../helpers/packed.js";
+
+const MISSING_TOOLS = existsSync(join(TOOLS, "vite")) ? undefined : "Vite is not installed: npm ci --prefix test/bundlers";
+const SKIP = NO_CHROMIUM ?? MISSING_TOOLS;
+if (SKIP) console.log(`# browser tests skipped: ${SKIP}`);
+
+/** The package's own dependencies, linked into the fresh app. */
+const LINKED = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies);
+
+let dir: string;
+let pkgDir: string;
+before(() => {
+  if (SKIP) return;
+  dir = mkdtempSync(join(tmpdir(), "numbats-browser-"));
+  pkgDir = installPacked(dir, LINKED);
+});
+after(() => { if (dir && !process.env.BROWSER_KEEP) rmSync(dir, { recursive: true, force: true }); });
+
+/** Waits for the page to say it is done; returns the text of #output, #error and `extra` elements. */
+async function pageResult(page: import("playwright-core").Page, url: string, extra: readonly string[] = []): Promise<Record<string, string>> {
+  await page.goto(url);
+  await page.waitForSelector("body[data-state=done]", { state: "attached", timeout: 120_000 });
+  const ids = ["output", "error", ...extra];
+  return Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await page.textContent(`#${id}`)) ?? ""] as const)));
+}
+
+test("a Vite client build of a page that imports numbats runs the program's kernels in Chromium: the host's results", { skip: SKIP }, async () => {
+  const app = join(dir, "page");
+  cpSync(join(ROOT, "test", "bundlers", "app"), app, { recursive: true });
+  for (const f of ["browser.html", "browser.ts", "vite.browser.config.mjs"]) cpSync(join(ROOT, "test", "bundlers", "configs", f), join(app, f));
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "page", private: true, type: "module" }));
+  linkTools(join(dir, "node_modules"));
+  const built = spawnSync(process.execPath, [join(TOOLS, "vite", "bin", "vite.js"), "build", "--config", "vite.browser.config.mjs"], { cwd: app, encoding: "utf8", timeout: 180_000 });
+  assert.equal(built.status, 0, `vite build failed:\n${built.stdout}\n${built.stderr}`);
+  const served = await serveDirectory(join(app, "out-browser"));
+  try {
+    await withPage(async (page, log) => {
+      const r = await pageResult(page, `${served.url}browser.html`, ["detect"]);
+      assert.equal(r.error, "", `the page threw; its console:\n${log.lines.join("\n")}`);
+      checkAgainstHost(r.output!.split("\n"));
+      assert.match(r.detect!, /No CUDA GPU in use: CUDA needs Node\.js/);
+      assert.match(r.detect!, /crossOriginIsolated: true/);
+    });
+  } finally {
+    await served.close();
+  }
+});
+
+/** Starts `numbats playground --port 0` from the built package; resolves with its URL and the process. */
+function startPlayground(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(pkgDir, "dist", "src", "cli.js"), "playground", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let said = "";
+    const timer = setTimeout(() => reject(new Error(`numbats playground printed no URL in 30 s:\n${said}`)), 30_000);
+    const hear = (chunk: Buffer) => {
+      said += chunk.toString();
+      const url = /numbats playground: (http:\/\/\S+)/.exec(said)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ url, child });
+      }
+    };
+    child.stdout!.on("data", hear);
+    child.stderr!.on("data", hear);
+    child.on("exit", (code) => reject(new Error(`numbats playground exited (${code}):\n${said}`)));
+  });
+}
+
+const link = (url: string, code: string, extra = "") => `${url}?code=${Buffer.from(code).toString("base64url")}&target=sim&run=1${extra}`;
+
+/** Block sums through shared memory after a barrier, printed by the host and by the kernel's thread 0. */
+const PROGRAM = `const sums = cuda.jit((x, out) => {
+  const s = cuda.shared.array(32, float32);
+  const t = cuda.threadIdx.x;
+  s[t] = x[cuda.grid(1)];
+  cuda.syncthreads();
+  if (t === 0) {
+    let acc = 0;
+    for (let i = 0; i < 32; i++) acc += s[i];
+    out[cuda.blockIdx.x] = acc;
+    console.log("block", cuda.blockIdx.x, "sum", acc);
+  }
+});
+const x = Float32Array.from({ length: 96 }, (_, i) => i % 10);
+const out = new Float32Array(3);
+sums.configure(3, 32)(x, out);
+console.log(out);
+`;
+
+const BROKEN = `const k = cuda.jit((a) => {
+  const i = cuda.grid(1);
+  a[i] = missing * 2;
+});
+k.configure(1, 4)(new Float32Array(4));
+`;
+
+test("numbats playground serves the page; a kernel runs through its URL; a compile error shows its line and caret; the gallery runs", { skip: SKIP }, async () => {
+  const { url, child } = await startPlayground();
+  try {
+    await withPage(async (page, log) => {
+      const ok = await pageResult(page, link(url, PROGRAM), ["ir", "ptx"]);
+      assert.equal(ok.error, "", `the program failed; the page's console:\n${log.lines.join("\n")}`);
+      const x = Array.from({ length: 96 }, (_, i) => i % 10);
+      const expected = [0, 1, 2].map((b) => x.slice(32 * b, 32 * b + 32).reduce((s, v) => s + v, 0));
+      assert.deepEqual(ok.output!.split("\n"), [...expected.map((s, b) => `block ${b} sum ${s}`), `Float32Array(3) [${expected.join(", ")}]`]);
+      assert.match(ok.ir!, /kernel sums\(x: array\(float32, 1d, C\)/);
+      assert.match(ok.ptx!, /\.visible \.entry sums\(/);
+      assert.match(ok.ptx!, /bar\.sync 0;/);
+
+      const bad = await pageResult(page, link(url, BROKEN));
+      const lines = bad.error!.split("\n");
+      assert.match(lines[0]!, /^CompileError: unknown name 'missing'.*playground line 3, column 10/);
+      const at = lines.indexOf("3 |   a[i] = missing * 2;");
+      assert.ok(at > 0, `no source line in:\n${bad.error}`);
+      assert.equal(lines[at + 1], `${" ".repeat("3 |   a[i] = ".length)}^`);
+
+      const racy = await pageResult(page, link(url, PROGRAM.replace("  cuda.syncthreads();\n", ""), "&sanitize=1"), ["findings"]);
+      assert.match(racy.error!, /^SanitizerError: /);
+      // thread 0 reads the tile before the other threads write it: each finding with its editor lines
+      assert.match(racy.findings!, /racecheck write-after-read on s\[\d+\]\s+7 \| {5}for \(let i = 0; i < 32; i\+\+\) acc \+= s\[i\];\n\s+4 \| {3}s\[t\] = x\[cuda\.grid\(1\)\];/);
+
+      const { EXAMPLES } = await import("../../src/playground/page/examples.js");
+      for (const e of EXAMPLES) {
+        const r = await pageResult(page, `${url}?example=${e.name}&run=1`);
+        assert.equal(r.error, "", `example ${e.name}`);
+        assert.doesNotMatch(r.output!, /false|NaN/, `example ${e.name}:\n${r.output}`);
+      }
+    });
+  } finally {
+    child.kill();
+  }
+});
