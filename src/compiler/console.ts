@@ -168,18 +168,13 @@ function widthArgument(L: LoweringContext, a: Node): Expr {
   return L.convert(v, "int32", a);
 }
 
-/** printf conversions by dtype (after `printable`'s promotions, as in C varargs). */
-const SPACED: Record<ScalarName, string> = {
-  bool: "%d", int8: "%d", int16: "%d", int32: "%d", uint8: "%u", uint16: "%u", uint32: "%u",
-  int64: "%lld", uint64: "%llu", float16: "%g", bfloat16: "%g", float32: "%g", float64: "%g",
-};
-
 function spacedArguments(L: LoweringContext, args: readonly Node[], n: Node): { format: string; values: Expr[] } {
   const values: Expr[] = [];
   const scalar = (v: Typed, a: Node): string => {
     const e = printable(L, v, a);
     values.push(e);
-    return SPACED[e.type as ScalarName];
+    // the printf conversion of the dtype after `printable`'s promotions, as in C varargs
+    return DTYPE_INFO[e.type as ScalarName].printf;
   };
   const format = args.map((a) => {
     const v = L.lowerValue(a);
