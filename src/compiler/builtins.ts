@@ -23,7 +23,7 @@ import { literalMath } from "./literals.js";
 import { allocateRecords } from "./records.js";
 import { isRecordArrayType } from "../records.js";
 import { FP16 } from "./fp16.js";
-import { INTRINSICS, type IntrinsicParam } from "./intrinsics.js";
+import { INTRINSICS, intrinsicCall, type IntrinsicParam } from "./intrinsics.js";
 import { InternalCompilerError } from "../errors.js";
 
 // Errors and line info in the library's device functions point at the library's files.
@@ -91,10 +91,6 @@ const reg = (r: SpecialReg): Expr => ({ k: "special", type: "int32", reg: r });
 const mul32 = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "mul", type: "int32", a, b });
 const add32 = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "add", type: "int32", a, b });
 
-function intrinsic(n: Node, name: IntrinsicName, type: Expr["type"], args: Expr[]): Value {
-  return expr({ k: "intrinsic", name, type, args, loc: locOf(n) });
-}
-
 /** an argument of intrinsic `name` as its parameter `p` says (see IntrinsicParamType) */
 function intrinsicArg(L: LoweringContext, a: Node, p: IntrinsicParam, name: IntrinsicName): Expr {
   switch (p.type) {
@@ -114,9 +110,7 @@ function cudaIntrinsic(name: IntrinsicName): Builtin {
   return fn(spelling, (L, args, n) => {
     arity(L, n, args, spelling, params.filter((p) => !p.optional).length, params.length);
     const xs = params.map((p, i) => (args[i] ? intrinsicArg(L, args[i], p, name) : absentArg(p, name)));
-    const type = result === "T" ? xs[params.findIndex((p) => p.type === "T")]!.type : result;
-    if (type === "array") throw new InternalCompilerError(`${spelling}: an array result is made by its own built-in`);
-    return intrinsic(n, name, type, xs);
+    return expr(intrinsicCall(name, xs, locOf(n), result === "T" ? xs[params.findIndex((p) => p.type === "T")]!.type : undefined));
   });
 }
 
@@ -417,7 +411,7 @@ const FAST_MATH: Record<string, (x: Expr[], loc: ReturnType<typeof locOf>) => Ex
   tanh: ([x], loc) => fast("fastTanh", [x!], loc),
   pow: ([x, y], loc) => fast("fastExp2", [{ k: "binary", op: "mul", type: "float32", a: y!, b: fast("fastLog2", [x!], loc) }], loc),
 };
-const fast = (name: IntrinsicName, args: Expr[], loc: ReturnType<typeof locOf>): Expr => ({ k: "intrinsic", name, type: "float32", args, loc });
+const fast = (name: IntrinsicName, args: Expr[], loc: ReturnType<typeof locOf>): Expr => intrinsicCall(name, args, loc);
 const mulC = (x: Expr, c: number): Expr => ({ k: "binary", op: "mul", type: "float32", a: x, b: constExpr("float32", Math.fround(c)) });
 
 /**

@@ -5,8 +5,9 @@
 // docs/language.md and the host-side stubs in cuda.ts against it). A kernel's `Features` are derived
 // from it by one walk over the IR (`featuresOf`).
 
-import { tupleType, type ScalarName, type TupleType } from "../dtypes.js";
-import { exprChildren, stmtExprs, walkStmts, type Expr, type Features, type FunctionIR, type IntrinsicName } from "./ir.js";
+import { tupleType, type ScalarName, type TupleType, type Type } from "../dtypes.js";
+import { InternalCompilerError } from "../errors.js";
+import { exprChildren, stmtExprs, walkStmts, type Expr, type Features, type FunctionIR, type IntrinsicExpr, type IntrinsicName, type Loc } from "./ir.js";
 
 /**
  * What an intrinsic does besides computing its value:
@@ -138,6 +139,17 @@ export const INTRINSICS: Readonly<Record<IntrinsicName, IntrinsicInfo>> = {
   fastTanh: fast("Math.tanh", { ptx: { ptx: "7.0", cc: [7, 5] } }),
   fastDiv: fast("/", { params: [param("x", "float32"), param("y", "float32")], note: "div.approx.ftz.f32 (fastmath only: `/` and `tan`)" }),
 };
+
+/**
+ * A call of intrinsic `name`, of the type its row gives; a `T` or array result is the type the caller
+ * worked out from the arguments (`type`).
+ */
+export function intrinsicCall(name: IntrinsicName, args: readonly Expr[], loc: Loc | undefined, type?: Type): IntrinsicExpr {
+  const { result } = INTRINSICS[name];
+  const t = result === "T" || result === "array" ? type : result;
+  if (t === undefined) throw new InternalCompilerError(`intrinsic ${name}: its ${result} result needs the caller's type`);
+  return { k: "intrinsic", name, type: t, args, loc };
+}
 
 /** threads must meet at it (a barrier, a grid sync or a warp operation): the simulator yields there */
 export const isRendezvous = (name: IntrinsicName): boolean => {
