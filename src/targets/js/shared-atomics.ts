@@ -10,10 +10,8 @@
 // worker's `rt` is `workerRuntime`, so the single-thread code pays nothing.
 
 import type { AtomicOp } from "../../compiler/ir.js";
-import { DTYPE_INFO, type ScalarName, type TypedArray } from "../../dtypes.js";
+import { DTYPE_INFO, type IntegerArray, type ScalarName, type TypedArray } from "../../dtypes.js";
 import { atomic, b2f, combiner, f2b, f2h, h2f, rt, type AtomicFn } from "./runtime.js";
-
-type IntView = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
 
 /** the ops `Atomics` does itself on an integer element (its wrap-around matches the dtype's) */
 const DIRECT: Partial<Record<AtomicOp, "add" | "sub" | "and" | "or" | "xor" | "exchange">> = {
@@ -26,8 +24,8 @@ export function sharedAtomic(op: AtomicOp, t: ScalarName, space: string): Atomic
   const integer = DTYPE_INFO[t].cls !== "float" && t !== "bool";
   const direct = DIRECT[op];
   if (integer && direct) {
-    const f = Atomics[direct] as (v: IntView, i: number, x: number | bigint) => number | bigint;
-    return ((view: IntView, i: number, v: number | bigint) => f(view, i, v)) as unknown as AtomicFn;
+    const f = Atomics[direct] as (v: IntegerArray, i: number, x: number | bigint) => number | bigint;
+    return ((view: IntegerArray, i: number, v: number | bigint) => f(view, i, v)) as unknown as AtomicFn;
   }
   return op === "cas" ? bitsCas(t) : casLoop(op, t);
 }
@@ -36,7 +34,7 @@ export function sharedAtomic(op: AtomicOp, t: ScalarName, space: string): Atomic
 function bitsCas(t: ScalarName): AtomicFn {
   const [toBits, fromBits] = bitConverters(t);
   const Ints = DTYPE_INFO[t].atomicView;
-  const cas = Atomics.compareExchange as (a: IntView, i: number, expected: number | bigint, replacement: number | bigint) => number | bigint;
+  const cas = Atomics.compareExchange as (a: IntegerArray, i: number, expected: number | bigint, replacement: number | bigint) => number | bigint;
   return ((view: TypedArray, i: number, v: unknown, cmp: unknown) =>
     fromBits(cas(new Ints(view.buffer, view.byteOffset, view.length), i, toBits(cmp), toBits(v)))) as unknown as AtomicFn;
 }
@@ -59,10 +57,10 @@ function casLoop(op: AtomicOp, t: ScalarName): AtomicFn {
   const combine = combiner(op, t, "global") as (o: unknown, v: unknown, c: unknown) => unknown;
   const [toBits, fromBits] = bitConverters(t);
   const Ints = DTYPE_INFO[t].atomicView;
-  const load = Atomics.load as (a: IntView, i: number) => number | bigint;
-  const cas = Atomics.compareExchange as (a: IntView, i: number, expected: number | bigint, replacement: number | bigint) => number | bigint;
+  const load = Atomics.load as (a: IntegerArray, i: number) => number | bigint;
+  const cas = Atomics.compareExchange as (a: IntegerArray, i: number, expected: number | bigint, replacement: number | bigint) => number | bigint;
   let lastView: TypedArray | undefined;
-  let ints!: IntView;
+  let ints!: IntegerArray;
   return ((view: TypedArray, i: number, v: unknown, cmp: unknown) => {
     // the integer view of the last array used (a kernel's atomics mostly hit one array)
     if (view !== lastView) { lastView = view; ints = new Ints(view.buffer, view.byteOffset, view.length); }
