@@ -7,9 +7,6 @@
 
 import { HALF_FLOAT, isHalfFloat } from "./half.js";
 
-// the 16-bit float conversions live in half.ts; these are the dtype module's names for them
-export { float16Bits, float16FromBits, float16Round, float32Bits } from "./half.js";
-
 /** The name of a scalar dtype, as Numba spells it (`"float32"`); APIs taking a dtype accept it as a string. */
 export type ScalarName =
   | "bool"

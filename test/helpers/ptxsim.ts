@@ -4,8 +4,8 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { float16Bits, type ScalarName } from "../../src/dtypes.js";
-import { bfloat16Bits } from "../../src/half.js";
+import type { ScalarName } from "../../src/dtypes.js";
+import { bfloat16Bits, float16Bits } from "../../src/half.js";
 import type { ArrayArg, KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend.js";
 import type { PtxModule } from "../../src/targets/ptx/module.js";
 import { reportSkipped } from "./skip.js";
