@@ -110,7 +110,9 @@ function cudaIntrinsic(name: IntrinsicName): Builtin {
   return fn(spelling, (L, args, n) => {
     arity(L, n, args, spelling, params.filter((p) => !p.optional).length, params.length);
     const xs = params.map((p, i) => (args[i] ? intrinsicArg(L, args[i], p, name) : absentArg(p, name)));
-    return expr(intrinsicCall(name, xs, locOf(n), result === "T" ? xs[params.findIndex((p) => p.type === "T")]!.type : undefined));
+    // a `T` result has the type of the `T` argument
+    const t = result === "T" ? xs[params.findIndex((p) => p.type === "T")]!.type : undefined;
+    return expr(intrinsicCall(name, xs, locOf(n), t));
   });
 }
 
