@@ -5,7 +5,7 @@
 // buffers with them. The per-dtype facts live in one table (DTYPE_INFO) so no
 // stage keeps its own copy.
 
-import { bfloat16Bits, bfloat16FromBits, bfloat16Round } from "./half.js";
+import { HALF_FLOAT, isHalfFloat } from "./half.js";
 
 /** The name of a scalar dtype, as Numba spells it (`"float32"`); APIs taking a dtype accept it as a string. */
 export type ScalarName =
@@ -76,6 +76,12 @@ export type DTypesWithHostElement<T> = { [D in ScalarName]: HostElementOf<D> ext
 /** The dtypes whose in-kernel elements have the TypeScript type `T` (`number`: every dtype but bool and the 64-bit integers). */
 export type DTypesWithElement<T> = { [D in ScalarName]: KernelElementOf<D> extends T ? D : never }[ScalarName];
 
+/** The integer TypedArrays, whose elements `Atomics` updates. */
+export type IntegerArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+/** An integer TypedArray's constructor, over a (possibly shared) buffer. */
+export type IntegerArrayConstructor = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => IntegerArray;
+
+/** Everything the stages need to know of a dtype, one row per dtype (DTYPE_INFO). */
 export interface ScalarInfo {
   readonly name: ScalarName;
   readonly cls: ScalarClass;
@@ -85,6 +91,18 @@ export interface ScalarInfo {
   readonly size: number;
   /** the TypedArray that stores this dtype (float16: raw bits in a Uint16Array) */
   readonly array: TypedArrayConstructor;
+  /** the conversion rank of the usual arithmetic conversions (C's: a wider type ranks higher; same width, same rank) */
+  readonly rank: number;
+  /** the printf conversion of a value of this dtype after C's vararg promotions (console.log's spaced form) */
+  readonly printf: string;
+  /** the integer view of the same width that `Atomics` updates an element of this dtype through (floats: their bits) */
+  readonly atomicView: IntegerArrayConstructor;
+  /**
+   * the array (by name) that holds one per-thread local of this dtype per thread in the simulator's
+   * generated code: float16, bfloat16 and float32 values are doubles already rounded to their format, kept
+   * exactly in a Float64Array; a bool is a boolean
+   */
+  readonly simLocal: "Int8Array" | "Int16Array" | "Int32Array" | "Uint8Array" | "Uint16Array" | "Uint32Array" | "BigInt64Array" | "BigUint64Array" | "Float64Array" | "Array";
 }
 
 /** The JavaScript TypedArrays numbats reads and writes as arrays. */
@@ -98,25 +116,33 @@ export type TypedArrayConstructor =
   | Uint8ArrayConstructor | Uint16ArrayConstructor | Uint32ArrayConstructor | BigUint64ArrayConstructor
   | Float32ArrayConstructor | Float64ArrayConstructor;
 
-function info(name: ScalarName, cls: ScalarClass, bits: number, array: TypedArrayConstructor): ScalarInfo {
-  return { name, cls, bits, size: Math.max(1, bits / 8), array };
-}
+type Row = readonly [cls: ScalarClass, bits: number, array: TypedArrayConstructor, rank: number, printf: string, atomicView: IntegerArrayConstructor, simLocal: ScalarInfo["simLocal"]];
 
-export const DTYPE_INFO: Readonly<Record<ScalarName, ScalarInfo>> = {
-  bool: info("bool", "bool", 8, Uint8Array),
-  int8: info("int8", "int", 8, Int8Array),
-  int16: info("int16", "int", 16, Int16Array),
-  int32: info("int32", "int", 32, Int32Array),
-  int64: info("int64", "int", 64, BigInt64Array),
-  uint8: info("uint8", "uint", 8, Uint8Array),
-  uint16: info("uint16", "uint", 16, Uint16Array),
-  uint32: info("uint32", "uint", 32, Uint32Array),
-  uint64: info("uint64", "uint", 64, BigUint64Array),
-  float16: info("float16", "float", 16, Uint16Array),
-  bfloat16: info("bfloat16", "float", 16, Uint16Array),
-  float32: info("float32", "float", 32, Float32Array),
-  float64: info("float64", "float", 64, Float64Array),
+// One row per dtype. A new name in ScalarName makes tsc list what else it needs: its row here, its
+// StorageArrays entry and dtype object (`dtypes`), records.ts's field reader, the simulator's `wrap`
+// (targets/js/emit.ts) and the PTX target's PTX_SCALAR; a dtype stored as bits (as float16) also needs
+// its conversions in half.ts.
+const ROWS: Readonly<Record<ScalarName, Row>> = {
+  //         cls      bits  array          rank printf  atomicView      simLocal
+  bool:     ["bool",  8,    Uint8Array,    0,   "%d",   Uint8Array,     "Array"],
+  int8:     ["int",   8,    Int8Array,     1,   "%d",   Int8Array,      "Int8Array"],
+  int16:    ["int",   16,   Int16Array,    2,   "%d",   Int16Array,     "Int16Array"],
+  int32:    ["int",   32,   Int32Array,    3,   "%d",   Int32Array,     "Int32Array"],
+  int64:    ["int",   64,   BigInt64Array, 4,   "%lld", BigInt64Array,  "BigInt64Array"],
+  uint8:    ["uint",  8,    Uint8Array,    1,   "%u",   Uint8Array,     "Uint8Array"],
+  uint16:   ["uint",  16,   Uint16Array,   2,   "%u",   Uint16Array,    "Uint16Array"],
+  uint32:   ["uint",  32,   Uint32Array,   3,   "%u",   Uint32Array,    "Uint32Array"],
+  uint64:   ["uint",  64,   BigUint64Array, 4,  "%llu", BigUint64Array, "BigUint64Array"],
+  float16:  ["float", 16,   Uint16Array,   2,   "%g",   Uint16Array,    "Float64Array"],
+  bfloat16: ["float", 16,   Uint16Array,   2,   "%g",   Uint16Array,    "Float64Array"],
+  float32:  ["float", 32,   Float32Array,  3,   "%g",   Int32Array,     "Float64Array"],
+  float64:  ["float", 64,   Float64Array,  4,   "%g",   BigInt64Array,  "Float64Array"],
 };
+
+export const DTYPE_INFO: Readonly<Record<ScalarName, ScalarInfo>> = Object.fromEntries(
+  (Object.entries(ROWS) as [ScalarName, Row][]).map(([name, [cls, bits, array, rank, printf, atomicView, simLocal]]) =>
+    [name, { name, cls, bits, size: Math.max(1, bits / 8), array, rank, printf, atomicView, simLocal }]),
+) as Record<ScalarName, ScalarInfo>;
 
 export const SCALAR_NAMES = Object.keys(DTYPE_INFO) as ScalarName[];
 
@@ -268,9 +294,7 @@ export interface DType<R = number, N extends ScalarName = ScalarName> {
 /** `x` rounded once, to nearest even, to float dtype `t` (float64: unchanged). */
 export function roundToFloat(t: ScalarName, x: number): number {
   if (t === "float32") return Math.fround(x);
-  if (t === "float16") return float16Round(x);
-  if (t === "bfloat16") return bfloat16Round(x);
-  return x;
+  return isHalfFloat(t) ? HALF_FLOAT[t].round(x) : x;
 }
 
 /** Converts a JS value to `t` with C/CUDA semantics (wrap-around ints, float32 rounding). */
@@ -334,7 +358,8 @@ export interface HalfDType<N extends "float16" | "bfloat16" = "float16" | "bfloa
   fromBits(bits: ArrayLike<number>): Float32Array;
 }
 
-function halfDType<N extends "float16" | "bfloat16">(name: N, bits: (x: number) => number, value: (h: number) => number): HalfDType<N> {
+function halfDType<N extends "float16" | "bfloat16">(name: N): HalfDType<N> {
+  const { toBits: bits, fromBits: value } = HALF_FLOAT[name];
   const toBits = (x: number | ArrayLike<number>) => (typeof x === "number" ? bits(x) : Uint16Array.from(x, bits));
   const fromBits = (h: number | ArrayLike<number>) =>
     typeof h === "number" ? value(h & 0xffff) : Float32Array.from(h, (b) => value(b & 0xffff));
@@ -342,13 +367,13 @@ function halfDType<N extends "float16" | "bfloat16">(name: N, bits: (x: number) 
 }
 
 /** The dtype of an IEEE half-precision float (host data is its raw bits in a Uint16Array); `float16(x)` casts `x` to it; `float16.toBits`/`fromBits` convert on the host. */
-export const float16 = halfDType("float16", float16Bits, float16FromBits);
+export const float16 = halfDType("float16");
 /**
  * The dtype of a bfloat16 (8 exponent bits like float32, 8 significant bits; a storage type: arithmetic is
  * float32's); host data is its bits in a Uint16Array; `bfloat16(x)` casts `x` to it; `bfloat16.toBits`/`fromBits`
  * convert on the host.
  */
-export const bfloat16 = halfDType("bfloat16", bfloat16Bits, bfloat16FromBits);
+export const bfloat16 = halfDType("bfloat16");
 /** The dtype of an IEEE single-precision float; `float32(x)` casts `x` to it. */
 export const float32 = makeDType<number, "float32">("float32");
 /** The dtype of an IEEE double-precision float (a JavaScript number); `float64(x)` casts `x` to it. */
@@ -490,58 +515,6 @@ export function dtypeOfTypedArray(a: ArrayBufferView): ScalarName | undefined {
   if (a instanceof BigInt64Array) return "int64";
   if (a instanceof BigUint64Array) return "uint64";
   return undefined;
-}
-
-// ---------------------------------------------------------------------------
-// float16 <-> float64 (IEEE binary16, round to nearest even)
-
-const f32buf = new Float32Array(1);
-const u32buf = new Uint32Array(f32buf.buffer);
-
-/** float64 → binary16 bits, round to nearest even (directly from the double, no double rounding). */
-export function float16Bits(x: number): number {
-  if (Number.isNaN(x)) return 0x7e00;
-  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
-  const a = Math.abs(x);
-  if (a >= 65520) return sign | 0x7c00; // rounds to infinity
-  if (a < 2 ** -24 * 0.5) return sign; // rounds to zero (exact half rounds to even = 0)
-  let e = Math.floor(Math.log2(a));
-  if (2 ** e > a) e--;
-  if (2 ** (e + 1) <= a) e++;
-  if (e < -14) {
-    // subnormal: units of 2^-24
-    const m = roundHalfEven(a / 2 ** -24);
-    return sign | m; // m may reach 1024 = smallest normal, which has the right encoding
-  }
-  let m = roundHalfEven((a / 2 ** e - 1) * 1024);
-  if (m === 1024) { m = 0; e++; }
-  if (e > 15) return sign | 0x7c00;
-  return sign | ((e + 15) << 10) | m;
-}
-
-export function float16FromBits(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return sign * m * 2 ** -24;
-  if (e === 31) return m ? NaN : sign * Infinity;
-  return sign * (1 + m / 1024) * 2 ** (e - 15);
-}
-
-export const float16Round = (x: number) => float16FromBits(float16Bits(x));
-
-function roundHalfEven(v: number): number {
-  const f = Math.floor(v);
-  const d = v - f;
-  if (d > 0.5) return f + 1;
-  if (d < 0.5) return f;
-  return f % 2 === 0 ? f : f + 1;
-}
-
-/** bit pattern of a float32 (for tests and the float16 path) */
-export function float32Bits(x: number): number {
-  f32buf[0] = x;
-  return u32buf[0]!;
 }
 
 // ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@
 //    proof's no-overflow/no-underflow conditions may fail, an exact BigInt
 //    computation decides.
 
-import { float16Bits, float16FromBits } from "./dtypes.js";
+import { float16Round } from "./half.js";
 
 // little-endian word views of one double: W[0] low 32 bits, W[1] high 32 bits
 const F = new Float64Array(1);
@@ -45,8 +45,7 @@ function fmaNarrow(a: number, b: number, c: number, round: (x: number) => number
 export const fma32 = (a: number, b: number, c: number): number => fmaNarrow(a, b, c, Math.fround);
 
 /** float16 a*b+c with one rounding (operands must be float16 values). */
-export const fma16 = (a: number, b: number, c: number): number =>
-  fmaNarrow(a, b, c, (x) => float16FromBits(float16Bits(x)));
+export const fma16 = (a: number, b: number, c: number): number => fmaNarrow(a, b, c, float16Round);
 
 const SPLITTER = 134217729; // 2^27 + 1
 const BIG = 2 ** 995;

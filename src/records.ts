@@ -10,11 +10,11 @@
 // launch arguments are in runtime/records.ts.
 
 import {
-  DTYPE_INFO, arrayType, convertScalar, float16Bits, float16FromBits, resolveDType, tupleType, typedScalarDType,
+  DTYPE_INFO, arrayType, convertScalar, resolveDType, tupleType, typedScalarDType,
   type ArrayType, type DTypeLike, type DTypeNameOf, type KernelElementOf, type Layout, type RecordLayout, type ScalarName, type TupleType, type Type,
 } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
-import { bfloat16Bits, bfloat16FromBits } from "./half.js";
+import { HALF_FLOAT } from "./half.js";
 import { NDArray } from "./ndarray.js";
 
 /** One field of a record dtype: its name, dtype and byte offset. */
@@ -171,8 +171,7 @@ function writeField(view: DataView, base: number, f: RecordField, v: RecordValue
     case "uint32": view.setUint32(at, x as number, true); break;
     case "int64": view.setBigInt64(at, x as bigint, true); break;
     case "uint64": view.setBigUint64(at, x as bigint, true); break;
-    case "float16": view.setUint16(at, float16Bits(x as number), true); break;
-    case "bfloat16": view.setUint16(at, bfloat16Bits(x as number), true); break;
+    case "float16": case "bfloat16": view.setUint16(at, HALF_FLOAT[f.dtype].toBits(x as number), true); break;
     case "float32": view.setFloat32(at, x as number, true); break;
     case "float64": view.setFloat64(at, x as number, true); break;
   }
@@ -191,8 +190,7 @@ function readField(view: DataView, base: number, f: RecordField): RecordValue {
     case "uint32": return view.getUint32(at, true);
     case "int64": return view.getBigInt64(at, true);
     case "uint64": return view.getBigUint64(at, true);
-    case "float16": return float16FromBits(view.getUint16(at, true));
-    case "bfloat16": return bfloat16FromBits(view.getUint16(at, true));
+    case "float16": case "bfloat16": return HALF_FLOAT[f.dtype].fromBits(view.getUint16(at, true));
     case "float32": return view.getFloat32(at, true);
     case "float64": return view.getFloat64(at, true);
   }

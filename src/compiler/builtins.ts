@@ -23,6 +23,8 @@ import { literalMath } from "./literals.js";
 import { allocateRecords } from "./records.js";
 import { isRecordArrayType } from "../records.js";
 import { FP16 } from "./fp16.js";
+import { INTRINSICS, intrinsicCall, type IntrinsicParam } from "./intrinsics.js";
+import { InternalCompilerError } from "../errors.js";
 
 // Errors and line info in the library's device functions point at the library's files.
 for (const mod of [...Object.values(MATH_MODULES), RANDOM_DEVICE_FUNCTIONS]) {
@@ -89,47 +91,41 @@ const reg = (r: SpecialReg): Expr => ({ k: "special", type: "int32", reg: r });
 const mul32 = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "mul", type: "int32", a, b });
 const add32 = (a: Expr, b: Expr): Expr => ({ k: "binary", op: "add", type: "int32", a, b });
 
-function intrinsic(n: Node, name: IntrinsicName, type: Expr["type"], args: Expr[]): Value {
-  return expr({ k: "intrinsic", name, type, args, loc: locOf(n) });
+/** an argument of intrinsic `name` as its parameter `p` says (see IntrinsicParamType) */
+function intrinsicArg(L: LoweringContext, a: Node, p: IntrinsicParam, name: IntrinsicName): Expr {
+  switch (p.type) {
+    case "mask": return maskArg(L, a, name);
+    case "lane": return integerArg(L, a, "int32", `the lane argument of cuda.${name}`);
+    case "T": case "scalar": return scalarArg(L, a, `the ${p.name} of cuda.${name}`);
+    case "string": case "array": case "values":
+      throw new InternalCompilerError(`cuda.${name}: a ${p.type} parameter is lowered by its own built-in`);
+    default: return asType(L, a, p.type);
+  }
 }
 
-/** `cuda.syncthreads()` and friends with a fixed signature: argument types → result type. */
-function simple(name: IntrinsicName, params: readonly ScalarName[], result: Expr["type"]): Builtin {
-  return fn(`cuda.${name}`, (L, args, n) => {
-    arity(L, n, args, `cuda.${name}`, params.length);
-    return intrinsic(n, name, result, params.map((t, i) => asType(L, args[i]!, t)));
+/** The `cuda.<name>` built-in of an intrinsic, typed by its row of INTRINSICS: arity, argument conversions, result. */
+function cudaIntrinsic(name: IntrinsicName): Builtin {
+  const { params, result } = INTRINSICS[name];
+  const spelling = `cuda.${name}`;
+  return fn(spelling, (L, args, n) => {
+    arity(L, n, args, spelling, params.filter((p) => !p.optional).length, params.length);
+    const xs = params.map((p, i) => (args[i] ? intrinsicArg(L, args[i], p, name) : absentArg(p, name)));
+    // a `T` result has the type of the `T` argument
+    const t = result === "T" ? xs[params.findIndex((p) => p.type === "T")]!.type : undefined;
+    return expr(intrinsicCall(name, xs, locOf(n), t));
   });
 }
 
-/**
- * A warp vote or `syncwarp`: an integer mask (syncwarp's defaults to the full warp), then `params`.
- */
-function warpOp(name: IntrinsicName, params: readonly ScalarName[], result: Expr["type"]): Builtin {
-  return fn(`cuda.${name}`, (L, args, n) => {
-    const optionalMask = params.length === 0;
-    arity(L, n, args, `cuda.${name}`, optionalMask ? 0 : params.length + 1, params.length + 1);
-    const mask = args[0] ? maskArg(L, args[0], name) : constExpr("uint32", 0xffffffff);
-    return intrinsic(n, name, result, [mask, ...params.map((t, i) => asType(L, args[i + 1]!, t))]);
-  });
+/** an optional argument left out: a mask is every lane of the warp */
+function absentArg(p: IntrinsicParam, name: IntrinsicName): Expr {
+  if (p.type !== "mask") throw new InternalCompilerError(`cuda.${name}: no default for its optional ${p.name}`);
+  return constExpr("uint32", 0xffffffff);
 }
 
-/** Warp shuffles keep the value's type: (mask, value, lane). */
-function shuffle(name: IntrinsicName): Builtin {
-  return fn(`cuda.${name}`, (L, args, n) => {
-    arity(L, n, args, `cuda.${name}`, 3);
-    const v = scalarArg(L, args[1]!, "the shuffled value");
-    return intrinsic(n, name, v.type, [maskArg(L, args[0]!, name), v, integerArg(L, args[2]!, "int32", `the lane argument of cuda.${name}`)]);
-  });
-}
-
-function match(name: "matchAnySync" | "matchAllSync"): Builtin {
-  return fn(`cuda.${name}`, (L, args, n) => {
-    arity(L, n, args, `cuda.${name}`, 2);
-    const v = scalarArg(L, args[1]!, "the matched value");
-    const type = name === "matchAnySync" ? "uint32" : tupleType(["uint32", "bool"]);
-    return intrinsic(n, name, type, [maskArg(L, args[0]!, name), v]);
-  });
-}
+/** every intrinsic a kernel calls as `cuda.<name>(…)`, each typed by its row of INTRINSICS */
+const CUDA_INTRINSICS: Record<string, Member> = Object.fromEntries((Object.keys(INTRINSICS) as IntrinsicName[])
+  .filter((name) => INTRINSICS[name].spelling === `cuda.${name}`)
+  .map((name) => [name, cudaIntrinsic(name)]));
 
 const ATOMIC_DTYPES: Record<string, readonly ScalarName[]> = {
   arith: ["int32", "uint32", "int64", "uint64", "float32", "float64"],
@@ -246,6 +242,7 @@ const RANDOM = ns("cuda.random", Object.fromEntries(Object.entries(RANDOM_DEVICE
 )));
 
 const CUDA = ns("cuda", {
+  ...CUDA_INTRINSICS,
   threadIdx: dim3("cuda.threadIdx", "tid"),
   blockIdx: dim3("cuda.blockIdx", "ctaid"),
   blockDim: dim3("cuda.blockDim", "ntid"),
@@ -266,30 +263,9 @@ const CUDA = ns("cuda", {
       return L.fail(args[0]!, "cuda.const.arrayLike needs a host array or host records passed through options.env");
     }),
   }),
-  syncthreads: simple("syncthreads", [], "void"),
-  syncthreadsCount: simple("syncthreadsCount", ["bool"], "int32"),
-  syncthreadsAnd: simple("syncthreadsAnd", ["bool"], "int32"),
-  syncthreadsOr: simple("syncthreadsOr", ["bool"], "int32"),
-  syncwarp: warpOp("syncwarp", [], "void"),
-  threadfence: simple("threadfence", [], "void"),
-  threadfenceBlock: simple("threadfenceBlock", [], "void"),
-  threadfenceSystem: simple("threadfenceSystem", [], "void"),
   atomic: ns("cuda.atomic", Object.fromEntries(
     (Object.keys(ATOMIC_KINDS) as AtomicOp[]).map((op) => [op, atomic(op)]),
   )),
-  shflSync: shuffle("shflSync"),
-  shflUpSync: shuffle("shflUpSync"),
-  shflDownSync: shuffle("shflDownSync"),
-  shflXorSync: shuffle("shflXorSync"),
-  allSync: warpOp("allSync", ["bool"], "bool"),
-  anySync: warpOp("anySync", ["bool"], "bool"),
-  eqSync: warpOp("eqSync", ["bool"], "bool"),
-  ballotSync: warpOp("ballotSync", ["bool"], "uint32"),
-  matchAnySync: match("matchAnySync"),
-  matchAllSync: match("matchAllSync"),
-  activemask: simple("activemask", [], "uint32"),
-  lanemaskLt: simple("lanemaskLt", [], "uint32"),
-  nanosleep: simple("nanosleep", ["uint32"], "void"),
   popc: bitOp("popc"),
   brev: bitOp("brev"),
   clz: bitOp("clz"),
@@ -437,7 +413,7 @@ const FAST_MATH: Record<string, (x: Expr[], loc: ReturnType<typeof locOf>) => Ex
   tanh: ([x], loc) => fast("fastTanh", [x!], loc),
   pow: ([x, y], loc) => fast("fastExp2", [{ k: "binary", op: "mul", type: "float32", a: y!, b: fast("fastLog2", [x!], loc) }], loc),
 };
-const fast = (name: IntrinsicName, args: Expr[], loc: ReturnType<typeof locOf>): Expr => ({ k: "intrinsic", name, type: "float32", args, loc });
+const fast = (name: IntrinsicName, args: Expr[], loc: ReturnType<typeof locOf>): Expr => intrinsicCall(name, args, loc);
 const mulC = (x: Expr, c: number): Expr => ({ k: "binary", op: "mul", type: "float32", a: x, b: constExpr("float32", Math.fround(c)) });
 
 /**

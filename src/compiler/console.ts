@@ -9,6 +9,7 @@ import { conversionText, FormatError, hasConversion, parseFormat, type Conversio
 import { weakDefault } from "./infer.js";
 import { constExpr, int32Const, throwSite, type Expr, type IntrinsicName, type SpecialReg } from "./ir.js";
 import type { LoweringContext, Typed, Value } from "./context.js";
+import { intrinsicCall } from "./intrinsics.js";
 import { locOf, type Node } from "./parse.js";
 import type { ThrowStatement } from "acorn";
 import { thrownMessage } from "./check.js";
@@ -18,9 +19,7 @@ const MAX_ARGUMENTS = 32;
 
 const expr = (e: Expr): Value => ({ v: "expr", e });
 
-function intrinsic(name: IntrinsicName, type: Expr["type"], args: Expr[], n: Node): Expr {
-  return { k: "intrinsic", name, type, args, loc: locOf(n) };
-}
+const intrinsic = (name: IntrinsicName, args: Expr[], n: Node): Expr => intrinsicCall(name, args, locOf(n));
 
 /** The index of `text` in the function's string table. */
 function stringIndex(L: LoweringContext, text: string): number {
@@ -50,7 +49,7 @@ export function lowerLog(L: LoweringContext, args: readonly Node[], n: Node): Va
   const { format, values } = first?.v === "string" && args.length > 1 && hasConversion(first.text)
     ? printfArguments(L, args, n)
     : spacedArguments(L, args, n);
-  return expr(intrinsic("print", "void", [int32Const(stringIndex(L, format + "\n")), ...values], n));
+  return expr(intrinsic("print", [int32Const(stringIndex(L, format + "\n")), ...values], n));
 }
 
 function checkCount(L: LoweringContext, given: number, reads: number, n: Node): void {
@@ -158,7 +157,7 @@ const NARROW: Record<string, { signed: ScalarName; unsigned: ScalarName } | unde
 
 function stringArgument(L: LoweringContext, c: Conversion, a: Node): Expr {
   const text = stringLiteral(L, a, `the argument of ${c.text}`);
-  return intrinsic("cstring", "uint64", [int32Const(stringIndex(L, text))], a);
+  return intrinsic("cstring", [int32Const(stringIndex(L, text))], a);
 }
 
 function widthArgument(L: LoweringContext, a: Node): Expr {
@@ -168,18 +167,13 @@ function widthArgument(L: LoweringContext, a: Node): Expr {
   return L.convert(v, "int32", a);
 }
 
-/** printf conversions by dtype (after `printable`'s promotions, as in C varargs). */
-const SPACED: Record<ScalarName, string> = {
-  bool: "%d", int8: "%d", int16: "%d", int32: "%d", uint8: "%u", uint16: "%u", uint32: "%u",
-  int64: "%lld", uint64: "%llu", float16: "%g", bfloat16: "%g", float32: "%g", float64: "%g",
-};
-
 function spacedArguments(L: LoweringContext, args: readonly Node[], n: Node): { format: string; values: Expr[] } {
   const values: Expr[] = [];
   const scalar = (v: Typed, a: Node): string => {
     const e = printable(L, v, a);
     values.push(e);
-    return SPACED[e.type as ScalarName];
+    // the printf conversion of the dtype after `printable`'s promotions, as in C varargs
+    return DTYPE_INFO[e.type as ScalarName].printf;
   };
   const format = args.map((a) => {
     const v = L.lowerValue(a);
@@ -240,7 +234,7 @@ export function lowerAssert(L: LoweringContext, args: readonly Node[], n: Node):
   const where = `${L.kind === "kernel" ? "kernel" : "device function"} ${L.parsed.name}, ${file ? `${file.file}:${file.line}` : `line ${line}`}`;
   const format = `assertion failed: ${escapePercent(message)} (${where}) in thread (%d, %d, %d) of block (%d, %d, %d)\n`;
   const ids: Expr[] = THREAD_AND_BLOCK.map((reg) => ({ k: "special", type: "int32", reg }));
-  return expr(intrinsic("assert", "void", [cond, int32Const(stringIndex(L, format)), ...ids], n));
+  return expr(intrinsic("assert", [cond, int32Const(stringIndex(L, format)), ...ids], n));
 }
 
 // ---------------------------------------------------------------------------
@@ -257,7 +251,7 @@ export function lowerThrow(L: LoweringContext, n: ThrowStatement): void {
   const file = L.options.debug ? locateSource(L.parsed.source, line, column, L.parsed.origin) : undefined;
   const where = L.options.debug ? (file ? `${file.file}:${file.line}` : `${L.parsed.name} line ${line}`) : undefined;
   const ids: Expr[] = THREAD_AND_BLOCK.map((reg) => ({ k: "special", type: "int32", reg }));
-  L.emit({ k: "expr", expr: intrinsic("throw", "void", [int32Const(stringIndex(L, throwSite(message, where))), ...ids], n), loc: locOf(n) });
+  L.emit({ k: "expr", expr: intrinsic("throw", [int32Const(stringIndex(L, throwSite(message, where))), ...ids], n), loc: locOf(n) });
 }
 
 const sourceText = (L: LoweringContext, a: Node): string => L.parsed.source.slice(a.start, a.end).replace(/\s+/g, " ");

@@ -9,6 +9,7 @@ import { expr, valueType, type DeviceFunctionLike, type Typed, type Value } from
 import { asDeviceFunction, bigintLiteral, describeValue, dtypeOfObject, envValue, numberLiteral } from "./host-values.js";
 import { inheritEnvArrays } from "./env.js";
 import { weakDefault } from "./infer.js";
+import { intrinsicCall } from "./intrinsics.js";
 import { constExpr, int32Const, type Expr, type Features } from "./ir.js";
 import type { Lowering } from "./lowering.js";
 import { lowerBinary, lowerConditional, lowerTupleLiteral, lowerUnary, toBool } from "./operators.js";
@@ -227,7 +228,7 @@ function subarray(L: Lowering, array: Expr, t: ArrayType, args: readonly Node[],
     if (!isScalarType(v.e.type) || isFloat(v.weak ? weakDefault(v.weak) : v.e.type)) L.fail(a, `subarray's bounds are integers; got ${typeToString(v.e.type)}`);
     return L.convert(v, "int32", a);
   });
-  return expr(L.temporary("view", { k: "intrinsic", name: "subarray", type: t, args: [array, ...bounds], loc: locOf(n) }, n));
+  return expr(L.temporary("view", intrinsicCall("subarray", [array, ...bounds], locOf(n), t), n));
 }
 
 /** `a.view(dtype)` of a contiguous 1-d array: its bytes as elements of `dtype` */
@@ -238,7 +239,7 @@ function view(L: Lowering, array: Expr, t: ArrayType, args: readonly Node[], n: 
   if (type.dtype === "bool" || t.dtype === "bool") L.fail(n, "view does not reinterpret bool arrays (a bool is no number's bytes: convert each element, e.g. uint8(b[i]))");
   // stores through the view reach the array under another type, which the written-array tracking cannot follow
   if (t.space === "global") L.markWritten(array);
-  return expr(L.temporary("view", { k: "intrinsic", name: "view", type, args: [array], loc: locOf(n) }, n));
+  return expr(L.temporary("view", intrinsicCall("view", [array], locOf(n), type), n));
 }
 
 /**
@@ -399,7 +400,7 @@ export function callDeviceWith(L: Lowering, dev: DeviceFunctionLike, args: reado
 }
 
 function gridSync(L: Lowering, n: Node): Value {
-  return expr({ k: "intrinsic", name: "gridSync", type: "void", args: [], loc: locOf(n) });
+  return expr(intrinsicCall("gridSync", [], locOf(n)));
 }
 
 /** `cuda.shared.array(…)`/`cuda.local.array(…)`/`cuda.const.arrayLike(…)` as a declaration's initialiser. */

@@ -13,10 +13,8 @@ export const bothWeak = (a: Weak | undefined, b: Weak | undefined): Weak | undef
 /** The type a weak literal takes on its own. */
 export const weakDefault = (w: Weak): ScalarName => (w === "int" ? "int32" : "float64");
 
-const RANK: Record<ScalarName, number> = {
-  bool: 0, int8: 1, uint8: 1, int16: 2, uint16: 2, float16: 2, bfloat16: 2,
-  int32: 3, uint32: 3, float32: 3, int64: 4, uint64: 4, float64: 4,
-};
+/** the conversion rank of the usual arithmetic conversions */
+const rank = (t: ScalarName): number => DTYPE_INFO[t].rank;
 
 /** Integer promotion: anything narrower than int32 (incl. bool) becomes int32; float16 and bfloat16 compute as float32. */
 export function promoteOne(t: ScalarName): ScalarName {
@@ -34,9 +32,9 @@ export function promote(a: ScalarName, b: ScalarName): ScalarName {
     if (x === "float64" || y === "float64") return "float64";
     return "float32";
   }
-  if (isSigned(x) === isSigned(y)) return RANK[x] >= RANK[y] ? x : y;
+  if (isSigned(x) === isSigned(y)) return rank(x) >= rank(y) ? x : y;
   const [s, u] = isSigned(x) ? [x, y] : [y, x];
-  if (RANK[u] >= RANK[s]) return u;
+  if (rank(u) >= rank(s)) return u;
   // the signed type is wider: it holds every value of the unsigned one (int64 vs uint32)
   return s;
 }
@@ -51,10 +49,10 @@ export function promote(a: ScalarName, b: ScalarName): ScalarName {
 export function join(a: ScalarName, b: ScalarName): ScalarName {
   if (a === b) return a;
   const af = isFloat(a), bf = isFloat(b);
-  if (af && bf) return isHalfFloat(a) && isHalfFloat(b) ? "float32" : RANK[a] >= RANK[b] ? a : b;
+  if (af && bf) return isHalfFloat(a) && isHalfFloat(b) ? "float32" : rank(a) >= rank(b) ? a : b;
   if (af || bf) return "float64";
   if (a === "bool" || b === "bool") return a === "bool" ? b : a;
-  if (isSigned(a) === isSigned(b)) return RANK[a] >= RANK[b] ? a : b;
+  if (isSigned(a) === isSigned(b)) return rank(a) >= rank(b) ? a : b;
   const [s, u] = isSigned(a) ? [a, b] : [b, a];
   const bits = Math.max(DTYPE_INFO[s].bits, 2 * DTYPE_INFO[u].bits);
   return SIGNED_OF_WIDTH[bits] ?? "float64";

@@ -8,6 +8,7 @@ import { expr, type LoweringContext, type Typed, type Value } from "./context.js
 import { bigintLiteral, numberLiteral } from "./host-values.js";
 import { literalArithmetic, literalComparison, literalSign } from "./literals.js";
 import { binaryType, bothWeak, floatTypeOf, promoteOne, weakDefault, type Weak } from "./infer.js";
+import { intrinsicCall } from "./intrinsics.js";
 import { int32Const, type BinaryOp, type CompareOp, type Expr } from "./ir.js";
 import { foldExpr } from "./passes/fold.js";
 import { locOf, operandNodes, type Node } from "./parse.js";
@@ -120,7 +121,7 @@ export function arith(L: LoweringContext, n: Node, op: string, a: Typed, b: Type
     if (t === "float32" && L.options.fastmath && !weak) {
       // fastmath float32 division is the GPU's approximate one (div.approx.ftz.f32), as in Numba
       const args = [L.convert(a, t, left), L.convert(b, t, right)];
-      return { e: { k: "intrinsic", name: "fastDiv", type: t, args, loc } };
+      return { e: intrinsicCall("fastDiv", args, loc) };
     }
     // JS division of two literals' types gives a float: `(c ? 1 : 3) / 2` yields as a float literal does
     return binary(L, "div", t, a, b, n, weak && "float");

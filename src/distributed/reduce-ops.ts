@@ -2,7 +2,8 @@
 // (wrap-around for integers, rounding to the dtype after every step for floats), as NCCL computes
 // them on the GPU. The simulator's engine uses them; so do the tests' references, independently.
 
-import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../dtypes.js";
+import { DTYPE_INFO, type ScalarName, type TypedArray } from "../dtypes.js";
+import { float16Bits, float16FromBits } from "../half.js";
 import type { ReduceOp } from "../runtime/communicator.js";
 
 /** The dtypes NCCL has (ncclInt8 … ncclFloat64; no bool, int16 or uint16). */

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { cuda, float16, float32, float64, int16, int32, int64, ndarray, NDArray } from "../../src/index.js";
-import { float16Bits, float16FromBits } from "../../src/dtypes.js";
+import { float16Bits, float16FromBits } from "../../src/half.js";
 import { fma32 } from "../../src/fp.js";
 import { randomFloats, randomInts, rng, type KernelCase } from "../helpers/crosscheck.js";
 

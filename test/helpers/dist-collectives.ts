@@ -4,7 +4,8 @@
 process.env.NUMBATS_TARGET = "sim";
 
 import { cuda, LaunchError, nccl, type DeviceArray, type NcclComm } from "../../src/index.js";
-import { float16FromBits, type TypedArray } from "../../src/dtypes.js";
+import { type TypedArray } from "../../src/dtypes.js";
+import { float16FromBits } from "../../src/half.js";
 import { NCCL_DTYPES, REDUCE_OPS, type NcclDType } from "../../src/distributed/reduce-ops.js";
 import { hostArrayOf, inputOf, type Value } from "./dist-inputs.js";
 

@@ -1,6 +1,7 @@
 // The inputs of the collectives tests: each rank's buffer for a dtype, as values (float16 as numbers),
 // chosen to wrap integers and to round floats, so a wrong order or arithmetic shows.
-import { DTYPE_INFO, float16Bits, float16Round, type TypedArray } from "../../src/dtypes.js";
+import { DTYPE_INFO, type TypedArray } from "../../src/dtypes.js";
+import { float16Bits, float16Round } from "../../src/half.js";
 import type { NcclDType } from "../../src/distributed/reduce-ops.js";
 
 export type Value = number | bigint;

@@ -2,8 +2,8 @@
 // list the JS simulator takes: array bytes are copied in from each ArrayArg's
 // SimBuffer and copied back after.
 import { pathToFileURL } from "node:url";
-import { float16Bits, type ScalarName } from "../../src/dtypes.js";
-import { bfloat16Bits } from "../../src/half.js";
+import type { ScalarName } from "../../src/dtypes.js";
+import { bfloat16Bits, float16Bits } from "../../src/half.js";
 import type { ArrayArg, KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend.js";
 import type { PtxModule } from "../../src/targets/ptx/module.js";
 import { PTXSIM } from "./tools.js";

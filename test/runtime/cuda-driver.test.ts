@@ -15,7 +15,7 @@ import { formatDriverVersion, ptxVersionForDriver } from "../../src/runtime/cuda
 import { ParamBlock, paramLayout } from "../../src/runtime/cuda/params.js";
 import type { PtxParam } from "../../src/targets/ptx/module.js";
 import type { ArrayArg, CudaBuffer, KernelArg } from "../../src/runtime/backend.js";
-import { float16Bits } from "../../src/dtypes.js";
+import { float16Bits } from "../../src/half.js";
 import { CudaError, LaunchError } from "../../src/errors.js";
 import { createCudaBackend } from "../../src/runtime/cuda/backend.js";
 

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../../src/fp.js";
-import { float16Bits, float16FromBits } from "../../src/dtypes.js";
+import { float16Bits, float16FromBits } from "../../src/half.js";
 
 type Fmt = "f16" | "f32" | "f64";
 interface Exact { n: bigint; e: number } // n * 2^e

@@ -2,7 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileSim } from "../../src/runtime/sim-kernel.js";
-import { arrayType, DTYPE_INFO, float16Bits, type ArrayType, type ScalarName, type Type, type TypedArray } from "../../src/dtypes.js";
+import { arrayType, DTYPE_INFO, type ArrayType, type ScalarName, type Type, type TypedArray } from "../../src/dtypes.js";
+import { float16Bits } from "../../src/half.js";
 import { DEFAULT_COMPILE_OPTIONS, type Expr, type Features, type FunctionIR, type Stmt } from "../../src/compiler/ir.js";
 import type { ArrayArg, BackendStream, KernelArg } from "../../src/runtime/backend.js";
 import { LaunchError } from "../../src/errors.js";

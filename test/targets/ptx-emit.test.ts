@@ -213,7 +213,7 @@ test("casts between every pair of dtypes follow C semantics (saturating float→
   }
 });
 
-import { float16Bits, float16FromBits } from "../../src/dtypes.js";
+import { float16Bits, float16FromBits } from "../../src/half.js";
 const f16bits = (x: number) => float16Bits(x);
 const f16value = (b: number) => float16FromBits(b);
 

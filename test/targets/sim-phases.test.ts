@@ -9,7 +9,8 @@ import { cuda, float32, ndarray, LaunchError, type KernelArray2 } from "../../sr
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { typeOfArgument } from "../../src/kernel.js";
-import { parseSignature, float16Bits, float16FromBits } from "../../src/dtypes.js";
+import { parseSignature } from "../../src/dtypes.js";
+import { float16Bits, float16FromBits } from "../../src/half.js";
 import { emitKernel, type EmittedKernel } from "../../src/targets/js/index.js";
 import type { EmitOptions } from "../../src/targets/js/emit.js";
 import { emitPtx } from "../../src/targets/ptx/index.js";

@@ -8,8 +8,7 @@
 import { koffi } from "./ffi.js";
 import type { ArrayArg, KernelArg, ScalarSlots } from "../backend.js";
 import type { PtxParam } from "../../targets/ptx/module.js";
-import { float16Bits } from "../../dtypes.js";
-import { bfloat16Bits } from "../../half.js";
+import { bfloat16Bits, float16Bits } from "../../half.js";
 import { LaunchError } from "../../errors.js";
 
 type Value = number | bigint | boolean;

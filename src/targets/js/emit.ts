@@ -26,7 +26,7 @@ import {
   DTYPE_INFO, isArrayType, isBigInt, isScalarType, isTupleType,
   type ArrayType, type ScalarName, type Type,
 } from "../../dtypes.js";
-import type { BinaryExpr, CastExpr, Expr, FunctionIR, IntrinsicExpr, Loc, Stmt, UnaryExpr } from "../../compiler/ir.js";
+import type { BinaryExpr, CastExpr, Expr, FunctionIR, IntrinsicExpr, IntrinsicName, Loc, Stmt, UnaryExpr } from "../../compiler/ir.js";
 import { rt, type AccessSite } from "./runtime.js";
 import { BARRIER, WAIT, WARP } from "./sim.js";
 import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases.js";
@@ -163,22 +163,27 @@ const BINARY_BOOL: Record<string, (a: string, b: string) => string> = {
 };
 
 
-const WARP_OPS: Record<string, number> = {
+const WARP_OPS = {
   shflSync: WARP.shfl, shflUpSync: WARP.shflUp, shflDownSync: WARP.shflDown, shflXorSync: WARP.shflXor,
   allSync: WARP.all, anySync: WARP.any, eqSync: WARP.eq, ballotSync: WARP.ballot,
   matchAnySync: WARP.matchAny, matchAllSync: WARP.matchAll,
-};
-const BARRIERS: Record<string, number> = {
+} as const satisfies Partial<Record<IntrinsicName, number>>;
+const BARRIERS = {
   syncthreads: BARRIER.plain, syncthreadsCount: BARRIER.count, syncthreadsAnd: BARRIER.and, syncthreadsOr: BARRIER.or,
-};
+} as const satisfies Partial<Record<IntrinsicName, number>>;
 
-const FAST_MATH: Record<string, (a: string[]) => string> = {
+/** tsc lists here any intrinsic the simulator's switch lacks */
+function unknownIntrinsic(name: never): never {
+  throw new InternalCompilerError(`simulator: intrinsic '${String(name)}' is not supported`);
+}
+
+const FAST_MATH = {
   fastExp2: ([x]) => `Math.fround(2 ** ${x})`, fastLog2: ([x]) => `Math.fround(Math.log2(${x}))`,
   fastSin: ([x]) => `Math.fround(Math.sin(${x}))`, fastCos: ([x]) => `Math.fround(Math.cos(${x}))`,
   fastRcp: ([x]) => `Math.fround(1 / ${x})`, fastTanh: ([x]) => `Math.fround(Math.tanh(${x}))`,
   // flushes subnormal operands and results as .ftz does; the quotient itself is the correctly rounded one
   fastDiv: ([x, y]) => `ftz32(Math.fround(ftz32(${x}) / ftz32(${y})))`,
-};
+} as const satisfies Partial<Record<IntrinsicName, (a: string[]) => string>>;
 
 const SPECIAL: Record<string, string> = {
   "tid.x": "tx", "tid.y": "ty", "tid.z": "tz", "ntid.x": "nx", "ntid.y": "ny", "ntid.z": "nz",
@@ -877,21 +882,21 @@ class Emitter {
 
   private intrinsic(e: IntrinsicExpr): string {
     const args = e.args.map((a) => this.expr(a));
-    const barrier = BARRIERS[e.name];
-    if (barrier !== undefined) {
-      if (barrier === BARRIER.plain) return `(${this.syncSite()}T.op = ${WAIT.barrier}, T.w = ${barrier}, yield)`;
-      const [pre, [v]] = this.beforeRendezvous(e, args);
-      return `(${pre}${this.syncSite()}T.op = ${WAIT.barrier}, T.w = ${barrier}, T.v = ${v}, yield)`;
-    }
-    const warp = WARP_OPS[e.name];
-    if (warp !== undefined) {
-      const [pre, [m, v, l]] = this.beforeRendezvous(e, args);
-      return `(${pre}${this.syncSite()}T.op = ${WAIT.warp}, T.w = ${warp}, T.m = ${m}, T.v = ${v}${l !== undefined ? `, T.l = ${l}` : ""}, yield)`;
-    }
-    const fast = FAST_MATH[e.name];
-    if (fast) return fast(args);
     const lane = this.gen ? "T.lane" : "((tx + ty * nx + tz * nx * ny) & 31)";
-    switch (e.name) {
+    const name = e.name;
+    switch (name) {
+      case "syncthreads": return `(${this.syncSite()}T.op = ${WAIT.barrier}, T.w = ${BARRIERS[name]}, yield)`;
+      case "syncthreadsCount": case "syncthreadsAnd": case "syncthreadsOr": {
+        const [pre, [v]] = this.beforeRendezvous(e, args);
+        return `(${pre}${this.syncSite()}T.op = ${WAIT.barrier}, T.w = ${BARRIERS[name]}, T.v = ${v}, yield)`;
+      }
+      case "shflSync": case "shflUpSync": case "shflDownSync": case "shflXorSync":
+      case "allSync": case "anySync": case "eqSync": case "ballotSync": case "matchAnySync": case "matchAllSync": {
+        const [pre, [m, v, l]] = this.beforeRendezvous(e, args);
+        return `(${pre}${this.syncSite()}T.op = ${WAIT.warp}, T.w = ${WARP_OPS[name]}, T.m = ${m}, T.v = ${v}${l !== undefined ? `, T.l = ${l}` : ""}, yield)`;
+      }
+      case "fastExp2": case "fastLog2": case "fastSin": case "fastCos": case "fastRcp": case "fastTanh": case "fastDiv":
+        return FAST_MATH[name](args);
       case "syncwarp": {
         const [pre, [m]] = this.beforeRendezvous(e, args);
         return `(${pre}${this.syncSite()}T.op = ${WAIT.warp}, T.w = ${WARP.syncwarp}, T.m = ${m ?? "-1"}, yield)`;
@@ -906,7 +911,9 @@ class Emitter {
       // the message's arguments are evaluated only when the assertion fails
       case "assert": return `(${args[0]} || assertFailed(${this.string(e.args[1]!)}, [${args.slice(2).join(", ")}]))`;
       case "throw": return `kernelThrow(${JSON.stringify(this.ir.name)}, ${this.string(e.args[0]!)}, ${args.slice(1).join(", ")})`;
-      default: throw new InternalCompilerError(`simulator: intrinsic '${e.name}' is not supported`, e.loc);
+      // a view is a new array's locals, made where it is assigned (assignView), never a value
+      case "subarray": case "view": throw new InternalCompilerError(`simulator: '${name}' outside the assignment of a view`, e.loc);
+      default: return unknownIntrinsic(name);
     }
   }
 }

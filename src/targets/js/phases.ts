@@ -16,7 +16,7 @@
 // an expression we cannot split, or in a loop left by break / continue) keep
 // the generator path (planPhases returns the reason).
 
-import { isArrayType, isTupleType, type ScalarName, type Type } from "../../dtypes.js";
+import { DTYPE_INFO, isArrayType, isTupleType, type Type } from "../../dtypes.js";
 import type { Expr, FunctionIR, IntrinsicExpr, Loc, LoopStmt, Stmt } from "../../compiler/ir.js";
 import { bodyHas, exprChildren, exprHas, mapExprChildren, stmtExprs, walkStmts } from "../../compiler/walk.js";
 import { INTRINSICS, type IntrinsicInfo } from "../../compiler/intrinsics.js";
@@ -314,18 +314,11 @@ export interface PhaseHost {
   readonly sanitizer?: { enter: string; barrier(site: number, exited: string): string };
 }
 
-const STORAGE: Record<ScalarName, string> = {
-  int8: "Int8Array", int16: "Int16Array", int32: "Int32Array", uint8: "Uint8Array", uint16: "Uint16Array",
-  uint32: "Uint32Array", int64: "BigInt64Array", uint64: "BigUint64Array",
-  // float16, bfloat16 and float32 values are doubles already rounded to their format: kept exactly
-  float16: "Float64Array", bfloat16: "Float64Array", float32: "Float64Array", float64: "Float64Array", bool: "Array",
-};
-
 /** the per-thread array type holding a component of a local of type t (`object`: a view or a shadow, not a number) */
 function storageOf(t: Type, object: boolean): string {
   if (object || isTupleType(t) || t === "void") return "Array";
   if (isArrayType(t)) return "Float64Array"; // an array's offsets, shapes, strides
-  return STORAGE[t];
+  return DTYPE_INFO[t].simLocal;
 }
 
 /** Lines of the launch function (before the block loop) and of one block (inside it). */

@@ -4,11 +4,11 @@
 // (wrap-around arithmetic, float32 rounding) and calls these for the rest.
 
 import type { ArrayArg, KernelArg } from "../../launch-abi.js";
-import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../../dtypes.js";
+import { DTYPE_INFO, type ScalarName, type TypedArray } from "../../dtypes.js";
 import { KernelError, LaunchError, locateSource, sourcePosition } from "../../errors.js";
 import { parseThrowSite, type AtomicOp } from "../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../../fp.js";
-import { bfloat16Bits, bfloat16FromBits, bfloat16Round } from "../../half.js";
+import { bfloat16Bits, bfloat16FromBits, bfloat16Round, float16Bits, float16FromBits } from "../../half.js";
 import { formatPrintf, type PrintArg } from "./printf.js";
 import { blockRange, runThreads } from "./sim.js";
 

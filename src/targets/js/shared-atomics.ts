@@ -10,17 +10,8 @@
 // worker's `rt` is `workerRuntime`, so the single-thread code pays nothing.
 
 import type { AtomicOp } from "../../compiler/ir.js";
-import { DTYPE_INFO, type ScalarName, type TypedArray } from "../../dtypes.js";
+import { DTYPE_INFO, type IntegerArray, type ScalarName, type TypedArray } from "../../dtypes.js";
 import { atomic, b2f, combiner, f2b, f2h, h2f, rt, type AtomicFn } from "./runtime.js";
-
-type IntView = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
-type IntCtor = new (b: ArrayBufferLike, offset: number, length: number) => IntView;
-
-/** the integer view of the same width that `Atomics` works on, for each dtype's storage */
-const INT_VIEW: Record<ScalarName, IntCtor> = {
-  bool: Uint8Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, float16: Uint16Array, bfloat16: Uint16Array,
-  int32: Int32Array, uint32: Uint32Array, float32: Int32Array, int64: BigInt64Array, uint64: BigUint64Array, float64: BigInt64Array,
-};
 
 /** the ops `Atomics` does itself on an integer element (its wrap-around matches the dtype's) */
 const DIRECT: Partial<Record<AtomicOp, "add" | "sub" | "and" | "or" | "xor" | "exchange">> = {
@@ -33,8 +24,8 @@ export function sharedAtomic(op: AtomicOp, t: ScalarName, space: string): Atomic
   const integer = DTYPE_INFO[t].cls !== "float" && t !== "bool";
   const direct = DIRECT[op];
   if (integer && direct) {
-    const f = Atomics[direct] as (v: IntView, i: number, x: number | bigint) => number | bigint;
-    return ((view: IntView, i: number, v: number | bigint) => f(view, i, v)) as unknown as AtomicFn;
+    const f = Atomics[direct] as (v: IntegerArray, i: number, x: number | bigint) => number | bigint;
+    return ((view: IntegerArray, i: number, v: number | bigint) => f(view, i, v)) as unknown as AtomicFn;
   }
   return op === "cas" ? bitsCas(t) : casLoop(op, t);
 }
@@ -42,8 +33,8 @@ export function sharedAtomic(op: AtomicOp, t: ScalarName, space: string): Atomic
 /** compare-and-swap itself: one `Atomics.compareExchange` of bit patterns, as PTX's atom.cas (floats: -0 ≠ +0, NaNs by their bits) */
 function bitsCas(t: ScalarName): AtomicFn {
   const [toBits, fromBits] = bitConverters(t);
-  const Ints = INT_VIEW[t];
-  const cas = Atomics.compareExchange as (a: IntView, i: number, expected: number | bigint, replacement: number | bigint) => number | bigint;
+  const Ints = DTYPE_INFO[t].atomicView;
+  const cas = Atomics.compareExchange as (a: IntegerArray, i: number, expected: number | bigint, replacement: number | bigint) => number | bigint;
   return ((view: TypedArray, i: number, v: unknown, cmp: unknown) =>
     fromBits(cas(new Ints(view.buffer, view.byteOffset, view.length), i, toBits(cmp), toBits(v)))) as unknown as AtomicFn;
 }
@@ -65,11 +56,11 @@ function bitConverters(t: ScalarName): [(x: unknown) => number | bigint, (b: num
 function casLoop(op: AtomicOp, t: ScalarName): AtomicFn {
   const combine = combiner(op, t, "global") as (o: unknown, v: unknown, c: unknown) => unknown;
   const [toBits, fromBits] = bitConverters(t);
-  const Ints = INT_VIEW[t];
-  const load = Atomics.load as (a: IntView, i: number) => number | bigint;
-  const cas = Atomics.compareExchange as (a: IntView, i: number, expected: number | bigint, replacement: number | bigint) => number | bigint;
+  const Ints = DTYPE_INFO[t].atomicView;
+  const load = Atomics.load as (a: IntegerArray, i: number) => number | bigint;
+  const cas = Atomics.compareExchange as (a: IntegerArray, i: number, expected: number | bigint, replacement: number | bigint) => number | bigint;
   let lastView: TypedArray | undefined;
-  let ints!: IntView;
+  let ints!: IntegerArray;
   return ((view: TypedArray, i: number, v: unknown, cmp: unknown) => {
     // the integer view of the last array used (a kernel's atomics mostly hit one array)
     if (view !== lastView) { lastView = view; ints = new Ints(view.buffer, view.byteOffset, view.length); }

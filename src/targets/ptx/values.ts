@@ -1,10 +1,10 @@
 // What an IR value is while the emitter works: a scalar (register or immediate), an array's registers,
 // a tuple of values, or nothing (void); and small helpers on them shared by the emitter's modules.
 
-import { float16Bits, type ArrayType, type ScalarName } from "../../dtypes.js";
+import type { ArrayType, ScalarName } from "../../dtypes.js";
 import type { Expr } from "../../compiler/ir.js";
 import type { Strided } from "../../launch-abi.js";
-import { bfloat16Bits } from "../../half.js";
+import { HALF_FLOAT } from "../../half.js";
 import { imm, type Reg, type RegClass, type Scalar } from "./insts.js";
 
 /**
@@ -59,5 +59,5 @@ export function contiguousStrides(shape: readonly Scalar[], mul: (a: Scalar, b: 
 }
 
 export function halfHex(t: "float16" | "bfloat16", x: number): string {
-  return "0x" + (t === "float16" ? float16Bits(x) : bfloat16Bits(x)).toString(16).toUpperCase().padStart(4, "0");
+  return "0x" + HALF_FLOAT[t].toBits(x).toString(16).toUpperCase().padStart(4, "0");
 }
