@@ -15,8 +15,8 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FunctionIR } from "../src/compiler/ir.js";
 import { Kernel } from "../src/kernel.js";
-import { emitKernel, type SanitizeOptions } from "../src/targets/js/emit.js";
-import { emitPtx } from "../src/targets/ptx/emit.js";
+import { emitKernel, type SanitizeOptions } from "../src/backends/sim/js/emit.js";
+import { emitPtx } from "../src/backends/cuda/ptx/emit.js";
 
 const DIR_VAR = "NUMBATS_DUMP_KERNELS";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -24,7 +24,7 @@ const SELF = fileURLToPath(import.meta.url);
 
 const ARCHS = [[7, 5], [8, 0], [9, 0]] as const;
 const ALL_TOOLS = new Set(["memcheck", "racecheck", "initcheck", "synccheck"] as const);
-/** the simulator's variants (src/targets/js/index.ts compiles each on demand) */
+/** the simulator's variants (src/backends/sim/js/index.ts compiles each on demand) */
 const JS_VARIANTS: Record<string, SanitizeOptions> = {
   plain: {},
   checked: { assumeLaunch: false },

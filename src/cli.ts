@@ -19,15 +19,15 @@ import { moduleFile } from "./module-file.js";
 import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
-import type { DeviceInfo } from "./runtime/backend.js";
-import { probeCuda } from "./runtime/cuda/detect.js";
-import { formatDriverVersion, ptxVersionForDriver } from "./runtime/cuda/ptxversion.js";
-import { createCudaBackend } from "./runtime/cuda/backend.js";
-import type { PtxTargetOptions } from "./targets/ptx/module.js";
+import type { DeviceInfo } from "./abi/backend.js";
+import { probeCuda } from "./backends/cuda/driver/detect.js";
+import { formatDriverVersion, ptxVersionForDriver } from "./backends/cuda/driver/ptxversion.js";
+import { createCudaBackend } from "./backends/cuda/driver/backend.js";
+import type { PtxTargetOptions } from "./backends/cuda/ptx/module.js";
 import { requestedTarget, selectTarget, type TargetInfo } from "./runtime/select.js";
-import { SIM_DEVICE, createSimBackend } from "./runtime/sim-backend.js";
-import { describeSimWorkers } from "./runtime/sim-workers.js";
-import { parseSchedule, parseTools } from "./targets/js/sanitize.js";
+import { SIM_DEVICE, createSimBackend } from "./backends/sim/runtime/sim-backend.js";
+import { describeSimWorkers } from "./backends/sim/runtime/sim-workers.js";
+import { parseSchedule, parseTools } from "./backends/sim/runtime/sanitize.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
 
 /** What `ptx` compiles for without --arch when no GPU is found: the simulated device's compute capability. */

@@ -8,7 +8,7 @@ import { BUILTIN_NAMESPACE } from "./compiler/recorded.js";
 import { makeDeviceFunction } from "./device-functions.js";
 import { stackAbove } from "./module-file.js";
 import { Kernel, checkJitOptions, jitKernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
-import type { DeviceInfo } from "./runtime/backend.js";
+import type { DeviceInfo } from "./abi/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, openIpcArray, pinnedArray, toDevice,
   type DeviceArrayLike, type HostArray, type RankOfHost, type Shape, type StreamLike, type ToDeviceOptions,
@@ -16,7 +16,7 @@ import {
 import { RecordArray, isHostRecords, record, recordArray, type RecordDType } from "./records.js";
 import { DeviceRecordArray, deviceRecordArray, recordsToDevice } from "./runtime/records.js";
 import { closeBackends, currentTargetInfo, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
-import { describeSimWorkers } from "./runtime/sim-workers.js";
+import { describeSimWorkers } from "./backends/sim/runtime/sim-workers.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
 import { createXoroshiro128pStates as createStates } from "./random.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "./mathlib/random.js";

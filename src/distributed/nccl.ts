@@ -1,6 +1,6 @@
 // The public `nccl` API: communicators between ranks (one process per GPU) and their collectives.
-// On the cuda target the engine is NCCL itself (src/runtime/cuda/nccl-comm.ts, loaded on first use);
-// on the simulator, the ranks' processes exchange data through the launcher's store (sim-comm.ts).
+// On the cuda target the engine is NCCL itself (src/backends/cuda/host/nccl-comm.ts, loaded on first use);
+// on the simulator, the ranks' processes exchange data through the launcher's store (src/backends/sim/host/sim-comm.ts).
 // Every collective first exchanges a small descriptor of its arguments (through the engine's own
 // allGather), so that ranks disagreeing on sizes, dtypes, ops or roots get a LaunchError on every rank
 // instead of a hang or corrupt data.
@@ -11,7 +11,7 @@ import { deviceArray, type DeviceArray, type StreamLike } from "../runtime/devic
 import { currentTargetInfo, selectDevice } from "../runtime/select.js";
 import type { Communicator, ReduceOp } from "../runtime/communicator.js";
 import { isNcclDType, NCCL_DTYPES, REDUCE_OPS } from "./reduce-ops.js";
-import { createSimCommunicator } from "./sim-comm.js";
+import { createSimCommunicator } from "../backends/sim/host/sim-comm.js";
 import { formatAddress, parseAddress, type StoreAddress } from "./store.js";
 import { LocalExchange, SyncStore, type Exchange } from "./sync-store.js";
 
@@ -28,7 +28,7 @@ export interface InitOptions {
 const SIM_ID = "numbats-sim:";
 const NCCL_ID = "nccl:";
 
-const nativeModule = () => import("../runtime/cuda/nccl-comm.js");
+const nativeModule = () => import("../backends/cuda/host/nccl-comm.js");
 const onSimulator = () => currentTargetInfo().target === "sim";
 
 // ---------------------------------------------------------------------------

@@ -13,14 +13,14 @@ import {
   COMPLEX_PART, DTYPE_INFO, complexDTypeName, dtypeOfTypedArray, resolveDType, type ComplexDTypeLike, type ComplexName, type DTypeLike, type DTypeNameOf, type DTypeOfTypedArray, type HostStorageOf,
   type ScalarName, type StorageOf, type TypedArray,
 } from "../dtypes.js";
-import type { ArrayArg, Backend, BackendStream, DeviceBuffer, DeviceInfo } from "./backend.js";
-import type { Strided } from "../launch-abi.js";
+import type { ArrayArg, Backend, BackendStream, DeviceBuffer, DeviceInfo } from "../abi/backend.js";
+import type { Strided } from "../abi/launch-abi.js";
 import {
   NDArray, checkShape, cStrides, denseBlockStart, forEachStrided, isCContiguous, isTypedArray, product,
   type NDArrayLike,
 } from "../ndarray.js";
 import { deviceBackend, getBackend } from "./select.js";
-import { noteCollected, sanitizes } from "../targets/js/sanitize.js";
+import { noteCollected, sanitizes } from "../backends/sim/runtime/sanitize.js";
 import { Stream, streamHandle } from "./streams.js";
 import { CAPTURED_BY_REFERENCE } from "../compiler/env.js";
 

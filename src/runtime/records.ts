@@ -8,11 +8,11 @@ import {
   RecordArray, inferRecordDType, isObjectArray, isRecordDType, isRecordType, plainObject, recordArrayType, recordOf, recordType, viewDType,
   type RecordDType, type RecordField, type RecordObject,
 } from "../records.js";
-import type { ArrayArg, Backend } from "./backend.js";
+import type { ArrayArg, Backend } from "../abi/backend.js";
 import { DeviceArray, toDevice, type StreamLike } from "./devicearray.js";
 import { getBackend } from "./select.js";
 import { streamHandle } from "./streams.js";
-import { wrapHostArray } from "./sim-backend.js";
+import { wrapHostArray } from "../backends/sim/runtime/sim-backend.js";
 
 /**
  * An array of records in device memory, made by `cuda.toDevice(records)` or `cuda.deviceRecordArray(n,

@@ -4,12 +4,12 @@
 // one line on stderr.
 
 import { CudaError } from "../errors.js";
-import type { Backend, DeviceInfo, TargetName } from "./backend.js";
-import { probeCuda, type CudaProbe } from "./cuda/detect.js";
-import { createSimBackend, simDevice } from "./sim-backend.js";
-import { createCudaBackend } from "./cuda/backend.js";
-import { simChecks } from "../targets/js/sanitize.js";
-import { dropKernelErrors } from "./kernel-errors.js";
+import type { Backend, DeviceInfo, TargetName } from "../abi/backend.js";
+import { probeCuda, type CudaProbe } from "../backends/cuda/driver/detect.js";
+import { createSimBackend, simDevice } from "../backends/sim/runtime/sim-backend.js";
+import { createCudaBackend } from "../backends/cuda/driver/backend.js";
+import { simChecks } from "../backends/sim/runtime/sanitize.js";
+import { dropKernelErrors } from "../abi/kernel-errors.js";
 
 type CreateCuda = (deviceId: number) => Backend;
 

@@ -6,11 +6,11 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { probeCuda } from "../../src/runtime/cuda/detect.js";
-import { cudaDriver, STICKY_ERRORS } from "../../src/runtime/cuda/driver.js";
-import { CudaDevice } from "../../src/runtime/cuda/device.js";
-import type { CompiledKernel, CudaBuffer, KernelArg } from "../../src/runtime/backend.js";
-import type { PtxModule, PtxParam } from "../../src/targets/ptx/module.js";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
+import { cudaDriver, STICKY_ERRORS } from "../../src/backends/cuda/driver/driver.js";
+import { CudaDevice } from "../../src/backends/cuda/driver/device.js";
+import type { CompiledKernel, CudaBuffer, KernelArg } from "../../src/abi/backend.js";
+import type { PtxModule, PtxParam } from "../../src/backends/cuda/ptx/module.js";
 import { DEFAULT_COMPILE_OPTIONS, type FunctionIR } from "../../src/compiler/ir.js";
 import { CudaError } from "../../src/errors.js";
 

@@ -1,11 +1,13 @@
 // Imports run one way. The source is in layers, lowest first:
 //   leaf      dtypes.ts and records.ts (dtypes), errors.ts, ndarray.ts (host N-d arrays), the numeric
-//             helpers fp.ts (exact floating point) and half.ts (float16, bfloat16), launch-abi.ts
-//             (what a compiled kernel is handed at a launch) and module-file.ts (where numbats' own files are)
+//             helpers fp.ts (exact floating point) and half.ts (float16, bfloat16), abi/launch-abi.ts
+//             (what a compiled kernel is handed at a launch), module-file.ts (where numbats' own files
+//             are) and workers/ (how numbats starts a thread on one of its own modules)
 //   mathlib   the device math library and random draws, written in the kernel language
 //   compiler  source → typed IR → passes
-//   targets   IR → PTX, IR → the simulator's JavaScript
-//   runtime   devices, memory, streams, launching (the driver through koffi; the simulator)
+//   backends  abi/ (the contract every back end keeps) and backends/X/ (one folder per back end: its
+//             code generation and its runtime), but backends/X/host/ (its part of the public API: host layer)
+//   runtime   device arrays, streams, target selection, launch arguments, over whichever back end runs
 //   host      the public API: cuda.ts, kernel.ts, reduce, ufuncs, the command line, distributed
 // A module may import from its own layer and the layers below it; the test fails on any import that
 // points up.
@@ -21,11 +23,14 @@ import { fileURLToPath } from "node:url";
 
 const SRC = fileURLToPath(new URL("../../src", import.meta.url));
 
-const LAYERS = ["leaf", "mathlib", "compiler", "targets", "runtime", "host"] as const;
+const LAYERS = ["leaf", "mathlib", "compiler", "backends", "runtime", "host"] as const;
 type Layer = (typeof LAYERS)[number];
 
 function layerOf(file: string): Layer {
-  if (["dtypes.ts", "records.ts", "errors.ts", "ndarray.ts", "fp.ts", "half.ts", "launch-abi.ts", "module-file.ts"].includes(file)) return "leaf";
+  if (["dtypes.ts", "records.ts", "errors.ts", "ndarray.ts", "fp.ts", "half.ts", "abi/launch-abi.ts", "module-file.ts"].includes(file)) return "leaf";
+  if (file.startsWith("workers/")) return "leaf";
+  if (file.startsWith("abi/")) return "backends";
+  if (/^backends\/[^/]+\/host\//.test(file)) return "host";
   const top = file.split("/")[0]!;
   return (LAYERS as readonly string[]).includes(top) ? (top as Layer) : "host";
 }

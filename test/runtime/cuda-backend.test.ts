@@ -6,11 +6,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import koffi from "koffi";
 import { buildMockCuda } from "../cuda-mock.js";
-import { probeCuda } from "../../src/runtime/cuda/detect.js";
-import { openDriver, type CudaDriver } from "../../src/runtime/cuda/driver.js";
-import { CudaDevice } from "../../src/runtime/cuda/device.js";
-import type { CompiledKernel, CudaBuffer, LaunchDims } from "../../src/runtime/backend.js";
-import type { PtxModule } from "../../src/targets/ptx/module.js";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
+import { openDriver, type CudaDriver } from "../../src/backends/cuda/driver/driver.js";
+import { CudaDevice } from "../../src/backends/cuda/driver/device.js";
+import type { CompiledKernel, CudaBuffer, LaunchDims } from "../../src/abi/backend.js";
+import type { PtxModule } from "../../src/backends/cuda/ptx/module.js";
 import { DEFAULT_COMPILE_OPTIONS, type FunctionIR } from "../../src/compiler/ir.js";
 import { CudaError, LaunchError } from "../../src/errors.js";
 
