@@ -19,19 +19,16 @@ import { functionName } from "./compiler/recorded.js";
 import { printFunction } from "./compiler/print.js";
 import { didYouMean } from "./compiler/suggest.js";
 import { boundName, callerFrame, placeOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
-import type { Backend, CompiledKernel, KernelArg, KernelArtifact, LaunchDims, ScalarSlots } from "./abi/backend.js";
+import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./abi/backend.js";
 import { DeviceArray, freeAfterFailure, stageToHost, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
 import { raiseKernelErrors } from "./abi/kernel-errors.js";
 import { getBackend } from "./runtime/select.js";
-import { wrapHostArray } from "./backends/sim/runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
-import { emitPtx } from "./backends/cuda/ptx/emit.js";
-import { compileJs } from "./backends/sim/js/index.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import { isOwnFileOutsideBundle } from "./module-file.js";
-import type { PtxTargetOptions } from "./backends/cuda/ptx/module.js";
+import { ptxOf, type PtxTargetOptions } from "./backends/index.js";
 import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
 import { FieldArgument, bindRecordArguments, recordArgumentType, type BoundRecords, type DeviceRecordArray } from "./runtime/records.js";
 
@@ -311,11 +308,6 @@ function dims3(d: Dim, what: string): [number, number, number] {
   }
   while (list.length < 3) list.push(1);
   return list as [number, number, number];
-}
-
-/** Runs the target that `backend` executes, the PTX target with the device's options or the JS target. */
-function compileForTarget(ir: FunctionIR, backend: Backend): KernelArtifact {
-  return backend.ptxTarget ? { target: "cuda", ir, ptx: emitPtx(ir, backend.ptxTarget) } : { target: "sim", js: compileJs(ir) };
 }
 
 /** The limits a launch must keep (threads per block, grid, shared memory): a LaunchError otherwise. @internal exported for tests */
@@ -611,9 +603,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   inspectAsm(sig?: string, target?: PtxTargetOptions): string {
     const spec = this.lookup(sig);
     const backend = getBackend();
-    if (!target && backend.name === "cuda") return this.compiledFor(spec, backend).code;
-    // for the current device's compute capability (the simulator's: 8.0) unless `target` names one
-    return emitPtx(spec.ir, { computeCapability: backend.device.computeCapability, ...target }).text;
+    return ptxOf(spec.ir, backend, () => this.compiledFor(spec, backend), target);
   }
 
   /** The typed IR of a compiled specialisation, each value with its type (Numba's `inspect_types`). */
@@ -710,7 +700,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
 
   private compiledFor(spec: Specialisation, backend: Backend): CompiledKernel {
     let c = spec.compiled.get(backend);
-    if (!c) { c = backend.load(compileForTarget(spec.ir, backend)); spec.compiled.set(backend, c); }
+    if (!c) { c = backend.compile(spec.ir); spec.compiled.set(backend, c); }
     return c;
   }
 
@@ -1100,7 +1090,7 @@ function sharesMemory(host: TypedArray, args: readonly unknown[]): boolean {
   let count = 0;
   for (const a of args) {
     const bytes = isTypedArray(a) ? a.buffer : isNDArrayLike(a) ? (a.data as ArrayBufferView).buffer
-      : a instanceof DeviceArray && a.buffer.kind === "sim" ? a.buffer.bytes : undefined;
+      : a instanceof DeviceArray ? a.backend.hostBytes(a.buffer)?.buffer : undefined;
     if (bytes === host.buffer) count++;
   }
   return count > 1;
@@ -1126,18 +1116,18 @@ function checkIndexable(v: DeviceArray | TypedArray | NDArrayLike, which: string
 }
 
 /**
- * A host array as a kernel argument. On the simulator a typed array is used in place (the simulator
- * restores a written one if the launch fails), unless the kernel writes it and it shares
- * memory with another argument (on the GPU each host array is a copy of its own, and the simulator
- * must agree). Anything else goes through a temporary device array, copied back after a successful
+ * A host array as a kernel argument. Where the back end's kernels address host memory (the simulator)
+ * a typed array is used in place (the back end restores a written one if the launch fails), unless the
+ * kernel writes it and it shares memory with another argument (on the GPU each host array is a copy of
+ * its own, and the simulator must agree). Anything else goes through a temporary device array, copied back after a successful
  * launch only.
  */
 function hostArrayArg(
   backend: Backend, host: TypedArray | NDArrayLike, t: ArrayType, name: string, written: boolean,
   temps: HostTemp[], args: readonly unknown[],
 ): KernelArg {
-  if (backend.name === "sim" && isTypedArray(host) && (!written || !sharesMemory(host, args))) {
-    return { kind: "array", buffer: wrapHostArray(host), byteOffset: 0, dtype: t.dtype, shape: [host.length], strides: [1], name };
+  if (backend.inPlace && isTypedArray(host) && (!written || !sharesMemory(host, args))) {
+    return { kind: "array", buffer: backend.inPlace(host), byteOffset: 0, dtype: t.dtype, shape: [host.length], strides: [1], name };
   }
   const device = toDevice(host, undefined, backend);
   temps.push({ device, host, written });

@@ -1,21 +1,17 @@
-// The contract between the host API / dispatcher and the two execution
-// back ends: the simulator ("sim", memory is ArrayBuffers, kernels are JS)
-// and the GPU ("cuda", memory is device pointers, kernels are PTX).
+// The contract between the host API / dispatcher and the execution back ends (src/backends/, one
+// folder each, listed in src/backends/index.ts): a back end compiles typed IR with its own target and
+// runs the result on its devices.
 //
 // DeviceArray (src/runtime/devicearray.ts) holds a DeviceBuffer plus a view
 // (offset, shape, strides); everything that touches the bytes goes through
 // the Backend that made the buffer.
 
 import type { FunctionIR } from "../compiler/ir.js";
-import type { JsKernel } from "../backends/sim/js/index.js";
-import type { PtxModule, PtxTargetOptions } from "../backends/cuda/ptx/module.js";
+import type { KernelInfo } from "./kernel-info.js";
 import type { BackendStream, DeviceBuffer, KernelArg, LaunchDims } from "./launch-abi.js";
 
-export type {
-  ArrayArg, BackendStream, CudaBuffer, DeviceBuffer, KernelArg, LaunchDims, ScalarArg, SimBuffer, SimIpcFile,
-} from "./launch-abi.js";
-
-export type TargetName = "sim" | "cuda";
+export type { ArrayArg, BackendStream, DeviceBuffer, KernelArg, LaunchDims, ScalarArg } from "./launch-abi.js";
+export type { KernelInfo } from "./kernel-info.js";
 
 /** Exported device memory: what a handle string carries about the allocation. */
 export interface IpcMemory {
@@ -44,14 +40,9 @@ export interface ScalarSlots {
   readonly offsets: readonly (number | undefined)[];
 }
 
-/** A kernel as a target compiled it: what the dispatcher hands a back end to load. */
-export type KernelArtifact =
-  | { readonly target: "cuda"; readonly ir: FunctionIR; readonly ptx: PtxModule }
-  | { readonly target: "sim"; readonly js: JsKernel };
-
-/** A kernel loaded into one back end, ready to launch. */
+/** A kernel compiled by one back end and loaded into it, ready to launch. */
 export interface CompiledKernel {
-  readonly ir: FunctionIR;
+  readonly info: KernelInfo;
   /**
    * `scalarsStored`: the scalar arguments are already in `scalarSlots` (their records in `args` may be
    * stale); only a kernel with scalarSlots is ever told so.
@@ -59,7 +50,7 @@ export interface CompiledKernel {
   launch(dims: LaunchDims, args: readonly KernelArg[], stream: BackendStream, cooperative: boolean, scalarsStored?: boolean): void;
   /** present where scalar arguments may be stored straight into the launch's native parameters */
   readonly scalarSlots?: ScalarSlots;
-  /** PTX text (cuda) or the generated JS source (sim) */
+  /** the code the back end's target made (PTX text; the simulator's JavaScript) */
   readonly code: string;
   /** block size that maximises occupancy (sim: a fixed sensible value) */
   suggestedBlockSize(dynamicSharedBytes: number): number;
@@ -100,7 +91,8 @@ export interface DeviceInfo {
 }
 
 export interface Backend {
-  readonly name: TargetName;
+  /** the target's name, as NUMBATS_TARGET takes it */
+  readonly name: string;
   readonly device: DeviceInfo;
   /** makes the device's context current on the calling thread, for libraries that use the current one (GPUs) */
   activate?(): void;
@@ -125,10 +117,23 @@ export interface Backend {
   /** Another process's exported memory, opened in this process; free() closes it (the exporter frees it). */
   ipcOpen(memory: IpcMemory): DeviceBuffer;
 
-  /** the PTX target's options for this device (GPUs only: the simulator runs the JS target) */
-  readonly ptxTarget?: PtxTargetOptions;
-  /** loads a kernel compiled by the target this back end runs */
-  load(kernel: KernelArtifact): CompiledKernel;
+  /** compiles `ir` with the back end's target for this device and loads the result */
+  compile(ir: FunctionIR): CompiledKernel;
+
+  /**
+   * A host array's memory as a buffer kernels use in place, where the back end's kernels can address
+   * host memory (the simulator); undefined where they cannot and a host array is copied to the device.
+   */
+  inPlace?(view: ArrayBufferView): DeviceBuffer;
+  /** the host memory that holds `buf`'s bytes, where there is one (the simulator's memory; page-locked memory) */
+  hostBytes(buf: DeviceBuffer): Uint8Array | undefined;
+  /**
+   * Whether the back end itself reports a kernel's use of a freed buffer (the sanitizer's memcheck): then
+   * passing a freed array to a launch is not an error of the launch.
+   */
+  reportsFreedUse?(): boolean;
+  /** tells the back end that `buf` was garbage-collected without free() (the sanitizer reports it as a leak) */
+  collected?(buf: DeviceBuffer): void;
 
   defaultStream(): BackendStream;
   createStream(): BackendStream;

@@ -1,43 +1,17 @@
 // The launch ABI: what a compiled kernel is handed at a launch (its arguments, its shape) and the
-// storage those arguments point into. Both targets' code and both back ends read these shapes, so they
+// storage those arguments point into. Every back end's code and runtime reads these shapes, so they
 // live below all of them.
 
 import type { ScalarName } from "../dtypes.js";
 
-/** Storage of a device allocation. */
-export type DeviceBuffer = SimBuffer | CudaBuffer;
-
-export interface SimBuffer {
-  readonly kind: "sim";
-  /** the bytes; may be a user's host ArrayBuffer for arrays a kernel only reads */
-  readonly bytes: ArrayBuffer | SharedArrayBuffer;
-  readonly byteOffset: number;
+/**
+ * Storage of a device allocation, opaque but for these fields to everything outside the back end that
+ * made it (each back end has its own kind, with what it needs: bytes, a device pointer).
+ */
+export interface DeviceBuffer {
+  /** the back end's kind of buffer (its own code tells its buffers from another's by it) */
+  readonly kind: string;
   readonly byteLength: number;
-  freed: boolean;
-  /** the file the bytes are shared through with other processes, once exported or opened (IPC) */
-  ipc?: SimIpcFile;
-}
-
-/** The simulator's shared device memory: a file every sharing process reads and writes at launches and copies. */
-export interface SimIpcFile {
-  readonly path: string;
-  readonly fd: number;
-  /** the exporting process (which removes the file when it frees the memory) */
-  readonly owner: boolean;
-}
-
-export interface CudaBuffer {
-  readonly kind: "cuda";
-  readonly ptr: bigint;
-  /** `ptr` as a Number (exact: addresses are below 2^53), for launches: converting a BigInt costs more than a launch's driver call */
-  readonly address: number;
-  readonly byteLength: number;
-  /** the context generation it was allocated in; a context reset invalidates it */
-  readonly generation: number;
-  /** host memory for pinned/mapped buffers (else undefined) */
-  readonly host?: ArrayBuffer;
-  /** memory of another process opened through IPC: free() closes it (cuIpcCloseMemHandle) */
-  readonly opened?: boolean;
   freed: boolean;
 }
 
@@ -85,3 +59,17 @@ export interface BackendStream {
   /** true if this is the default (null) stream */
   readonly isDefault: boolean;
 }
+
+/** A `throw` site as its entry in `FunctionIR.strings`: the message, then, when known, where it is (`file:line`). */
+export function throwSite(message: string, where?: string): string {
+  return where === undefined ? message : `${message}\0${where}`;
+}
+
+/** The message and place of a `throw` site's string (see `throwSite`). */
+export function parseThrowSite(text: string): { message: string; where?: string } {
+  const cut = text.lastIndexOf("\0");
+  return cut < 0 ? { message: text } : { message: text.slice(0, cut), where: text.slice(cut + 1) };
+}
+
+/** Marks an object that `env` captures by reference (DeviceArray carries it): the compiled code takes it as a parameter. */
+export const CAPTURED_BY_REFERENCE = Symbol.for("numbats.capturedByReference");

@@ -428,17 +428,6 @@ export const DEFAULT_COMPILE_OPTIONS: CompileOptions = {
 export const constExpr = (type: ScalarName, value: number | bigint | boolean): ConstExpr => ({ k: "const", type, value });
 export const int32Const = (value: number): ConstExpr => constExpr("int32", value | 0);
 
-/** A `throw` site as its entry in `FunctionIR.strings`: the message, then, when known, where it is (`file:line`). */
-export function throwSite(message: string, where?: string): string {
-  return where === undefined ? message : `${message}\0${where}`;
-}
-
-/** The message and place of a `throw` site's string (see `throwSite`). */
-export function parseThrowSite(text: string): { message: string; where?: string } {
-  const cut = text.lastIndexOf("\0");
-  return cut < 0 ? { message: text } : { message: text.slice(0, cut), where: text.slice(cut + 1) };
-}
-
 /** Children of an expression, in evaluation order. */
 export function exprChildren(e: Expr): readonly Expr[] {
   switch (e.k) {

@@ -8,11 +8,10 @@ import {
   RecordArray, inferRecordDType, isObjectArray, isRecordDType, isRecordType, plainObject, recordArrayType, recordOf, recordType, viewDType,
   type RecordDType, type RecordField, type RecordObject,
 } from "../records.js";
-import type { ArrayArg, Backend } from "../abi/backend.js";
+import type { ArrayArg, Backend, DeviceBuffer } from "../abi/backend.js";
 import { DeviceArray, toDevice, type StreamLike } from "./devicearray.js";
 import { getBackend } from "./select.js";
 import { streamHandle } from "./streams.js";
-import { wrapHostArray } from "../backends/sim/runtime/sim-backend.js";
 
 /**
  * An array of records in device memory, made by `cuda.toDevice(records)` or `cuda.deviceRecordArray(n,
@@ -162,7 +161,7 @@ function deviceStorageOf(
   }
   // plain objects are packed into a RecordArray made from them, which copies written fields back into them
   const host = v instanceof RecordArray ? v : new RecordArray(r, v as readonly object[]);
-  if (backend.name === "sim" && args.filter((a) => a === v).length === 1) return inPlace(backend, host, host !== v, writtenFields, after);
+  if (backend.inPlace && args.filter((a) => a === v).length === 1) return inPlace(backend, backend.inPlace(host.bytes), host, host !== v, writtenFields, after);
   const device = toDevice(host.bytes, undefined, backend);
   after.push((launched) => {
     try {
@@ -177,14 +176,14 @@ function deviceStorageOf(
 }
 
 /**
- * Host records used in place on the simulator: written fields into the objects after a launch, the
+ * Host records used in place (where kernels address host memory: the simulator): written fields into the objects after a launch, the
  * bytes restored after a failed one (unless they are a `temporary` packing of plain objects).
  */
-function inPlace(backend: Backend, host: RecordArray, temporary: boolean, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[]): DeviceArray {
+function inPlace(backend: Backend, buffer: DeviceBuffer, host: RecordArray, temporary: boolean, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[]): DeviceArray {
   const backup = writtenFields.size > 0 && !temporary ? host.bytes.slice() : undefined;
   after.push((launched) => {
     if (!launched && backup) host.bytes.set(backup);
     if (launched && writtenFields.size > 0) host.copyToObjects(writtenFields);
   });
-  return DeviceArray.over(backend, wrapHostArray(host.bytes), Math.max(1, host.bytes.byteLength), "uint8");
+  return DeviceArray.over(backend, buffer, Math.max(1, host.bytes.byteLength), "uint8");
 }

@@ -24,7 +24,7 @@
 import { cuda, type DeviceArray, type Stream, type Event } from "../../src/index.js";
 import { getBackend } from "../../src/runtime/select.js";
 import { STICKY_ERRORS } from "../../src/backends/cuda/driver/driver.js";
-import type { CudaBuffer } from "../../src/abi/backend.js";
+import type { CudaBuffer } from "../../src/backends/cuda/driver/buffer.js";
 import { createNcclCommunicator, ncclUniqueId } from "../../src/backends/cuda/host/nccl-comm.js";
 import type { Communicator } from "../../src/runtime/communicator.js";
 import {

@@ -6,7 +6,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { float16Bits, type ScalarName } from "../../src/dtypes.js";
 import { bfloat16Bits } from "../../src/half.js";
-import type { ArrayArg, KernelArg, LaunchDims, SimBuffer } from "../../src/abi/backend.js";
+import type { ArrayArg, KernelArg, LaunchDims } from "../../src/abi/backend.js";
+import type { SimBuffer } from "../../src/backends/sim/runtime/buffer.js";
 import type { PtxModule } from "../../src/backends/cuda/ptx/module.js";
 import { reportSkipped } from "./skip.js";
 

@@ -1,5 +1,5 @@
 // One GPU through the driver API: its primary context, memory, copies,
-// streams, events and kernels (the Backend interface of ../backend.ts).
+// streams, events and kernels (the Backend interface of src/abi/backend.ts).
 //
 // Context generations: a kernel fault (illegal address, trap, assert) leaves
 // the context unusable; close() (cuda.close()) releases and resets it, and the
@@ -10,9 +10,13 @@
 
 import { koffi } from "./ffi.js";
 import type {
-  ArrayArg, Backend, BackendEvent, BackendStream, CompiledKernel, CudaBuffer, DeviceBuffer, DeviceInfo, IpcMemory, KernelArtifact,
+  ArrayArg, Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory,
 } from "../../../abi/backend.js";
-import type { PtxTargetOptions } from "../ptx/module.js";
+import { kernelInfo, type KernelInfo } from "../../../abi/kernel-info.js";
+import type { FunctionIR } from "../../../compiler/ir.js";
+import { emitPtx } from "../ptx/emit.js";
+import type { PtxModule, PtxTargetOptions } from "../ptx/module.js";
+import { isCudaBuffer, type CudaBuffer } from "./buffer.js";
 import { CudaError, LaunchError } from "../../../errors.js";
 import { CUDA_SUCCESS, STICKY_ERRORS, type CudaCall, type CudaDriver } from "./driver.js";
 import { deviceInfo, initDriver } from "./detect.js";
@@ -148,7 +152,7 @@ export class CudaDevice implements Backend, DeviceContext {
    * allocated and owned: a later free(), or its finaliser, releases it.
    */
   free(buf: DeviceBuffer): void {
-    if (buf.kind !== "cuda" || buf.freed) return;
+    if (!isCudaBuffer(buf) || buf.freed) return;
     if (!buf.host && buf.byteLength > 0 && buf.generation === this.generation && !this.closed) {
       this.activate();
       if (buf.opened) this.call("cuIpcCloseMemHandle", buf.ptr);
@@ -200,7 +204,7 @@ export class CudaDevice implements Backend, DeviceContext {
 
   /** The buffer, checked usable by `call`: ours, not freed, from the current context. */
   useBuffer(buf: DeviceBuffer, call: string): CudaBuffer {
-    if (buf.kind !== "cuda") throw new LaunchError(`${call}: a simulator buffer was given to the CUDA backend`);
+    if (!isCudaBuffer(buf)) throw new LaunchError(`${call}: a simulator buffer was given to the CUDA backend`);
     if (buf.generation !== this.generation) {
       throw new CudaError(call, CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED",
         "device array belongs to a context that was reset; allocate it again");
@@ -213,8 +217,8 @@ export class CudaDevice implements Backend, DeviceContext {
   devicePointer(arg: ArrayArg): number {
     const buf = arg.buffer;
     // the check of useBuffer, without making its message on every launch
-    const usable = buf.kind === "cuda" && buf.generation === this.generation && !buf.freed;
-    return (usable ? buf : this.useBuffer(buf, `argument '${arg.name}'`)).address + arg.byteOffset;
+    const usable = isCudaBuffer(buf) && buf.generation === this.generation && !buf.freed;
+    return (usable ? buf as CudaBuffer : this.useBuffer(buf, `argument '${arg.name}'`)).address + arg.byteOffset;
   }
 
   // ------------------------------------------------------------------ copies
@@ -271,7 +275,7 @@ export class CudaDevice implements Backend, DeviceContext {
       return;
     }
     const staging = srcBackend.allocHost(bytes, false);
-    const hostBytes = new Uint8Array(staging.host!, 0, bytes);
+    const hostBytes = new Uint8Array((staging as CudaBuffer).host!, 0, bytes);
     srcBackend.copyToHost(hostBytes, src, srcOffset);
     this.copyToDevice(dst, dstOffset, hostBytes, s);
     s.synchronize(); // the staging memory is released below
@@ -320,10 +324,20 @@ export class CudaDevice implements Backend, DeviceContext {
     return { computeCapability: this.device.computeCapability, maxPtxVersion: this.maxPtxVersion };
   }
 
-  load(kernel: KernelArtifact): CompiledKernel {
-    if (kernel.target !== "cuda") throw new TypeError("a simulator kernel was given to a CUDA device");
+  compile(ir: FunctionIR): CompiledKernel {
+    return this.loadPtx(kernelInfo(ir), emitPtx(ir, this.ptxTarget));
+  }
+
+  /** JIT-loads a PTX module as the kernel `info` describes (compile's second half; tests load hand-written PTX). */
+  loadPtx(info: KernelInfo, ptx: PtxModule): CudaKernel {
     this.activate();
-    return new CudaKernel(this, kernel.ir, kernel.ptx);
+    return new CudaKernel(this, info, ptx);
+  }
+
+  /** page-locked memory's host view (kernels address only device memory: host arrays are copied) */
+  hostBytes(buf: DeviceBuffer): Uint8Array | undefined {
+    const { host } = buf as CudaBuffer;
+    return host && new Uint8Array(host);
   }
 
   /** Registers a module so it is unloaded when its kernel is garbage-collected. */

@@ -3,10 +3,10 @@
 
 import { koffi } from "./ffi.js";
 import type { BackendStream, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "../../../abi/backend.js";
-import type { FunctionIR } from "../../../compiler/ir.js";
+import type { KernelInfo } from "../../../abi/kernel-info.js";
+import { parseThrowSite } from "../../../abi/launch-abi.js";
 import type { PtxModule } from "../ptx/module.js";
 import { KernelError, LaunchError } from "../../../errors.js";
-import { parseThrowSite } from "../../../compiler/ir.js";
 import { KERNEL_ERROR_SYMBOL, KERNEL_ERROR_WORDS } from "../ptx/module.js";
 import { noteThrowingLaunch } from "../../../abi/kernel-errors.js";
 import { CUDA_SUCCESS } from "./driver.js";
@@ -59,7 +59,7 @@ class LaunchConfig {
 }
 
 export class CudaKernel implements CompiledKernel {
-  readonly ir: FunctionIR;
+  readonly info: KernelInfo;
   readonly ptx: PtxModule;
   readonly code: string;
   readonly staticSharedBytes: number;
@@ -81,9 +81,9 @@ export class CudaKernel implements CompiledKernel {
   /** the device address of the module's error record (kernels that may throw), else 0 */
   private errorRecord = 0n;
 
-  constructor(owner: DeviceContext, ir: FunctionIR, ptx: PtxModule) {
+  constructor(owner: DeviceContext, info: KernelInfo, ptx: PtxModule) {
     this.owner = owner;
-    this.ir = ir;
+    this.info = info;
     this.ptx = ptx;
     this.code = ptx.text;
     this.staticSharedBytes = ptx.staticSharedBytes;
@@ -103,7 +103,7 @@ export class CudaKernel implements CompiledKernel {
     try {
       const options: number[] = [JIT.errorLog, JIT.errorLogSize, JIT.infoLog, JIT.infoLogSize];
       const values = [ffi.address(errorLog), BigInt(JIT_LOG_BYTES), ffi.address(infoLog), BigInt(JIT_LOG_BYTES)];
-      const maxRegisters = this.ir.options.maxRegisters;
+      const maxRegisters = this.info.maxRegisters;
       if (maxRegisters !== undefined) options.push(JIT.maxRegisters), values.push(BigInt(maxRegisters));
       const module: unknown[] = [null];
       const rc = driver.api.cuModuleLoadDataEx(module, this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
@@ -132,7 +132,7 @@ export class CudaKernel implements CompiledKernel {
   private globalAddress(module: unknown, name: string): bigint {
     const { driver } = this.owner;
     const address: (number | bigint)[] = [0], bytes = [0];
-    driver.check("cuModuleGetGlobal_v2", driver.api.cuModuleGetGlobal_v2(address, bytes, module, name), `global '${name}' of kernel '${this.ir.name}'`);
+    driver.check("cuModuleGetGlobal_v2", driver.api.cuModuleGetGlobal_v2(address, bytes, module, name), `global '${name}' of kernel '${this.info.name}'`);
     return BigInt(address[0]!);
   }
 
@@ -146,15 +146,15 @@ export class CudaKernel implements CompiledKernel {
     if (this.generation !== this.owner.generation) return undefined;
     this.owner.activate();
     const record = new Uint32Array(KERNEL_ERROR_WORDS);
-    driver.check("cuMemcpyDtoH_v2", driver.api.cuMemcpyDtoH_v2(record, this.errorRecord, record.byteLength), `reading the error record of kernel '${this.ir.name}'`);
+    driver.check("cuMemcpyDtoH_v2", driver.api.cuMemcpyDtoH_v2(record, this.errorRecord, record.byteLength), `reading the error record of kernel '${this.info.name}'`);
     if (record[0] === 0) return undefined;
-    driver.check("cuMemcpyHtoD_v2", driver.api.cuMemcpyHtoD_v2(this.errorRecord, new Uint32Array(KERNEL_ERROR_WORDS), record.byteLength), `clearing the error record of kernel '${this.ir.name}'`);
-    const { message, where } = parseThrowSite(this.ir.strings[record[0]! - 1] ?? "(an unknown throw site)");
-    return new KernelError(this.ir.name, message, [record[1]!, record[2]!, record[3]!], [record[4]!, record[5]!, record[6]!], where);
+    driver.check("cuMemcpyHtoD_v2", driver.api.cuMemcpyHtoD_v2(this.errorRecord, new Uint32Array(KERNEL_ERROR_WORDS), record.byteLength), `clearing the error record of kernel '${this.info.name}'`);
+    const { message, where } = parseThrowSite(this.info.strings[record[0]! - 1] ?? "(an unknown throw site)");
+    return new KernelError(this.info.name, message, [record[1]!, record[2]!, record[3]!], [record[4]!, record[5]!, record[6]!], where);
   };
 
   private loadFailure(rc: number, log: string): string {
-    const lines = [`while JIT-compiling kernel '${this.ir.name}' (entry ${this.ptx.entry})`, log ? `JIT log:\n${log}` : "the JIT gave no log"];
+    const lines = [`while JIT-compiling kernel '${this.info.name}' (entry ${this.ptx.entry})`, log ? `JIT log:\n${log}` : "the JIT gave no log"];
     if (rc === CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
       lines.push(`the driver (CUDA ${this.owner.driverVersion}) accepts PTX ISA up to ${this.owner.maxPtxVersion ?? "?"}; update the NVIDIA driver`);
     }
@@ -196,7 +196,7 @@ export class CudaKernel implements CompiledKernel {
     const most = limits.maxSharedPerBlockOptin - this.staticSharedBytes;
     if (bytes > most) {
       throw new LaunchError(
-        `kernel '${this.ir.name}' asks for ${bytes} bytes of dynamic shared memory; with its ${this.staticSharedBytes} static bytes ` +
+        `kernel '${this.info.name}' asks for ${bytes} bytes of dynamic shared memory; with its ${this.staticSharedBytes} static bytes ` +
           `the device allows at most ${most} (${limits.maxSharedPerBlockOptin} per block)`,
       );
     }
@@ -206,7 +206,7 @@ export class CudaKernel implements CompiledKernel {
   }
 
   private describeLaunch(d: LaunchDims): string {
-    return `launching kernel '${this.ir.name}' with grid (${d.grid.join(", ")}), block (${d.block.join(", ")}), ${d.sharedMemBytes} bytes dynamic shared memory`;
+    return `launching kernel '${this.info.name}' with grid (${d.grid.join(", ")}), block (${d.block.join(", ")}), ${d.sharedMemBytes} bytes dynamic shared memory`;
   }
 
   suggestedBlockSize(dynamicSharedBytes: number): number {

@@ -6,6 +6,7 @@ import type { FunctionIR } from "../../../compiler/ir.js";
 import { canThrow } from "../../../compiler/walk.js";
 import { InternalCompilerError, type SanitizerTool } from "../../../errors.js";
 import type { KernelArg } from "../../../abi/launch-abi.js";
+import { kernelInfo, type KernelInfo } from "../../../abi/kernel-info.js";
 import { emitKernel, type EmittedKernel, type SanitizeOptions } from "./emit.js";
 import { rt } from "../runtime/runtime.js";
 import { reportsFree, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "../runtime/sanitize.js";
@@ -29,7 +30,7 @@ export type BuiltKernel<F = KernelFn> = EmittedKernel & { readonly run: F };
  * launches need, each compiled at its first use.
  */
 export interface JsKernel extends BuiltKernel {
-  readonly ir: FunctionIR;
+  readonly info: KernelInfo;
   /** the constant arrays the code reads (from `env`) */
   readonly consts: readonly ArrayBufferView[];
   /** whether the kernel can `throw` */
@@ -76,7 +77,7 @@ export function compileJs(ir: FunctionIR): JsKernel {
   const sanitized = new Map<string, BuiltKernel<SanitizedKernelFn>>();
   return {
     ...plain,
-    ir,
+    info: kernelInfo(ir),
     consts: ir.constArrays.map((c) => c.data),
     throws: canThrow(ir),
     checked: () => (checked ??= build<KernelFn>(ir, { assumeLaunch: false }, rt).run),

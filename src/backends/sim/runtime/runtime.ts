@@ -3,10 +3,11 @@
 // binding, bounds errors and printf. Generated code inlines the cheap cases
 // (wrap-around arithmetic, float32 rounding) and calls these for the rest.
 
-import type { ArrayArg, KernelArg } from "../../../abi/launch-abi.js";
+import { parseThrowSite, type ArrayArg, type KernelArg } from "../../../abi/launch-abi.js";
+import { isSimBuffer } from "./buffer.js";
 import { DTYPE_INFO, float16Bits, float16FromBits, type ScalarName, type TypedArray } from "../../../dtypes.js";
 import { KernelError, LaunchError, locateSource, sourcePosition } from "../../../errors.js";
-import { parseThrowSite, type AtomicOp } from "../../../compiler/ir.js";
+import type { AtomicOp } from "../../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../../../fp.js";
 import { bfloat16Bits, bfloat16FromBits, bfloat16Round } from "../../../half.js";
 import { formatPrintf, type PrintArg } from "../js/printf.js";
@@ -208,7 +209,7 @@ export function bindArray(arg: KernelArg | undefined, param: string, dtype: Scal
     throw new LaunchError(`argument '${param}' must be C-contiguous (its last stride is ${arg.strides[ndim - 1]})`);
   }
   const buf = arg.buffer;
-  if (buf.kind !== "sim") throw new LaunchError(`argument '${param}' lives on the GPU; the simulator needs simulator memory`);
+  if (!isSimBuffer(buf)) throw new LaunchError(`argument '${param}' lives on the GPU; the simulator needs simulator memory`);
   if (buf.freed) throw new LaunchError(`argument '${param}' was freed`);
   return viewOf(arg, buf.bytes, buf.byteOffset, buf.byteLength);
 }

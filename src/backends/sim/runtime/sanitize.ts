@@ -28,7 +28,8 @@
 // LaunchSanitizer (one access: bounds, race cells, written bytes at once), so they are kept together.
 
 import { fileURLToPath } from "node:url";
-import type { DeviceBuffer, KernelArg, SimBuffer } from "../../../abi/launch-abi.js";
+import type { DeviceBuffer, KernelArg } from "../../../abi/launch-abi.js";
+import { isSimBuffer, type SimBuffer } from "./buffer.js";
 import { callerFrame, placeOf } from "../../../compiler/source.js";
 import { SanitizerError, locateSource, sourcePosition, type SanitizerFinding, type SanitizerTool } from "../../../errors.js";
 import type { ScalarName, TypedArray } from "../../../dtypes.js";
@@ -200,7 +201,7 @@ export function noteFree(buf: SimBuffer): void {
 
 /** The garbage collector is about to release `buf`, which the program never freed (a leak all the same). */
 export function noteCollected(buf: DeviceBuffer): void {
-  const place = buf.kind === "sim" ? liveAllocations.get(buf) : undefined;
+  const place = isSimBuffer(buf) ? liveAllocations.get(buf) : undefined;
   if (place === undefined) return;
   liveAllocations.delete(buf as SimBuffer);
   collectedUnfreed.push({ place, bytes: buf.byteLength });
@@ -875,7 +876,7 @@ export const sanitizedRuntime: typeof rt = {
 
 /** whether `arg` is a freed DeviceArray whose uses memcheck reports (then no access takes a fast path) */
 export function reportsFree(arg: KernelArg): boolean {
-  return arg.kind === "array" && arg.buffer.kind === "sim" && (arg.buffer.freed || freedBytes.has(arg.buffer.bytes)) && sanitizes("memcheck");
+  return arg.kind === "array" && isSimBuffer(arg.buffer) && (arg.buffer.freed || freedBytes.has(arg.buffer.bytes)) && sanitizes("memcheck");
 }
 
 export type SanitizedKernelFn = (L: LaunchCtx, args: readonly KernelArg[], S: LaunchSanitizer) => void;

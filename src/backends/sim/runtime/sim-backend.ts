@@ -7,11 +7,13 @@ import { availableParallelism, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type {
-  Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory, KernelArg, SimBuffer,
+  Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory, KernelArg,
 } from "../../../abi/backend.js";
+import { compileJs } from "../js/index.js";
+import { isSimBuffer, type SimBuffer } from "./buffer.js";
 import { loadSimKernel } from "./sim-kernel.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
-import { noteAlloc, noteDeviceCopy, noteFree, noteHostCopy, simChecks } from "./sanitize.js";
+import { noteAlloc, noteCollected, noteDeviceCopy, noteFree, noteHostCopy, sanitizes, simChecks } from "./sanitize.js";
 import { hostBuffers } from "./sim-workers.js";
 
 /** Simulated device `id` (NUMBATS_SIM_DEVICES=N gives ids 0…N-1, all alike). */
@@ -52,7 +54,7 @@ export function wrapHostArray(view: ArrayBufferView): SimBuffer {
 }
 
 function simBuffer(buf: DeviceBuffer): SimBuffer {
-  if (buf.kind !== "sim") throw new TypeError("a CUDA device buffer was given to the simulator back end");
+  if (!isSimBuffer(buf)) throw new TypeError("a CUDA device buffer was given to the simulator back end");
   if (buf.freed) throw new Error("use of a freed device buffer");
   return buf;
 }
@@ -154,8 +156,8 @@ function unshare(b: SimBuffer): void {
 
 /** A kernel whose launches load shared arguments before and store the ones it writes after. */
 function syncingShared(kernel: CompiledKernel): CompiledKernel {
-  const written = kernel.ir.writtenParams;
-  const shared = (args: readonly KernelArg[]) => args.filter((a) => a.kind === "array" && a.buffer.kind === "sim" && a.buffer.ipc);
+  const written = kernel.info.writtenParams;
+  const shared = (args: readonly KernelArg[]) => args.filter((a) => a.kind === "array" && isSimBuffer(a.buffer) && a.buffer.ipc);
   return {
     ...kernel,
     launch(dims, args, stream, cooperative, scalarsStored) {
@@ -254,10 +256,14 @@ export function createSimBackend(id = 0): Backend {
     },
     ipcExport: (buf) => exportShared(simBuffer(buf)),
     ipcOpen: openShared,
-    load(kernel) {
-      if (kernel.target !== "sim") throw new TypeError("a PTX kernel was given to the simulator back end");
-      return syncingShared(loadSimKernel(kernel.js));
+    compile: (ir) => syncingShared(loadSimKernel(compileJs(ir))),
+    inPlace: wrapHostArray,
+    hostBytes(buf) {
+      const b = buf as SimBuffer;
+      return new Uint8Array(b.bytes, b.byteOffset, b.byteLength);
     },
+    reportsFreedUse: () => sanitizes("memcheck"),
+    collected: noteCollected,
     defaultStream: () => defaultStream,
     createStream: () => new SimStream(false),
     createEvent: () => new SimEvent(),

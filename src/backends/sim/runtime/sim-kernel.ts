@@ -11,20 +11,20 @@ import { compileJs, launchSatisfies, randomSchedule, runSanitized, simChecks, ty
 
 /** Loads a kernel the JS target compiled. */
 export function loadSimKernel(js: JsKernel): CompiledKernel {
-  const { ir, code, staticSharedBytes, sites, consts } = js;
-  const parallel = new ParallelKernel(ir, { code, consts, sites });
+  const { info, code, staticSharedBytes, sites, consts } = js;
+  const parallel = new ParallelKernel(info, { code, consts, sites });
   return {
-    ir,
+    info,
     code,
     staticSharedBytes,
     suggestedBlockSize: () => 128,
     launch(dims: LaunchDims, args: readonly KernelArg[], _stream: BackendStream, cooperative: boolean): void {
-      if (args.length !== ir.params.length) {
-        throw new LaunchError(`kernel '${ir.name}' takes ${ir.params.length} argument(s), got ${args.length}`);
+      if (args.length !== info.params.length) {
+        throw new LaunchError(`kernel '${info.name}' takes ${info.params.length} argument(s), got ${args.length}`);
       }
       const L: LaunchCtx = {
         grid: dims.grid, block: dims.block, sharedMemBytes: dims.sharedMemBytes,
-        cooperative: cooperative || ir.features.gridSync, out: [],
+        cooperative: cooperative || info.gridSync, out: [],
       };
       const checks = simChecks();
       const assumed = launchSatisfies(js.assumes, dims.grid, dims.block, args);
@@ -35,13 +35,13 @@ export function loadSimKernel(js: JsKernel): CompiledKernel {
         if (runners > 1) return parallel.launch(dims, args, runners);
       }
       // workers run on copies of host arrays; here the kernel writes them in place: back them up
-      const restore = keepHostArrays(ir, args);
+      const restore = keepHostArrays(info, args);
       try {
         if (checks.tools) {
           // threads are generators only where the kernel synchronises or the schedule is random
           const random = checks.seed !== undefined;
           const variant = js.sanitized(random, assumed && !random);
-          runSanitized(variant.run, ir.name, variant.sites, ir.features.warp, L, args, checks);
+          runSanitized(variant.run, info.name, variant.sites, info.warp, L, args, checks);
         } else if (checks.seed !== undefined) {
           js.shuffled()({ ...L, hooks: randomSchedule(checks.seed) }, args);
         } else if (assumed) {

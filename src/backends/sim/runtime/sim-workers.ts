@@ -43,10 +43,11 @@
 
 import { availableParallelism } from "node:os";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
-import type { FunctionIR, Stmt } from "../../../compiler/ir.js";
+import type { KernelInfo } from "../../../abi/kernel-info.js";
 import { LaunchError } from "../../../errors.js";
 import { oob, type AccessSite } from "./runtime.js";
-import type { KernelArg, LaunchDims, SimBuffer } from "../../../abi/backend.js";
+import type { KernelArg, LaunchDims } from "../../../abi/backend.js";
+import { isSimBuffer, type SimBuffer } from "./buffer.js";
 import {
   awaitChange, compileShared, CTL, MARKS, monotonicUs, NO_FAILURE, runChunks, SPIN_MS,
   type FailedChunk, type Job, type KernelFn, type KernelPayload, type RunnerResult, type WorkerInit,
@@ -103,19 +104,7 @@ export function configuredWorkers(): number {
   return n;
 }
 
-/** an estimate of one thread's work: statements, those inside loops counted 16 times per level */
-export function threadWork(body: readonly Stmt[]): number {
-  let w = 0;
-  for (const s of body) {
-    w += 1;
-    if (s.k === "if") w += threadWork(s.then) + threadWork(s.else);
-    else if (s.k === "loop") w += 16 * (threadWork(s.body) + threadWork(s.update));
-    else if (s.k === "block") w += threadWork(s.body);
-  }
-  return w;
-}
-
-/** the work (threadWork units) of a chunk: about 30 µs of a vector add, so taking a chunk (0.5 µs) costs ~2 % */
+/** the work (KernelInfo.work units) of a chunk: about 30 µs of a vector add, so taking a chunk (0.5 µs) costs ~2 % */
 const CHUNK_WORK = 1 << 16;
 
 /**
@@ -277,8 +266,8 @@ export class ParallelKernel {
   /** the calling thread's time per block of this kernel, when it last ran chunks (ms): one thread's speed */
   private blockMs = NaN;
 
-  constructor(private readonly ir: FunctionIR, private readonly payload: KernelPayload) {
-    this.work = threadWork(ir.body) * (payload.code.includes("function* thread") ? 8 : 1);
+  constructor(private readonly info: KernelInfo, private readonly payload: KernelPayload) {
+    this.work = info.work * (payload.code.includes("function* thread") ? 8 : 1);
   }
 
   /**
@@ -300,7 +289,7 @@ export class ParallelKernel {
     const moments = simWorkerTimeline.on ? new Moments() : undefined;
     const callerRuns = simWorkerTuning.callerRuns;
     growPool(runners - (callerRuns ? 1 : 0));
-    const staged = stageHostArrays(this.ir, args);
+    const staged = stageHostArrays(this.info, args);
     const begun = performance.now(); // the copies of host arrays aside: one thread makes its own
     const total = dims.grid[0] * dims.grid[1] * dims.grid[2];
     const seq = lastSeq = lastSeq === NO_FAILURE ? 1 : lastSeq + 1;
@@ -472,8 +461,8 @@ function rebuild(f: FailedChunk, sites: readonly AccessSite[]): Error {
 /** the buffers of host arrays a launch uses in place (sim-backend.ts wrapHostArray) */
 export const hostBuffers = new WeakSet<SimBuffer>();
 
-const isHostArray = (ir: FunctionIR, a: KernelArg, i: number, written: boolean): a is KernelArg & { buffer: SimBuffer } =>
-  a.kind === "array" && a.buffer.kind === "sim" && hostBuffers.has(a.buffer) && (!written || ir.writtenParams.has(ir.params[i]!.name));
+const isHostArray = (info: KernelInfo, a: KernelArg, i: number, written: boolean): a is KernelArg & { buffer: SimBuffer } =>
+  a.kind === "array" && isSimBuffer(a.buffer) && hostBuffers.has(a.buffer) && (!written || info.writtenParams.has(info.params[i]!.name));
 
 /** reused from launch to launch: allocating megabytes anew is slow on a loaded machine */
 let backups = new ArrayBuffer(0);
@@ -482,15 +471,15 @@ let backups = new ArrayBuffer(0);
  * Backs up the host arrays the kernel writes (into one reused buffer) for a launch in the calling
  * thread; the function returned puts them back (after a failed launch).
  */
-export function keepHostArrays(ir: FunctionIR, args: readonly KernelArg[]): () => void {
+export function keepHostArrays(info: KernelInfo, args: readonly KernelArg[]): () => void {
   let need = 0;
-  args.forEach((a, i) => { if (isHostArray(ir, a, i, true)) need += a.buffer.byteLength; });
+  args.forEach((a, i) => { if (isHostArray(info, a, i, true)) need += a.buffer.byteLength; });
   if (need === 0) return () => {};
   if (backups.byteLength < need) backups = new ArrayBuffer(need);
   const saved: [copy: Uint8Array, to: Uint8Array][] = [];
   let cursor = 0;
   args.forEach((a, i) => {
-    if (!isHostArray(ir, a, i, true)) return;
+    if (!isHostArray(info, a, i, true)) return;
     const bytes = new Uint8Array(a.buffer.bytes, a.buffer.byteOffset, a.buffer.byteLength);
     const copy = new Uint8Array(backups, cursor, bytes.length);
     copy.set(bytes);
@@ -507,10 +496,10 @@ let staging = new SharedArrayBuffer(0);
  * any other array not in shared memory, replaced by a copy in the staging area; `copyBack` returns the
  * copies of written ones to their arrays.
  */
-function stageHostArrays(ir: FunctionIR, args: readonly KernelArg[]): { args: KernelArg[]; copyBack: () => void } {
+function stageHostArrays(info: KernelInfo, args: readonly KernelArg[]): { args: KernelArg[]; copyBack: () => void } {
   // host arrays, and any other memory that is not shared (it would reach a worker as a copy)
   const outside = (a: KernelArg, i: number): a is KernelArg & { buffer: SimBuffer } =>
-    isHostArray(ir, a, i, false) || (a.kind === "array" && a.buffer.kind === "sim" && !(a.buffer.bytes instanceof SharedArrayBuffer));
+    isHostArray(info, a, i, false) || (a.kind === "array" && isSimBuffer(a.buffer) && !(a.buffer.bytes instanceof SharedArrayBuffer));
   // one copy per buffer: the fields of an array of records are several arguments over one buffer, and
   // copies of their own would each bring back the others' bytes as they were before the launch
   const buffers = new Set<SimBuffer>();
@@ -534,7 +523,7 @@ function stageHostArrays(ir: FunctionIR, args: readonly KernelArg[]): { args: Ke
   const staged = args.map((a, i) => {
     if (!outside(a, i)) return a;
     const c = copies.get(a.buffer)!;
-    if (ir.writtenParams.has(ir.params[i]!.name)) back.add(c);
+    if (info.writtenParams.has(info.params[i]!.name)) back.add(c);
     return { ...a, buffer: c.buffer };
   });
   return { args: staged, copyBack: () => { for (const { copy, original } of back) original.set(copy); } };
