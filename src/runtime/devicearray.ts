@@ -8,6 +8,10 @@
 //
 // One file over 600 lines: the DeviceArray class and its view arithmetic are one API (Numba's
 // DeviceNDArray), which reads best whole.
+//
+// One file over 600 lines: DeviceArray is one class (Numba's DeviceNDArray: views, reshapes, copies in
+// and out, slices, the page-locked host arrays), and its methods share the view arithmetic and the
+// ownership rules above.
 
 import {
   COMPLEX_PART, DTYPE_INFO, complexDTypeName, dtypeOfTypedArray, resolveDType, type ComplexDTypeLike, type ComplexName, type DTypeLike, type DTypeNameOf, type DTypeOfTypedArray, type HostStorageOf,

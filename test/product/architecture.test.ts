@@ -156,6 +156,21 @@ test("back ends: naming is an import of a back end's module or a comparison with
   assert.deepEqual(namedBackends("x.ts", `import { b } from "./abi/backend.js";`), []);
 });
 
+/** The comment a module starts with: its lines up to the first that is not a comment. */
+const headerOf = (text: string): string => text.slice(0, text.search(/^(?!\/\/)/m));
+
+test("size: every module over 600 lines says at its top why it is one module (\"One file over 600 lines: …\")", () => {
+  const unexplained = sourceFiles(SRC).filter((path) => {
+    const text = readFileSync(path, "utf8");
+    return text.split("\n").length > 600 && !/^\/\/ One file over 600 lines: \S/m.test(headerOf(text));
+  }).map((path) => relative(SRC, path));
+  assert.deepEqual(unexplained, [], `modules over 600 lines whose header does not say why:\n${unexplained.join("\n")}`);
+});
+
+test("size: the header is the leading comment", () => {
+  assert.equal(headerOf("// a\n//\n// b\n\nimport x;\n// c\n"), "// a\n//\n// b\n");
+});
+
 test("cycles: no two modules import each other, directly or through others (type-only imports too)", () => {
   const found = cycles(importGraph());
   assert.deepEqual(found, [], `import cycles (modules that import each other, directly or not):\n${found.join("\n")}`);

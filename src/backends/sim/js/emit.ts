@@ -21,6 +21,9 @@
 // One file over 600 lines: one Emitter class, whose statement and expression cases share its record
 // of locals and arrays; the barrier phases (phases.ts), the bounds proofs (bounds.ts) and the
 // sanitizer's hooks (sanitize.ts) are apart.
+//
+// One file over 600 lines: the Emitter walks every statement and expression kind, and the three shapes
+// of code it writes (grid loop, barrier phases, generators) share every case.
 
 import {
   DTYPE_INFO, isArrayType, isBigInt, isScalarType, isTupleType,

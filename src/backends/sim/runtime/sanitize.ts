@@ -26,6 +26,9 @@
 //
 // One file over 600 lines: every tool's shadow state is updated by the same access hooks of
 // LaunchSanitizer (one access: bounds, race cells, written bytes at once), so they are kept together.
+//
+// One file over 600 lines: the tools' shadow state, the checks the instrumented code calls and the
+// reports they make are one design (each check reads and writes the same shadow cells and findings).
 
 import { fileURLToPath } from "node:url";
 import type { DeviceBuffer, KernelArg } from "../../../abi/launch-abi.js";
