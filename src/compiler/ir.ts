@@ -37,10 +37,9 @@ export interface Loc {
  *   amount modulo the width.
  * - min max: ints: the obvious; floats: JS `Math.min/max` (NaN if either is
  *   NaN; -0 < +0).
- * - pow: floats only, JS `Math.pow` semantics (via the math library on the GPU;
- *   the front end turns `**` and Math.pow into a call, so targets only see this
- *   from passes that know what they do).
- * - atan2 hypot copysign: floats only, JS semantics (fmod-like helpers may use them).
+ * - copysign: floats only: `a`'s magnitude with `b`'s sign bit (the math library's helpers use it).
+ *
+ * `**`, Math.pow, Math.atan2 and Math.hypot are calls of the math library, not operators.
  */
 export type BinaryOp =
   | "add" | "sub" | "mul" | "div" | "floordiv" | "rem"
@@ -67,7 +66,7 @@ export type UnaryOp =
 
 export type CompareOp = "lt" | "le" | "gt" | "ge" | "eq" | "ne";
 
-/** Special registers; all int32 (`laneid`/`warpsize` too). */
+/** Special registers; all int32 (`laneid` too; the warp size is the constant 32). */
 export type SpecialReg =
   | "tid.x" | "tid.y" | "tid.z"
   | "ntid.x" | "ntid.y" | "ntid.z"
