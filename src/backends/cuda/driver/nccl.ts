@@ -41,10 +41,10 @@ export type NcclApi = { readonly [K in NcclCall]: (...args: any[]) => any };
 export const NCCL_SUCCESS = 0;
 
 /** ncclDataType_t */
-export const NCCL_DTYPES: Readonly<Record<string, number>> = {
+export const NCCL_DATA_TYPES: Readonly<Record<string, number>> = {
   int8: 0, uint8: 1, int32: 2, uint32: 3, int64: 4, uint64: 5, float16: 6, float32: 7, float64: 8, bfloat16: 9,
 };
-export const ncclUint8 = NCCL_DTYPES.uint8!;
+export const ncclUint8 = NCCL_DATA_TYPES.uint8!;
 
 /** ncclRedOp_t */
 export const NCCL_OPS = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 } as const;
@@ -130,6 +130,6 @@ function bind(ffi: Koffi, lib: ReturnType<Koffi["load"]>): NcclApi {
 let cached: Nccl | undefined;
 
 /** The process-wide NCCL, loaded on first use. */
-export function nccl(): Nccl {
+export function ncclLibrary(): Nccl {
   return (cached ??= openNccl());
 }

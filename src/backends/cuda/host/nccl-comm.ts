@@ -9,11 +9,11 @@ import { DeviceArray, type StreamLike } from "../../../runtime/devicearray.js";
 import { getBackend } from "../../../runtime/select.js";
 import { streamHandle } from "../../../runtime/streams.js";
 import { CudaDevice } from "../driver/device.js";
-import { NCCL_DTYPES, NCCL_OPS, NCCL_UNIQUE_ID_BYTES, ncclUint8, nccl, type Nccl, type NcclCall } from "../driver/nccl.js";
+import { NCCL_DATA_TYPES, NCCL_OPS, NCCL_UNIQUE_ID_BYTES, ncclUint8, ncclLibrary, type Nccl, type NcclCall } from "../driver/nccl.js";
 
 /** A new NCCL unique id (ncclGetUniqueId): rank 0 makes it and every rank passes it to createNcclCommunicator. */
 export function ncclUniqueId(): Uint8Array {
-  const lib = nccl();
+  const lib = ncclLibrary();
   const id = new Uint8Array(NCCL_UNIQUE_ID_BYTES);
   lib.check("ncclGetUniqueId", lib.api.ncclGetUniqueId(id));
   return id;
@@ -27,7 +27,7 @@ export function createNcclCommunicator(opts: { rank: number; worldSize: number; 
   if (!(id instanceof Uint8Array) || id.length !== NCCL_UNIQUE_ID_BYTES) throw new TypeError(`an NCCL unique id is ${NCCL_UNIQUE_ID_BYTES} bytes (from ncclUniqueId())`);
   const device = getBackend();
   if (!(device instanceof CudaDevice)) throw new LaunchError(`NCCL collectives run on GPUs; this process runs kernels on the ${device.name} target`);
-  const lib = nccl();
+  const lib = ncclLibrary();
   device.activate(); // NCCL binds the communicator to the current device
   const out: unknown[] = [null];
   lib.check("ncclCommInitRank", lib.api.ncclCommInitRank(out, worldSize, { internal: Array.from(id) }, rank),
@@ -146,7 +146,7 @@ class NcclCommunicator implements Communicator {
     if (!a.isCContiguous()) throw new LaunchError(`${call}: ${name} must be C-contiguous (NCCL reads and writes consecutive elements); copy the view first`);
     const buffer = this.device.useBuffer(a.buffer, call);
     const address = buffer.ptr + BigInt(a.byteOffset);
-    const datatype = NCCL_DTYPES[a.dtype];
+    const datatype = NCCL_DATA_TYPES[a.dtype];
     if (datatype !== undefined) return { address, count: a.size, datatype };
     if (reduces) {
       throw new LaunchError(`${call}: NCCL cannot reduce ${a.dtype} (it reduces int8, uint8, int32, uint32, int64, uint64, float16, float32, float64 and bfloat16)`);

@@ -5,12 +5,11 @@
 import type { FunctionIR } from "../../../compiler/ir.js";
 import { canThrow } from "../../../compiler/walk.js";
 import { InternalCompilerError, type SanitizerTool } from "../../../errors.js";
-import type { KernelArg } from "../../../abi/launch-abi.js";
 import { kernelInfo, type KernelInfo } from "../../../abi/kernel-info.js";
 import { emitKernel, type EmittedKernel, type SanitizeOptions } from "./emit.js";
 import { rt } from "../runtime/runtime.js";
 import { reportsFree, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "../runtime/sanitize.js";
-import type { LaunchCtx } from "../runtime/sim.js";
+import type { KernelFn } from "../runtime/sim-chunks.js";
 
 export { emitKernel, needsGenerators, type EmittedKernel, type KernelShape } from "./emit.js";
 export { fma16, fma32, fma64 } from "../../../fp.js";
@@ -18,8 +17,6 @@ export { formatPrintf } from "./printf.js";
 export { launchSatisfies } from "./bounds.js";
 export { randomSchedule, runSanitized, simChecks } from "../runtime/sanitize.js";
 export type { LaunchCtx } from "../runtime/sim.js";
-
-export type KernelFn = (L: LaunchCtx, args: readonly KernelArg[]) => void;
 
 /** Generated code and the function it defines. */
 export type BuiltKernel<F = KernelFn> = EmittedKernel & { readonly run: F };

@@ -156,13 +156,13 @@ export function combiner(op: AtomicOp, t: ScalarName, space: string): Combine {
 }
 
 /** Compare-and-swap on float32/float64 elements, comparing bit patterns as PTX's atom.cas.b32/.b64 does (-0 ≠ +0; NaNs equal only bit for bit). */
-function floatCas(t: ScalarName): AtomicFn {
+function floatCas(t: ScalarName): AtomicOnView {
   const bitsOf = bitcast(t, t === "float32" ? "uint32" : "uint64") as (x: number) => number | bigint;
   return ((view: Float32Array | Float64Array, i: number, v: number, cmp: number) => {
     const old = view[i]!;
     if (elementBits(view, i) === bitsOf(cmp)) view[i] = v;
     return old;
-  }) as unknown as AtomicFn;
+  }) as unknown as AtomicOnView;
 }
 
 /** The stored bits of element `i` of a Float32Array or Float64Array (not a JS number's: NaN payloads stay as they are in memory). */
@@ -171,10 +171,10 @@ function elementBits(view: Float32Array | Float64Array, i: number): number | big
   return view.BYTES_PER_ELEMENT === 4 ? bytes.getUint32(4 * i, true) : bytes.getBigUint64(8 * i, true);
 }
 
-export type AtomicFn = (view: TypedArray, i: number, v: number | bigint, cmp?: number | bigint) => number | bigint;
+export type AtomicOnView = (view: TypedArray, i: number, v: number | bigint, cmp?: number | bigint) => number | bigint;
 
 /** the atomic `op` on elements of dtype `t` in memory `space`; returns the old value */
-export function atomic(op: AtomicOp, t: ScalarName, space: string): AtomicFn {
+export function atomic(op: AtomicOp, t: ScalarName, space: string): AtomicOnView {
   if (op === "cas" && DTYPE_INFO[t].cls === "float") return floatCas(t);
   const combine = combiner(op, t, space);
   const load = t === "float16" ? (x: number) => h2f(x) : t === "bfloat16" ? b2f : (x: Num) => x;
@@ -184,7 +184,7 @@ export function atomic(op: AtomicOp, t: ScalarName, space: string): AtomicFn {
     const nu = combine(old, v, cmp);
     if (nu !== undefined) view[i] = store(nu) as Num;
     return old;
-  }) as unknown as AtomicFn;
+  }) as unknown as AtomicOnView;
 }
 
 // ---------------------------------------------------------------------------

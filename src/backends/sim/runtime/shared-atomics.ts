@@ -11,7 +11,7 @@
 
 import type { AtomicOp } from "../../../compiler/ir.js";
 import { DTYPE_INFO, type ScalarName, type TypedArray } from "../../../dtypes.js";
-import { atomic, b2f, combiner, f2b, f2h, h2f, rt, type AtomicFn } from "./runtime.js";
+import { atomic, b2f, combiner, f2b, f2h, h2f, rt, type AtomicOnView } from "./runtime.js";
 
 type IntView = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
 type IntCtor = new (b: ArrayBufferLike, offset: number, length: number) => IntView;
@@ -28,24 +28,24 @@ const DIRECT: Partial<Record<AtomicOp, "add" | "sub" | "and" | "or" | "xor" | "e
 };
 
 /** the atomic `op` on dtype `t` in `space`, safe when other threads update the same memory */
-export function sharedAtomic(op: AtomicOp, t: ScalarName, space: string): AtomicFn {
+export function sharedAtomic(op: AtomicOp, t: ScalarName, space: string): AtomicOnView {
   if (space !== "global") return atomic(op, t, space);
   const integer = DTYPE_INFO[t].cls !== "float" && t !== "bool";
   const direct = DIRECT[op];
   if (integer && direct) {
     const f = Atomics[direct] as (v: IntView, i: number, x: number | bigint) => number | bigint;
-    return ((view: IntView, i: number, v: number | bigint) => f(view, i, v)) as unknown as AtomicFn;
+    return ((view: IntView, i: number, v: number | bigint) => f(view, i, v)) as unknown as AtomicOnView;
   }
   return op === "cas" ? bitsCas(t) : casLoop(op, t);
 }
 
 /** compare-and-swap itself: one `Atomics.compareExchange` of bit patterns, as PTX's atom.cas (floats: -0 ≠ +0, NaNs by their bits) */
-function bitsCas(t: ScalarName): AtomicFn {
+function bitsCas(t: ScalarName): AtomicOnView {
   const [toBits, fromBits] = bitConverters(t);
   const Ints = INT_VIEW[t];
   const cas = Atomics.compareExchange as (a: IntView, i: number, expected: number | bigint, replacement: number | bigint) => number | bigint;
   return ((view: TypedArray, i: number, v: unknown, cmp: unknown) =>
-    fromBits(cas(new Ints(view.buffer, view.byteOffset, view.length), i, toBits(cmp), toBits(v)))) as unknown as AtomicFn;
+    fromBits(cas(new Ints(view.buffer, view.byteOffset, view.length), i, toBits(cmp), toBits(v)))) as unknown as AtomicOnView;
 }
 
 /** element value ↔ its bits in the integer view (identity for integers) */
@@ -62,7 +62,7 @@ function bitConverters(t: ScalarName): [(x: unknown) => number | bigint, (b: num
 }
 
 /** a compare-and-swap loop on the element's bits around the plain combine of `op` */
-function casLoop(op: AtomicOp, t: ScalarName): AtomicFn {
+function casLoop(op: AtomicOp, t: ScalarName): AtomicOnView {
   const combine = combiner(op, t, "global") as (o: unknown, v: unknown, c: unknown) => unknown;
   const [toBits, fromBits] = bitConverters(t);
   const Ints = INT_VIEW[t];
@@ -79,7 +79,7 @@ function casLoop(op: AtomicOp, t: ScalarName): AtomicFn {
       const nu = combine(old, v, cmp);
       if (nu === undefined || cas(ints, i, oldBits, toBits(nu)) === oldBits) return old;
     }
-  }) as unknown as AtomicFn;
+  }) as unknown as AtomicOnView;
 }
 
 /** the runtime generated code sees on a worker */
