@@ -30,7 +30,7 @@ import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-function
 import { isOwnFileOutsideBundle } from "./module-file.js";
 import { ptxOf, type PtxTargetOptions } from "./backends/index.js";
 import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
-import { FieldArgument, bindRecordArguments, recordArgumentType, type BoundRecords, type DeviceRecordArray } from "./runtime/records.js";
+import { FieldArgument, bindRecordArguments, oneRecordArgumentType, recordsArgumentType, type BoundRecords, type DeviceRecordArray } from "./runtime/records.js";
 
 /** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {
@@ -118,35 +118,51 @@ export type Dim = number | readonly [number] | readonly [number, number] | reado
 // ---------------------------------------------------------------------------
 // argument typing
 
-/** The kernel-language type of a launch argument (the host-scalar rules of docs/language.md). */
+/**
+ * The kinds of launch argument, in the order a value is told apart: each kind's kernel-language type
+ * for the value, or undefined when the value is not of the kind (the host-scalar rules of
+ * docs/language.md). How each is bound at a launch: arrays by ArgumentSlots (DeviceArrays as they
+ * are, host arrays in place or through a device copy, hostArrayArg), scalars by their converters and
+ * the fast path, complex scalars, records and tuples spread into scalars and fields first (Kernel.launch),
+ * env arrays after the arguments (envArrayArg).
+ */
+const ARGUMENT_KINDS: readonly { readonly takes: string; readonly type: (v: unknown, position: number) => Type | undefined }[] = [
+  { takes: "DeviceArrays", type: (v) => (v instanceof DeviceArray ? deviceArrayType(v) : undefined) },
+  { takes: "typed arrays", type: (v) => (isTypedArray(v) ? arrayType(dtypeOfTypedArray(v)!, 1, "C") : undefined) },
+  { takes: "ndarray-like objects", type: (v) => (isNDArrayLike(v) ? arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A") : undefined) },
+  { takes: "typed scalars (float32(x), …)", type: typedScalarDType },
+  { takes: "numbers, bigints, booleans", type: plainScalarType },
+  { takes: "complex numbers ({ re, im })", type: (v) => { const c = complexScalarDType(v); return c && complexType(c); } },
+  { takes: "arrays of records", type: recordsArgumentType },
+  { takes: "records (see cuda.record)", type: oneRecordArgumentType },
+  { takes: "tuples (plain arrays of numbers)", type: (v, position) => (Array.isArray(v) ? tupleArgumentType(v, position, "") : undefined) },
+];
+
+/** The kernel-language type of a launch argument: that of the first kind it is (ARGUMENT_KINDS). */
 export function typeOfArgument(v: unknown, position: number): Type {
-  if (v instanceof DeviceArray) {
-    const layout = v.isCContiguous() ? "C" : "A";
-    return v.complex ? complexArrayType(v.complex, v.ndim, layout) : arrayType(v.dtype, v.ndim, layout);
+  for (const { type } of ARGUMENT_KINDS) {
+    const t = type(v, position);
+    if (t !== undefined) return t;
   }
-  if (isTypedArray(v)) return arrayType(dtypeOfTypedArray(v)!, 1, "C");
-  if (isNDArrayLike(v)) {
-    return arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
-  }
-  const scalar = hostScalarType(v);
-  if (scalar) return scalar;
-  const complex = complexScalarDType(v);
-  if (complex) return complexType(complex);
-  const rec = recordArgumentType(v, position);
-  if (rec) return rec;
-  if (Array.isArray(v)) return tupleArgumentType(v, position, "");
-  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans, complex numbers ({ re, im }), records (see cuda.record) and tuples (plain arrays of numbers)`);
+  const kinds = ARGUMENT_KINDS.map((k) => k.takes);
+  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take ${kinds.slice(0, -1).join(", ")} and ${kinds.at(-1)}`);
 }
 
-/** The type of a host scalar (the host-scalar rule of docs/language.md): a typed scalar its dtype, else by value; undefined for anything else. */
-function hostScalarType(v: unknown): ScalarName | undefined {
-  const pinned = typedScalarDType(v);
-  if (pinned) return pinned;
+function deviceArrayType(v: DeviceArray): Type {
+  const layout = v.isCContiguous() ? "C" : "A";
+  return v.complex ? complexArrayType(v.complex, v.ndim, layout) : arrayType(v.dtype, v.ndim, layout);
+}
+
+/** The type of a plain number, bigint or boolean, by its value; undefined for anything else. */
+function plainScalarType(v: unknown): ScalarName | undefined {
   if (typeof v === "number") return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 && !Object.is(v, -0) ? "int32" : "float64";
   if (typeof v === "bigint") return "int64";
   if (typeof v === "boolean") return "bool";
   return undefined;
 }
+
+/** The type of a host scalar (the host-scalar rule of docs/language.md): a typed scalar its dtype, else by value; undefined for anything else. */
+const hostScalarType = (v: unknown): ScalarName | undefined => typedScalarDType(v) ?? plainScalarType(v);
 
 /** A plain array as a tuple argument (docs/language.md, "Tuples"): each item a host scalar or a tuple; `path` is where `items` sits in the argument (`[1]`). */
 function tupleArgumentType(items: readonly unknown[], position: number, path: string): TupleType {

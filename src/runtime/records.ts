@@ -78,10 +78,15 @@ export function deviceRecordArray<T extends object>(n: number, dtype: RecordDTyp
 // ---------------------------------------------------------------------------
 // kernel arguments
 
-/** The kernel-language type of a record argument (an array of records, or one record), else undefined. */
-export function recordArgumentType(v: unknown, position: number): TupleType | undefined {
+/** The type of records as a launch argument (a RecordArray, a DeviceRecordArray, an array of plain objects); undefined for anything else. */
+export function recordsArgumentType(v: unknown, position: number): TupleType | undefined {
   if (v instanceof RecordArray || v instanceof DeviceRecordArray) return recordArrayType(v.dtype, 1, "C");
   if (isObjectArray(v)) return recordArrayType(inferRecordDType(v, `argument ${position + 1}`), 1, "C");
+  return undefined;
+}
+
+/** The type of one record as a launch argument (a plain object, or a record's view); undefined for anything else. */
+export function oneRecordArgumentType(v: unknown, position: number): TupleType | undefined {
   if (plainObject(v) || (typeof v === "object" && v !== null && viewDType(v))) {
     return recordType(viewDType(v) ?? inferRecordDType([v], `argument ${position + 1}`));
   }
