@@ -7,10 +7,9 @@
 
 import { CudaError } from "../errors.js";
 import type { Backend, DeviceInfo } from "../abi/backend.js";
-import type { TargetName } from "../backends/index.js";
 import { probeCuda, type CudaProbe } from "../backends/cuda/driver/detect.js";
 import { formatDriverVersion, ptxVersionForDriver } from "../backends/cuda/driver/ptxversion.js";
-import type { PtxTargetOptions } from "../backends/index.js";
+import { TARGET_NAMES, type PtxTargetOptions, type TargetName } from "../backends/index.js";
 import { SIM_DEVICE, createSimBackend, simDevice } from "../backends/sim/runtime/sim-backend.js";
 import { createCudaBackend } from "../backends/cuda/driver/backend.js";
 import { simChecks } from "../backends/sim/runtime/sanitize.js";
@@ -21,7 +20,9 @@ import { dropKernelErrors } from "../abi/kernel-errors.js";
 
 type CreateCuda = (deviceId: number) => Backend;
 
-export type TargetRequest = "auto" | "cuda" | "sim";
+export type TargetRequest = "auto" | TargetName;
+
+const isTargetRequest = (raw: string): raw is TargetRequest => raw === "auto" || (TARGET_NAMES as readonly string[]).includes(raw);
 
 export interface TargetInfo {
   readonly target: TargetName;
@@ -46,8 +47,8 @@ export interface Selection {
 export function requestedTarget(env: NodeJS.ProcessEnv = process.env): { request: TargetRequest; by: string } {
   const raw = env.NUMBATS_TARGET?.trim().toLowerCase();
   if (raw) {
-    if (raw === "auto" || raw === "cuda" || raw === "sim") return { request: raw, by: `NUMBATS_TARGET=${raw}` };
-    throw new Error(`NUMBATS_TARGET=${env.NUMBATS_TARGET} is not a target: use cuda, sim or auto`);
+    if (isTargetRequest(raw)) return { request: raw, by: `NUMBATS_TARGET=${raw}` };
+    throw new Error(`NUMBATS_TARGET=${env.NUMBATS_TARGET} is not a target: use ${TARGET_NAMES.join(", ")} or auto`);
   }
   const cudasim = env.NUMBATS_ENABLE_CUDASIM?.trim();
   if (cudasim && cudasim !== "0") return { request: "sim", by: `NUMBATS_ENABLE_CUDASIM=${cudasim}` };
