@@ -16,8 +16,8 @@ import { compileToIR } from "../dist/src/compiler/index.js";
 import type { FunctionIR } from "../dist/src/compiler/ir.js";
 import { parseSignature } from "../dist/src/dtypes.js";
 import { resolveDeviceFunction } from "../dist/src/device-functions.js";
-import { compileSim } from "../dist/src/runtime/sim-kernel.js";
-import { emitPtx } from "../dist/src/targets/ptx/index.js";
+import { compileSim } from "../dist/src/backends/sim/runtime/sim-kernel.js";
+import { emitPtx } from "../dist/src/backends/cuda/ptx/index.js";
 
 const WARMUP = 5;
 const REPS = 21;

@@ -28,8 +28,8 @@ import { compileToIR } from "../dist/src/compiler/index.js";
 import { parseSignature } from "../dist/src/dtypes.js";
 import { resolveDeviceFunction } from "../dist/src/device-functions.js";
 import { currentTargetInfo } from "../dist/src/runtime/select.js";
-import { cudaDriver } from "../dist/src/runtime/cuda/driver.js";
-import { emitPtx } from "../dist/src/targets/ptx/emit.js";
+import { cudaDriver } from "../dist/src/backends/cuda/driver/driver.js";
+import { emitPtx } from "../dist/src/backends/cuda/ptx/emit.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const TINY = process.argv.includes("--tiny");

@@ -6,7 +6,7 @@
 // alone (every check and store); the back end's launch after it; the whole configured launch.
 process.env.NUMBATS_TARGET = "cuda";
 const { cuda, float32 } = await import("../dist/src/index.js");
-const { cudaDriver } = await import("../dist/src/runtime/cuda/driver.js");
+const { cudaDriver } = await import("../dist/src/backends/cuda/driver/driver.js");
 
 /** The dispatcher's fast path (src/kernel.ts FastLaunch) and its CudaKernel, reached past TypeScript's `private`. */
 interface FastLaunch {

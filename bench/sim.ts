@@ -19,10 +19,10 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import os from "node:os";
 import { cuda, float32, ndarray, type KernelArray2 } from "../dist/src/index.js";
-import { setSimChecks } from "../dist/src/targets/js/sanitize.js";
-import { WORKER_MARK } from "../dist/src/runtime/sim-chunks.js";
-import { simWorkersReady, simWorkerStats, simWorkerTimeline, simWorkerTuning, type LaunchTimeline } from "../dist/src/runtime/sim-workers.js";
-import { fma32 } from "../dist/src/targets/js/index.js";
+import { setSimChecks } from "../dist/src/backends/sim/runtime/sanitize.js";
+import { WORKER_MARK } from "../dist/src/backends/sim/runtime/sim-chunks.js";
+import { simWorkersReady, simWorkerStats, simWorkerTimeline, simWorkerTuning, type LaunchTimeline } from "../dist/src/backends/sim/runtime/sim-workers.js";
+import { fma32 } from "../dist/src/backends/sim/js/index.js";
 
 const PEERS_DIR = fileURLToPath(new URL("./peers/", import.meta.url));
 const PYTHON = "/usr/bin/python3";

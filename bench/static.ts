@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { compileToIR } from "../dist/src/compiler/index.js";
 import { parseSignature } from "../dist/src/dtypes.js";
 import { resolveDeviceFunction } from "../dist/src/device-functions.js";
-import { emitPtx } from "../dist/src/targets/ptx/emit.js";
+import { emitPtx } from "../dist/src/backends/cuda/ptx/emit.js";
 import { missingTools } from "../test/helpers/tools.js";
 import { KERNELS, type KernelBench } from "./gpu.js";
 

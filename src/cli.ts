@@ -20,20 +20,14 @@ import { moduleFile } from "./module-file.js";
 import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
-import type { DeviceInfo } from "./runtime/backend.js";
-import { probeCuda } from "./runtime/cuda/detect.js";
-import { formatDriverVersion, ptxVersionForDriver } from "./runtime/cuda/ptxversion.js";
-import { createCudaBackend } from "./runtime/cuda/backend.js";
-import type { PtxTargetOptions } from "./targets/ptx/module.js";
-import { requestedTarget, selectTarget, type TargetInfo } from "./runtime/select.js";
-import { SIM_DEVICE, createSimBackend } from "./runtime/sim-backend.js";
-import { describeSimWorkers } from "./runtime/sim-workers.js";
-import { parseSchedule, parseTools } from "./targets/js/sanitize.js";
+import type { DeviceInfo } from "./abi/backend.js";
+import type { PtxTargetOptions } from "./backends/index.js";
+import { SIMULATED_COMPUTE_CAPABILITY, gpuDriver, gpuPtxTarget, onGpu, parseSchedule, parseTools, programTarget, simulatorWorkers } from "./runtime/select.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
 import { playgroundDir, serveDirectory } from "./playground/serve.js";
 
 /** What `ptx` compiles for without --arch when no GPU is found: the simulated device's compute capability. */
-const DEFAULT_ARCH = `sm_${SIM_DEVICE.computeCapability.join("")}`;
+const DEFAULT_ARCH = `sm_${SIMULATED_COMPUTE_CAPABILITY.join("")}`;
 
 /** The playground's port unless --port says otherwise. */
 const PLAYGROUND_PORT = 8417;
@@ -114,12 +108,6 @@ function section(title: string, rows: readonly (readonly [string, string])[]): s
   return `__${title}__\n${rows.map(row).join("\n")}\n`;
 }
 
-/** Which target a program would get and why: the same choice as its first launch, without the stderr notice. */
-function programTarget(): TargetInfo {
-  const { request, by } = requestedTarget();
-  return selectTarget(request, by, { probe: () => probeCuda(), createCuda: createCudaBackend, createSim: createSimBackend, warn: () => {} }).info;
-}
-
 function systemReport(): string {
   const cpus = os.cpus();
   const system = section("System", [
@@ -130,26 +118,27 @@ function systemReport(): string {
     ["Memory", gib(os.totalmem())],
   ]);
 
-  const probe = probeCuda();
-  const driver = section("CUDA driver", probe.ok
+  const gpu = gpuDriver();
+  const driver = section("CUDA driver", gpu.ok
     ? [
-      ["Driver", `found: ${probe.library}`],
-      ["Driver version", `CUDA ${formatDriverVersion(probe.driverVersion)} (${probe.driverVersion}), JIT accepts PTX ISA ${ptxVersionForDriver(probe.driverVersion) ?? "none"}`],
-      ["Devices", String(probe.devices.length)],
-      ...probe.devices.map((d): [string, string] => [`  device ${d.id}`, describeDevice(d)]),
+      ["Driver", `found: ${gpu.library}`],
+      ["Driver version", gpu.version],
+      ["Devices", String(gpu.devices.length)],
+      ...gpu.devices.map((d): [string, string] => [`  device ${d.id}`, describeDevice(d)]),
     ]
-    : [["Driver", `not usable: ${probe.reason}`]]);
+    : [["Driver", `not usable: ${gpu.reason}`]]);
 
   const env = (name: string) => `${name}=${process.env[name] ?? "(unset)"}`;
   let target: [string, string][];
   try {
     const info = programTarget();
+    const workers = simulatorWorkers(info);
     target = [
       ["Requested", `${info.requested}, by ${info.requestedBy}`],
-      ["Target", info.target === "cuda" ? "cuda (the GPU)" : "sim (the CPU simulator)"],
+      ["Target", `${info.target} (${onGpu(info) ? "the GPU" : "the CPU simulator"})`],
       ["Why", info.reason.split("\n")[0]!],
-      ["Device", info.target === "cuda" ? `${info.device.id}, ${describeDevice(info.device)}` : describeDevice(info.device)],
-      ...(info.target === "sim" ? [["Simulator workers", describeSimWorkers()] as [string, string]] : []),
+      ["Device", onGpu(info) ? `${info.device.id}, ${describeDevice(info.device)}` : describeDevice(info.device)],
+      ...(workers === undefined ? [] : [["Simulator workers", workers] as [string, string]]),
     ];
   } catch (e) {
     target = [["Target", `none: a program would fail with: ${(e as Error).message}`]];
@@ -203,9 +192,7 @@ function parseArch(arch: string): [number, number] {
 /** The target PTX is printed for: --arch, else device 0 (and the PTX ISA its driver accepts), else DEFAULT_ARCH. */
 function ptxTarget(arch: string | undefined): PtxTargetOptions {
   if (arch !== undefined) return { computeCapability: parseArch(arch) };
-  const probe = probeCuda();
-  if (!probe.ok) return { computeCapability: parseArch(DEFAULT_ARCH) };
-  return { computeCapability: probe.devices[0]!.computeCapability, maxPtxVersion: ptxVersionForDriver(probe.driverVersion) };
+  return gpuPtxTarget() ?? { computeCapability: parseArch(DEFAULT_ARCH) };
 }
 
 /** Numba types for the TypeScript annotations a kernel's parameters are likely to have. */

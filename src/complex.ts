@@ -3,7 +3,7 @@
 
 import { COMPLEX_PART, complexScalarDType, isComplexType, type ArrayType, type ComplexValue, type Type } from "./dtypes.js";
 import { LaunchError } from "./errors.js";
-import type { KernelArg } from "./runtime/backend.js";
+import type { KernelArg } from "./abi/backend.js";
 
 /** A complex value in a kernel (complex64 or complex128): its real and imaginary parts. */
 export interface Complex {

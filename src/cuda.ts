@@ -8,15 +8,14 @@ import { BUILTIN_NAMESPACE } from "./compiler/recorded.js";
 import { makeDeviceFunction } from "./device-functions.js";
 import { stackAbove } from "./module-file.js";
 import { Kernel, checkJitOptions, jitKernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
-import type { DeviceInfo } from "./runtime/backend.js";
+import type { DeviceInfo } from "./abi/backend.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, openIpcArray, pinnedArray, toDevice,
   type DeviceArrayLike, type HostArray, type RankOfHost, type Shape, type StreamLike, type ToDeviceOptions,
 } from "./runtime/devicearray.js";
 import { RecordArray, isHostRecords, record, recordArray, type RecordDType } from "./records.js";
 import { DeviceRecordArray, deviceRecordArray, recordsToDevice } from "./runtime/records.js";
-import { closeBackends, currentTargetInfo, getBackend, selectDevice as selectBackendDevice } from "./runtime/select.js";
-import { describeSimWorkers } from "./runtime/sim-workers.js";
+import { closeBackends, currentTargetInfo, getBackend, onGpu, selectDevice as selectBackendDevice, simulatorWorkers } from "./runtime/select.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
 import { createXoroshiro128pStates as createStates } from "./random.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "./mathlib/random.js";
@@ -195,7 +194,7 @@ export interface Jit {
 /** Numba's `cuda.detect()`: prints the devices (or the simulator and why) and returns whether a GPU is usable. */
 function detect(): boolean {
   const info = currentTargetInfo();
-  if (info.target === "cuda") {
+  if (onGpu(info)) {
     console.log(`Found ${info.devices.length} CUDA device(s)`);
     for (const d of info.devices) {
       console.log(`id ${d.id}  ${d.name}  compute capability ${d.computeCapability.join(".")}  ${d.multiprocessors} SMs  ${(d.totalMemory / 2 ** 30).toFixed(1)} GiB`);
@@ -204,7 +203,7 @@ function detect(): boolean {
   }
   console.log(`No CUDA GPU in use: ${info.reason}`);
   console.log(`Kernels run on the ${info.device.name}`);
-  console.log(`Simulator worker threads: ${describeSimWorkers()}`);
+  console.log(`Simulator worker threads: ${simulatorWorkers(info)}`);
   return false;
 }
 
@@ -519,7 +518,7 @@ export const cuda = {
 
   // devices
   /** Whether kernels run on a CUDA GPU (false: on the simulator) (Numba's `cuda.is_available()`). */
-  isAvailable: (): boolean => currentTargetInfo().target === "cuda",
+  isAvailable: (): boolean => onGpu(currentTargetInfo()),
   /**
    * Prints the devices, or the simulator, why no GPU is used and its worker threads (how many run and
    * the block chunks they ran, or why launches run on the calling thread); returns whether a GPU is

@@ -4,6 +4,9 @@
 // targets choose instructions and JS coercions from them, the host API sizes
 // buffers with them. The per-dtype facts live in one table (DTYPE_INFO) so no
 // stage keeps its own copy.
+//
+// One file over 600 lines: the dtype table and what derives from it (array and tuple types, signature
+// strings, conversions) stay together, so that a new dtype is rows here.
 
 import { HALF_FLOAT, isHalfFloat } from "./half.js";
 

@@ -21,7 +21,7 @@ export {
   RecordDType, RecordArray, type RecordField, type RecordObject, type RecordValue, type RecordOf, type RecordOfFields,
 } from "./records.js";
 export { DeviceRecordArray } from "./runtime/records.js";
-export type { DeviceInfo, DeviceLimits } from "./runtime/backend.js";
+export type { DeviceInfo, DeviceLimits } from "./abi/backend.js";
 export type { Reducer, ReduceElement, ReduceInput, ReduceOptions } from "./reduce.js";
 export type { Ufunc, Gufunc, UfuncOptions, GufuncOptions, UfuncReduceOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";
 export {

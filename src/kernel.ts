@@ -19,21 +19,18 @@ import { functionName } from "./compiler/recorded.js";
 import { printFunction } from "./compiler/print.js";
 import { didYouMean } from "./compiler/suggest.js";
 import { boundName, callerFrame, placeOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
-import type { Backend, CompiledKernel, KernelArg, KernelArtifact, LaunchDims, ScalarSlots } from "./runtime/backend.js";
+import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./abi/backend.js";
 import { DeviceArray, freeAfterFailure, stageToHost, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
-import { raiseKernelErrors } from "./runtime/kernel-errors.js";
+import { raiseKernelErrors } from "./abi/kernel-errors.js";
 import { getBackend } from "./runtime/select.js";
-import { wrapHostArray } from "./runtime/sim-backend.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
-import { emitPtx } from "./targets/ptx/emit.js";
-import { compileJs } from "./targets/js/index.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import { isOwnFileOutsideBundle } from "./module-file.js";
-import type { PtxTargetOptions } from "./targets/ptx/module.js";
+import { ptxOf, type PtxTargetOptions } from "./backends/index.js";
 import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
-import { FieldArgument, bindRecordArguments, recordArgumentType, type BoundRecords, type DeviceRecordArray } from "./runtime/records.js";
+import { FieldArgument, bindRecordArguments, oneRecordArgumentType, recordsArgumentType, type BoundRecords, type DeviceRecordArray } from "./runtime/records.js";
 
 /** Options of `cuda.jit` (Numba's `@cuda.jit` keyword arguments). */
 export interface JitOptions {
@@ -121,35 +118,51 @@ export type Dim = number | readonly [number] | readonly [number, number] | reado
 // ---------------------------------------------------------------------------
 // argument typing
 
-/** The kernel-language type of a launch argument (the host-scalar rules of docs/language.md). */
+/**
+ * The kinds of launch argument, in the order a value is told apart: each kind's kernel-language type
+ * for the value, or undefined when the value is not of the kind (the host-scalar rules of
+ * docs/language.md). How each is bound at a launch: arrays by ArgumentSlots (DeviceArrays as they
+ * are, host arrays in place or through a device copy, hostArrayArg), scalars by their converters and
+ * the fast path, complex scalars, records and tuples spread into scalars and fields first (Kernel.launch),
+ * env arrays after the arguments (envArrayArg).
+ */
+const ARGUMENT_KINDS: readonly { readonly takes: string; readonly type: (v: unknown, position: number) => Type | undefined }[] = [
+  { takes: "DeviceArrays", type: (v) => (v instanceof DeviceArray ? deviceArrayType(v) : undefined) },
+  { takes: "typed arrays", type: (v) => (isTypedArray(v) ? arrayType(dtypeOfTypedArray(v)!, 1, "C") : undefined) },
+  { takes: "ndarray-like objects", type: (v) => (isNDArrayLike(v) ? arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A") : undefined) },
+  { takes: "typed scalars (float32(x), …)", type: typedScalarDType },
+  { takes: "numbers, bigints, booleans", type: plainScalarType },
+  { takes: "complex numbers ({ re, im })", type: (v) => { const c = complexScalarDType(v); return c && complexType(c); } },
+  { takes: "arrays of records", type: recordsArgumentType },
+  { takes: "records (see cuda.record)", type: oneRecordArgumentType },
+  { takes: "tuples (plain arrays of numbers)", type: (v, position) => (Array.isArray(v) ? tupleArgumentType(v, position, "") : undefined) },
+];
+
+/** The kernel-language type of a launch argument: that of the first kind it is (ARGUMENT_KINDS). */
 export function typeOfArgument(v: unknown, position: number): Type {
-  if (v instanceof DeviceArray) {
-    const layout = v.isCContiguous() ? "C" : "A";
-    return v.complex ? complexArrayType(v.complex, v.ndim, layout) : arrayType(v.dtype, v.ndim, layout);
+  for (const { type } of ARGUMENT_KINDS) {
+    const t = type(v, position);
+    if (t !== undefined) return t;
   }
-  if (isTypedArray(v)) return arrayType(dtypeOfTypedArray(v)!, 1, "C");
-  if (isNDArrayLike(v)) {
-    return arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A");
-  }
-  const scalar = hostScalarType(v);
-  if (scalar) return scalar;
-  const complex = complexScalarDType(v);
-  if (complex) return complexType(complex);
-  const rec = recordArgumentType(v, position);
-  if (rec) return rec;
-  if (Array.isArray(v)) return tupleArgumentType(v, position, "");
-  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take typed arrays, ndarray-like objects, DeviceArrays, numbers, bigints, booleans, complex numbers ({ re, im }), records (see cuda.record) and tuples (plain arrays of numbers)`);
+  const kinds = ARGUMENT_KINDS.map((k) => k.takes);
+  throw new LaunchError(`argument ${position + 1} is ${describe(v)}; kernels take ${kinds.slice(0, -1).join(", ")} and ${kinds.at(-1)}`);
 }
 
-/** The type of a host scalar (the host-scalar rule of docs/language.md): a typed scalar its dtype, else by value; undefined for anything else. */
-function hostScalarType(v: unknown): ScalarName | undefined {
-  const pinned = typedScalarDType(v);
-  if (pinned) return pinned;
+function deviceArrayType(v: DeviceArray): Type {
+  const layout = v.isCContiguous() ? "C" : "A";
+  return v.complex ? complexArrayType(v.complex, v.ndim, layout) : arrayType(v.dtype, v.ndim, layout);
+}
+
+/** The type of a plain number, bigint or boolean, by its value; undefined for anything else. */
+function plainScalarType(v: unknown): ScalarName | undefined {
   if (typeof v === "number") return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 && !Object.is(v, -0) ? "int32" : "float64";
   if (typeof v === "bigint") return "int64";
   if (typeof v === "boolean") return "bool";
   return undefined;
 }
+
+/** The type of a host scalar (the host-scalar rule of docs/language.md): a typed scalar its dtype, else by value; undefined for anything else. */
+const hostScalarType = (v: unknown): ScalarName | undefined => typedScalarDType(v) ?? plainScalarType(v);
 
 /** A plain array as a tuple argument (docs/language.md, "Tuples"): each item a host scalar or a tuple; `path` is where `items` sits in the argument (`[1]`). */
 function tupleArgumentType(items: readonly unknown[], position: number, path: string): TupleType {
@@ -311,11 +324,6 @@ function dims3(d: Dim, what: string): [number, number, number] {
   }
   while (list.length < 3) list.push(1);
   return list as [number, number, number];
-}
-
-/** Runs the target that `backend` executes, the PTX target with the device's options or the JS target. */
-function compileForTarget(ir: FunctionIR, backend: Backend): KernelArtifact {
-  return backend.ptxTarget ? { target: "cuda", ir, ptx: emitPtx(ir, backend.ptxTarget) } : { target: "sim", js: compileJs(ir) };
 }
 
 /** The limits a launch must keep (threads per block, grid, shared memory): a LaunchError otherwise. @internal exported for tests */
@@ -611,9 +619,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   inspectAsm(sig?: string, target?: PtxTargetOptions): string {
     const spec = this.lookup(sig);
     const backend = getBackend();
-    if (!target && backend.name === "cuda") return this.compiledFor(spec, backend).code;
-    // for the current device's compute capability (the simulator's: 8.0) unless `target` names one
-    return emitPtx(spec.ir, { computeCapability: backend.device.computeCapability, ...target }).text;
+    return ptxOf(spec.ir, backend, () => this.compiledFor(spec, backend), target);
   }
 
   /** The typed IR of a compiled specialisation, each value with its type (Numba's `inspect_types`). */
@@ -710,7 +716,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
 
   private compiledFor(spec: Specialisation, backend: Backend): CompiledKernel {
     let c = spec.compiled.get(backend);
-    if (!c) { c = backend.load(compileForTarget(spec.ir, backend)); spec.compiled.set(backend, c); }
+    if (!c) { c = backend.compile(spec.ir); spec.compiled.set(backend, c); }
     return c;
   }
 
@@ -1100,7 +1106,7 @@ function sharesMemory(host: TypedArray, args: readonly unknown[]): boolean {
   let count = 0;
   for (const a of args) {
     const bytes = isTypedArray(a) ? a.buffer : isNDArrayLike(a) ? (a.data as ArrayBufferView).buffer
-      : a instanceof DeviceArray && a.buffer.kind === "sim" ? a.buffer.bytes : undefined;
+      : a instanceof DeviceArray ? a.backend.hostBytes(a.buffer)?.buffer : undefined;
     if (bytes === host.buffer) count++;
   }
   return count > 1;
@@ -1126,18 +1132,18 @@ function checkIndexable(v: DeviceArray | TypedArray | NDArrayLike, which: string
 }
 
 /**
- * A host array as a kernel argument. On the simulator a typed array is used in place (the simulator
- * restores a written one if the launch fails), unless the kernel writes it and it shares
- * memory with another argument (on the GPU each host array is a copy of its own, and the simulator
- * must agree). Anything else goes through a temporary device array, copied back after a successful
+ * A host array as a kernel argument. Where the back end's kernels address host memory (the simulator)
+ * a typed array is used in place (the back end restores a written one if the launch fails), unless the
+ * kernel writes it and it shares memory with another argument (on the GPU each host array is a copy of
+ * its own, and the simulator must agree). Anything else goes through a temporary device array, copied back after a successful
  * launch only.
  */
 function hostArrayArg(
   backend: Backend, host: TypedArray | NDArrayLike, t: ArrayType, name: string, written: boolean,
   temps: HostTemp[], args: readonly unknown[],
 ): KernelArg {
-  if (backend.name === "sim" && isTypedArray(host) && (!written || !sharesMemory(host, args))) {
-    return { kind: "array", buffer: wrapHostArray(host), byteOffset: 0, dtype: t.dtype, shape: [host.length], strides: [1], name };
+  if (backend.inPlace && isTypedArray(host) && (!written || !sharesMemory(host, args))) {
+    return { kind: "array", buffer: backend.inPlace(host), byteOffset: 0, dtype: t.dtype, shape: [host.length], strides: [1], name };
   }
   const device = toDevice(host, undefined, backend);
   temps.push({ device, host, written });

@@ -9,7 +9,7 @@
 // The draws themselves are device functions, in src/mathlib/random.ts.
 
 import { endianness } from "node:os";
-import type { Backend } from "./runtime/backend.js";
+import type { Backend } from "./abi/backend.js";
 import { DeviceArray, deviceArray, type StreamLike } from "./runtime/devicearray.js";
 import { getBackend } from "./runtime/select.js";
 

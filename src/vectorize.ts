@@ -14,6 +14,9 @@
 //
 // One file over 600 lines: vectorize and guvectorize share the signature selection (NumPy's casting
 // and promotion rules), the operand layout and the generated kernel's shape; apart they would repeat them.
+//
+// One file over 600 lines: vectorize and guvectorize share the operand layout (`meta`), broadcasting,
+// the generated kernel and the outputs' allocation; split in two, each half would import most of the other.
 
 import {
   COMPLEX_PART, DTYPE_INFO, canCastSafely, complexScalarDType, complexType, pinnedComplexDType, convertScalar, dtypeOfTypedArray, dtypes, isArrayType,

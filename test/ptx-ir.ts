@@ -1,7 +1,7 @@
 // A small builder for hand-written kernel IR, used by the PTX target's tests.
 import { DEFAULT_COMPILE_OPTIONS, constExpr, exprChildren, stmtExprs, walkStmts, type CompileOptions, type Expr, type FunctionIR, type Param, type Stmt, type BinaryOp, type CompareOp, type UnaryOp, type ConstArray } from "../src/compiler/ir.js";
 import { arrayType, DTYPE_INFO, type ArrayType, type Layout, type MemorySpace, type ScalarName, type Type } from "../src/dtypes.js";
-import type { ArrayArg, ScalarArg } from "../src/runtime/backend.js";
+import type { ArrayArg, ScalarArg } from "../src/abi/backend.js";
 
 export const c = (type: ScalarName, value: number | bigint | boolean): Expr => constExpr(type, value);
 export const i32 = (value: number): Expr => constExpr("int32", value | 0);

@@ -7,7 +7,8 @@ import { isBigInt, isComplexType, isFloat, isScalarType, isTupleType, typeToStri
 import { locateSource } from "../errors.js";
 import { conversionText, FormatError, hasConversion, parseFormat, type Conversion } from "./format.js";
 import { weakDefault } from "./infer.js";
-import { constExpr, int32Const, throwSite, type Expr, type IntrinsicName, type SpecialReg } from "./ir.js";
+import { constExpr, int32Const, type Expr, type IntrinsicName, type SpecialReg } from "./ir.js";
+import { throwSite } from "../abi/launch-abi.js";
 import type { LoweringContext, Typed, Value } from "./context.js";
 import { intrinsicCall } from "./intrinsics.js";
 import { locOf, type Node } from "./parse.js";

@@ -67,7 +67,7 @@ export interface Builtin {
 }
 
 /** A host array as constant memory takes it: C-order data, its dtype and shape. */
-export interface HostArray { readonly data: ArrayBufferView; readonly dtype: ScalarName; readonly shape: number[] }
+export interface FrozenHostArray { readonly data: ArrayBufferView; readonly dtype: ScalarName; readonly shape: number[] }
 
 /** What lowering needs of the compile it is part of (`CompileSession`). */
 export interface LoweringSession {
@@ -126,7 +126,7 @@ export interface LoweringContext {
   /** Declares a shared or local array. */
   allocate(space: "shared" | "local", dtype: ScalarName, shape: number[], name: string, n: Node, complex?: ComplexName): Value;
   /** Registers (once per `key`) a constant-memory copy of a host array (of complex: its last axis holds the parts). */
-  constArray(name: string, key: unknown, host: HostArray, complex?: ComplexName): Expr;
+  constArray(name: string, key: unknown, host: FrozenHostArray, complex?: ComplexName): Expr;
 }
 
 export function expr(e: Expr, weak?: Weak): ExprValue {

@@ -7,9 +7,7 @@
 
 import { DTYPE_INFO, arrayType, isComplexName, sameType, type ArrayType, type ScalarName } from "../dtypes.js";
 import type { EnvArray, Expr, FunctionIR, Param } from "./ir.js";
-
-/** Marks an object that `env` captures by reference: DeviceArray carries it. */
-export const CAPTURED_BY_REFERENCE = Symbol.for("numbats.capturedByReference");
+import { CAPTURED_BY_REFERENCE } from "../abi/launch-abi.js";
 
 /** What the compiler needs of a device array in `env`. */
 export interface CapturableArray {

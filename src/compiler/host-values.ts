@@ -6,7 +6,7 @@ import { SCALAR_NAMES, complexDTypeName, dtypeOfTypedArray, typedScalarDType, ty
 import { partOf } from "./complex.js";
 import { cStrides } from "../ndarray.js";
 import { hostRecordsOf } from "../records.js";
-import { expr, type DeviceFunctionLike, type ExprValue, type HostArray, type LoweringContext, type Value } from "./context.js";
+import { expr, type DeviceFunctionLike, type ExprValue, type FrozenHostArray, type LoweringContext, type Value } from "./context.js";
 import { integerLiteralType, type Weak } from "./infer.js";
 import { constExpr, type Expr } from "./ir.js";
 import type { Node } from "./parse.js";
@@ -103,7 +103,7 @@ export function dtypeOfObject(v: unknown): ScalarName | undefined {
  * parts (a TypedArray, or with `shape` and `stride`, an ndarray-style array whose last axis holds the
  * pairs), frozen into constant memory as an array of complex; else undefined.
  */
-function complexEnvArray(L: LoweringContext, name: string, v: unknown, n: Node): (HostArray & { complex: ComplexName }) | undefined {
+function complexEnvArray(L: LoweringContext, name: string, v: unknown, n: Node): (FrozenHostArray & { complex: ComplexName }) | undefined {
   const o = v as { data?: unknown; dtype?: unknown; shape?: unknown } | null;
   const complex = o !== null && typeof o === "object" && !ArrayBuffer.isView(o) ? complexDTypeName(o.dtype) : undefined;
   if (!complex) return undefined;
@@ -118,7 +118,7 @@ function complexEnvArray(L: LoweringContext, name: string, v: unknown, n: Node):
 }
 
 /** Host arrays usable as constant memory: TypedArrays and ndarray-convention objects. */
-export function hostArrayOf(v: unknown): HostArray | undefined {
+export function hostArrayOf(v: unknown): FrozenHostArray | undefined {
   if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
     const dtype = dtypeOfTypedArray(v);
     // a copy: the array is frozen at compile time on every target, later host writes do not reach it

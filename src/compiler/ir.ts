@@ -37,10 +37,9 @@ export interface Loc {
  *   amount modulo the width.
  * - min max: ints: the obvious; floats: JS `Math.min/max` (NaN if either is
  *   NaN; -0 < +0).
- * - pow: floats only, JS `Math.pow` semantics (via the math library on the GPU;
- *   the front end turns `**` and Math.pow into a call, so targets only see this
- *   from passes that know what they do).
- * - atan2 hypot copysign: floats only, JS semantics (fmod-like helpers may use them).
+ * - copysign: floats only: `a`'s magnitude with `b`'s sign bit (the math library's helpers use it).
+ *
+ * `**`, Math.pow, Math.atan2 and Math.hypot are calls of the math library, not operators.
  */
 export type BinaryOp =
   | "add" | "sub" | "mul" | "div" | "floordiv" | "rem"
@@ -67,7 +66,7 @@ export type UnaryOp =
 
 export type CompareOp = "lt" | "le" | "gt" | "ge" | "eq" | "ne";
 
-/** Special registers; all int32 (`laneid`/`warpsize` too). */
+/** Special registers; all int32 (`laneid` too; the warp size is the constant 32). */
 export type SpecialReg =
   | "tid.x" | "tid.y" | "tid.z"
   | "ntid.x" | "ntid.y" | "ntid.z"
@@ -427,17 +426,6 @@ export const DEFAULT_COMPILE_OPTIONS: CompileOptions = {
 
 export const constExpr = (type: ScalarName, value: number | bigint | boolean): ConstExpr => ({ k: "const", type, value });
 export const int32Const = (value: number): ConstExpr => constExpr("int32", value | 0);
-
-/** A `throw` site as its entry in `FunctionIR.strings`: the message, then, when known, where it is (`file:line`). */
-export function throwSite(message: string, where?: string): string {
-  return where === undefined ? message : `${message}\0${where}`;
-}
-
-/** The message and place of a `throw` site's string (see `throwSite`). */
-export function parseThrowSite(text: string): { message: string; where?: string } {
-  const cut = text.lastIndexOf("\0");
-  return cut < 0 ? { message: text } : { message: text.slice(0, cut), where: text.slice(cut + 1) };
-}
 
 /** Children of an expression, in evaluation order. */
 export function exprChildren(e: Expr): readonly Expr[] {

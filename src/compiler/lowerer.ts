@@ -8,13 +8,13 @@ import { CompileError, InternalCompilerError, TypingError, type SourceProblem } 
 import { recordOf, type RecordDType } from "../records.js";
 import { lowerMathCall } from "./builtins.js";
 import { complexParams } from "./complex.js";
-import { expr, type DeviceFunctionLike, type HostArray, type LoweringSession, type Typed, type Value } from "./context.js";
+import { expr, type DeviceFunctionLike, type FrozenHostArray, type LoweringSession, type Typed, type Value } from "./context.js";
 import * as expressions from "./expressions.js";
 import { join } from "./infer.js";
 import type { CompileOptions, ConstArray, EnvArray, Expr, Features, FunctionIR, Loc, Param, Stmt, VarExpr } from "./ir.js";
 import { envArrayParams, markEnvArrayWritten } from "./env.js";
 import { featuresOf } from "./intrinsics.js";
-import { Poisoned, Problem, type Binding, type Decl, type Lowering, type LoopCtx, type Widening } from "./lowering.js";
+import { Poisoned, Problem, type NameBinding, type Decl, type Lowering, type LoopCtx, type Widening } from "./lowering.js";
 import * as operators from "./operators.js";
 import { locOf, type Node, type ParsedFunction } from "./parse.js";
 import type { MemberExpression } from "acorn";
@@ -35,7 +35,7 @@ export class Lowerer implements Lowering {
   readonly written = new Set<string>();
   readonly loops: LoopCtx[] = [];
   returnType: Type | undefined;
-  private readonly scopes: Map<string, Binding>[] = [];
+  private readonly scopes: Map<string, NameBinding>[] = [];
   private out: Stmt[] = [];
   private readonly usedNames = new Set<string>();
   private readonly envArrays = new Map<unknown, VarExpr>();
@@ -157,7 +157,7 @@ export class Lowerer implements Lowering {
     return name;
   }
 
-  lookup(name: string): Exclude<Binding, { b: "poisoned" }> | undefined {
+  lookup(name: string): Exclude<NameBinding, { b: "poisoned" }> | undefined {
     for (let i = this.scopes.length - 1; i >= 0; i--) {
       const b = this.scopes[i]!.get(name);
       if (b?.b === "poisoned") throw new Poisoned();
@@ -166,7 +166,7 @@ export class Lowerer implements Lowering {
     return undefined;
   }
 
-  declare(name: string, b: Binding, node: Node): void {
+  declare(name: string, b: NameBinding, node: Node): void {
     const scope = this.scopes[this.scopes.length - 1]!;
     if (scope.has(name)) this.fail(node, `'${name}' is declared twice in the same scope`);
     scope.set(name, b);
@@ -246,7 +246,7 @@ export class Lowerer implements Lowering {
     for (const b of this.scopes[0]!.values()) if (b.b === "var" && b.param && sameType(b.type, at)) this.written.add(b.param);
   }
 
-  constArray(name: string, key: unknown, host: HostArray, complex?: ComplexName): Expr {
+  constArray(name: string, key: unknown, host: FrozenHostArray, complex?: ComplexName): Expr {
     let v = this.envArrays.get(key);
     if (!v) {
       const type = complex ? complexArrayType(complex, host.shape.length - 1, "C", "const") : arrayType(host.dtype, host.shape.length, "C", "const");

@@ -39,7 +39,7 @@ export interface VarBinding {
   /** for array params: the parameter name (to track writes) */
   readonly param?: string;
 }
-export type Binding = VarBinding | { readonly b: "value"; readonly value: Value } | { readonly b: "poisoned" };
+export type NameBinding = VarBinding | { readonly b: "value"; readonly value: Value } | { readonly b: "poisoned" };
 
 /** A loop or labelled block `break`/`continue` can leave; `continueLabel`: `continue` breaks out of this block (an unrolled iteration) */
 export interface LoopCtx { readonly label: string; readonly userLabel?: string; readonly isLoop: boolean; readonly continueLabel?: string }
@@ -62,8 +62,8 @@ export interface Lowering extends LoweringContext, EnvScope {
   returnType: Type | undefined;
 
   /** The binding of `name` in the innermost scope that has one (a poisoned name throws `Poisoned`). */
-  lookup(name: string): Exclude<Binding, { b: "poisoned" }> | undefined;
-  declare(name: string, b: Binding, node: Node): void;
+  lookup(name: string): Exclude<NameBinding, { b: "poisoned" }> | undefined;
+  declare(name: string, b: NameBinding, node: Node): void;
   /** The names a failed declaration would have declared, so that their uses add no second error. */
   poison(id: Node): void;
   /** Every name in scope, for "did you mean" hints. */

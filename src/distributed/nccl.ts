@@ -1,6 +1,6 @@
 // The public `nccl` API: communicators between ranks (one process per GPU) and their collectives.
-// On the cuda target the engine is NCCL itself (src/runtime/cuda/nccl-comm.ts, loaded on first use);
-// on the simulator, the ranks' processes exchange data through the launcher's store (sim-comm.ts).
+// On the cuda target the engine is NCCL itself, on the simulator the ranks' processes exchange data
+// through the launcher's store (src/backends/communicators.ts).
 // Every collective first exchanges a small descriptor of its arguments (through the engine's own
 // allGather), so that ranks disagreeing on sizes, dtypes, ops or roots get a LaunchError on every rank
 // instead of a hang or corrupt data.
@@ -11,7 +11,7 @@ import { deviceArray, type DeviceArray, type StreamLike } from "../runtime/devic
 import { currentTargetInfo, selectDevice } from "../runtime/select.js";
 import type { Communicator, ReduceOp } from "../runtime/communicator.js";
 import { isNcclDType, NCCL_DTYPES, REDUCE_OPS } from "./reduce-ops.js";
-import { createSimCommunicator } from "./sim-comm.js";
+import { createSimCommunicator, ncclEngine, onSimulator } from "../backends/communicators.js";
 import { formatAddress, parseAddress, type StoreAddress } from "./store.js";
 import { LocalExchange, SyncStore, type Exchange } from "./sync-store.js";
 
@@ -28,8 +28,6 @@ export interface InitOptions {
 const SIM_ID = "numbats-sim:";
 const NCCL_ID = "nccl:";
 
-const nativeModule = () => import("../runtime/cuda/nccl-comm.js");
-const onSimulator = () => currentTargetInfo().target === "sim";
 
 // ---------------------------------------------------------------------------
 // argument checks
@@ -232,7 +230,7 @@ async function createEngine(rank: number, worldSize: number, id: string): Promis
     return createSimCommunicator({ rank, worldSize, token: token ?? "", exchange });
   }
   if (!id.startsWith(NCCL_ID)) throw new RangeError(`nccl.init: '${id.slice(0, 24)}…' is not an NCCL unique id: the ranks run on different targets (make them all use the GPU, or all NUMBATS_TARGET=sim)`);
-  const { createNcclCommunicator } = await nativeModule();
+  const { createNcclCommunicator } = await ncclEngine();
   return createNcclCommunicator({ rank, worldSize, id: new Uint8Array(Buffer.from(id.slice(NCCL_ID.length), "base64")) });
 }
 
@@ -269,7 +267,7 @@ function simIdStore(): StoreAddress {
 /** A new communicator id (a string to send to the other ranks), for `nccl.init`. */
 async function uniqueId(): Promise<string> {
   if (onSimulator()) return simId(simIdStore());
-  const { ncclUniqueId } = await nativeModule();
+  const { ncclUniqueId } = await ncclEngine();
   return NCCL_ID + Buffer.from(ncclUniqueId()).toString("base64");
 }
 

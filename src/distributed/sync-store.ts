@@ -5,7 +5,7 @@
 // with `receiveMessageOnPort` once the worker raises the flag.
 
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
-import { workerCode } from "../runtime/worker-entry.js";
+import { workerCode } from "../workers/worker-entry.js";
 import { formatAddress, type StoreAddress } from "./store.js";
 
 /** One value to store: deleted after `readers` gets (kept when undefined). */

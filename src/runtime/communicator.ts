@@ -1,5 +1,5 @@
 // The contract between the public `nccl` API (src/distributed/nccl.ts) and the two engines behind it:
-// NCCL itself through koffi on the cuda target (src/runtime/cuda/nccl*.ts), and the simulator's
+// NCCL itself through koffi on the cuda target (src/backends/cuda/host/nccl-comm.ts), and the simulator's
 // collectives between the ranks' processes (src/distributed/sim-*.ts).
 import type { DeviceArray } from "./devicearray.js";
 import type { StreamLike } from "./devicearray.js";

@@ -8,21 +8,23 @@
 //
 // One file over 600 lines: the DeviceArray class and its view arithmetic are one API (Numba's
 // DeviceNDArray), which reads best whole.
+//
+// One file over 600 lines: DeviceArray is one class (Numba's DeviceNDArray: views, reshapes, copies in
+// and out, slices, the page-locked host arrays), and its methods share the view arithmetic and the
+// ownership rules above.
 
 import {
   COMPLEX_PART, DTYPE_INFO, complexDTypeName, dtypeOfTypedArray, resolveDType, type ComplexDTypeLike, type ComplexName, type DTypeLike, type DTypeNameOf, type DTypeOfTypedArray, type HostStorageOf,
   type ScalarName, type StorageOf, type TypedArray,
 } from "../dtypes.js";
-import type { ArrayArg, Backend, BackendStream, DeviceBuffer, DeviceInfo } from "./backend.js";
-import type { Strided } from "../launch-abi.js";
+import type { ArrayArg, Backend, BackendStream, DeviceBuffer, DeviceInfo } from "../abi/backend.js";
+import { CAPTURED_BY_REFERENCE, type Strided } from "../abi/launch-abi.js";
 import {
   NDArray, checkShape, cStrides, denseBlockStart, forEachStrided, isCContiguous, isTypedArray, product,
   type NDArrayLike,
 } from "../ndarray.js";
 import { deviceBackend, getBackend } from "./select.js";
-import { noteCollected, sanitizes } from "../targets/js/sanitize.js";
 import { Stream, streamHandle } from "./streams.js";
-import { CAPTURED_BY_REFERENCE } from "../compiler/env.js";
 
 /** A host array: a TypedArray or an ndarray-style `{data, shape, stride, offset}` view (an NDArray among them). */
 export type HostArray = TypedArray | NDArrayLike;
@@ -77,7 +79,7 @@ function release(backend: Backend, buffer: DeviceBuffer): void {
 
 const collector = new FinalizationRegistry<{ backend: Backend; buffer: DeviceBuffer }>(({ backend, buffer }) => {
   try {
-    noteCollected(buffer); // released, but never freed: the sanitizer still reports it as a leak
+    backend.collected?.(buffer); // released, but never freed: the sanitizer still reports it as a leak
     release(backend, buffer);
   } catch {
     // the context may be gone (device reset or process teardown): nothing left to free
@@ -286,7 +288,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   /** The array as a kernel argument. @internal */
   toKernelArg(name: string): ArrayArg {
     // the sanitizer's memcheck reports the use of a freed array where the kernel touches it
-    if (!(this.buffer.kind === "sim" && sanitizes("memcheck"))) this.check();
+    if (!this.backend.reportsFreedUse?.()) this.check();
     const { shape, strides } = this.parts();
     return { kind: "array", buffer: this.buffer, byteOffset: this.byteOffset, dtype: this.dtype, shape, strides, name };
   }
@@ -677,11 +679,10 @@ function hostArray(shape: Shape, dtype: unknown, backend: Backend, mapped: boole
   const d = resolveDType(dtype);
   const n = product(dims);
   const buffer = backend.allocHost(Math.max(1, n * DTYPE_INFO[d].size), mapped);
-  const bytes = buffer.kind === "sim" ? buffer.bytes : buffer.host;
-  if (bytes === undefined) throw new Error("the back end returned page-locked memory without a host view");
-  const byteOffset = buffer.kind === "sim" ? buffer.byteOffset : 0;
-  const data = new (storage(d) as unknown as new (b: ArrayBufferLike, o: number, n: number) => TypedArray)(bytes, byteOffset, n);
-  hostAllocations.set(bytes, { backend, buffer, mapped });
+  const view = backend.hostBytes(buffer);
+  if (view === undefined) throw new Error("the back end returned page-locked memory without a host view");
+  const data = new (storage(d) as unknown as new (b: ArrayBufferLike, o: number, n: number) => TypedArray)(view.buffer, view.byteOffset, n);
+  hostAllocations.set(view.buffer, { backend, buffer, mapped });
   return dims.length === 1 ? data : new NDArray(data, dims, undefined, 0, d);
 }
 
@@ -699,6 +700,6 @@ export function mappedArray<const S extends Shape, T extends DTypeLike>(shape: S
 export function freeHostArray(view: ArrayBufferView | NDArrayLike): void {
   const a = hostAllocationOf(view);
   if (a === undefined) throw new TypeError("not an array made by pinnedArray or mappedArray");
-  hostAllocations.delete(a.buffer.kind === "sim" ? a.buffer.bytes : a.buffer.host!);
+  hostAllocations.delete(a.backend.hostBytes(a.buffer)!.buffer);
   release(a.backend, a.buffer);
 }

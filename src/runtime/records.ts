@@ -8,11 +8,10 @@ import {
   RecordArray, inferRecordDType, isObjectArray, isRecordDType, isRecordType, plainObject, recordArrayType, recordOf, recordType, viewDType,
   type RecordDType, type RecordField, type RecordObject,
 } from "../records.js";
-import type { ArrayArg, Backend } from "./backend.js";
+import type { ArrayArg, Backend, DeviceBuffer } from "../abi/backend.js";
 import { DeviceArray, toDevice, type StreamLike } from "./devicearray.js";
 import { getBackend } from "./select.js";
 import { streamHandle } from "./streams.js";
-import { wrapHostArray } from "./sim-backend.js";
 
 /**
  * An array of records in device memory, made by `cuda.toDevice(records)` or `cuda.deviceRecordArray(n,
@@ -79,10 +78,15 @@ export function deviceRecordArray<T extends object>(n: number, dtype: RecordDTyp
 // ---------------------------------------------------------------------------
 // kernel arguments
 
-/** The kernel-language type of a record argument (an array of records, or one record), else undefined. */
-export function recordArgumentType(v: unknown, position: number): TupleType | undefined {
+/** The type of records as a launch argument (a RecordArray, a DeviceRecordArray, an array of plain objects); undefined for anything else. */
+export function recordsArgumentType(v: unknown, position: number): TupleType | undefined {
   if (v instanceof RecordArray || v instanceof DeviceRecordArray) return recordArrayType(v.dtype, 1, "C");
   if (isObjectArray(v)) return recordArrayType(inferRecordDType(v, `argument ${position + 1}`), 1, "C");
+  return undefined;
+}
+
+/** The type of one record as a launch argument (a plain object, or a record's view); undefined for anything else. */
+export function oneRecordArgumentType(v: unknown, position: number): TupleType | undefined {
   if (plainObject(v) || (typeof v === "object" && v !== null && viewDType(v))) {
     return recordType(viewDType(v) ?? inferRecordDType([v], `argument ${position + 1}`));
   }
@@ -162,7 +166,7 @@ function deviceStorageOf(
   }
   // plain objects are packed into a RecordArray made from them, which copies written fields back into them
   const host = v instanceof RecordArray ? v : new RecordArray(r, v as readonly object[]);
-  if (backend.name === "sim" && args.filter((a) => a === v).length === 1) return inPlace(backend, host, host !== v, writtenFields, after);
+  if (backend.inPlace && args.filter((a) => a === v).length === 1) return inPlace(backend, backend.inPlace(host.bytes), host, host !== v, writtenFields, after);
   const device = toDevice(host.bytes, undefined, backend);
   after.push((launched) => {
     try {
@@ -177,14 +181,14 @@ function deviceStorageOf(
 }
 
 /**
- * Host records used in place on the simulator: written fields into the objects after a launch, the
+ * Host records used in place (where kernels address host memory: the simulator): written fields into the objects after a launch, the
  * bytes restored after a failed one (unless they are a `temporary` packing of plain objects).
  */
-function inPlace(backend: Backend, host: RecordArray, temporary: boolean, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[]): DeviceArray {
+function inPlace(backend: Backend, buffer: DeviceBuffer, host: RecordArray, temporary: boolean, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[]): DeviceArray {
   const backup = writtenFields.size > 0 && !temporary ? host.bytes.slice() : undefined;
   after.push((launched) => {
     if (!launched && backup) host.bytes.set(backup);
     if (launched && writtenFields.size > 0) host.copyToObjects(writtenFields);
   });
-  return DeviceArray.over(backend, wrapHostArray(host.bytes), Math.max(1, host.bytes.byteLength), "uint8");
+  return DeviceArray.over(backend, buffer, Math.max(1, host.bytes.byteLength), "uint8");
 }

@@ -1,19 +1,28 @@
 // Which back end runs kernels (docs/runtime.md): NUMBATS_TARGET=cuda|sim|auto
 // (default auto), NUMBATS_ENABLE_CUDASIM=1 as in Numba. auto takes the GPU
 // when the driver and a device are found, else the simulator, saying why in
-// one line on stderr.
+// one line on stderr. Selection (with the list of back ends, src/backends/index.ts)
+// is the one place outside src/backends/ that tells the back ends apart: the host
+// API asks here what differs between them.
 
 import { CudaError } from "../errors.js";
-import type { Backend, DeviceInfo, TargetName } from "./backend.js";
-import { probeCuda, type CudaProbe } from "./cuda/detect.js";
-import { createSimBackend, simDevice } from "./sim-backend.js";
-import { createCudaBackend } from "./cuda/backend.js";
-import { simChecks } from "../targets/js/sanitize.js";
-import { dropKernelErrors } from "./kernel-errors.js";
+import type { Backend, DeviceInfo } from "../abi/backend.js";
+import { probeCuda, type CudaProbe } from "../backends/cuda/driver/detect.js";
+import { formatDriverVersion, ptxVersionForDriver } from "../backends/cuda/driver/ptxversion.js";
+import { TARGET_NAMES, type PtxTargetOptions, type TargetName } from "../backends/index.js";
+import { SIM_DEVICE, createSimBackend, simDevice } from "../backends/sim/runtime/sim-backend.js";
+import { createCudaBackend } from "../backends/cuda/driver/backend.js";
+import { simChecks } from "../backends/sim/runtime/sanitize.js";
+// the sanitizer runs kernels on the simulator: its settings are the simulator's
+export { parseSchedule, parseTools } from "../backends/sim/runtime/sanitize.js";
+import { describeSimWorkers } from "../backends/sim/runtime/sim-workers.js";
+import { dropKernelErrors } from "../abi/kernel-errors.js";
 
 type CreateCuda = (deviceId: number) => Backend;
 
-export type TargetRequest = "auto" | "cuda" | "sim";
+export type TargetRequest = "auto" | TargetName;
+
+const isTargetRequest = (raw: string): raw is TargetRequest => raw === "auto" || (TARGET_NAMES as readonly string[]).includes(raw);
 
 export interface TargetInfo {
   readonly target: TargetName;
@@ -38,8 +47,8 @@ export interface Selection {
 export function requestedTarget(env: NodeJS.ProcessEnv = process.env): { request: TargetRequest; by: string } {
   const raw = env.NUMBATS_TARGET?.trim().toLowerCase();
   if (raw) {
-    if (raw === "auto" || raw === "cuda" || raw === "sim") return { request: raw, by: `NUMBATS_TARGET=${raw}` };
-    throw new Error(`NUMBATS_TARGET=${env.NUMBATS_TARGET} is not a target: use cuda, sim or auto`);
+    if (isTargetRequest(raw)) return { request: raw, by: `NUMBATS_TARGET=${raw}` };
+    throw new Error(`NUMBATS_TARGET=${env.NUMBATS_TARGET} is not a target: use ${TARGET_NAMES.join(", ")} or auto`);
   }
   const cudasim = env.NUMBATS_ENABLE_CUDASIM?.trim();
   if (cudasim && cudasim !== "0") return { request: "sim", by: `NUMBATS_ENABLE_CUDASIM=${cudasim}` };
@@ -206,4 +215,35 @@ export function closeBackends(): void {
     }
   }
   if (failure !== undefined) throw failure;
+}
+
+/** Which target a program would get and why: the same choice as its first launch, without the stderr notice. */
+export function programTarget(): TargetInfo {
+  const { request, by } = requestedTarget();
+  return selectTarget(request, by, { ...realDeps, warn: () => {} }).info;
+}
+
+/** Whether `info`'s target runs kernels on a GPU (Numba's `cuda.is_available()`). */
+export const onGpu = (info: TargetInfo): boolean => info.target === "cuda";
+
+/** The simulator's worker threads, in words, where `info`'s target is the simulator (for `numbats -s` and `cuda.detect()`). */
+export function simulatorWorkers(info: TargetInfo): string | undefined {
+  return info.target === "sim" ? describeSimWorkers() : undefined;
+}
+
+/** The GPU driver as `numbats -s` shows it: its library, version and the PTX ISA its JIT takes, and its devices; or why there is none. */
+export function gpuDriver(): { ok: true; library: string; version: string; devices: readonly DeviceInfo[] } | { ok: false; reason: string } {
+  const probe = probeCuda();
+  if (!probe.ok) return { ok: false, reason: probe.reason };
+  const version = `CUDA ${formatDriverVersion(probe.driverVersion)} (${probe.driverVersion}), JIT accepts PTX ISA ${ptxVersionForDriver(probe.driverVersion) ?? "none"}`;
+  return { ok: true, library: probe.library, version, devices: probe.devices };
+}
+
+/** The compute capability of the simulated device (PTX printed without a GPU is for it). */
+export const SIMULATED_COMPUTE_CAPABILITY = SIM_DEVICE.computeCapability;
+
+/** PTX options for GPU 0 (its compute capability, the ISA its driver takes); undefined without a GPU. */
+export function gpuPtxTarget(): PtxTargetOptions | undefined {
+  const probe = probeCuda();
+  return probe.ok ? { computeCapability: probe.devices[0]!.computeCapability, maxPtxVersion: ptxVersionForDriver(probe.driverVersion) } : undefined;
 }

@@ -1,7 +1,7 @@
 // User-facing streams and events (Numba's `cuda.stream()`, `cuda.event()`),
 // thin wrappers over a back end's handles.
 
-import type { Backend, BackendEvent, BackendStream } from "./backend.js";
+import type { Backend, BackendEvent, BackendStream } from "../abi/backend.js";
 
 /**
  * A queue of device work that runs in order (Numba's `Stream`), made by `cuda.stream()`; work on

@@ -8,7 +8,7 @@ import { cuda } from "../../src/index.js";
 import { CompileError, CudaError, InternalCompilerError, LaunchError, TypingError } from "../../src/errors.js";
 import { compileToIR } from "../../src/compiler/index.js";
 import { arrayType } from "../../src/dtypes.js";
-import { compileSim } from "../../src/runtime/sim-kernel.js";
+import { compileSim } from "../../src/backends/sim/runtime/sim-kernel.js";
 import { runCase } from "../helpers/crosscheck.js";
 
 const THIS_FILE = "test/compiler/errors.test.ts";

@@ -23,9 +23,9 @@
 
 import { cuda, type DeviceArray, type Stream, type Event } from "../../src/index.js";
 import { getBackend } from "../../src/runtime/select.js";
-import { STICKY_ERRORS } from "../../src/runtime/cuda/driver.js";
-import type { CudaBuffer } from "../../src/runtime/backend.js";
-import { createNcclCommunicator, ncclUniqueId } from "../../src/runtime/cuda/nccl-comm.js";
+import { STICKY_ERRORS } from "../../src/backends/cuda/driver/driver.js";
+import type { CudaBuffer } from "../../src/backends/cuda/driver/buffer.js";
+import { createNcclCommunicator, ncclUniqueId } from "../../src/backends/cuda/host/nccl-comm.js";
 import type { Communicator } from "../../src/runtime/communicator.js";
 import {
   N, World, collect, contents, faultingKernel, filled, gridSyncKernel, input, same, scaleKernel, sharedKernel, throwingKernel,

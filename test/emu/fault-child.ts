@@ -9,7 +9,7 @@
 // access) and says in which phase (setup, op, after) each call failed.
 
 import { CudaError, NcclError, cuda } from "../../src/index.js";
-import { cudaDriver } from "../../src/runtime/cuda/driver.js";
+import { cudaDriver } from "../../src/backends/cuda/driver/driver.js";
 import { CASES, codeOf, isSticky, type FaultCase } from "./fault-cases.js";
 import { World, collect, contents, same } from "./fault-world.js";
 

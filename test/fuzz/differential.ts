@@ -10,8 +10,8 @@
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { arrayType, DTYPE_INFO, parseSignature, parseTypeText, type ScalarName, type Type } from "../../src/dtypes.js";
-import type { LaunchDims } from "../../src/runtime/backend.js";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import type { LaunchDims } from "../../src/abi/backend.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import { cuda, LaunchError, RecordArray, type JitOptions, type KernelArgument, type RecordDType, type RecordObject } from "../../src/index.js";
 import * as dtypes from "../../src/index.js";
 import { kernelArgs, type HostArg } from "../helpers/crosscheck.js";

@@ -4,7 +4,7 @@
 // never hang); so is a simulator run that does not end where the PTX run ended within its budget.
 
 import { Worker } from "node:worker_threads";
-import { moduleWorkerCode } from "../../src/runtime/worker-entry.js";
+import { moduleWorkerCode } from "../../src/workers/worker-entry.js";
 import type { Phase, RunVerdict, Verdict } from "./source-check.js";
 
 /** What a worker is asked to do: the seeds [first, end), and the corpus when a worker before it worked it out. */

@@ -6,12 +6,12 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { probeCuda } from "../../src/runtime/cuda/detect.js";
-import { cudaDriver, STICKY_ERRORS } from "../../src/runtime/cuda/driver.js";
-import { CudaDevice } from "../../src/runtime/cuda/device.js";
-import type { CompiledKernel, CudaBuffer, KernelArg } from "../../src/runtime/backend.js";
-import type { PtxModule, PtxParam } from "../../src/targets/ptx/module.js";
-import { DEFAULT_COMPILE_OPTIONS, type FunctionIR } from "../../src/compiler/ir.js";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
+import { cudaDriver, STICKY_ERRORS } from "../../src/backends/cuda/driver/driver.js";
+import { CudaDevice } from "../../src/backends/cuda/driver/device.js";
+import type { CompiledKernel, KernelArg, KernelInfo } from "../../src/abi/backend.js";
+import type { CudaBuffer } from "../../src/backends/cuda/driver/buffer.js";
+import type { PtxModule, PtxParam } from "../../src/backends/cuda/ptx/module.js";
 import { CudaError } from "../../src/errors.js";
 
 const probe = probeCuda();
@@ -111,8 +111,8 @@ function gpu(): CudaDevice {
 /** Loads hand-written PTX as a compiled kernel. */
 function kernel(text: string, entry: string, params: PtxParam[]): CompiledKernel {
   const ptx: PtxModule = { text, entry, params, staticSharedBytes: 0, cooperative: false };
-  const ir = { name: entry, options: DEFAULT_COMPILE_OPTIONS } as unknown as FunctionIR;
-  return gpu().load({ target: "cuda", ir, ptx });
+  const info: KernelInfo = { name: entry, params: [], writtenParams: new Set(), strings: [], work: 1, gridSync: false, warp: false };
+  return gpu().loadPtx(info, ptx);
 }
 
 const array = (buffer: CudaBuffer, n: number, name: string): KernelArg =>

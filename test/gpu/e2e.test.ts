@@ -3,7 +3,7 @@
 // give the same bits (test/helpers/crosscheck.ts). Skips without a GPU.
 
 import { test } from "node:test";
-import { probeCuda } from "../../src/runtime/cuda/detect.js";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
 import { API_CASES } from "../cases/api.js";
 import { HALF_CASES } from "../cases/half.js";
 import { COMPLEX_CASES } from "../cases/complex.js";

@@ -41,7 +41,7 @@ const env = {
 /** Fails the run when the emulated device is not what the cuda target finds (the suites would only skip). */
 function requireDevice(): void {
   const probe = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e",
-    "const { probeCuda } = await import('./src/runtime/cuda/detect.ts'); const p = probeCuda(); console.log(p.ok ? 'ok' : p.reason);"],
+    "const { probeCuda } = await import('./src/backends/cuda/driver/detect.ts'); const p = probeCuda(); console.log(p.ok ? 'ok' : p.reason);"],
   { cwd: root, env, encoding: "utf8" });
   const said = probe.stdout.trim();
   if (probe.status !== 0 || said !== "ok") {

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { probeCuda } from "../../src/runtime/cuda/detect.js";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
 import { cuda, float32, LaunchError } from "../../src/index.js";
 import { envArrayCases } from "../cases/env-arrays.js";
 import { runCase } from "../helpers/crosscheck.js";

@@ -11,11 +11,11 @@ import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { typeOfArgument } from "../../src/kernel.js";
 import { MATH_LIBRARY } from "../../src/mathlib/index.js";
-import type { KernelArg } from "../../src/runtime/backend.js";
-import { probeCuda } from "../../src/runtime/cuda/detect.js";
+import type { KernelArg } from "../../src/abi/backend.js";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
 import { getBackend } from "../../src/runtime/select.js";
-import { wrapHostArray } from "../../src/runtime/sim-backend.js";
-import { compileSim } from "../../src/runtime/sim-kernel.js";
+import { wrapHostArray } from "../../src/backends/sim/runtime/sim-backend.js";
+import { compileSim } from "../../src/backends/sim/runtime/sim-kernel.js";
 import {
   FORMATS, GOAL, fixture, floatArray, mathKernel, measure, randomOperands, runKernel, sameBits, tableHeader, tableRow, type FloatArray,
 } from "../helpers/mathlib.js";

@@ -4,8 +4,9 @@
 import { pathToFileURL } from "node:url";
 import type { ScalarName } from "../../src/dtypes.js";
 import { bfloat16Bits, float16Bits } from "../../src/half.js";
-import type { ArrayArg, KernelArg, LaunchDims, SimBuffer } from "../../src/runtime/backend.js";
-import type { PtxModule } from "../../src/targets/ptx/module.js";
+import type { ArrayArg, KernelArg, LaunchDims } from "../../src/abi/backend.js";
+import type { SimBuffer } from "../../src/backends/sim/runtime/buffer.js";
+import type { PtxModule } from "../../src/backends/cuda/ptx/module.js";
 import { PTXSIM } from "./tools.js";
 
 interface PtxsimMemory { alloc(bytes: number): number; write(addr: number, data: ArrayBufferView): void; read(addr: number, bytes: number): Uint8Array }

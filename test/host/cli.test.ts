@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { probeCuda } from "../../src/runtime/cuda/detect.js";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
 import { buildMockCuda } from "../cuda-mock.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 

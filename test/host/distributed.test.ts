@@ -11,7 +11,7 @@ import { float16Round } from "../../src/half.js";
 import { placementFromEnv } from "../../src/distributed/nccl.js";
 import { NCCL_DTYPES, REDUCE_OPS, type NcclDType } from "../../src/distributed/reduce-ops.js";
 import { parseAddress, serveStore, StoreClient } from "../../src/distributed/store.js";
-import type { ReduceOp } from "../../src/distributed/communicator.js";
+import type { ReduceOp } from "../../src/runtime/communicator.js";
 import { inputOf, type Value } from "../helpers/dist-inputs.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));

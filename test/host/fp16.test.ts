@@ -8,11 +8,11 @@ import { test } from "node:test";
 import { cuda, float16, TypingError } from "../../src/index.js";
 import { compileToIR } from "../../src/compiler/index.js";
 import { parseSignature } from "../../src/dtypes.js";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import { allHalves, bfloat16Value, doubleToHalf, halfArith, halfValue, toBfloat16 } from "../helpers/half.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 import { runOnPtxsim } from "../helpers/ptxsim.js";
-import { wrapHostArray } from "../../src/runtime/sim-backend.js";
+import { wrapHostArray } from "../../src/backends/sim/runtime/sim-backend.js";
 import { bfloat16 } from "../../src/index.js";
 
 process.env.NUMBATS_TARGET ??= "sim";

@@ -15,11 +15,11 @@ import { test } from "node:test";
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { typeOfArgument } from "../../src/kernel.js";
-import { wrapHostArray } from "../../src/runtime/sim-backend.js";
-import type { KernelArg } from "../../src/runtime/backend.js";
+import { wrapHostArray } from "../../src/backends/sim/runtime/sim-backend.js";
+import type { KernelArg } from "../../src/abi/backend.js";
 import { MATH_LIBRARY } from "../../src/mathlib/index.js";
 import { getBackend } from "../../src/runtime/select.js";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 import { runOnPtxsim } from "../helpers/ptxsim.js";
 import {

@@ -7,7 +7,7 @@ import {
 import {
   xoroshiro128pNextAt, xoroshiro128pNormalFloat32, xoroshiro128pNormalFloat64, xoroshiro128pUniformFloat32, xoroshiro128pUniformFloat64,
 } from "../../src/mathlib/random.js";
-import { createSimBackend } from "../../src/runtime/sim-backend.js";
+import { createSimBackend } from "../../src/backends/sim/runtime/sim-backend.js";
 
 // Published SplitMix64 vector (Rosetta Code "Pseudo-random numbers/Splitmix64", seed 1234567):
 // output k is splitmix64 applied to seed + (k-1) * golden gamma.

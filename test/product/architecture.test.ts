@@ -1,17 +1,35 @@
 // Imports run one way. The source is in layers, lowest first:
 //   leaf      dtypes.ts and records.ts (dtypes), errors.ts, ndarray.ts (host N-d arrays), the numeric
-//             helpers fp.ts (exact floating point) and half.ts (float16, bfloat16), launch-abi.ts
-//             (what a compiled kernel is handed at a launch) and module-file.ts (where numbats' own files are)
+//             helpers fp.ts (exact floating point) and half.ts (float16, bfloat16), abi/launch-abi.ts
+//             (what a compiled kernel is handed at a launch), module-file.ts (where numbats' own files
+//             are) and workers/ (how numbats starts a thread on one of its own modules)
 //   mathlib   the device math library and random draws, written in the kernel language
 //   compiler  source → typed IR → passes
-//   targets   IR → PTX, IR → the simulator's JavaScript
-//   runtime   devices, memory, streams, launching (the driver through koffi; the simulator)
+//   abi       what a back end is handed: abi/backend.ts (the Backend contract: compile typed IR, run it)
+//             and abi/kernel-info.ts (the few facts of a kernel a back end's runtime reads); the launch
+//             ABI (abi/launch-abi.ts) and kernel errors (abi/kernel-errors.ts) are leaves
+//   backends  one folder per back end, backends/X/: its target (IR → code) and its runtime, and the
+//             list of back ends (backends/index.ts); a back end's part of the public API, backends/X/host/,
+//             and backends/communicators.ts are in the host layer
+//   runtime   device arrays, streams, target selection, launch arguments, over whichever back end runs
 //   host      the public API: cuda.ts, kernel.ts, reduce, ufuncs, the command line, distributed
 // A module may import from its own layer and the layers below it; the test fails on any import that
 // points up.
 //
+// A back end is its folder: no module outside src/backends/X/ names back end X, but the lists of back
+// ends (src/backends/index.ts, src/backends/communicators.ts) and target selection (src/runtime/select.ts).
+// To name X is to import a module under backends/X/ (statically or with import()), or to compare a
+// target's, back end's or buffer's name or kind with the string "X" (`backend.name === "X"`,
+// `buffer.kind !== "X"`, `info.target === "X"`: a `.name`, `.kind` or `.target` read off a variable,
+// so that a syntax node's `(node as SyntaxNode).name === "cuda"`, the kernel language's `cuda`
+// namespace, is not a back end): the ways code outside a back end would depend on which one runs.
+// Everything else asks the Backend contract (abi/backend.ts) or selection.
+//
 // Nor do imports run in circles (type-only imports count: a cycle of types still ties the modules'
 // designs together): there are none.
+//
+// And a module over 600 lines says why it is one module, in a line of the comment it starts with:
+// "One file over 600 lines: …".
 
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
@@ -21,11 +39,13 @@ import { fileURLToPath } from "node:url";
 
 const SRC = fileURLToPath(new URL("../../src", import.meta.url));
 
-const LAYERS = ["leaf", "mathlib", "compiler", "targets", "runtime", "host"] as const;
+const LAYERS = ["leaf", "mathlib", "compiler", "abi", "backends", "runtime", "host"] as const;
 type Layer = (typeof LAYERS)[number];
 
 function layerOf(file: string): Layer {
-  if (["dtypes.ts", "records.ts", "errors.ts", "ndarray.ts", "fp.ts", "half.ts", "launch-abi.ts", "module-file.ts"].includes(file)) return "leaf";
+  if (["dtypes.ts", "records.ts", "errors.ts", "ndarray.ts", "fp.ts", "half.ts", "module-file.ts", "abi/launch-abi.ts", "abi/kernel-errors.ts"].includes(file)) return "leaf";
+  if (file.startsWith("workers/")) return "leaf";
+  if (file === "backends/communicators.ts" || /^backends\/[^/]+\/host\//.test(file)) return "host";
   const top = file.split("/")[0]!;
   return (LAYERS as readonly string[]).includes(top) ? (top as Layer) : "host";
 }
@@ -97,6 +117,61 @@ test("layers: the classification sees every kind of import", () => {
   assert.equal(layerOf("fp.ts"), "leaf");
   assert.equal(layerOf("kernel.ts"), "host");
   assert.equal(layerOf("distributed/communicator.ts"), "host");
+  assert.equal(layerOf("abi/backend.ts"), "abi");
+  assert.equal(layerOf("backends/sim/runtime/sim.ts"), "backends");
+  assert.equal(layerOf("backends/cuda/host/nccl-comm.ts"), "host");
+});
+
+/** The back ends: the folders of src/backends. */
+const BACKENDS = readdirSync(join(SRC, "backends"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+
+/** The modules that list the back ends, and may name each. */
+const BACKEND_LISTS = ["backends/index.ts", "backends/communicators.ts", "runtime/select.ts"];
+
+/** The back ends `text` (the module `file`) names: by importing one of their modules, or by comparing a name or kind with theirs. */
+function namedBackends(file: string, text: string): string[] {
+  const specs = [...text.matchAll(/\b(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)].map((m) => normalize(join(dirname(file), m[1]!)));
+  return BACKENDS.filter((x) =>
+    specs.some((target) => target.startsWith(`backends/${x}/`)) ||
+    new RegExp(`[\\w$]\\.(?:target|name|kind)\\s*[!=]==\\s*"${x}"|"${x}"\\s*[!=]==\\s*[\\w$.?]+\\.(?:target|name|kind)\\b`).test(text));
+}
+
+test("back ends: no module outside src/backends/X names back end X, but the lists of back ends and target selection", () => {
+  const naming: string[] = [];
+  for (const path of sourceFiles(SRC)) {
+    const file = relative(SRC, path);
+    if (BACKEND_LISTS.includes(file)) continue;
+    const own = /^backends\/([^/]+)\//.exec(file)?.[1];
+    const named = namedBackends(file, readFileSync(path, "utf8")).filter((x) => x !== own);
+    if (named.length > 0) naming.push(`${file} names ${named.join(", ")}`);
+  }
+  assert.deepEqual(naming, [], `modules outside a back end's folder that name it:\n${naming.join("\n")}`);
+});
+
+test("back ends: naming is an import of a back end's module or a comparison with its name", () => {
+  assert.ok(BACKENDS.includes("cuda") && BACKENDS.includes("sim"), "the back ends are found");
+  assert.deepEqual(namedBackends("runtime/x.ts", `import { a } from "../backends/cuda/driver/device.js";`), ["cuda"]);
+  assert.deepEqual(namedBackends("x.ts", `const m = () => import("./backends/sim/host/sim-comm.js");`), ["sim"]);
+  assert.deepEqual(namedBackends("x.ts", `if (backend.name === "cuda") f();`), ["cuda"]);
+  assert.deepEqual(namedBackends("x.ts", `if ("sim" !== buf.kind) f();`), ["sim"]);
+  // the kernel language's \`cuda\` namespace is not the back end
+  assert.deepEqual(namedBackends("x.ts", `if (importedName(s) === "cuda" || (p as Node).name === "cuda") found.add(s); const CUDA = ns("cuda", {});`), []);
+  assert.deepEqual(namedBackends("x.ts", `import { b } from "./abi/backend.js";`), []);
+});
+
+/** The comment a module starts with: its lines up to the first that is not a comment. */
+const headerOf = (text: string): string => text.slice(0, text.search(/^(?!\/\/)/m));
+
+test("size: every module over 600 lines says at its top why it is one module (\"One file over 600 lines: …\")", () => {
+  const unexplained = sourceFiles(SRC).filter((path) => {
+    const text = readFileSync(path, "utf8");
+    return text.split("\n").length > 600 && !/^\/\/ One file over 600 lines: \S/m.test(headerOf(text));
+  }).map((path) => relative(SRC, path));
+  assert.deepEqual(unexplained, [], `modules over 600 lines whose header does not say why:\n${unexplained.join("\n")}`);
+});
+
+test("size: the header is the leading comment", () => {
+  assert.equal(headerOf("// a\n//\n// b\n\nimport x;\n// c\n"), "// a\n//\n// b\n");
 });
 
 test("cycles: no two modules import each other, directly or through others (type-only imports too)", () => {

@@ -265,8 +265,8 @@ test("numbats' worker scripts lost: one line on stderr and cuda.detect() say why
   cpSync(pkgDir, join(modules, "numbats"), { recursive: true });
   for (const dep of ["acorn", "koffi"]) symlinkSync(join(ROOT, "node_modules", dep), join(modules, dep));
   const runtime = join(modules, "numbats", "dist", "src");
-  writeFileSync(join(runtime, "runtime", "worker-sources.js"), "export const WORKER_SOURCES = {};\n");
-  rmSync(join(runtime, "runtime", "sim-worker.js"));
+  writeFileSync(join(runtime, "workers", "worker-sources.js"), "export const WORKER_SOURCES = {};\n");
+  rmSync(join(runtime, "backends", "sim", "runtime", "sim-worker.js"));
   rmSync(join(runtime, "distributed", "store-worker.js"));
   for (const p of ["workers.mjs", "ranks.mjs"]) cpSync(join(BUNDLED, p), join(broken, p));
 

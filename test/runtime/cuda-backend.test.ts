@@ -6,12 +6,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import koffi from "koffi";
 import { buildMockCuda } from "../cuda-mock.js";
-import { probeCuda } from "../../src/runtime/cuda/detect.js";
-import { openDriver, type CudaDriver } from "../../src/runtime/cuda/driver.js";
-import { CudaDevice } from "../../src/runtime/cuda/device.js";
-import type { CompiledKernel, CudaBuffer, LaunchDims } from "../../src/runtime/backend.js";
-import type { PtxModule } from "../../src/targets/ptx/module.js";
-import { DEFAULT_COMPILE_OPTIONS, type FunctionIR } from "../../src/compiler/ir.js";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
+import { openDriver, type CudaDriver } from "../../src/backends/cuda/driver/driver.js";
+import { CudaDevice } from "../../src/backends/cuda/driver/device.js";
+import type { CompiledKernel, KernelInfo, LaunchDims } from "../../src/abi/backend.js";
+import type { CudaBuffer } from "../../src/backends/cuda/driver/buffer.js";
+import type { PtxModule } from "../../src/backends/cuda/ptx/module.js";
 import { CudaError, LaunchError } from "../../src/errors.js";
 
 const mock = buildMockCuda();
@@ -38,14 +38,14 @@ const VADD_PTX: PtxModule = {
   ],
 };
 
-const fakeIR = (maxRegisters?: number): FunctionIR =>
-  ({ name: "k", options: { ...DEFAULT_COMPILE_OPTIONS, maxRegisters } }) as unknown as FunctionIR;
+const fakeInfo = (maxRegisters?: number): KernelInfo =>
+  ({ name: "k", params: [], writtenParams: new Set(), strings: [], maxRegisters, work: 1, gridSync: false, warp: false });
 
-/** A device on the mock driver, and a loader of `module` as the kernel of any IR. */
-function device(module: PtxModule = VADD_PTX): { dev: CudaDevice; load: (ir: FunctionIR) => CompiledKernel } {
+/** A device on the mock driver, and a loader of `module` as the kernel of any KernelInfo. */
+function device(module: PtxModule = VADD_PTX): { dev: CudaDevice; load: (info: KernelInfo) => CompiledKernel } {
   mock!.set({ initRc: 0, version: 13000, syncRc: 0, pendingPolls: 0 });
   const dev = new CudaDevice(driver(), 0);
-  return { dev, load: (ir) => dev.load({ target: "cuda", ir, ptx: module }) };
+  return { dev, load: (info) => dev.loadPtx(info, module) };
 }
 
 const dims = (smem = 0): LaunchDims => ({ grid: [4, 2, 1], block: [128, 1, 1], sharedMemBytes: smem });
@@ -168,18 +168,18 @@ test("events: elapsed time from the driver", { skip }, () => {
 
 test("compile: PTX options from the driver; JIT failure carries the log", { skip }, () => {
   const { dev, load } = device();
-  load(fakeIR(40));
+  load(fakeInfo(40));
   assert.deepEqual(dev.ptxTarget, { computeCapability: [9, 0], maxPtxVersion: "9.0" });
   assert.equal(mock!.stats().maxRegisters, 40);
   const broken = device({ ...VADD_PTX, text: "garbage PTX text" });
-  assert.throws(() => broken.load(fakeIR()), (e: unknown) =>
+  assert.throws(() => broken.load(fakeInfo()), (e: unknown) =>
     e instanceof CudaError && e.call === "cuModuleLoadDataEx" && e.code === 218 &&
     e.message.includes("ptxas fatal: no entry in 'garbage PTX '") && e.message.includes("kernel 'k'"));
 });
 
 test("launch: packed parameters reach the driver; shared-memory opt-in; occupancy", { skip }, () => {
   const { dev, load } = device();
-  const k = load(fakeIR());
+  const k = load(fakeInfo());
   const buf = dev.alloc(1024);
   mock!.expectParams([8, 4, 8, 1, 4]);
   const args = [
@@ -214,7 +214,7 @@ test("launch: packed parameters reach the driver; shared-memory opt-in; occupanc
 
 test("launch: cuLaunchKernelEx's config block follows each launch's shape and stream", { skip }, () => {
   const { dev, load } = device();
-  const k = load(fakeIR());
+  const k = load(fakeInfo());
   const buf = dev.alloc(64);
   const args = [
     { kind: "array", buffer: buf, byteOffset: 0, dtype: "float32", shape: [16], strides: [1], name: "a" },
@@ -239,7 +239,7 @@ test("launch: cuLaunchKernelEx's config block follows each launch's shape and st
 
 test("a sticky fault surfaces on the next sync; reset makes old buffers refuse use", { skip }, () => {
   const { dev, load } = device();
-  const k = load(fakeIR());
+  const k = load(fakeInfo());
   const old: CudaBuffer = dev.alloc(64);
   const oldStream = dev.createStream();
   mock!.set({ syncRc: 700 });

@@ -3,21 +3,22 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import koffi from "koffi";
-import { probeCuda } from "../../src/runtime/cuda/detect.js";
-import { libraryCandidates, openDriver } from "../../src/runtime/cuda/driver.js";
-import { missingDriverReason, type SearchHost } from "../../src/runtime/cuda/driver-search.js";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
+import { libraryCandidates, openDriver } from "../../src/backends/cuda/driver/driver.js";
+import { missingDriverReason, type SearchHost } from "../../src/backends/cuda/driver/driver-search.js";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatDriverVersion, ptxVersionForDriver } from "../../src/runtime/cuda/ptxversion.js";
-import { ParamBlock, paramLayout } from "../../src/runtime/cuda/params.js";
-import type { PtxParam } from "../../src/targets/ptx/module.js";
-import type { ArrayArg, CudaBuffer, KernelArg } from "../../src/runtime/backend.js";
+import { formatDriverVersion, ptxVersionForDriver } from "../../src/backends/cuda/driver/ptxversion.js";
+import { ParamBlock, paramLayout } from "../../src/backends/cuda/driver/params.js";
+import type { PtxParam } from "../../src/backends/cuda/ptx/module.js";
+import type { ArrayArg, KernelArg } from "../../src/abi/backend.js";
+import type { CudaBuffer } from "../../src/backends/cuda/driver/buffer.js";
 import { float16Bits } from "../../src/half.js";
 import { CudaError, LaunchError } from "../../src/errors.js";
-import { createCudaBackend } from "../../src/runtime/cuda/backend.js";
+import { createCudaBackend } from "../../src/backends/cuda/driver/backend.js";
 
 test("driver library candidates per platform, with an override", () => {
   assert.deepEqual(libraryCandidates({}, "linux"), ["libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"]);
@@ -181,8 +182,8 @@ test("with no driver library on the machine, the first use of the GPU target doe
     writeFileSync(script, `
       import { createRequire } from "node:module";
       import { cuda } from ${JSON.stringify(new URL("../../src/index.ts", import.meta.url).href)};
-      import { missingDriverReason } from ${JSON.stringify(new URL("../../src/runtime/cuda/driver-search.ts", import.meta.url).href)};
-      import { libraryCandidates } from ${JSON.stringify(new URL("../../src/runtime/cuda/driver.ts", import.meta.url).href)};
+      import { missingDriverReason } from ${JSON.stringify(new URL("../../src/backends/cuda/driver/driver-search.ts", import.meta.url).href)};
+      import { libraryCandidates } from ${JSON.stringify(new URL("../../src/backends/cuda/driver/driver.ts", import.meta.url).href)};
       const a = cuda.toDevice(new Float32Array([1, 2, 3]));
       const loaded = Object.keys(createRequire(import.meta.url).cache).some((path) => /[\\\\/]koffi[\\\\/]/.test(path));
       console.log(JSON.stringify({ loaded, mayExist: missingDriverReason(libraryCandidates()) === undefined, back: Array.from(a.copyToHost()) }));

@@ -14,7 +14,7 @@ import { CompileError } from "../../src/errors.js";
 import { cuda } from "../../src/index.js";
 import { isOwnFile, resolveDeviceFunction } from "../../src/device-functions.js";
 import type { Kernel } from "../../src/kernel.js";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import * as moduleA from "../fixtures/devices/module-a.js";
 import { squareAll } from "../fixtures/devices/module-a.js";
 import { twice as twiceOfB } from "../fixtures/devices/module-b.js";

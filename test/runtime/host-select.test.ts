@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { test } from "node:test";
-import type { Backend, DeviceInfo } from "../../src/runtime/backend.js";
-import type { CudaProbe } from "../../src/runtime/cuda/detect.js";
+import type { Backend, DeviceInfo } from "../../src/abi/backend.js";
+import type { CudaProbe } from "../../src/backends/cuda/driver/detect.js";
 import { CudaError } from "../../src/errors.js";
 import { requestedTarget, selectTarget, type SelectDeps } from "../../src/runtime/select.js";
-import { SIM_DEVICE, createSimBackend } from "../../src/runtime/sim-backend.js";
+import { SIM_DEVICE, createSimBackend } from "../../src/backends/sim/runtime/sim-backend.js";
 
 const GPU: DeviceInfo = { ...SIM_DEVICE, name: "Fake H100", multiprocessors: 132 };
 const fakeCuda = (id: number) => ({ ...createSimBackend(), name: "cuda", device: { ...GPU, id } }) as Backend;
@@ -86,7 +86,7 @@ function run(env: Record<string, string>) {
 const hasGpu = (() => {
   try {
     return execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e",
-      `import { probeCuda } from "./src/runtime/cuda/detect.ts"; process.stdout.write(String(probeCuda().ok));`],
+      `import { probeCuda } from "./src/backends/cuda/driver/detect.ts"; process.stdout.write(String(probeCuda().ok));`],
     { encoding: "utf8", cwd: new URL("../..", import.meta.url).pathname }) === "true";
   } catch {
     return false;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { toDevice } from "../../src/runtime/devicearray.js";
-import { SIM_DEVICE, createSimBackend, wrapHostArray } from "../../src/runtime/sim-backend.js";
+import { SIM_DEVICE, createSimBackend, wrapHostArray } from "../../src/backends/sim/runtime/sim-backend.js";
 import { createEvent, createStream, defaultStream, eventElapsedTime } from "../../src/runtime/streams.js";
 
 const sim = createSimBackend();

@@ -1,4 +1,4 @@
-// NCCL through koffi (src/runtime/cuda/nccl*.ts) against a stand-in libnccl built here with gcc
+// NCCL through koffi (src/backends/cuda/driver/nccl.ts, src/backends/cuda/host/nccl-comm.ts) against a stand-in libnccl built here with gcc
 // (test/fixtures/nccl/standin-nccl.c): it checks and logs every call's arguments and performs the
 // collectives on host memory between ranks that are processes. The ranks' DeviceArrays live on the
 // emulated GPU (tools/fakecuda). NCCL itself is exercised by the GPU suite.
@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NcclError } from "../../src/errors.js";
-import { openNccl } from "../../src/runtime/cuda/nccl.js";
+import { openNccl } from "../../src/backends/cuda/driver/nccl.js";
 import type { ReduceOp } from "../../src/runtime/communicator.js";
 import { RANK_ELEMENTS as n, REDUCED_DTYPES, REDUCE_OPS } from "../fixtures/nccl/data.js";
 import { checkRankResults } from "../helpers/nccl-reference.js";

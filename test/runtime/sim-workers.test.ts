@@ -10,19 +10,19 @@ import { cuda, float32, ndarray, RecordArray, type KernelArray1 } from "../../sr
 import { LaunchError } from "../../src/errors.js";
 import { DTYPE_INFO, type ScalarName } from "../../src/dtypes.js";
 import type { AtomicOp } from "../../src/compiler/ir.js";
-import { atomic } from "../../src/targets/js/runtime.js";
-import { sharedAtomic } from "../../src/targets/js/shared-atomics.js";
-import { awaitChange, workerSpinMs } from "../../src/runtime/sim-chunks.js";
+import { atomic } from "../../src/backends/sim/runtime/runtime.js";
+import { sharedAtomic } from "../../src/backends/sim/runtime/shared-atomics.js";
+import { awaitChange, workerSpinMs } from "../../src/backends/sim/runtime/sim-chunks.js";
 import { Worker } from "node:worker_threads";
-import { chunkBlocks, noteLaunch, sameData, simWorkersReady, snapshot, simWorkerStats, simWorkerTuning } from "../../src/runtime/sim-workers.js";
+import { chunkBlocks, noteLaunch, sameData, simWorkersReady, snapshot, simWorkerStats, simWorkerTuning } from "../../src/backends/sim/runtime/sim-workers.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { typeOfArgument } from "../../src/kernel.js";
-import type { KernelArg } from "../../src/runtime/backend.js";
+import type { KernelArg } from "../../src/abi/backend.js";
 import { getBackend } from "../../src/runtime/select.js";
-import { compileSim } from "../../src/runtime/sim-kernel.js";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { compileSim } from "../../src/backends/sim/runtime/sim-kernel.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import { TPB, tiledMatmul } from "../helpers/kernels.js";
 
 process.env.NUMBATS_TARGET = "sim";

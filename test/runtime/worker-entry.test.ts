@@ -8,8 +8,8 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { moduleFile } from "../../src/module-file.js";
-import { describeSimWorkers } from "../../src/runtime/sim-workers.js";
-import { bootstrap, moduleWorkerCode, workerCode } from "../../src/runtime/worker-entry.js";
+import { describeSimWorkers } from "../../src/backends/sim/runtime/sim-workers.js";
+import { bootstrap, moduleWorkerCode, workerCode } from "../../src/workers/worker-entry.js";
 
 test("moduleFile() is the calling module's own file, as a path", () => {
   assert.equal(moduleFile(), fileURLToPath(import.meta.url));

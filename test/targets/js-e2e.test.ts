@@ -2,9 +2,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileToIR } from "../../src/compiler/index.js";
-import { compileSim } from "../../src/runtime/sim-kernel.js";
+import { compileSim } from "../../src/backends/sim/runtime/sim-kernel.js";
 import { arrayType } from "../../src/dtypes.js";
-import type { ArrayArg } from "../../src/runtime/backend.js";
+import type { ArrayArg } from "../../src/abi/backend.js";
 
 // the kernel's `cuda` is resolved by name by the front end; this stub only satisfies TypeScript
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

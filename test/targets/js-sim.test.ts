@@ -1,13 +1,13 @@
 // The JS target on small kernels built directly as typed IR.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileSim } from "../../src/runtime/sim-kernel.js";
+import { compileSim } from "../../src/backends/sim/runtime/sim-kernel.js";
 import { arrayType, DTYPE_INFO, type ArrayType, type ScalarName, type Type, type TypedArray } from "../../src/dtypes.js";
 import { float16Bits } from "../../src/half.js";
 import { DEFAULT_COMPILE_OPTIONS, type Expr, type Features, type FunctionIR, type Stmt } from "../../src/compiler/ir.js";
-import type { ArrayArg, BackendStream, KernelArg } from "../../src/runtime/backend.js";
+import type { ArrayArg, BackendStream, KernelArg } from "../../src/abi/backend.js";
 import { LaunchError } from "../../src/errors.js";
-import { bindArray } from "../../src/targets/js/runtime.js";
+import { bindArray } from "../../src/backends/sim/runtime/runtime.js";
 
 // ------------------------------------------------------------------ IR builder
 const V = (name: string, type: Type) => ({ k: "var", name, type }) as Expr;

@@ -12,7 +12,7 @@ import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { CompileError, cuda, float32, type KernelArray2 } from "../../src/index.js";
 import { arrayType, type Type } from "../../src/dtypes.js";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import type { FunctionIR } from "../../src/compiler/ir.js";
 import * as B from "../ptx-ir.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";

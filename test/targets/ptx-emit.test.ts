@@ -2,10 +2,10 @@
 // ptxas (sm_80, sm_90) and run on ptxsim against host-computed values.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import type { FunctionIR, Expr, Stmt, BinaryOp } from "../../src/compiler/ir.js";
-import type { KernelArg, LaunchDims } from "../../src/runtime/backend.js";
-import type { PtxModule, PtxTargetOptions } from "../../src/targets/ptx/module.js";
+import type { KernelArg, LaunchDims } from "../../src/abi/backend.js";
+import type { PtxModule, PtxTargetOptions } from "../../src/backends/cuda/ptx/module.js";
 import { DTYPE_INFO, type ScalarName } from "../../src/dtypes.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 import { runOnPtxsim } from "../helpers/ptxsim.js";

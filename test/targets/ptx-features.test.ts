@@ -2,9 +2,9 @@
 // storage, debug bounds checks, module header and parameter ABI.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import type { AtomicOp, Expr, FunctionIR } from "../../src/compiler/ir.js";
-import type { KernelArg, LaunchDims } from "../../src/runtime/backend.js";
+import type { KernelArg, LaunchDims } from "../../src/abi/backend.js";
 import { tupleType, type ScalarName } from "../../src/dtypes.js";
 import { float16Bits, float16FromBits } from "../../src/half.js";
 import { CompileError } from "../../src/errors.js";

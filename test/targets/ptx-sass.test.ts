@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import { matmulIR, polyIR } from "../ptx-ir.js";
 import { missingTools } from "../helpers/tools.js";
 import { census } from "../../tools/sass-census.mjs";

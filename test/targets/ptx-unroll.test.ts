@@ -1,4 +1,4 @@
-// The PTX target's ×4 unrolling of counted loops (src/targets/ptx/unroll.ts) and
+// The PTX target's ×4 unrolling of counted loops (src/backends/cuda/ptx/unroll.ts) and
 // its exact Math.max/min: the shape of the PTX, and every kernel run through the
 // public API (simulator) against host references, assembled with ptxas and run
 // on ptxsim bit for bit (runCase), for trip counts 0…17, negative and odd bounds,
@@ -10,12 +10,12 @@ import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { cuda, float32, int32, ndarray, type KernelArray2 } from "../../src/index.js";
 import { arrayType, type Type } from "../../src/dtypes.js";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import { runCase, type KernelCase } from "../helpers/crosscheck.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 import { runOnPtxsim } from "../helpers/ptxsim.js";
-import type { KernelArg } from "../../src/runtime/backend.js";
-import { wrapHostArray } from "../../src/runtime/sim-backend.js";
+import type { KernelArg } from "../../src/abi/backend.js";
+import { wrapHostArray } from "../../src/backends/sim/runtime/sim-backend.js";
 
 const I32 = arrayType("int32", 1, "C"), F32 = arrayType("float32", 1, "C"), F64 = arrayType("float64", 1, "C");
 const F32x2 = arrayType("float32", 2, "C");

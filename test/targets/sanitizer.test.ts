@@ -10,13 +10,13 @@ import { after, describe, test } from "node:test";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cuda, float32, float64, int16, int32, uint8, ndarray, LaunchError, SanitizerError, type Complex, type DeviceArray, type Kernel, type KernelArray1, type KernelArray2 } from "../../src/index.js";
-import { leakReport, parseSchedule, parseTools, setSimChecks, simChecks } from "../../src/targets/js/sanitize.js";
+import { leakReport, parseSchedule, parseTools, setSimChecks, simChecks } from "../../src/backends/sim/runtime/sanitize.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
-import type { Backend } from "../../src/runtime/backend.js";
+import type { Backend } from "../../src/abi/backend.js";
 import type { SanitizerTool } from "../../src/errors.js";
-import type { CudaProbe } from "../../src/runtime/cuda/detect.js";
+import type { CudaProbe } from "../../src/backends/cuda/driver/detect.js";
 import { selectForSanitizer } from "../../src/runtime/select.js";
-import { SIM_DEVICE, createSimBackend } from "../../src/runtime/sim-backend.js";
+import { SIM_DEVICE, createSimBackend } from "../../src/backends/sim/runtime/sim-backend.js";
 
 process.env.NUMBATS_TARGET = "sim";
 

@@ -1,5 +1,5 @@
-// Barrier kernels as phases (src/targets/js/phases.ts) and the bounds checks
-// the kernel's own guards prove (src/targets/js/bounds.ts): results against
+// Barrier kernels as phases (src/backends/sim/js/phases.ts) and the bounds checks
+// the kernel's own guards prove (src/backends/sim/js/bounds.ts): results against
 // host references (each kernel also through ptxas when present, and on ptxsim, by
 // runCase), the shape of code the simulator chose, and the checks left out.
 
@@ -11,9 +11,9 @@ import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { typeOfArgument } from "../../src/kernel.js";
 import { parseSignature } from "../../src/dtypes.js";
 import { float16Bits, float16FromBits } from "../../src/half.js";
-import { emitKernel, type EmittedKernel } from "../../src/targets/js/index.js";
-import type { EmitOptions } from "../../src/targets/js/emit.js";
-import { emitPtx } from "../../src/targets/ptx/index.js";
+import { emitKernel, type EmittedKernel } from "../../src/backends/sim/js/index.js";
+import type { EmitOptions } from "../../src/backends/sim/js/emit.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/index.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 import { TPB, tiledMatmul as tiledMatmulKernel } from "../helpers/kernels.js";
 import { randomInts, runCase, type HostArg, type KernelCase } from "../helpers/crosscheck.js";

@@ -14,8 +14,8 @@ import { compileToIR } from "../../src/compiler/index.js";
 import { parseSignature } from "../../src/dtypes.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { cuda, float32, int32, uint32, type KernelArray2 } from "../../src/index.js";
-import { emitKernel } from "../../src/targets/js/emit.js";
-import { emitPtx } from "../../src/targets/ptx/emit.js";
+import { emitKernel } from "../../src/backends/sim/js/emit.js";
+import { emitPtx } from "../../src/backends/cuda/ptx/emit.js";
 import { tiledMatmul, TPB } from "../helpers/kernels.js";
 
 const DIR = fileURLToPath(new URL("../snapshots", import.meta.url));

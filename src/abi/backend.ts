@@ -1,0 +1,148 @@
+// The contract between the host API / dispatcher and the execution back ends (src/backends/, one
+// folder each, listed in src/backends/index.ts): a back end compiles typed IR with its own target and
+// runs the result on its devices.
+//
+// DeviceArray (src/runtime/devicearray.ts) holds a DeviceBuffer plus a view
+// (offset, shape, strides); everything that touches the bytes goes through
+// the Backend that made the buffer.
+
+import type { FunctionIR } from "../compiler/ir.js";
+import type { KernelInfo } from "./kernel-info.js";
+import type { BackendStream, DeviceBuffer, KernelArg, LaunchDims } from "./launch-abi.js";
+
+export type { ArrayArg, BackendStream, DeviceBuffer, KernelArg, LaunchDims, ScalarArg } from "./launch-abi.js";
+export type { KernelInfo } from "./kernel-info.js";
+
+/** Exported device memory: what a handle string carries about the allocation. */
+export interface IpcMemory {
+  /** the back end's own handle: CUDA's 64-byte cuIpcMemHandle (base64), or the simulator's shared file */
+  readonly handle: string;
+  readonly byteLength: number;
+}
+
+export interface BackendEvent {
+  record(stream: BackendStream): void;
+  synchronize(): void;
+  /** true once the recorded work has finished */
+  query(): boolean;
+  /** milliseconds from `start` to this event, both recorded and finished */
+  elapsedSince(start: BackendEvent): number;
+}
+
+/**
+ * Where a back end keeps scalar arguments in native memory between launches (the cuda parameter
+ * block): the dispatcher's fast path stores numbers there directly instead of into argument records.
+ */
+export interface ScalarSlots {
+  /** the parameter memory */
+  readonly buffer: ArrayBuffer;
+  /** per launch argument: the byte offset of its scalar's slot (undefined for arrays) */
+  readonly offsets: readonly (number | undefined)[];
+}
+
+/** A kernel compiled by one back end and loaded into it, ready to launch. */
+export interface CompiledKernel {
+  readonly info: KernelInfo;
+  /**
+   * `scalarsStored`: the scalar arguments are already in `scalarSlots` (their records in `args` may be
+   * stale); only a kernel with scalarSlots is ever told so.
+   */
+  launch(dims: LaunchDims, args: readonly KernelArg[], stream: BackendStream, cooperative: boolean, scalarsStored?: boolean): void;
+  /** present where scalar arguments may be stored straight into the launch's native parameters */
+  readonly scalarSlots?: ScalarSlots;
+  /** the code the back end's target made (PTX text; the simulator's JavaScript) */
+  readonly code: string;
+  /** block size that maximises occupancy (sim: a fixed sensible value) */
+  suggestedBlockSize(dynamicSharedBytes: number): number;
+  /** for validation: static shared bytes used by the kernel */
+  readonly staticSharedBytes: number;
+}
+
+/** A device's launch limits (CUDA's device attributes). */
+export interface DeviceLimits {
+  /** the most threads a block may have */
+  readonly maxThreadsPerBlock: number;
+  /** the largest block extent per axis (x, y, z) */
+  readonly maxBlockDim: readonly [number, number, number];
+  /** the largest grid extent per axis, in blocks (x, y, z) */
+  readonly maxGridDim: readonly [number, number, number];
+  /** default per-block shared memory (48 KB) */
+  readonly maxSharedPerBlock: number;
+  /** with opt-in (dynamic shared memory above 48 KB) */
+  readonly maxSharedPerBlockOptin: number;
+  /** threads per warp (32) */
+  readonly warpSize: number;
+}
+
+/** A device kernels can run on: a GPU, or the simulator's one simulated device. */
+export interface DeviceInfo {
+  /** the device's ordinal, as `cuda.selectDevice(id)` takes it */
+  readonly id: number;
+  /** the device's name, e.g. "NVIDIA H100 80GB HBM3" */
+  readonly name: string;
+  /** the compute capability as [major, minor] (Numba's `compute_capability`) */
+  readonly computeCapability: readonly [number, number];
+  /** the number of streaming multiprocessors */
+  readonly multiprocessors: number;
+  /** the device memory, in bytes */
+  readonly totalMemory: number;
+  /** the launch limits */
+  readonly limits: DeviceLimits;
+}
+
+export interface Backend {
+  /** the target's name, as NUMBATS_TARGET takes it */
+  readonly name: string;
+  readonly device: DeviceInfo;
+  /** makes the device's context current on the calling thread, for libraries that use the current one (GPUs) */
+  activate?(): void;
+
+  alloc(bytes: number): DeviceBuffer;
+  /** page-locked host memory (mapped: also addressable by kernels) */
+  allocHost(bytes: number, mapped: boolean): DeviceBuffer;
+  free(buf: DeviceBuffer): void;
+
+  /** copies host bytes into buf at byteOffset; async on a non-default stream when src is pinned */
+  copyToDevice(buf: DeviceBuffer, byteOffset: number, src: ArrayBufferView, stream?: BackendStream): void;
+  copyToHost(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream?: BackendStream): void;
+  copyDeviceToDevice(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number, stream?: BackendStream): void;
+  /**
+   * Copies `bytes` of `src`, memory of another device of this target (`srcBackend`'s), into `dst` on
+   * this device, ordered on `stream` (this device's).
+   */
+  copyFromPeer(dst: DeviceBuffer, dstOffset: number, srcBackend: Backend, src: DeviceBuffer, srcOffset: number, bytes: number, stream?: BackendStream): void;
+
+  /** A handle to a device allocation that another process on this machine can open (ipcOpen). */
+  ipcExport(buf: DeviceBuffer): IpcMemory;
+  /** Another process's exported memory, opened in this process; free() closes it (the exporter frees it). */
+  ipcOpen(memory: IpcMemory): DeviceBuffer;
+
+  /** compiles `ir` with the back end's target for this device and loads the result */
+  compile(ir: FunctionIR): CompiledKernel;
+
+  /**
+   * A host array's memory as a buffer kernels use in place, where the back end's kernels can address
+   * host memory (the simulator); undefined where they cannot and a host array is copied to the device.
+   */
+  inPlace?(view: ArrayBufferView): DeviceBuffer;
+  /** the host memory that holds `buf`'s bytes, where there is one (the simulator's memory; page-locked memory) */
+  hostBytes(buf: DeviceBuffer): Uint8Array | undefined;
+  /**
+   * Whether the back end itself reports a kernel's use of a freed buffer (the sanitizer's memcheck): then
+   * passing a freed array to a launch is not an error of the launch.
+   */
+  reportsFreedUse?(): boolean;
+  /** tells the back end that `buf` was garbage-collected without free() (the sanitizer reports it as a leak) */
+  collected?(buf: DeviceBuffer): void;
+
+  defaultStream(): BackendStream;
+  createStream(): BackendStream;
+  createEvent(): BackendEvent;
+  synchronize(): void;
+  memoryInfo(): { free: number; total: number };
+  /**
+   * Releases the device for `cuda.close()` (GPUs: resets the context, a kernel fault with it); the
+   * back end is not used afterwards. Without it there is nothing to release.
+   */
+  close?(): void;
+}
