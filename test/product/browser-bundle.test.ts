@@ -22,7 +22,8 @@ test("the browser bundle imports nothing: no Node.js module, no koffi, and holds
   const output = Object.values(metafile.outputs).find((o) => o.entryPoint !== undefined)!;
   assert.deepEqual(output.imports, [], "the modules the bundle leaves to its host to load");
   const inputs = Object.keys(metafile.inputs);
-  assert.deepEqual(inputs.filter((f) => /^node:|koffi|[/\\]cuda[/\\]/.test(f)), [], "Node.js's modules, koffi or the CUDA driver's modules bundled");
+  assert.deepEqual(inputs.filter((f) => /^node:|koffi|[/\\]cuda[/\\](?:host[/\\]|driver[/\\](?!ptxversion\.ts$))/.test(f)), [], "Node.js's modules, koffi or the CUDA driver's modules bundled");
+  assert.ok(inputs.some((f) => /[/\\]cuda[/\\]ptx[/\\]emit\.ts$/.test(f)), "the PTX emitter is in the bundle (the playground shows PTX)");
   const js = readFileSync(bundle, "utf8");
   assert.doesNotMatch(js, /(?:\bfrom|\bimport\(|\brequire\()\s*["']node:/, "a node: import in the bundle's text");
 });
