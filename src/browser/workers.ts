@@ -5,6 +5,7 @@
 // SharedArrayBuffers). Elsewhere launches run on the calling thread, and cuda.detect() says why.
 // The distributed store's worker is Node.js's (collectives need Node.js).
 
+import type { JobPort } from "../workers/worker-entry.js";
 import { SIM_WORKER_SOURCE } from "./sim-worker-source.js";
 
 export type WorkerName = "sim-worker" | "store-worker";
@@ -41,10 +42,7 @@ export function workerCode(name: WorkerName): string {
   return SIM_WORKER_SOURCE!;
 }
 
-/** Where a thread that runs launches gets its jobs: a port's sending end. */
-export interface JobPort {
-  postMessage(message: unknown): void;
-}
+export type { JobPort } from "../workers/worker-entry.js";
 
 const moduleUrls = new Map<string, string>();
 

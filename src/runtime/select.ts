@@ -15,7 +15,9 @@ import { createCudaBackend } from "../backends/cuda/driver/backend.js";
 import { simChecks } from "../backends/sim/runtime/sanitize.js";
 // the sanitizer runs kernels on the simulator: its settings are the simulator's
 export { parseSchedule, parseTools } from "../backends/sim/runtime/sanitize.js";
-import { describeSimWorkers, startSimWorkers } from "../backends/sim/runtime/sim-workers.js";
+import { describeSimWorkers } from "../backends/sim/runtime/sim-workers.js";
+// the browser build exports it: there a program awaits its simulator's worker threads before launching
+export { startSimWorkers as startSimulatorWorkers } from "../backends/sim/runtime/sim-workers.js";
 import { dropKernelErrors } from "../abi/kernel-errors.js";
 
 type CreateCuda = (deviceId: number) => Backend;
@@ -230,13 +232,6 @@ export const onGpu = (info: TargetInfo): boolean => info.target === "cuda";
 export function simulatorWorkers(info: TargetInfo): string | undefined {
   return info.target === "sim" ? describeSimWorkers() : undefined;
 }
-
-/**
- * Starts the simulator's worker threads and resolves once they take launches; at once where they cannot
- * start (cuda.detect() says why). In a browser, await it before a program's launches: a browser starts a
- * thread only once the thread that creates it returns to its event loop.
- */
-export const startSimulatorWorkers = (): Promise<void> => startSimWorkers();
 
 /** The GPU driver as `numbats -s` shows it: its library, version and the PTX ISA its JIT takes, and its devices; or why there is none. */
 export function gpuDriver(): { ok: true; library: string; version: string; devices: readonly DeviceInfo[] } | { ok: false; reason: string } {
