@@ -1,11 +1,13 @@
 // The simulator in Chromium against the simulator in Node.js, on the same kernels (bench/README.md):
 // the built browser bundle (dist/browser/numbats.js) in a page of headless Chromium (served with the
 // cross-origin isolation headers), and the built package (dist/src) here with NUMBATS_SIM_WORKERS=1, so
-// that both run launches on one thread, as a page does. The same program text runs in both: each
+// that both run launches on one thread, as a page's main thread does. The same program text runs in both: each
 // kernel's launch from host arrays, warm (compiled, after 2 launches), the fastest of REPS launches,
 // in ROUNDS rounds that alternate between the two (a loaded machine slows both alike), the fastest
 // round kept; its result checked against the host in both. Prints a table of ms per launch and the
-// ratios, then JSON.
+// ratios, then JSON. With BENCH_WORKERS=N (N > 1) both run launches on N threads: Node.js with
+// NUMBATS_SIM_WORKERS=N, the page in a module Worker with the simulator's worker threads (module
+// workers), each side's workers started before timing.
 
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,10 +15,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NO_CHROMIUM, withPage } from "../test/helpers/chromium.js";
 
-process.env.NUMBATS_SIM_WORKERS = "1";
+const WORKERS = Number(process.env.BENCH_WORKERS ?? "1");
+if (!Number.isInteger(WORKERS) || WORKERS < 1) throw new Error(`BENCH_WORKERS must be a whole number ≥ 1, got '${process.env.BENCH_WORKERS}'`);
+process.env.NUMBATS_SIM_WORKERS = String(WORKERS);
 process.env.NUMBATS_TARGET = "sim";
 const numbats = await import("../dist/src/index.js");
 const { serveDirectory } = await import("../dist/src/playground/serve.js");
+const { simWorkersReady } = await import("../dist/src/backends/sim/runtime/sim-workers.js");
 
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
 const REPS = 9;
@@ -111,14 +116,28 @@ function best(rounds: readonly Results[]): Results {
 async function runBoth(): Promise<{ node: Results; chromium: Results; isolated: boolean; userAgent: string }> {
   const dir = mkdtempSync(join(tmpdir(), "numbats-bench-browser-"));
   cpSync(join(DIST, "browser", "numbats.js"), join(dir, "numbats.js"));
-  writeFileSync(join(dir, "index.html"), `<!doctype html><script type="module">import * as numbats from "./numbats.js"; numbats.env.NUMBATS_TARGET = "sim"; window.numbats = numbats; document.body.dataset.state = "ready";</script>`);
+  // the program runs on the page's thread, or with BENCH_WORKERS in a Worker that started the simulator's workers
+  writeFileSync(join(dir, "worker.js"), `import * as numbats from "./numbats.js";
+numbats.env.NUMBATS_TARGET = "sim";
+numbats.env.NUMBATS_SIM_WORKERS = "${WORKERS}";
+const started = numbats.startSimulatorWorkers();
+onmessage = async (e) => { await started; postMessage(new Function("numbats", "reps", e.data.program)(numbats, e.data.reps)); };`);
+  writeFileSync(join(dir, "index.html"), `<!doctype html><script type="module">
+import * as numbats from "./numbats.js";
+numbats.env.NUMBATS_TARGET = "sim";
+const worker = ${WORKERS} > 1 ? new Worker("./worker.js", { type: "module" }) : undefined;
+window.run = (program, reps) => worker === undefined ? new Function("numbats", "reps", program)(numbats, reps)
+  : new Promise((resolve) => { worker.onmessage = (e) => resolve(e.data); worker.postMessage({ program, reps }); });
+document.body.dataset.state = "ready";
+</script>`);
   const served = await serveDirectory(dir);
+  if (WORKERS > 1) await simWorkersReady(WORKERS - 1);
   try {
     return await withPage(async (page) => {
       await page.goto(`${served.url}index.html`);
       await page.waitForSelector("body[data-state=ready]", { state: "attached" });
       const inPage = () => page.evaluate(([program, reps]) =>
-        new Function("numbats", "reps", program as string)((window as unknown as { numbats: unknown }).numbats, reps) as Results, [PROGRAM, REPS] as const);
+        (window as unknown as { run: (p: string, r: number) => Results | Promise<Results> }).run(program as string, reps as number), [PROGRAM, REPS] as const);
       const node: Results[] = [], chromium: Results[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         node.push(runHere());
@@ -142,8 +161,10 @@ const rows = Object.keys(node).map((name) => {
   const n = node[name]!, c = chromium.chromium[name]!;
   return { name, nodeMs: n.ms, chromiumMs: c.ms, ratio: c.ms / n.ms, ok: n.ok && c.ok };
 });
-console.log(`Node.js ${process.version} (one thread) against ${/HeadlessChrome\/[\d.]+|Chrome\/[\d.]+/.exec(chromium.userAgent)?.[0] ?? chromium.userAgent} (page thread, cross-origin isolated: ${chromium.isolated}); fastest of ${ROUNDS}×${REPS} warm launches, ms\n`);
+const threads = WORKERS === 1 ? "one thread" : `${WORKERS} threads`;
+const where = WORKERS === 1 ? "page thread" : `a Worker, ${WORKERS} threads`;
+console.log(`Node.js ${process.version} (${threads}) against ${/HeadlessChrome\/[\d.]+|Chrome\/[\d.]+/.exec(chromium.userAgent)?.[0] ?? chromium.userAgent} (${where}, cross-origin isolated: ${chromium.isolated}); fastest of ${ROUNDS}×${REPS} warm launches, ms\n`);
 console.log("| kernel | Node.js | Chromium | Chromium / Node.js | results |\n|---|---:|---:|---:|---|");
 for (const r of rows) console.log(`| ${r.name} | ${r.nodeMs.toFixed(1)} | ${r.chromiumMs.toFixed(1)} | ${r.ratio.toFixed(2)}× | ${r.ok ? "match the host" : "WRONG"} |`);
-console.log(`\n${JSON.stringify({ node: process.version, chromium: chromium.userAgent, rows })}`);
+console.log(`\n${JSON.stringify({ node: process.version, chromium: chromium.userAgent, threads: WORKERS, rows })}`);
 if (rows.some((r) => !r.ok)) process.exitCode = 1;

@@ -3,9 +3,11 @@
 // browser stand-in (src/browser/node/), Node.js's globals (process, Buffer) and SharedArrayBuffer (absent
 // where a page is not cross-origin isolated) come from src/browser/globals.ts, and a few modules give
 // way to browser versions: the CUDA driver's (src/browser/no-cuda.ts) and the worker starter's
-// (src/browser/workers.ts). The playground's page (src/playground/page) is built here too.
+// (src/browser/workers.ts), which starts the simulator's workers as module workers from their bundle
+// (src/backends/sim/runtime/sim-module-worker.ts), carried in the main bundle as text. The playground's page
+// (src/playground/page) is built here too.
 
-import { build, type Metafile, type Plugin } from "esbuild";
+import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,15 +43,37 @@ function browserModules(from: BundleFrom): Plugin {
   };
 }
 
+/** What both bundles share: an ES module for the browser, with the stand-ins and globals. */
+const bundleOptions = (from: BundleFrom): BuildOptions & { plugins: Plugin[] } => ({
+  bundle: true, format: "esm", platform: "browser", target: "es2022", logLevel: "warning",
+  plugins: [browserModules(from)], inject: [join(browserDir(from), `globals.${ext(from)}`)],
+});
+
+/** The simulator's module worker as one module's text, minified: the main bundle carries it as a string. */
+async function simWorkerSource(from: BundleFrom): Promise<string> {
+  const entry = join(browserDir(from), "..", "backends", "sim", "runtime", `sim-module-worker.${ext(from)}`);
+  const { outputFiles } = await build({ ...bundleOptions(from), entryPoints: [entry], write: false, minify: true });
+  return outputFiles[0]!.text;
+}
+
+/** Puts the worker's text in sim-worker-source's place. */
+const withSimWorker = (source: string): Plugin => ({
+  name: "numbats-sim-worker-source",
+  setup(b) {
+    b.onLoad({ filter: /[/\\]browser[/\\]sim-worker-source\.[jt]s$/ }, () => ({ contents: `export const SIM_WORKER_SOURCE = ${JSON.stringify(source)};`, loader: "js" }));
+  },
+});
+
 /** Bundles the browser entry into `outfile` (an ES module, with its source map); returns what esbuild says went in. */
 export async function buildBrowserBundle(outfile: string, from: BundleFrom = "dist"): Promise<Metafile> {
+  const options = bundleOptions(from);
   const { metafile } = await build({
-    entryPoints: [join(browserDir(from), `index.${ext(from)}`)], outfile, bundle: true, format: "esm", platform: "browser", target: "es2022",
-    sourcemap: true, logLevel: "warning", plugins: [browserModules(from)], inject: [join(browserDir(from), `globals.${ext(from)}`)],
+    ...options, entryPoints: [join(browserDir(from), `index.${ext(from)}`)], outfile, sourcemap: true,
+    plugins: [...options.plugins, withSimWorker(await simWorkerSource(from))],
     // unminified: a page's own build minifies it (numbats' functions carry their recorded sources)
     minify: false, metafile: true,
   });
-  return metafile;
+  return metafile!;
 }
 
 /** The playground's page (src/playground/page), as `numbats playground` serves it. */

@@ -3,6 +3,8 @@
 // standard streams or working directory: settings are `process.env` entries set before the first
 // launch, and what a kernel prints goes to the console, line by line, or to the sink the page sets.
 
+import { browserWorkersReason } from "./workers.js";
+
 /** Where printed text goes: whole lines; the console unless the page sets a sink (setOutput). */
 type Sink = (text: string) => void;
 const sinks: { stdout: Sink; stderr: Sink } = { stdout: (t) => console.log(t), stderr: (t) => console.warn(t) };
@@ -29,9 +31,9 @@ export function setOutput(stdout: Sink, stderr: Sink = stdout): void {
 const noop = (): void => {};
 
 export const process = {
-  // one runner: the simulator's workers cannot start in a browser (workers.ts), and saying so at the
-  // first large launch would only repeat what cuda.detect() says
-  env: { NUMBATS_SIM_WORKERS: "1" } as Record<string, string | undefined>,
+  // one runner where the simulator's workers cannot start (workers.ts): saying so at the first large
+  // launch would only repeat what cuda.detect() says
+  env: (browserWorkersReason() === undefined ? {} : { NUMBATS_SIM_WORKERS: "1" }) as Record<string, string | undefined>,
   stdout: lineStream("stdout"),
   stderr: lineStream("stderr"),
   argv: [] as string[],
@@ -47,9 +49,9 @@ export const process = {
   once: noop,
   off: noop,
   emitWarning: (w: string): void => console.warn(w),
-  /** [seconds, nanoseconds] of a monotonic clock */
+  /** [seconds, nanoseconds] of a monotonic clock, the same in every thread (each has its own performance.now() origin) */
   hrtime: (): [number, number] => {
-    const ms = performance.now();
+    const ms = performance.timeOrigin + performance.now();
     return [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
   },
   getBuiltinModule: (id: string): never => {

@@ -16,6 +16,8 @@ import { simChecks } from "../backends/sim/runtime/sanitize.js";
 // the sanitizer runs kernels on the simulator: its settings are the simulator's
 export { parseSchedule, parseTools } from "../backends/sim/runtime/sanitize.js";
 import { describeSimWorkers } from "../backends/sim/runtime/sim-workers.js";
+// the browser build exports it: there a program awaits its simulator's worker threads before launching
+export { startSimWorkers as startSimulatorWorkers } from "../backends/sim/runtime/sim-workers.js";
 import { dropKernelErrors } from "../abi/kernel-errors.js";
 
 type CreateCuda = (deviceId: number) => Backend;

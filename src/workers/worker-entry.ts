@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { MessageChannel, Worker } from "node:worker_threads";
 import { moduleFile } from "../module-file.js";
 import { WORKER_SOURCES } from "./worker-sources.js";
 
@@ -31,6 +32,24 @@ export function workerCode(name: WorkerName): string {
     throw new Error(`numbats' ${name} thread cannot start: numbats was built without its worker scripts (plain tsc, not npm run build), and their module ${file} is not there (a bundle leaves it behind): build numbats with npm run build`);
   }
   return moduleWorkerCode(file, `numbats' ${name}`);
+}
+
+/** Where a thread that runs launches gets its jobs: a port's sending end. */
+export interface JobPort {
+  postMessage(message: unknown): void;
+}
+
+/**
+ * Starts a worker thread on `code` (workerCode) with `data` and `port` as its workerData, `port` the
+ * receiving end of the port returned. It does not keep the process alive; `onError` hears of its failure.
+ */
+export function startWorker(code: string, data: object, onError: (message: string) => void): JobPort {
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(code, { eval: true, workerData: { ...data, port: port2 }, transferList: [port2], stdout: false, stderr: false });
+  worker.on("error", (e: Error) => onError(e.message));
+  worker.unref();
+  port1.unref();
+  return port1;
 }
 
 /**

@@ -3,8 +3,9 @@
 // - a Vite client build of a page running the bundler matrix's program (test/bundlers/app: kernels
 //   with shared memory and barriers, a device function, Math.exp, a reduction, a ufunc), served with
 //   the cross-origin isolation headers; its results checked against the host's;
-// - `numbats playground` started from the built package: a kernel run through the page's URL, and a
-//   compile error shown with its source line and caret.
+// - `numbats playground` started from the built package: a kernel run through the page's URL, a large
+//   launch whose blocks the simulator's worker threads share, and a compile error shown with its
+//   source line and caret.
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -104,6 +105,20 @@ sums.configure(3, 32)(x, out);
 console.log(out);
 `;
 
+/** A launch large enough for the simulator's worker threads, three times, and cuda.detect()'s report. */
+const LARGE = `const add = cuda.jit((a, b, c) => {
+  const i = cuda.grid(1);
+  if (i < c.length) c[i] = a[i] + b[i];
+});
+const n = 1 << 20;
+const a = Float32Array.from({ length: n }, (_, i) => i % 1000);
+const b = Float32Array.from({ length: n }, (_, i) => i % 7);
+const c = new Float32Array(n);
+for (let r = 0; r < 3; r++) add.configure(n / 256, 256)(a, b, c);
+console.log("sums right:", c.every((x, i) => x === (i % 1000) + (i % 7)));
+cuda.detect();
+`;
+
 const BROKEN = `const k = cuda.jit((a) => {
   const i = cuda.grid(1);
   a[i] = missing * 2;
@@ -123,6 +138,14 @@ test("numbats playground serves the page; a kernel runs through its URL; a compi
       assert.match(ok.ir!, /kernel sums\(x: array\(float32, 1d, C\)/);
       assert.match(ok.ptx!, /\.visible \.entry sums\(/);
       assert.match(ok.ptx!, /bar\.sync 0;/);
+
+      // the runner starts the simulator's worker threads (module workers) before the program runs
+      const large = await pageResult(page, link(url, LARGE));
+      assert.equal(large.error, "", `the program failed; the page's console:\n${log.lines.join("\n")}`);
+      assert.match(large.output!, /^sums right: true$/m);
+      const workers = /^Simulator worker threads: .*$/m.exec(large.output!)?.[0] ?? large.output!;
+      if (/^Simulator worker threads: none\b/.test(workers)) console.log(`# one core: the playground runs launches on its runner alone (${workers})`);
+      else assert.match(workers, /: [1-9]\d* running of up to \d+\b.*\b[1-9]\d* block chunks run on them/, "the worker threads ran chunks");
 
       const bad = await pageResult(page, link(url, BROKEN));
       const lines = bad.error!.split("\n");

@@ -12,7 +12,7 @@ import { DTYPE_INFO, type ScalarName } from "../../src/dtypes.js";
 import type { AtomicOp } from "../../src/compiler/ir.js";
 import { atomic } from "../../src/backends/sim/runtime/runtime.js";
 import { sharedAtomic } from "../../src/backends/sim/runtime/shared-atomics.js";
-import { awaitChange, workerSpinMs } from "../../src/backends/sim/runtime/sim-chunks.js";
+import { awaitChange, resultChannel, takeResult, workerSpinMs, writeResult, type RunnerResult } from "../../src/backends/sim/runtime/sim-chunks.js";
 import { Worker } from "node:worker_threads";
 import { chunkBlocks, noteLaunch, sameData, simWorkersReady, snapshot, simWorkerStats, simWorkerTuning } from "../../src/backends/sim/runtime/sim-workers.js";
 import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
@@ -460,6 +460,22 @@ test("blocks that fault on both sides: the lowest one's LaunchError, reported on
     assert.deepEqual(lines, Array.from({ length: from + 1 }, (_, b) => `block ${b}`), `fault from block ${from}`);
   }
   assemble(faultFrom);
+});
+
+test("a worker's result crosses in shared memory as it was: bigint and non-finite indexes, output larger than the channel, taken once", () => {
+  const channel = resultChannel();
+  const big: RunnerResult = {
+    chunks: 3,
+    outputs: [[4, "é ".repeat(10_000)], [5, "line\n"]],
+    error: { chunk: 5, name: "LaunchError", message: "index out of bounds", bounds: ["a", [2n ** 63n - 1n, NaN, -Infinity, -1], [4], 0, 1, 0, 0, 5, 0, 0] },
+  };
+  writeResult(channel, big);
+  assert.ok(channel.byteLength > 20_000, "the channel grew to hold the output");
+  assert.deepEqual(takeResult(channel), big);
+  assert.equal(takeResult(channel), undefined, "a result is taken once");
+  const small: RunnerResult = { chunks: 1, outputs: [[0, "x\n"]] };
+  writeResult(channel, small);
+  assert.deepEqual(takeResult(channel), small);
 });
 
 test("chunks: about 2^16 units of estimated work each, at least 4 per runner, never more than the blocks", () => {

@@ -1,5 +1,6 @@
-// node:worker_threads in the browser bundle. The simulator's workers never start in a browser (see
-// ../workers.ts, which says why); what remains here is what modules name at load time.
+// node:worker_threads in the browser bundle. The simulator's workers start as module workers, without
+// it (../workers.ts); the distributed store's never start in a browser: what remains here is what its
+// modules name at load time.
 
 const nodeOnly = (what: string): never => {
   throw new Error(`${what} is Node.js's: not in a browser`);

@@ -132,6 +132,17 @@ export function runProgram({ code, sanitize }: RunRequest): RunReply {
     };
   }
 
+  // cuda.detect() prints with the console's log: into the output, as the program's own lines
+  cuda.detect = (): boolean => {
+    const log = globalThis.console.log;
+    globalThis.console.log = console.log;
+    try {
+      return numbats.cuda.detect();
+    } finally {
+      globalThis.console.log = log;
+    }
+  };
+
   const scope: Record<string, unknown> = { ...numbats, cuda, console, __names: (read: () => Record<string, unknown>) => { names = read; } };
   // the names getter is a hoisted function: bound before the program's first line runs
   // (each name read on its own: one not yet initialised when a kernel compiles is left out)

@@ -1,7 +1,15 @@
 // The playground's runner, a module worker (one per run, ended when the run ends or is stopped): it
-// runs the program it is sent (run.ts) and posts back what the page shows.
+// runs the program it is sent (run.ts) and posts back what the page shows. The simulator's worker
+// threads (module workers of this one) boot first: a browser starts them only once this thread
+// returns to its event loop, and a program runs start to end without returning to it.
 
+import { startSimulatorWorkers } from "numbats";
 import { runProgram, type RunRequest } from "./run.js";
 
+// where they cannot start, the run goes on without them (cuda.detect() says why)
+const started = startSimulatorWorkers().catch(() => {});
 const worker = globalThis as unknown as { onmessage: (e: { data: RunRequest }) => void; postMessage(m: unknown): void };
-worker.onmessage = (e) => worker.postMessage(runProgram(e.data));
+worker.onmessage = async (e) => {
+  await started;
+  worker.postMessage(runProgram(e.data));
+};

@@ -78,8 +78,12 @@ export interface RunnerResult {
 
 /** What a worker is started with. */
 export interface WorkerInit {
-  /** launches come in on it, and results that have something to report go out */
+  /** launches' jobs come in on it */
   readonly port: MessagePort;
+  /** bumped at `index` after each job sent on the port: a worker that has read fewer waits for the next */
+  readonly jobsSent: Int32Array;
+  /** the worker's result channel: where a launch's result that has something to report goes (writeResult) */
+  readonly results: SharedArrayBuffer;
   /** set to 1 at `index` once the worker takes launches */
   readonly ready: Int32Array;
   /** bumped at `index` (and notified) when a launch was posted to the worker */
@@ -91,6 +95,57 @@ export interface WorkerInit {
   /** the worker's marks of a recorded launch, at MARKS × index (WORKER_MARK; µs on monotonicUs) */
   readonly marks: Float64Array;
   readonly index: number;
+}
+
+// ---------------------------------------------------------------------------
+// results in shared memory: a caller that waits in Atomics.wait reads them synchronously, in Node.js and
+// in a browser alike (which has no synchronous read of a port)
+
+/** a growable SharedArrayBuffer (ES2024; Node.js 20 and browsers have it, the TypeScript lib here not yet) */
+type Growable = SharedArrayBuffer & { grow(byteLength: number): void; readonly maxByteLength: number };
+
+/** the most a worker's result may take (printf output): reserved address space, grown into as needed */
+const MAX_RESULT_BYTES = 1 << 28;
+/** the channel's header: the byte length of the result it holds (0: none) */
+const RESULT_HEADER = 4;
+
+/** A worker's result channel, for WorkerInit.results. */
+export function resultChannel(): SharedArrayBuffer {
+  return new (SharedArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => Growable)(1 << 12, { maxByteLength: MAX_RESULT_BYTES });
+}
+
+/** numbers JSON has no text for (bigint indexes, NaN), tagged */
+const TAG = "\u0000numbats:";
+const encodeValue = (_key: string, v: unknown): unknown =>
+  typeof v === "bigint" || (typeof v === "number" && !Number.isFinite(v)) ? `${TAG}${typeof v === "bigint" ? "n" : ""}${v}` : v;
+const decodeValue = (_key: string, v: unknown): unknown => {
+  if (typeof v !== "string" || !v.startsWith(TAG)) return v;
+  const text = v.slice(TAG.length);
+  return text.startsWith("n") ? BigInt(text.slice(1)) : Number(text);
+};
+
+/** a worker leaves its launch's result in its channel (before it counts itself done) */
+export function writeResult(channel: SharedArrayBuffer, r: RunnerResult): void {
+  let bytes = new TextEncoder().encode(JSON.stringify(r, encodeValue));
+  if (RESULT_HEADER + bytes.length > MAX_RESULT_BYTES) {
+    const failed: FailedChunk = { chunk: r.error?.chunk ?? r.outputs[0]![0], name: "LaunchError", message: `a worker thread's printf output in one launch exceeds ${MAX_RESULT_BYTES >> 20} MiB` };
+    bytes = new TextEncoder().encode(JSON.stringify({ chunks: r.chunks, outputs: [], error: failed }));
+  }
+  const need = RESULT_HEADER + bytes.length;
+  if (channel.byteLength < need) (channel as Growable).grow(Math.min(MAX_RESULT_BYTES, Math.max(need, 2 * channel.byteLength)));
+  new Uint8Array(channel, RESULT_HEADER, bytes.length).set(bytes);
+  Atomics.store(new Int32Array(channel, 0, 1), 0, bytes.length);
+}
+
+/** the caller takes the result a worker left, if any (after the worker counted itself done) */
+export function takeResult(channel: SharedArrayBuffer): RunnerResult | undefined {
+  const header = new Int32Array(channel, 0, 1);
+  const length = Atomics.load(header, 0);
+  if (length === 0) return undefined;
+  header[0] = 0;
+  // a copy: TextDecoder does not read shared memory in a browser
+  const text = new TextDecoder().decode(new Uint8Array(channel, RESULT_HEADER, length).slice());
+  return JSON.parse(text, decodeValue) as RunnerResult;
 }
 
 /** the longest a thread spins before it sleeps (the caller for the workers to finish, a worker for a launch) */

@@ -14,8 +14,10 @@
 // one at a time). A worker waits for launches on its doorbell (Atomics.wait),
 // not in its event loop, which wakes slower: the caller sends the launch's
 // job on the worker's port (only when it differs from the worker's last: a
-// loop of launches sends none), writes the launch's number into the worker's
-// slot of the control block, then rings. Waking a sleeping thread costs
+// loop of launches sends none) and counts it in the worker's jobsSent slot,
+// writes the launch's number into the worker's slot of the control block,
+// then rings (a browser's worker, which cannot read its port while it blocks,
+// leaves the doorbell for its event loop when a job is on its way: sim-worker-loop.ts). Waking a sleeping thread costs
 // 0.05–0.2 ms here (a 2 ms launch's tenth), so both sides spin a little before
 // they sleep (Atomics.wait): the caller, when its share is done, for the
 // joined workers to finish, as long as two chunks take (they have a chunk left
@@ -26,7 +28,7 @@
 // or a loaded machine, where a spinning worker takes the core the caller needs. The
 // caller then reads the
 // results of the workers that have something to report (printf output, a
-// fault) synchronously (receiveMessageOnPort) and:
+// fault) from their channels in shared memory (sim-chunks.ts writeResult) and:
 //  - prints the printf output of the chunks in block order, each chunk's
 //    lines whole, as one thread would have printed them;
 //  - on a fault, throws the error of the lowest failing chunk: chunks are
@@ -42,17 +44,16 @@
 // sync) stay in the calling thread: their blocks must all be live at once.
 
 import { availableParallelism } from "node:os";
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { KernelInfo } from "../../../abi/kernel-info.js";
 import { LaunchError } from "../../../errors.js";
 import { oob, type AccessSite } from "./runtime.js";
 import type { KernelArg, LaunchDims } from "../../../abi/backend.js";
 import { isSimBuffer, type SimBuffer } from "./buffer.js";
 import {
-  awaitChange, compileShared, CTL, MARKS, monotonicUs, NO_FAILURE, runChunks, SPIN_MS,
+  awaitChange, compileShared, CTL, MARKS, monotonicUs, NO_FAILURE, resultChannel, runChunks, SPIN_MS, takeResult,
   type FailedChunk, type Job, type KernelFn, type KernelPayload, type RunnerResult, type WorkerInit,
 } from "./sim-chunks.js";
-import { workerCode } from "../../../workers/worker-entry.js";
+import { startWorker, workerCode, type JobPort } from "../../../workers/worker-entry.js";
 
 /**
  * Settings tests turn (the launch size that goes to workers; whether the calling thread takes blocks too).
@@ -129,8 +130,9 @@ export function runnersFor(work: number, dims: LaunchDims, cooperative: boolean)
 
 interface PoolWorker {
   readonly index: number;
-  readonly worker: Worker;
-  readonly port: MessagePort;
+  readonly port: JobPort;
+  /** its result channel (WorkerInit.results) */
+  readonly results: SharedArrayBuffer;
   /** kernels this worker has compiled */
   readonly known: Set<number>;
   /** the last job it was sent, as it was then */
@@ -140,6 +142,7 @@ interface PoolWorker {
 const MAX_WORKERS = 256;
 const ready = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
 const bell = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
+const jobsSent = new Int32Array(new SharedArrayBuffer(4 * MAX_WORKERS));
 const ctl = new Int32Array(new SharedArrayBuffer(4 * (CTL.posted + MAX_WORKERS)));
 const postedAt = new Float64Array(new SharedArrayBuffer(8));
 const marks = new Float64Array(new SharedArrayBuffer(8 * MARKS * MAX_WORKERS));
@@ -167,17 +170,14 @@ function growPool(n: number): void {
   }
   while (pool.length < Math.min(n, MAX_WORKERS)) {
     const index = pool.length;
-    const { port1, port2 } = new MessageChannel();
-    const init: WorkerInit = { port: port2, ready, bell, ctl, postedAt, marks, index };
-    const worker = new Worker(code, { eval: true, workerData: init, transferList: [port2], stdout: false, stderr: false });
+    const results = resultChannel();
+    const init: Omit<WorkerInit, "port"> = { ready, bell, jobsSent, results, ctl, postedAt, marks, index };
     // a worker that fails never reports ready (again): the launches run without it
-    worker.on("error", (e) => {
+    const port = startWorker(code, init, (message) => {
       Atomics.store(ready, index, 0);
-      fallBack(`a worker thread failed: ${e.message}`);
+      fallBack(`a worker thread failed: ${message}`);
     });
-    worker.unref();
-    port1.unref();
-    pool.push({ index, worker, port: port1, known: new Set() });
+    pool.push({ index, port, results, known: new Set() });
   }
 }
 
@@ -190,6 +190,17 @@ export async function simWorkersReady(n: number, timeoutMs = 60_000): Promise<vo
     if (Date.now() - t0 > timeoutMs) throw new Error(`simulator workers did not start within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * Starts the worker threads launches use and resolves once they take launches; at once where they
+ * cannot start (simWorkerStatus says why). A browser starts a thread only once the thread that creates
+ * it returns to its event loop: there a program that launches without awaiting this first runs its
+ * launches on its own thread.
+ */
+export async function startSimWorkers(): Promise<void> {
+  const { max, fallback } = simWorkerStatus();
+  if (fallback === undefined && max > 0) await simWorkersReady(max);
 }
 
 /** What the simulator's worker threads are doing, for cuda.detect() and `numbats -s`. */
@@ -338,6 +349,7 @@ export class ParallelKernel {
         w.port.postMessage(w.known.has(this.id) ? job : { ...job, payload: this.clonablePayload() });
         w.known.add(this.id);
         w.lastJob = snapshot(job);
+        Atomics.add(jobsSent, w.index, 1); // after the job: a worker that sees the count has it, or will
         simWorkerStats.jobsSent++;
       }
       Atomics.store(ctl, CTL.posted + w.index, seq); // after the job: a worker that sees the number has the job
@@ -409,7 +421,7 @@ function backingOff(): boolean {
 
 /**
  * Withdraws the launch from the posted workers that have not joined it (when the caller has taken the
- * last chunk: `withdraw`), waits for those that have to finish, and reads the results they posted
+ * last chunk: `withdraw`), waits for those that have to finish, and reads the results they left
  * (those with output or a fault).
  */
 function collect(posted: readonly PoolWorker[], seq: number, withdraw: boolean, spinMs: number): RunnerResult[] {
@@ -417,10 +429,7 @@ function collect(posted: readonly PoolWorker[], seq: number, withdraw: boolean, 
   for (let done = Atomics.load(ctl, CTL.done); done < joined.length; done = Atomics.load(ctl, CTL.done)) awaitChange(ctl, CTL.done, done, spinMs);
   simWorkerStats.joined += joined.length;
   simWorkerStats.withdrawn += posted.length - joined.length;
-  return joined.flatMap((w) => {
-    const m = receiveMessageOnPort(w.port);
-    return m ? [m.message as RunnerResult] : [];
-  });
+  return joined.flatMap((w) => takeResult(w.results) ?? []);
 }
 
 function tally(callerResults: readonly RunnerResult[]): void {
