@@ -21,8 +21,8 @@ import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
 import type { DeviceInfo } from "./abi/backend.js";
-import type { PtxTargetOptions } from "./backends/index.js";
-import { SIMULATED_COMPUTE_CAPABILITY, gpuDriver, gpuPtxTarget, onGpu, parseSchedule, parseTools, programTarget, simulatorWorkers } from "./runtime/select.js";
+import { SIMULATED_COMPUTE_CAPABILITY, gpuDriver, gpuPtxTarget, parseSchedule, parseTools, type PtxTargetOptions } from "./backends/index.js";
+import { onGpu, programTarget, simulatorWorkers } from "./runtime/select.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
 import { playgroundDir, serveDirectory } from "./playground/serve.js";
 

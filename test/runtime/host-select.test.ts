@@ -6,13 +6,17 @@ import type { CudaProbe } from "../../src/backends/cuda/driver/detect.js";
 import { CudaError } from "../../src/errors.js";
 import { requestedTarget, selectTarget, type SelectDeps } from "../../src/runtime/select.js";
 import { SIM_DEVICE, createSimBackend } from "../../src/backends/sim/runtime/sim-backend.js";
+import { CUDA_BACKEND } from "../../src/backends/cuda/index.js";
+import { SIM_BACKEND } from "../../src/backends/sim/index.js";
 
 const GPU: DeviceInfo = { ...SIM_DEVICE, name: "Fake H100", multiprocessors: 132 };
 const fakeCuda = (id: number) => ({ ...createSimBackend(), name: "cuda", device: { ...GPU, id } }) as Backend;
 
-function deps(probe: CudaProbe, createCuda: SelectDeps["createCuda"] = fakeCuda) {
+/** the real back ends, the GPU's probe and creation faked */
+function deps(probe: CudaProbe | (() => never), create: (id: number) => Backend = fakeCuda): { warnings: string[]; deps: SelectDeps } {
   const warnings: string[] = [];
-  return { warnings, deps: { probe: () => probe, createCuda, createSim: createSimBackend, warn: (l: string) => warnings.push(l) } };
+  const gpu = { ...CUDA_BACKEND, probe: typeof probe === "function" ? probe : () => probe, create };
+  return { warnings, deps: { backends: [gpu, SIM_BACKEND], warn: (l: string) => warnings.push(l) } };
 }
 const noGpu: CudaProbe = { ok: false, reason: "libcuda.so.1 not found" };
 const oneGpu: CudaProbe = { ok: true, driverVersion: 12040, devices: [GPU] };
@@ -63,7 +67,7 @@ test("cuda: the GPU, or an error with the reason", () => {
 });
 
 test("sim: never probes the GPU", () => {
-  const d = { ...deps(oneGpu).deps, probe: () => assert.fail("probed") };
+  const d = deps(() => assert.fail("probed")).deps;
   const sel = selectTarget("sim", "NUMBATS_ENABLE_CUDASIM=1", d);
   assert.equal(sel.info.target, "sim");
   assert.match(sel.info.reason, /NUMBATS_ENABLE_CUDASIM=1 asks for the simulator/);
