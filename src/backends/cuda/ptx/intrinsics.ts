@@ -10,7 +10,7 @@ import { imm, mem, sym, type Reg, type Scalar } from "./insts.js";
 import { subarray, viewAs } from "./memory.js";
 import { KERNEL_ERROR_SYMBOL } from "./module.js";
 import { PTX_SCALAR, floatImm } from "./types.js";
-import { scalarTypeOf, type Value } from "./values.js";
+import { scalarTypeOf, type PtxValue } from "./values.js";
 import type { Requirement } from "./version.js";
 import { InternalCompilerError } from "../../../errors.js";
 
@@ -40,7 +40,7 @@ const FAST_UNARY = {
   fastCos: "cos.approx.f32", fastRcp: "rcp.approx.f32", fastTanh: "tanh.approx.f32",
 } as const;
 
-export function intrinsic(cx: EmitContext, e: IntrinsicExpr): Value {
+export function intrinsic(cx: EmitContext, e: IntrinsicExpr): PtxValue {
   const arg = (i: number) => cx.scalar(e.args[i]!);
   const argType = (i: number) => scalarTypeOf(e.args[i]!);
   const name = e.name;
