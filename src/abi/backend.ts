@@ -171,6 +171,8 @@ export interface BackendDescriptor<Name extends string = string> {
   create(id: number): Backend;
   /** why it runs kernels once chosen (`backend` is device 0's), where `requestedBy` asked for it or it came first */
   chosen(backend: Backend, devices: readonly DeviceInfo[], requestedBy: string): string;
+  /** why `cuda.selectDevice(id)` fails where it has `count` devices */
+  noDevice(id: number, count: number): string;
   /** the error when the environment requires it (`requestedBy`) and `probe` said it is not available */
   unavailable(requestedBy: string, probe: Availability & { ok: false }): Error;
   /** a setting that makes every launch run on this back end (the sanitizer's): what set it, when it is on, and the reason in words */

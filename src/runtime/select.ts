@@ -158,9 +158,7 @@ export function selectDevice(id: number): Backend {
   const sel = selection();
   const n = sel.info.devices.length;
   if (!Number.isInteger(id) || id < 0 || id >= n) {
-    throw new RangeError(onGpu(sel.info)
-      ? `no CUDA device ${id}: found ${n} (ids 0…${n - 1})`
-      : `no simulated device ${id}: the simulator has ${n} (ids 0…${n - 1}); NUMBATS_SIM_DEVICES=N gives N`);
+    throw new RangeError(named(realDeps, sel.info.target).noDevice(id, n));
   }
   const backend = sel.backend.device.id === id ? sel.backend : deviceBackend(id);
   backend.activate?.();
@@ -207,6 +205,9 @@ export function programTarget(): TargetInfo {
   const { request, by } = requestedTarget();
   return selectTarget(request, by, { ...realDeps, warn: () => {} }).info;
 }
+
+/** What runs `info`'s kernels, in words: "GPU", "CPU simulator". */
+export const targetDevice = (info: TargetInfo): string => named(realDeps, info.target).device;
 
 /** Whether `info`'s target runs kernels on a GPU (Numba's `cuda.is_available()`). */
 export const onGpu = (info: TargetInfo): boolean => named(realDeps, info.target).onGpu;

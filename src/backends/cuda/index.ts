@@ -17,6 +17,7 @@ export const CUDA_BACKEND: BackendDescriptor<"cuda"> = {
   probe: () => probeCuda(),
   create: createCudaBackend,
   chosen: (backend, devices) => `found ${devices.length} CUDA device${devices.length === 1 ? "" : "s"}, using ${backend.device.name}`,
+  noDevice: (id, n) => `no CUDA device ${id}: found ${n} (ids 0…${n - 1})`,
   unavailable(requestedBy, probe: CudaProbe & { ok: false }) {
     // no driver library at all: the failing "call" is loading it
     const f = probe.failed ?? { call: "dlopen(libcuda)", code: -1, errorName: "driver library not found" };

@@ -31,6 +31,7 @@ export const SIM_BACKEND: BackendDescriptor<"sim"> = {
   probe: () => ({ ok: true, devices: Array.from({ length: simDeviceCount() }, (_, i): DeviceInfo => simDevice(i)) }),
   create: createSimBackend,
   chosen: (_backend, _devices, requestedBy) => `${requestedBy} asks for the simulator`,
+  noDevice: (id, n) => `no simulated device ${id}: the simulator has ${n} (ids 0…${n - 1}); NUMBATS_SIM_DEVICES=N gives N`,
   unavailable: (_by, probe) => new Error(probe.reason),
   forced: {
     by: () => (simChecks().tools ? simChecks().by : undefined),
