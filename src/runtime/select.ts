@@ -1,9 +1,10 @@
 // Which back end runs kernels (docs/runtime.md): NUMBATS_TARGET=cuda|sim|auto
 // (default auto), NUMBATS_ENABLE_CUDASIM=1 as in Numba. auto takes the first
-// back end in its order (the GPU) whose probe finds a device and which opens,
-// else the last (the simulator), saying why in one line on stderr. Selection
-// is a policy over the list of back ends (src/backends/index.ts): it names none
-// of them, and the host API asks here what differs between them.
+// back end in its order (the GPU) whose probe finds a device and which opens;
+// when that is not the first (the simulator, the last), it says why in one
+// line on stderr. Selection is a policy over the list of back ends
+// (src/backends/index.ts): it names none of them, and the host API asks here
+// what differs between them.
 
 import type { Backend, BackendDescriptor, DeviceInfo } from "../abi/backend.js";
 import { BACKENDS, TARGET_NAMES, type TargetName } from "../backends/index.js";
@@ -76,6 +77,7 @@ export function selectTarget(request: TargetRequest, by: string, deps: SelectDep
   }
   const [first] = deps.backends;
   const fallback = deps.backends.at(-1)!;
+  // why the back ends before the one chosen are not used (the first reason), and a driver one of them found
   let why: string | undefined, driverVersion: number | undefined;
   for (const descriptor of deps.backends) {
     const probe = descriptor.probe();
@@ -84,18 +86,18 @@ export function selectTarget(request: TargetRequest, by: string, deps: SelectDep
       continue;
     }
     driverVersion ??= probe.driverVersion;
-    if (why === undefined) {
-      try {
-        return made(descriptor, probe.devices, (backend) => ({ ...base, reason: descriptor.chosen(backend, probe.devices, by), ...driver(driverVersion) }));
-      } catch (e) {
-        if (descriptor === fallback) throw e;
-        why = `the ${descriptor.device} could not be used: ${(e as Error).message}`;
-        continue;
-      }
+    let chosen: Selection;
+    try {
+      chosen = made(descriptor, probe.devices, (backend) => ({ ...base, reason: why ?? descriptor.chosen(backend, probe.devices, by), ...driver(driverVersion) }));
+    } catch (e) {
+      if (descriptor === fallback) throw e;
+      why ??= `the ${descriptor.device} could not be used: ${(e as Error).message}`;
+      continue;
     }
-    if (descriptor !== fallback) continue;
-    deps.warn(`numbats: running kernels on the ${fallback.device}: ${oneLine(why)} (set NUMBATS_TARGET=${fallback.name} to silence this, or NUMBATS_TARGET=${first!.name} to require a ${first!.device})`);
-    return made(descriptor, probe.devices, () => ({ ...base, reason: why!, ...driver(driverVersion) }));
+    if (why !== undefined) {
+      deps.warn(`numbats: running kernels on the ${descriptor.device}: ${oneLine(why)} (set NUMBATS_TARGET=${descriptor.name} to silence this, or NUMBATS_TARGET=${first!.name} to require a ${first!.device})`);
+    }
+    return chosen;
   }
   throw new Error(`no back end can run kernels here: ${why}`);
 }

@@ -47,7 +47,7 @@ test("auto without a GPU: the simulator and one line saying why", () => {
   assert.equal(sel.info.target, "sim");
   assert.equal(sel.backend.name, "sim");
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0]!, /simulator: libcuda\.so\.1 not found/);
+  assert.equal(warnings[0], "numbats: running kernels on the CPU simulator: libcuda.so.1 not found (set NUMBATS_TARGET=sim to silence this, or NUMBATS_TARGET=cuda to require a GPU)");
 });
 
 test("auto falls back when the GPU probes fine but cannot be opened", () => {
@@ -55,6 +55,16 @@ test("auto falls back when the GPU probes fine but cannot be opened", () => {
   const sel = selectTarget("auto", "default", d);
   assert.equal(sel.info.target, "sim");
   assert.match(warnings[0]!, /could not be used: cuCtx failed/);
+});
+
+test("auto is a policy over the list: the first back end that opens, with one line naming why the earlier did not", () => {
+  const { warnings, deps: d } = deps(noGpu);
+  // a back end between the GPU and the simulator (the simulator's code under another name)
+  const middle = { ...SIM_BACKEND, name: "mid", device: "middle device", autoOrder: 0.5, chosen: () => "never asked: the GPU's reason comes first" };
+  const sel = selectTarget("auto", "default", { ...d, backends: [d.backends[0]!, middle as unknown as typeof SIM_BACKEND, d.backends[1]!] });
+  assert.equal(sel.info.target, "mid");
+  assert.equal(sel.info.reason, "libcuda.so.1 not found");
+  assert.deepEqual(warnings, ["numbats: running kernels on the middle device: libcuda.so.1 not found (set NUMBATS_TARGET=mid to silence this, or NUMBATS_TARGET=cuda to require a GPU)"]);
 });
 
 test("cuda: the GPU, or an error with the reason", () => {
