@@ -21,8 +21,8 @@ import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
 import type { DeviceInfo } from "./abi/backend.js";
-import type { PtxTargetOptions } from "./backends/index.js";
-import { SIMULATED_COMPUTE_CAPABILITY, gpuDriver, gpuPtxTarget, onGpu, parseSchedule, parseTools, programTarget, simulatorWorkers } from "./runtime/select.js";
+import { SIMULATED_COMPUTE_CAPABILITY, gpuDriver, gpuPtxTarget, parseSchedule, parseTools, type PtxTargetOptions } from "./backends/index.js";
+import { onGpu, programTarget, simulatorWorkers, targetDevice } from "./runtime/select.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
 import { playgroundDir, serveDirectory } from "./playground/serve.js";
 
@@ -135,7 +135,7 @@ function systemReport(): string {
     const workers = simulatorWorkers(info);
     target = [
       ["Requested", `${info.requested}, by ${info.requestedBy}`],
-      ["Target", `${info.target} (${onGpu(info) ? "the GPU" : "the CPU simulator"})`],
+      ["Target", `${info.target} (the ${targetDevice(info)})`],
       ["Why", info.reason.split("\n")[0]!],
       ["Device", onGpu(info) ? `${info.device.id}, ${describeDevice(info.device)}` : describeDevice(info.device)],
       ...(workers === undefined ? [] : [["Simulator workers", workers] as [string, string]]),

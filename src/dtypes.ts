@@ -123,7 +123,7 @@ type Row = readonly [cls: ScalarClass, bits: number, array: TypedArrayConstructo
 
 // One row per dtype. A new name in ScalarName makes tsc list what else it needs: its row here, its
 // StorageArrays entry and dtype object (`dtypes`), records.ts's field reader, the simulator's `wrap`
-// (targets/js/emit.ts) and the PTX target's PTX_SCALAR; a dtype stored as bits (as float16) also needs
+// (backends/sim/js/emit.ts) and the PTX target's PTX_SCALAR (backends/cuda/ptx/types.ts); a dtype stored as bits (as float16) also needs
 // its conversions in half.ts.
 const ROWS: Readonly<Record<ScalarName, Row>> = {
   //         cls      bits  array          rank printf  atomicView      simLocal

@@ -119,24 +119,44 @@ export type Dim = number | readonly [number] | readonly [number, number] | reado
 // argument typing
 
 /**
+ * How a general launch binds a value to its parameter (ArgumentSlots.fill; the fast path binds scalars
+ * and DeviceArrays the same way, compiled per specialisation: compileFastFill):
+ * - scalar: converted into the parameter's scalar slot (a number checked against its dtype);
+ * - device array: its record, checked to live on the launching device;
+ * - host array: used in place (the simulator) or through a temporary device copy (hostArrayArg);
+ * - field: one field of an array of records (a FieldArgument), its elements strided;
+ * - spread: first made into values of the kinds above by Kernel.launch: a complex scalar into its two
+ *   parts, a record and a tuple into scalars (one parameter each), an array of records into fields.
+ */
+type Binding = "scalar" | "device array" | "host array" | "field";
+
+/**
  * The kinds of launch argument, in the order a value is told apart: each kind's kernel-language type
  * for the value, or undefined when the value is not of the kind (the host-scalar rules of
- * docs/language.md). How each is bound at a launch: arrays by ArgumentSlots (DeviceArrays as they
- * are, host arrays in place or through a device copy, hostArrayArg), scalars by their converters and
- * the fast path, complex scalars, records and tuples spread into scalars and fields first (Kernel.launch),
- * env arrays after the arguments (envArrayArg).
+ * docs/language.md), and how a launch binds it. Env arrays, which the kernel captured rather than
+ * took, are bound after the arguments (envArrayArg).
  */
-const ARGUMENT_KINDS: readonly { readonly takes: string; readonly type: (v: unknown, position: number) => Type | undefined }[] = [
-  { takes: "DeviceArrays", type: (v) => (v instanceof DeviceArray ? deviceArrayType(v) : undefined) },
-  { takes: "typed arrays", type: (v) => (isTypedArray(v) ? arrayType(dtypeOfTypedArray(v)!, 1, "C") : undefined) },
-  { takes: "ndarray-like objects", type: (v) => (isNDArrayLike(v) ? arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A") : undefined) },
-  { takes: "typed scalars (float32(x), …)", type: typedScalarDType },
-  { takes: "numbers, bigints, booleans", type: plainScalarType },
-  { takes: "complex numbers ({ re, im })", type: (v) => { const c = complexScalarDType(v); return c && complexType(c); } },
-  { takes: "arrays of records", type: recordsArgumentType },
-  { takes: "records (see cuda.record)", type: oneRecordArgumentType },
-  { takes: "tuples (plain arrays of numbers)", type: (v, position) => (Array.isArray(v) ? tupleArgumentType(v, position, "") : undefined) },
+const ARGUMENT_KINDS: readonly { readonly takes: string; readonly type: (v: unknown, position: number) => Type | undefined; readonly bind: Binding | "spread" }[] = [
+  { takes: "DeviceArrays", type: (v) => (v instanceof DeviceArray ? deviceArrayType(v) : undefined), bind: "device array" },
+  { takes: "typed arrays", type: (v) => (isTypedArray(v) ? arrayType(dtypeOfTypedArray(v)!, 1, "C") : undefined), bind: "host array" },
+  { takes: "ndarray-like objects", type: (v) => (isNDArrayLike(v) ? arrayType(dtypeOfNDArrayLike(v), v.shape.length, isCContiguous(v.shape, v.stride) ? "C" : "A") : undefined), bind: "host array" },
+  { takes: "typed scalars (float32(x), …)", type: typedScalarDType, bind: "scalar" },
+  { takes: "numbers, bigints, booleans", type: plainScalarType, bind: "scalar" },
+  { takes: "complex numbers ({ re, im })", type: (v) => { const c = complexScalarDType(v); return c && complexType(c); }, bind: "spread" },
+  { takes: "arrays of records", type: recordsArgumentType, bind: "spread" },
+  { takes: "records (see cuda.record)", type: oneRecordArgumentType, bind: "spread" },
+  { takes: "tuples (plain arrays of numbers)", type: (v, position) => (Array.isArray(v) ? tupleArgumentType(v, position, "") : undefined), bind: "spread" },
 ];
+
+/** The array kinds a value at an array parameter may be (the spreads have run: a FieldArgument is an array of records' field). */
+const ARRAY_KINDS = ARGUMENT_KINDS.filter((k) => k.bind === "device array" || k.bind === "host array");
+
+/** How the value at array parameter `i` is bound: its kind's binding (a value of no kind: as a host array, whose checks say why not). */
+function arrayBinding(v: unknown, i: number): Binding {
+  if (v instanceof FieldArgument) return "field";
+  for (const kind of ARRAY_KINDS) if (kind.type(v, i) !== undefined) return kind.bind as Binding;
+  return "host array";
+}
 
 /** The kernel-language type of a launch argument: that of the first kind it is (ARGUMENT_KINDS). */
 export function typeOfArgument(v: unknown, position: number): Type {
@@ -1044,29 +1064,30 @@ class ArgumentSlots {
   }
 
   private fillEach(backend: Backend, values: readonly unknown[], temps: HostTemp[]): void {
-    const { spec, args } = this;
+    const launch: Launching = { backend, values, temps };
     for (let i = 0; i < values.length; i++) {
       const v = values[i];
-      const slot = this.scalars[i];
-      if (slot) {
-        slot.value = this.convert[i]!(v);
-        args[i] = slot;
-        continue;
-      }
-      const name = spec.ir.params[i]!.name;
-      if (v instanceof FieldArgument) { args[i] = v.toKernelArg(name); this.arrays[i] = null; continue; }
-      const which = `argument ${i + 1} ('${name}')`;
-      if (v instanceof DeviceArray && v.backend !== backend) throw new LaunchError(foreignArray(which, v.backend, backend));
-      checkIndexable(v as DeviceArray | TypedArray | NDArrayLike, which);
-      this.arrays[i] = null; // until the record below is made
-      const t = spec.signature.args[i] as ArrayType;
-      const arg = v instanceof DeviceArray
-        ? v.toKernelArg(name)
-        : hostArrayArg(backend, v as TypedArray | NDArrayLike, t, name, spec.ir.writtenParams.has(name), temps, values);
-      // a complex DeviceArray is its parts already; a float one is reinterpreted as (re, im) pairs
-      args[i] = t.complex && arg.kind === "array" && !(v instanceof DeviceArray && v.complex) ? complexKernelArg(arg, t, i) : arg;
-      if (v instanceof DeviceArray) this.arrays[i] = v;
+      BIND[this.scalars[i] ? "scalar" : arrayBinding(v, i)](this, i, v, launch);
     }
+  }
+
+  /** Converts `v` into parameter `i`'s scalar slot. */
+  bindScalar(i: number, v: unknown): void {
+    const slot = this.scalars[i]!;
+    slot.value = this.convert[i]!(v);
+    this.args[i] = slot;
+  }
+
+  /** Binds array parameter `i` to the record `make` makes; `device`: the DeviceArray it is of (the fast fill then knows it bound). */
+  bindArray(i: number, make: (name: string, type: ArrayType) => KernelArg, device: DeviceArray | null = null): void {
+    this.arrays[i] = null; // until the record is made
+    this.args[i] = make(this.spec.ir.params[i]!.name, this.spec.signature.args[i] as ArrayType);
+    this.arrays[i] = device;
+  }
+
+  /** Whether the kernel writes parameter `name` (a host array then comes back). */
+  writes(name: string): boolean {
+    return this.spec.ir.writtenParams.has(name);
   }
 
   /** Binds the hidden parameters after the launch's own to the device arrays the kernel captured from env. */
@@ -1081,6 +1102,34 @@ class ArgumentSlots {
     });
   }
 }
+
+/** What binding an argument needs of the launch. */
+interface Launching { readonly backend: Backend; readonly values: readonly unknown[]; readonly temps: HostTemp[] }
+
+const argumentLabel = (i: number, name: string) => `argument ${i + 1} ('${name}')`;
+
+/** A float array for a complex parameter is reinterpreted as (re, im) pairs; a complex one is its parts already. */
+const asParameter = (arg: KernelArg, t: ArrayType, i: number, complexAlready: boolean): KernelArg =>
+  t.complex && arg.kind === "array" && !complexAlready ? complexKernelArg(arg, t, i) : arg;
+
+/** Each binding of ARGUMENT_KINDS: how ArgumentSlots binds a value to parameter `i`. */
+const BIND: Readonly<Record<Binding, (slots: ArgumentSlots, i: number, v: unknown, launch: Launching) => void>> = {
+  scalar: (slots, i, v) => slots.bindScalar(i, v),
+  field: (slots, i, v) => slots.bindArray(i, (name) => (v as FieldArgument).toKernelArg(name)),
+  "device array": (slots, i, v, { backend }) => {
+    const array = v as DeviceArray;
+    slots.bindArray(i, (name, t) => {
+      if (array.backend !== backend) throw new LaunchError(foreignArray(argumentLabel(i, name), array.backend, backend));
+      checkIndexable(array, argumentLabel(i, name));
+      return asParameter(array.toKernelArg(name), t, i, array.complex !== undefined);
+    }, array);
+  },
+  "host array": (slots, i, v, { backend, values, temps }) => slots.bindArray(i, (name, t) => {
+    const host = v as TypedArray | NDArrayLike;
+    checkIndexable(host, argumentLabel(i, name));
+    return asParameter(hostArrayArg(backend, host, t, name, slots.writes(name), temps, values), t, i, false);
+  }),
+};
 
 /** A device array from env as the kernel argument it is bound to: alive, and in the launching device's memory. */
 function envArrayArg(array: DeviceArray, envName: string, backend: Backend): KernelArg {

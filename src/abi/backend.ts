@@ -146,3 +146,39 @@ export interface Backend {
    */
   close?(): void;
 }
+
+/** Whether a back end can run kernels here: its devices, or why not. */
+export type Availability =
+  | { readonly ok: true; readonly devices: readonly DeviceInfo[]; /** the driver's version, where the back end has a driver */ readonly driverVersion?: number }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * A back end as target selection (src/runtime/select.ts) sees it: each back end exports one from its
+ * folder (src/backends/X/index.ts), and src/backends/index.ts lists them.
+ */
+export interface BackendDescriptor<Name extends string = string> {
+  /** what NUMBATS_TARGET calls it (and its Backend's `name`) */
+  readonly name: Name;
+  /** `auto` tries the back ends by this, lowest first; the last one is the fallback and is always available */
+  readonly autoOrder: number;
+  /** what runs the kernels, as messages say it after "the" or "a": "GPU", "CPU simulator" */
+  readonly device: string;
+  /** whether its kernels run on a GPU (Numba's `cuda.is_available()`) */
+  readonly onGpu: boolean;
+  /** whether it can run kernels here (probed once a process, or cheap) */
+  probe(): Availability;
+  /** the back end of device `id` (each device has one) */
+  create(id: number): Backend;
+  /** why it runs kernels once chosen (`backend` is device 0's), where `requestedBy` asked for it or it came first */
+  chosen(backend: Backend, devices: readonly DeviceInfo[], requestedBy: string): string;
+  /** why `cuda.selectDevice(id)` fails where it has `count` devices */
+  noDevice(id: number, count: number): string;
+  /** the error when the environment requires it (`requestedBy`) and `probe` said it is not available */
+  unavailable(requestedBy: string, probe: Availability & { ok: false }): Error;
+  /** a setting that makes every launch run on this back end (the sanitizer's): what set it, when it is on, and the reason in words */
+  readonly forced?: { by(): string | undefined; reason(by: string): string };
+  /** its worker threads, in words (`numbats -s`, `cuda.detect()`) */
+  workers?(): string;
+  /** starts its worker threads and resolves once they run (a browser starts a thread only when its creator yields) */
+  startWorkers?(): Promise<void>;
+}

@@ -1,17 +1,31 @@
-// The back ends numbats has, one folder each under src/backends/: the only module besides the back
-// ends' own (and target selection, src/runtime/select.ts) that names them. What the host API needs of
-// one particular back end (the PTX of a kernel for `inspectAsm`) is reached through here.
+// The back ends numbats has, one folder each under src/backends/, each registered here by one line of
+// BACKENDS: the only module besides the back ends' own (and the communicators' list) that names them.
+// Target selection (src/runtime/select.ts) is a policy over BACKENDS; what the host API needs of one
+// particular back end (the PTX of a kernel for `inspectAsm`, the GPU driver for `numbats -s`, the
+// simulator's settings) is reached through here.
 
-import type { CompiledKernel, Backend } from "../abi/backend.js";
+import type { BackendDescriptor, CompiledKernel, Backend } from "../abi/backend.js";
 import type { FunctionIR } from "../compiler/ir.js";
+import { CUDA_BACKEND } from "./cuda/index.js";
 import { emitPtx } from "./cuda/ptx/emit.js";
 import type { PtxTargetOptions } from "./cuda/ptx/module.js";
+import { SIM_BACKEND } from "./sim/index.js";
 
 export type { PtxTargetOptions } from "./cuda/ptx/module.js";
+export { gpuDriver, gpuPtxTarget } from "./cuda/index.js";
+export { SIMULATED_COMPUTE_CAPABILITY, parseSchedule, parseTools } from "./sim/index.js";
 
-/** The back ends, by the name NUMBATS_TARGET takes. */
-export const TARGET_NAMES = ["cuda", "sim"] as const;
-export type TargetName = (typeof TARGET_NAMES)[number];
+/** The back ends: a new one is a line here (and its folder). */
+const REGISTERED = [CUDA_BACKEND, SIM_BACKEND] as const;
+
+/** A back end's name, as NUMBATS_TARGET takes it. */
+export type TargetName = (typeof REGISTERED)[number]["name"];
+
+/** The back ends, in `auto`'s order (the last is the fallback). */
+export const BACKENDS: readonly BackendDescriptor<TargetName>[] = [...REGISTERED].sort((a, b) => a.autoOrder - b.autoOrder);
+
+/** The back ends' names, in `auto`'s order. */
+export const TARGET_NAMES: readonly TargetName[] = BACKENDS.map((b) => b.name);
 
 /**
  * A kernel's PTX (`Kernel.inspectAsm`): what `backend` runs where it runs PTX (`compiled`), else the

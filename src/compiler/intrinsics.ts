@@ -1,5 +1,5 @@
 // Every intrinsic of the IR in one table: its parameters and result, what it does besides computing a
-// value, how the user spells it, and what a PTX target needs for it. The front end types a `cuda.*`
+// value and how the user spells it (what a target needs for one is that target's own table). The front end types a `cuda.*`
 // call of one from its row (builtins.ts), the passes and both targets ask the table instead of keeping
 // lists of names, and the language reference's table of them is generated from it (a test checks
 // docs/language.md and the host-side stubs in cuda.ts against it). A kernel's `Features` are derived
@@ -20,9 +20,6 @@ import { exprChildren, stmtExprs, walkStmts, type Expr, type Features, type Func
  * - exit: stops the thread (`throw`).
  */
 export type IntrinsicEffect = "none" | "order" | "barrier" | "grid" | "warp" | "output" | "exit";
-
-/** what an instruction needs beyond the oldest targets: a PTX ISA version and, if any, a compute capability */
-export interface PtxNeed { readonly ptx: string; readonly cc?: readonly [number, number] }
 
 /**
  * The type of an intrinsic's parameter:
@@ -57,8 +54,6 @@ export interface IntrinsicInfo {
   readonly effect: IntrinsicEffect;
   /** how the user writes it, for errors */
   readonly spelling: string;
-  /** what the PTX instruction needs of the target (none: every target has it) */
-  readonly ptx?: PtxNeed;
   /** which parameter is a string (an index into `FunctionIR.strings`) */
   readonly stringArg?: number;
   /** a reducing barrier's block-wide operation on its bool argument */
@@ -71,11 +66,6 @@ const PREDICATE = param("predicate", "bool");
 /** the ids `throw` and `assert` report: tid.x, tid.y, tid.z, ctaid.x, ctaid.y, ctaid.z */
 const THREAD_AND_BLOCK = ["tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"].map((id) => param(id, "int32"));
 
-// needs from the PTX ISA release notes; ptxas 13 checks each against `.version` and `.target`
-const WARP_SYNC: PtxNeed = { ptx: "6.0" };
-/** also barrier.sync (unaligned), atom.release.gpu and ld.acquire.gpu (grid sync) */
-const SM70_SYNC: PtxNeed = { ptx: "6.0", cc: [7, 0] };
-
 // not named `cuda`: a bundler would then rename the user's own `cuda` import, which kernels must see by that name
 const cudaCall = (name: IntrinsicName, params: readonly IntrinsicParam[], result: IntrinsicResult, effect: IntrinsicEffect, more: Partial<IntrinsicInfo> = {}): IntrinsicInfo =>
   ({ params, result, effect, spelling: `cuda.${name}`, ...more });
@@ -83,8 +73,8 @@ const reducingBarrier = (name: IntrinsicName, reduction: "count" | "and" | "or",
   cudaCall(name, [PREDICATE], "int32", "barrier", { reduction, note });
 const fence = (name: IntrinsicName) => cudaCall(name, [], "void", "order");
 const shuffle = (name: IntrinsicName, lane: string) =>
-  cudaCall(name, [MASK, param("value", "T"), param(lane, "lane")], "T", "warp", { ptx: WARP_SYNC, note: "any scalar (64-bit: two 32-bit shuffles)" });
-const vote = (name: IntrinsicName, result: ScalarName) => cudaCall(name, [MASK, PREDICATE], result, "warp", { ptx: WARP_SYNC });
+  cudaCall(name, [MASK, param("value", "T"), param(lane, "lane")], "T", "warp", { note: "any scalar (64-bit: two 32-bit shuffles)" });
+const vote = (name: IntrinsicName, result: ScalarName) => cudaCall(name, [MASK, PREDICATE], result, "warp");
 /** an intrinsic with a string parameter (its index in `FunctionIR.strings`) */
 const withString = (spelling: string, params: readonly IntrinsicParam[], result: IntrinsicResult, effect: IntrinsicEffect, note: string): IntrinsicInfo =>
   ({ params, result, effect, spelling, note, stringArg: params.findIndex((p) => p.type === "string") });
@@ -96,11 +86,11 @@ export const INTRINSICS: Readonly<Record<IntrinsicName, IntrinsicInfo>> = {
   syncthreadsCount: reducingBarrier("syncthreadsCount", "count", "how many threads passed true"),
   syncthreadsAnd: reducingBarrier("syncthreadsAnd", "and", "1 if every thread passed true"),
   syncthreadsOr: reducingBarrier("syncthreadsOr", "or", "1 if any thread passed true"),
-  syncwarp: cudaCall("syncwarp", [param("mask", "mask", true)], "void", "warp", { ptx: WARP_SYNC }),
+  syncwarp: cudaCall("syncwarp", [param("mask", "mask", true)], "void", "warp"),
   threadfence: fence("threadfence"),
   threadfenceBlock: fence("threadfenceBlock"),
   threadfenceSystem: fence("threadfenceSystem"),
-  gridSync: { params: [], result: "void", note: "needs a cooperative launch", effect: "grid", spelling: "cuda.cg.thisGrid().sync()", ptx: SM70_SYNC },
+  gridSync: { params: [], result: "void", note: "needs a cooperative launch", effect: "grid", spelling: "cuda.cg.thisGrid().sync()" },
   shflSync: shuffle("shflSync", "srcLane"),
   shflUpSync: shuffle("shflUpSync", "delta"),
   shflDownSync: shuffle("shflDownSync", "delta"),
@@ -109,12 +99,11 @@ export const INTRINSICS: Readonly<Record<IntrinsicName, IntrinsicInfo>> = {
   anySync: vote("anySync", "bool"),
   eqSync: vote("eqSync", "bool"),
   ballotSync: vote("ballotSync", "uint32"),
-  matchAnySync: cudaCall("matchAnySync", [MASK, param("value", "scalar")], "uint32", "warp", { ptx: SM70_SYNC }),
-  matchAllSync: cudaCall("matchAllSync", [MASK, param("value", "scalar")], tupleType(["uint32", "bool"]), "warp", { ptx: SM70_SYNC }),
-  activemask: cudaCall("activemask", [], "uint32", "warp", { ptx: { ptx: "6.2" } }),
+  matchAnySync: cudaCall("matchAnySync", [MASK, param("value", "scalar")], "uint32", "warp"),
+  matchAllSync: cudaCall("matchAllSync", [MASK, param("value", "scalar")], tupleType(["uint32", "bool"]), "warp"),
+  activemask: cudaCall("activemask", [], "uint32", "warp"),
   lanemaskLt: cudaCall("lanemaskLt", [], "uint32", "none"),
-  // ptxas 13 takes nanosleep from 6.2; the ISA and LLVM say 6.3
-  nanosleep: cudaCall("nanosleep", [param("ns", "uint32")], "void", "order", { ptx: { ptx: "6.3", cc: [7, 0] } }),
+  nanosleep: cudaCall("nanosleep", [param("ns", "uint32")], "void", "order"),
   print: withString("console.log", [param("format", "string"), param("values", "values")], "void", "output",
     "C printf (vprintf on the GPU); values are scalars, promoted as C varargs are (floats to double, narrower ints and bool to int), or `cstring`s for %s"),
   cstring: withString("a string argument of console.log", [param("text", "string")], "uint64", "none",
@@ -136,7 +125,7 @@ export const INTRINSICS: Readonly<Record<IntrinsicName, IntrinsicInfo>> = {
   fastSin: fast("Math.sin"),
   fastCos: fast("Math.cos"),
   fastRcp: fast("1 / x"),
-  fastTanh: fast("Math.tanh", { ptx: { ptx: "7.0", cc: [7, 5] } }),
+  fastTanh: fast("Math.tanh"),
   fastDiv: fast("/", { params: [param("x", "float32"), param("y", "float32")], note: "div.approx.ftz.f32 (fastmath only: `/` and `tan`)" }),
 };
 

@@ -245,7 +245,7 @@ export type Expr =
   | TupleExpr | TupleGetExpr | AtomicExpr | IntrinsicExpr | CallExpr;
 
 /**
- * Intrinsics: each one's arguments, result, effects, spelling and PTX needs are in INTRINSICS
+ * Intrinsics: each one's arguments, result, effects and spelling are in INTRINSICS
  * (intrinsics.ts).
  */
 export type IntrinsicName =

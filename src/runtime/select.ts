@@ -1,26 +1,14 @@
 // Which back end runs kernels (docs/runtime.md): NUMBATS_TARGET=cuda|sim|auto
-// (default auto), NUMBATS_ENABLE_CUDASIM=1 as in Numba. auto takes the GPU
-// when the driver and a device are found, else the simulator, saying why in
-// one line on stderr. Selection (with the list of back ends, src/backends/index.ts)
-// is the one place outside src/backends/ that tells the back ends apart: the host
-// API asks here what differs between them.
+// (default auto), NUMBATS_ENABLE_CUDASIM=1 as in Numba. auto takes the first
+// back end in its order (the GPU) whose probe finds a device and which opens;
+// when that is not the first (the simulator, the last), it says why in one
+// line on stderr. Selection is a policy over the list of back ends
+// (src/backends/index.ts): it names none of them, and the host API asks here
+// what differs between them.
 
-import { CudaError } from "../errors.js";
-import type { Backend, DeviceInfo } from "../abi/backend.js";
-import { probeCuda, type CudaProbe } from "../backends/cuda/driver/detect.js";
-import { formatDriverVersion, ptxVersionForDriver } from "../backends/cuda/driver/ptxversion.js";
-import { TARGET_NAMES, type PtxTargetOptions, type TargetName } from "../backends/index.js";
-import { SIM_DEVICE, createSimBackend, simDevice } from "../backends/sim/runtime/sim-backend.js";
-import { createCudaBackend } from "../backends/cuda/driver/backend.js";
-import { simChecks } from "../backends/sim/runtime/sanitize.js";
-// the sanitizer runs kernels on the simulator: its settings are the simulator's
-export { parseSchedule, parseTools } from "../backends/sim/runtime/sanitize.js";
-import { describeSimWorkers } from "../backends/sim/runtime/sim-workers.js";
-// the browser build exports it: there a program awaits its simulator's worker threads before launching
-export { startSimWorkers as startSimulatorWorkers } from "../backends/sim/runtime/sim-workers.js";
+import type { Backend, BackendDescriptor, DeviceInfo } from "../abi/backend.js";
+import { BACKENDS, TARGET_NAMES, type TargetName } from "../backends/index.js";
 import { dropKernelErrors } from "../abi/kernel-errors.js";
-
-type CreateCuda = (deviceId: number) => Backend;
 
 export type TargetRequest = "auto" | TargetName;
 
@@ -59,79 +47,65 @@ export function requestedTarget(env: NodeJS.ProcessEnv = process.env): { request
 
 /** What selection needs from the outside world; tests substitute fakes. */
 export interface SelectDeps {
-  probe(): CudaProbe;
-  createCuda?: CreateCuda;
-  /** the back end of simulated device `id` (0 when omitted) */
-  createSim(id?: number): Backend;
+  /** the back ends, in `auto`'s order */
+  readonly backends: readonly BackendDescriptor<TargetName>[];
   warn(line: string): void;
 }
 
-/** How many devices the simulator has: NUMBATS_SIM_DEVICES (default 1). */
-export function simDeviceCount(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.NUMBATS_SIM_DEVICES?.trim();
-  if (!raw) return 1;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 1024) {
-    throw new RangeError(`NUMBATS_SIM_DEVICES=${env.NUMBATS_SIM_DEVICES} is not a device count: use a whole number from 1 to 1024`);
-  }
-  return n;
+type Fields = Omit<TargetInfo, "target" | "device" | "devices">;
+
+/** `descriptor`'s device 0 made now (the others on selectDevice), with the devices its probe found. */
+function made(descriptor: BackendDescriptor<TargetName>, devices: readonly DeviceInfo[], fields: (backend: Backend) => Fields): Selection {
+  const backend = descriptor.create(0);
+  const all = devices.map((d) => (d.id === backend.device.id ? backend.device : d));
+  return { backend, info: { target: descriptor.name, ...fields(backend), device: backend.device, devices: all } };
 }
 
-/** The simulated devices: device 0's back end made now, the others on selectDevice. */
-function simSelection(deps: SelectDeps, fields: Omit<TargetInfo, "target" | "device" | "devices">): Selection {
-  const backend = deps.createSim(0);
-  const devices = Array.from({ length: simDeviceCount() }, (_, i) => (i === 0 ? backend.device : simDevice(i)));
-  return { backend, info: { target: "sim", ...fields, device: backend.device, devices } };
-}
+/** the driver's version, where one was found (TargetInfo has the field only then) */
+const driver = (driverVersion: number | undefined) => (driverVersion === undefined ? {} : { driverVersion });
 
-/** Picks the back end for `request`. Pure apart from `deps` (and NUMBATS_SIM_DEVICES). */
+const named = (deps: SelectDeps, name: TargetName) => deps.backends.find((d) => d.name === name)!;
+
+/** Picks the back end for `request`. Pure apart from `deps`. */
 export function selectTarget(request: TargetRequest, by: string, deps: SelectDeps): Selection {
-  const sim = (reason: string, found: { driverVersion?: number } = {}): Selection =>
-    simSelection(deps, { requested: request, requestedBy: by, reason, ...found });
-  if (request === "sim") return sim(`${by} asks for the simulator`);
-
-  const probe = deps.probe();
-  const gpu = (): Selection => {
-    if (!probe.ok) throw new Error("unreachable: no GPU probed");
-    if (!deps.createCuda) throw new Error("no CUDA back end was given to target selection");
-    const backend = deps.createCuda(0);
-    const n = probe.devices.length;
-    return {
-      backend,
-      info: {
-        target: "cuda", requested: request, requestedBy: by, device: backend.device, devices: probe.devices, driverVersion: probe.driverVersion,
-        reason: `found ${n} CUDA device${n === 1 ? "" : "s"}, using ${backend.device.name}`,
-      },
-    };
-  };
-  if (request === "cuda") {
+  const base = { requested: request, requestedBy: by };
+  if (request !== "auto") {
+    const descriptor = named(deps, request);
+    const probe = descriptor.probe();
+    if (!probe.ok) throw descriptor.unavailable(by, probe);
+    return made(descriptor, probe.devices, (backend) => ({ ...base, reason: descriptor.chosen(backend, probe.devices, by), ...driver(probe.driverVersion) }));
+  }
+  const [first] = deps.backends;
+  const fallback = deps.backends.at(-1)!;
+  // why the back ends before the one chosen are not used (the first reason), and a driver one of them found
+  let why: string | undefined, driverVersion: number | undefined;
+  for (const descriptor of deps.backends) {
+    const probe = descriptor.probe();
     if (!probe.ok) {
-      // no driver library at all: the failing "call" is loading it
-      const f = probe.failed ?? { call: "dlopen(libcuda)", code: -1, errorName: "driver library not found" };
-      throw new CudaError(f.call, f.code, f.errorName, probe.reason, "", `${by} but no usable GPU: ${probe.reason}`);
+      why ??= probe.reason;
+      continue;
     }
-    return gpu();
-  }
-  let why: string;
-  if (probe.ok) {
+    driverVersion ??= probe.driverVersion;
+    let chosen: Selection;
     try {
-      return gpu();
+      chosen = made(descriptor, probe.devices, (backend) => ({ ...base, reason: why ?? descriptor.chosen(backend, probe.devices, by), ...driver(driverVersion) }));
     } catch (e) {
-      why = `the GPU could not be used: ${(e as Error).message}`;
+      if (descriptor === fallback) throw e;
+      why ??= `the ${descriptor.device} could not be used: ${(e as Error).message}`;
+      continue;
     }
-  } else {
-    why = probe.reason;
+    if (why !== undefined) {
+      deps.warn(`numbats: running kernels on the ${descriptor.device}: ${oneLine(why)} (set NUMBATS_TARGET=${descriptor.name} to silence this, or NUMBATS_TARGET=${first!.name} to require a ${first!.device})`);
+    }
+    return chosen;
   }
-  deps.warn(`numbats: running kernels on the CPU simulator: ${oneLine(why)} (set NUMBATS_TARGET=sim to silence this, or NUMBATS_TARGET=cuda to require a GPU)`);
-  return sim(why, probe.ok ? { driverVersion: probe.driverVersion } : {});
+  throw new Error(`no back end can run kernels here: ${why}`);
 }
 
 const oneLine = (s: string) => s.replace(/\s*\n\s*/g, "; ");
 
 const realDeps: SelectDeps = {
-  probe: () => probeCuda(),
-  createCuda: createCudaBackend,
-  createSim: createSimBackend,
+  backends: BACKENDS,
   warn: (line) => process.stderr.write(`${line}\n`),
 };
 
@@ -142,19 +116,30 @@ const backends = new Map<number, Backend>();
 function selection(): Selection {
   if (!current) {
     const { request, by } = requestedTarget();
-    const sanitize = simChecks().tools ? simChecks().by : undefined;
-    current = sanitize ? selectForSanitizer(sanitize, realDeps) : selectTarget(request, by, realDeps);
+    const forcing = BACKENDS.find((d) => d.forced?.by() !== undefined);
+    current = forcing ? selectForced(forcing, forcing.forced!.by()!, realDeps) : selectTarget(request, by, realDeps);
     backends.set(current.backend.device.id, current.backend);
   }
   return current;
 }
 
-/** The sanitizer runs every launch on the simulator; when a GPU is there, it says so once. */
-export function selectForSanitizer(by: string, deps: SelectDeps): Selection {
-  const probe = deps.probe();
-  const reason = `${by} runs kernels on the CPU simulator with the sanitizer's checks`;
-  if (probe.ok) deps.warn(`numbats: ${reason}; the GPU (${probe.devices[0]?.name ?? "found"}) is not used`);
-  return simSelection(deps, { requested: "sim", requestedBy: by, reason, ...(probe.ok ? { driverVersion: probe.driverVersion } : {}) });
+/**
+ * A setting (`by`, the sanitizer's) runs every launch on `descriptor`; each other back end that would
+ * have run them is named once on stderr.
+ */
+export function selectForced(descriptor: BackendDescriptor<TargetName>, by: string, deps: SelectDeps): Selection {
+  const reason = descriptor.forced!.reason(by);
+  let driverVersion: number | undefined;
+  for (const other of deps.backends) {
+    if (other === descriptor) continue;
+    const probe = other.probe();
+    if (!probe.ok) continue;
+    driverVersion ??= probe.driverVersion;
+    deps.warn(`numbats: ${reason}; the ${other.device} (${probe.devices[0]?.name ?? "found"}) is not used`);
+  }
+  const probe = descriptor.probe();
+  if (!probe.ok) throw descriptor.unavailable(by, probe);
+  return made(descriptor, probe.devices, () => ({ requested: descriptor.name, requestedBy: by, reason, ...driver(driverVersion) }));
 }
 
 /** The back end kernels run on, chosen on first use and cached. */
@@ -175,9 +160,7 @@ export function selectDevice(id: number): Backend {
   const sel = selection();
   const n = sel.info.devices.length;
   if (!Number.isInteger(id) || id < 0 || id >= n) {
-    throw new RangeError(sel.info.target === "sim"
-      ? `no simulated device ${id}: the simulator has ${n} (ids 0…${n - 1}); NUMBATS_SIM_DEVICES=N gives N`
-      : `no CUDA device ${id}: found ${n} (ids 0…${n - 1})`);
+    throw new RangeError(named(realDeps, sel.info.target).noDevice(id, n));
   }
   const backend = sel.backend.device.id === id ? sel.backend : deviceBackend(id);
   backend.activate?.();
@@ -193,7 +176,7 @@ export function deviceBackend(id: number): Backend {
   let backend = backends.get(id);
   if (!backend) {
     if (!Number.isInteger(id) || id < 0 || id >= sel.info.devices.length) throw new RangeError(`no device ${id} on the ${sel.info.target} target: it has ${sel.info.devices.length}`);
-    backend = sel.info.target === "sim" ? realDeps.createSim(id) : realDeps.createCuda!(id);
+    backend = named(realDeps, sel.info.target).create(id);
     backends.set(id, backend);
   }
   return backend;
@@ -225,27 +208,21 @@ export function programTarget(): TargetInfo {
   return selectTarget(request, by, { ...realDeps, warn: () => {} }).info;
 }
 
+/** What runs `info`'s kernels, in words: "GPU", "CPU simulator". */
+export const targetDevice = (info: TargetInfo): string => named(realDeps, info.target).device;
+
 /** Whether `info`'s target runs kernels on a GPU (Numba's `cuda.is_available()`). */
-export const onGpu = (info: TargetInfo): boolean => info.target === "cuda";
+export const onGpu = (info: TargetInfo): boolean => named(realDeps, info.target).onGpu;
 
-/** The simulator's worker threads, in words, where `info`'s target is the simulator (for `numbats -s` and `cuda.detect()`). */
+/** The back end's worker threads, in words, where it has them (for `numbats -s` and `cuda.detect()`). */
 export function simulatorWorkers(info: TargetInfo): string | undefined {
-  return info.target === "sim" ? describeSimWorkers() : undefined;
+  return named(realDeps, info.target).workers?.();
 }
 
-/** The GPU driver as `numbats -s` shows it: its library, version and the PTX ISA its JIT takes, and its devices; or why there is none. */
-export function gpuDriver(): { ok: true; library: string; version: string; devices: readonly DeviceInfo[] } | { ok: false; reason: string } {
-  const probe = probeCuda();
-  if (!probe.ok) return { ok: false, reason: probe.reason };
-  const version = `CUDA ${formatDriverVersion(probe.driverVersion)} (${probe.driverVersion}), JIT accepts PTX ISA ${ptxVersionForDriver(probe.driverVersion) ?? "none"}`;
-  return { ok: true, library: probe.library, version, devices: probe.devices };
-}
-
-/** The compute capability of the simulated device (PTX printed without a GPU is for it). */
-export const SIMULATED_COMPUTE_CAPABILITY = SIM_DEVICE.computeCapability;
-
-/** PTX options for GPU 0 (its compute capability, the ISA its driver takes); undefined without a GPU. */
-export function gpuPtxTarget(): PtxTargetOptions | undefined {
-  const probe = probeCuda();
-  return probe.ok ? { computeCapability: probe.devices[0]!.computeCapability, maxPtxVersion: ptxVersionForDriver(probe.driverVersion) } : undefined;
+/**
+ * Starts the worker threads of every back end that has them, resolving once they run. The browser build
+ * exports it: there a thread starts only when its creator yields, so a program awaits this before launching.
+ */
+export async function startSimulatorWorkers(): Promise<void> {
+  await Promise.all(BACKENDS.map((b) => b.startWorkers?.()));
 }

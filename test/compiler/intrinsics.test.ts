@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { PTX_NEEDS } from "../../src/backends/cuda/ptx/intrinsics.js";
 import { BUILTINS } from "../../src/compiler/builtins.js";
 import type { Value } from "../../src/compiler/context.js";
 import { compileToIR } from "../../src/compiler/index.js";
@@ -56,7 +57,7 @@ test("the intrinsic table: effects agree with the flags and the rendezvous the t
   const stringArgs = Object.fromEntries(names.filter((n) => INTRINSICS[n].stringArg !== undefined).map((n) => [n, INTRINSICS[n].stringArg]));
   assert.deepEqual(stringArgs, { print: 0, cstring: 0, assert: 1, throw: 0 });
   assert.equal(INTRINSICS.gridSync.spelling, "cuda.cg.thisGrid().sync()");
-  assert.deepEqual(INTRINSICS.nanosleep.ptx, { ptx: "6.3", cc: [7, 0] });
+  assert.deepEqual(PTX_NEEDS.nanosleep, { ptx: "6.3", cc: [7, 0] });
 });
 
 // ---------------------------------------------------------------------------
@@ -156,10 +157,11 @@ const paramWords = (p: IntrinsicParam): string => {
   return `${p.name}${p.optional ? "?" : ""}: ${type}`;
 };
 
-/** the language reference's table of the cuda.* intrinsics, made from INTRINSICS */
+/** the language reference's table of the cuda.* intrinsics, made from INTRINSICS (and the PTX target's PTX_NEEDS) */
 function intrinsicsTable(): string {
   const rows = CUDA_NAMES.map((name) => {
-    const { params, result, note, effect, ptx } = INTRINSICS[name];
+    const { params, result, note, effect } = INTRINSICS[name];
+    const ptx = PTX_NEEDS[name];
     const type = result === "T" ? "`T`" : typeof result === "object" ? typeToString(result) : result;
     const needs = ptx ? `PTX ${ptx.ptx}${ptx.cc ? `, sm_${ptx.cc.join("")}` : ""}` : "";
     return `| \`cuda.${name}(${params.map((p) => p.name + (p.optional ? "?" : "")).join(", ")})\` | ${params.map(paramWords).join(", ")} | ${type}${note ? `: ${note}` : ""} | ${EFFECT_WORDS[effect]} | ${needs} |`;

@@ -17,7 +17,8 @@
 // points up.
 //
 // A back end is its folder: no module outside src/backends/X/ names back end X, but the lists of back
-// ends (src/backends/index.ts, src/backends/communicators.ts) and target selection (src/runtime/select.ts).
+// ends (src/backends/index.ts, src/backends/communicators.ts); target selection (src/runtime/select.ts)
+// is a policy over the first list and names none.
 // To name X is to import a module under backends/X/ (statically or with import()), or to compare a
 // target's, back end's or buffer's name or kind with the string "X" (`backend.name === "X"`,
 // `buffer.kind !== "X"`, `info.target === "X"`: a `.name`, `.kind` or `.target` read off a variable,
@@ -30,6 +31,9 @@
 //
 // And a module over 600 lines says why it is one module, in a line of the comment it starts with:
 // "One file over 600 lines: …".
+//
+// And no two modules export a declaration of one name (a reader, or an editor's auto-import, takes one
+// for the other), but the few listed below, each with its reason.
 
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
@@ -126,7 +130,7 @@ test("layers: the classification sees every kind of import", () => {
 const BACKENDS = readdirSync(join(SRC, "backends"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
 
 /** The modules that list the back ends, and may name each. */
-const BACKEND_LISTS = ["backends/index.ts", "backends/communicators.ts", "runtime/select.ts"];
+const BACKEND_LISTS = ["backends/index.ts", "backends/communicators.ts"];
 
 /** The back ends `text` (the module `file`) names: by importing one of their modules, or by comparing a name or kind with theirs. */
 function namedBackends(file: string, text: string): string[] {
@@ -136,7 +140,7 @@ function namedBackends(file: string, text: string): string[] {
     new RegExp(`[\\w$]\\.(?:target|name|kind)\\s*[!=]==\\s*"${x}"|"${x}"\\s*[!=]==\\s*[\\w$.?]+\\.(?:target|name|kind)\\b`).test(text));
 }
 
-test("back ends: no module outside src/backends/X names back end X, but the lists of back ends and target selection", () => {
+test("back ends: no module outside src/backends/X names back end X, but the lists of back ends", () => {
   const naming: string[] = [];
   for (const path of sourceFiles(SRC)) {
     const file = relative(SRC, path);
@@ -200,4 +204,38 @@ test("bundles: no name kernels use (cuda, the dtypes) is also a top-level name o
   }
   const twice = [...declaredIn].filter(([, files]) => files.length > 1).map(([name, files]) => `${name}: ${files.join(", ")}`);
   assert.deepEqual(twice, [], `names kernels use, declared at the top level of more than one module:\n${twice.join("\n")}`);
+});
+
+/** Names two modules declare and export on purpose, and why. */
+const SAME_NAME_ALLOWED: Readonly<Record<string, string>> = {
+  atomic: "each target's emitter of the IR's atomic operation (PTX instructions; the simulator's runtime call)",
+  bitcast: "each target's reinterpretation of a scalar's bits (PTX mov.b; the simulator's runtime)",
+  viewAs: "each target's view of an array's bytes as another dtype (array.view)",
+  convert: "a dtype conversion, in the compiler (typed IR) and in the PTX target (cvt), the same operation at two levels",
+};
+
+/** Modules that stand in for another in the browser build (scripts/browser.ts): they export its names by design. */
+const STAND_INS = /^browser\/(?:node\/|no-cuda\.ts$|workers\.ts$)/;
+
+/** The names `text` declares and exports (re-exports are not declarations). */
+const exportedDeclarations = (text: string): string[] =>
+  [...text.matchAll(/^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:const|let|var|function\*?|class|type|interface|enum)\s+([\w$]+)/gm)].map((m) => m[1]!);
+
+test("names: no two modules export a declaration of one name, but the per-target ones listed with their reason", () => {
+  const declaredIn = new Map<string, string[]>();
+  for (const path of sourceFiles(SRC)) {
+    const file = relative(SRC, path);
+    if (STAND_INS.test(file)) continue;
+    for (const name of exportedDeclarations(readFileSync(path, "utf8"))) declaredIn.set(name, [...(declaredIn.get(name) ?? []), file]);
+  }
+  const twice = [...declaredIn].filter(([name, files]) => files.length > 1 && !Object.hasOwn(SAME_NAME_ALLOWED, name)).map(([name, files]) => `${name}: ${files.join(", ")}`);
+  assert.deepEqual(twice, [], `names exported by more than one module (rename one, or list it in SAME_NAME_ALLOWED with the reason):\n${twice.join("\n")}`);
+  const stale = Object.keys(SAME_NAME_ALLOWED).filter((name) => (declaredIn.get(name)?.length ?? 0) < 2);
+  assert.deepEqual(stale, [], "allowed names no longer declared twice (drop them from the list)");
+});
+
+test("names: the scan sees every kind of exported declaration and no re-export", () => {
+  const text = "export type A = 1;\nexport interface B {}\nexport function* c() {}\nexport abstract class D {}\nexport const e = 1;\nexport { f } from \"./f.js\";\nconst g = 1;\n";
+  assert.deepEqual(exportedDeclarations(text), ["A", "B", "c", "D", "e"]);
+  assert.ok(STAND_INS.test("browser/node/path.ts") && !STAND_INS.test("browser/index.ts"));
 });

@@ -6,13 +6,17 @@ import type { CudaProbe } from "../../src/backends/cuda/driver/detect.js";
 import { CudaError } from "../../src/errors.js";
 import { requestedTarget, selectTarget, type SelectDeps } from "../../src/runtime/select.js";
 import { SIM_DEVICE, createSimBackend } from "../../src/backends/sim/runtime/sim-backend.js";
+import { CUDA_BACKEND } from "../../src/backends/cuda/index.js";
+import { SIM_BACKEND } from "../../src/backends/sim/index.js";
 
 const GPU: DeviceInfo = { ...SIM_DEVICE, name: "Fake H100", multiprocessors: 132 };
 const fakeCuda = (id: number) => ({ ...createSimBackend(), name: "cuda", device: { ...GPU, id } }) as Backend;
 
-function deps(probe: CudaProbe, createCuda: SelectDeps["createCuda"] = fakeCuda) {
+/** the real back ends, the GPU's probe and creation faked */
+function deps(probe: CudaProbe | (() => never), create: (id: number) => Backend = fakeCuda): { warnings: string[]; deps: SelectDeps } {
   const warnings: string[] = [];
-  return { warnings, deps: { probe: () => probe, createCuda, createSim: createSimBackend, warn: (l: string) => warnings.push(l) } };
+  const gpu = { ...CUDA_BACKEND, probe: typeof probe === "function" ? probe : () => probe, create };
+  return { warnings, deps: { backends: [gpu, SIM_BACKEND], warn: (l: string) => warnings.push(l) } };
 }
 const noGpu: CudaProbe = { ok: false, reason: "libcuda.so.1 not found" };
 const oneGpu: CudaProbe = { ok: true, driverVersion: 12040, devices: [GPU] };
@@ -43,7 +47,7 @@ test("auto without a GPU: the simulator and one line saying why", () => {
   assert.equal(sel.info.target, "sim");
   assert.equal(sel.backend.name, "sim");
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0]!, /simulator: libcuda\.so\.1 not found/);
+  assert.equal(warnings[0], "numbats: running kernels on the CPU simulator: libcuda.so.1 not found (set NUMBATS_TARGET=sim to silence this, or NUMBATS_TARGET=cuda to require a GPU)");
 });
 
 test("auto falls back when the GPU probes fine but cannot be opened", () => {
@@ -51,6 +55,16 @@ test("auto falls back when the GPU probes fine but cannot be opened", () => {
   const sel = selectTarget("auto", "default", d);
   assert.equal(sel.info.target, "sim");
   assert.match(warnings[0]!, /could not be used: cuCtx failed/);
+});
+
+test("auto is a policy over the list: the first back end that opens, with one line naming why the earlier did not", () => {
+  const { warnings, deps: d } = deps(noGpu);
+  // a back end between the GPU and the simulator (the simulator's code under another name)
+  const middle = { ...SIM_BACKEND, name: "mid", device: "middle device", autoOrder: 0.5, chosen: () => "never asked: the GPU's reason comes first" };
+  const sel = selectTarget("auto", "default", { ...d, backends: [d.backends[0]!, middle as unknown as typeof SIM_BACKEND, d.backends[1]!] });
+  assert.equal(sel.info.target, "mid");
+  assert.equal(sel.info.reason, "libcuda.so.1 not found");
+  assert.deepEqual(warnings, ["numbats: running kernels on the middle device: libcuda.so.1 not found (set NUMBATS_TARGET=mid to silence this, or NUMBATS_TARGET=cuda to require a GPU)"]);
 });
 
 test("cuda: the GPU, or an error with the reason", () => {
@@ -63,7 +77,7 @@ test("cuda: the GPU, or an error with the reason", () => {
 });
 
 test("sim: never probes the GPU", () => {
-  const d = { ...deps(oneGpu).deps, probe: () => assert.fail("probed") };
+  const d = deps(() => assert.fail("probed")).deps;
   const sel = selectTarget("sim", "NUMBATS_ENABLE_CUDASIM=1", d);
   assert.equal(sel.info.target, "sim");
   assert.match(sel.info.reason, /NUMBATS_ENABLE_CUDASIM=1 asks for the simulator/);

@@ -15,8 +15,10 @@ import { hasPtxas, ptxasCheck, PTXAS_TARGETS } from "../helpers/ptxas.js";
 import type { Backend } from "../../src/abi/backend.js";
 import type { SanitizerTool } from "../../src/errors.js";
 import type { CudaProbe } from "../../src/backends/cuda/driver/detect.js";
-import { selectForSanitizer } from "../../src/runtime/select.js";
-import { SIM_DEVICE, createSimBackend } from "../../src/backends/sim/runtime/sim-backend.js";
+import { selectForced } from "../../src/runtime/select.js";
+import { CUDA_BACKEND } from "../../src/backends/cuda/index.js";
+import { SIM_BACKEND } from "../../src/backends/sim/index.js";
+import { SIM_DEVICE } from "../../src/backends/sim/runtime/sim-backend.js";
 
 process.env.NUMBATS_TARGET = "sim";
 
@@ -627,7 +629,8 @@ describe("the target", () => {
     for (const [probe, notices] of [[gpu, 1], [none, 0]] as const) {
       const warnings: string[] = [];
       const fakeCuda = () => { throw new Error("the GPU back end must not be made"); };
-      const sel = selectForSanitizer("NUMBATS_SANITIZE=all", { probe: () => probe, createCuda: fakeCuda as () => Backend, createSim: createSimBackend, warn: (l) => warnings.push(l) });
+      const gpuBackend = { ...CUDA_BACKEND, probe: () => probe, create: fakeCuda as () => Backend };
+      const sel = selectForced(SIM_BACKEND, "NUMBATS_SANITIZE=all", { backends: [gpuBackend, SIM_BACKEND], warn: (l) => warnings.push(l) });
       assert.equal(sel.info.target, "sim");
       assert.equal(sel.backend.name, "sim");
       assert.equal(warnings.length, notices);

@@ -11,7 +11,7 @@ import { imm, sym, type Line, type Operand, type Reg, type RegClass, type Scalar
 import type { InductionAddress } from "./lsr.js";
 import { ValueMemo } from "./memo.js";
 import { PTX_SCALAR, floatImm } from "./types.js";
-import { MOV, halfHex, type ArrayVal, type Value } from "./values.js";
+import { MOV, halfHex, type ArrayVal, type PtxValue } from "./values.js";
 import { hasCapability, maxVersion, targetName, type Requirement } from "./version.js";
 
 /** a counted loop's counter as one copy of the body sees it: register `reg` = `base + offset`, `base` advancing by `step` at the latch */
@@ -25,7 +25,7 @@ export abstract class EmitContext {
   cur: Line[] = this.body;
   readonly moduleDecls: string[] = [];
   readonly entryDecls: string[] = [];
-  readonly vars = new Map<string, Value>();
+  readonly vars = new Map<string, PtxValue>();
   readonly memo = new ValueMemo();
   private readonly globalMemo = new Map<string, unknown>();
   /** counters of the enclosing counted loops whose bodies are being emitted (see `countedInductionVar`) */
@@ -46,7 +46,7 @@ export abstract class EmitContext {
   constructor(readonly ir: FunctionIR, readonly cc: readonly [number, number]) {}
 
   /** the value of an expression (emitting what computes it) */
-  abstract value(e: Expr): Value;
+  abstract value(e: Expr): PtxValue;
   /** the value of a scalar expression */
   abstract scalar(e: Expr): Scalar;
 

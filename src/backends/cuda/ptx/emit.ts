@@ -31,7 +31,7 @@ import { hoistLoopInvariants } from "./licm.js";
 import { mergeCommonSubexpressions } from "./cse.js";
 import { reduceInductionAddresses, renameAddress } from "./lsr.js";
 import { IR_LIMIT_OPS, NUMBER_LIMIT_OPS, UNROLL, mainLoopLimit, mainLoopTest, scaledUpdate, unrollPlan, type UnrollPlan } from "./unroll.js";
-import { MOV, baseClass, contiguousStrides, homeKeys, range, scalarTypeOf, type ArrayVal, type TupleVal, type Value } from "./values.js";
+import { MOV, baseClass, contiguousStrides, homeKeys, range, scalarTypeOf, type ArrayVal, type TupleVal, type PtxValue } from "./values.js";
 import { chooseVersion, targetName, type Requirement } from "./version.js";
 import { KERNEL_ERROR_SYMBOL, KERNEL_ERROR_WORDS, type PtxModule, type PtxParam, type PtxTargetOptions } from "./module.js";
 
@@ -424,14 +424,14 @@ class KernelEmitter extends EmitContext {
   }
 
   /** registers of a local named `key` (array homes in a tuple are named `key#i`), set to `v` */
-  private homeWith(key: string, t: Type, v: Value): Value {
+  private homeWith(key: string, t: Type, v: PtxValue): PtxValue {
     const home = this.allocValue(t, key);
     this.assignInto(home, v);
     this.memo.invalidate([key, ...homeKeys(home)]);
     return home;
   }
 
-  private allocValue(t: Type, key: string): Value {
+  private allocValue(t: Type, key: string): PtxValue {
     if (t === "void") return null;
     if (typeof t === "string") return this.reg(PTX_SCALAR[t].reg);
     if (t.kind === "tuple") return { k: "tuple", items: t.items.map((x, i) => this.allocValue(x, `${key}#${i}`)) };
@@ -449,7 +449,7 @@ class KernelEmitter extends EmitContext {
     return t.space === "global" && !this.ir.params.some((p) => this.ir.writtenParams.has(p.name) && sameType(p.type, t));
   }
 
-  private zeroValue(t: Type): Value {
+  private zeroValue(t: Type): PtxValue {
     if (t === "void") return null;
     if (typeof t === "string") return this.zero(t);
     if (t.kind === "tuple") return { k: "tuple", items: t.items.map((i) => this.zeroValue(i)) };
@@ -458,7 +458,7 @@ class KernelEmitter extends EmitContext {
     return { k: "array", type: t, key: this.tempKey(), base, shape: range(t.ndim).map(() => imm(0)), strides: range(t.ndim).map(() => imm(0)), readonly: true, origin: "value" };
   }
 
-  private assignInto(home: Value, v: Value): void {
+  private assignInto(home: PtxValue, v: PtxValue): void {
     if (home === null) return;
     if (home.k === "reg") { this.mov(home, v as Scalar); return; }
     if (home.k === "tuple") {
@@ -483,7 +483,7 @@ class KernelEmitter extends EmitContext {
   // -------------------------------------------------------------------------
   // expressions
 
-  value(e: Expr): Value {
+  value(e: Expr): PtxValue {
     switch (e.k) {
       case "var": {
         const v = this.vars.get(e.name);
@@ -538,7 +538,7 @@ class KernelEmitter extends EmitContext {
   }
 
   /** `c ? a : b`: a `selp` when both sides may be evaluated (`eager`: they must be), else a branch */
-  private select(ce: Expr, ae: Expr, be: Expr, t: Type, eager: boolean): Value {
+  private select(ce: Expr, ae: Expr, be: Expr, t: Type, eager: boolean): PtxValue {
     const c = this.pred(ce);
     if (eager && t === "bool") {
       const a = this.pred(ae), b = this.pred(be);

@@ -1,17 +1,36 @@
 // Intrinsics: barriers, fences, warp shuffles/votes/matches, printf, assert, throw, grid sync, fast
-// math, array views. What each needs of the target is in the IR's intrinsic table (INTRINSICS).
+// math, array views. What each needs of the target beyond the oldest ones is PTX_NEEDS, beside the switch.
 
 import { isBigInt, isFloat, type ArrayType, type ScalarName } from "../../../dtypes.js";
 import { INTRINSICS } from "../../../compiler/intrinsics.js";
-import type { Expr, IntrinsicExpr } from "../../../compiler/ir.js";
+import type { Expr, IntrinsicExpr, IntrinsicName } from "../../../compiler/ir.js";
 import { isHalfFloat } from "../../../half.js";
 import type { EmitContext } from "./context.js";
 import { imm, mem, sym, type Reg, type Scalar } from "./insts.js";
 import { subarray, viewAs } from "./memory.js";
 import { KERNEL_ERROR_SYMBOL } from "./module.js";
 import { PTX_SCALAR, floatImm } from "./types.js";
-import { scalarTypeOf, type Value } from "./values.js";
+import { scalarTypeOf, type PtxValue } from "./values.js";
+import type { Requirement } from "./version.js";
 import { InternalCompilerError } from "../../../errors.js";
+
+// needs from the PTX ISA release notes; ptxas 13 checks each against `.version` and `.target`
+const WARP_SYNC: Requirement = { ptx: "6.0" };
+/** also barrier.sync (unaligned), atom.release.gpu and ld.acquire.gpu (grid sync) */
+const SM70_SYNC: Requirement = { ptx: "6.0", cc: [7, 0] };
+
+/** What an intrinsic's instructions need of the target; one not listed is in every target numbats emits for. */
+export const PTX_NEEDS: Readonly<Partial<Record<IntrinsicName, Requirement>>> = {
+  syncwarp: WARP_SYNC,
+  gridSync: SM70_SYNC,
+  shflSync: WARP_SYNC, shflUpSync: WARP_SYNC, shflDownSync: WARP_SYNC, shflXorSync: WARP_SYNC,
+  allSync: WARP_SYNC, anySync: WARP_SYNC, eqSync: WARP_SYNC, ballotSync: WARP_SYNC,
+  matchAnySync: SM70_SYNC, matchAllSync: SM70_SYNC,
+  activemask: { ptx: "6.2" },
+  // ptxas 13 takes nanosleep from 6.2; the ISA and LLVM say 6.3
+  nanosleep: { ptx: "6.3", cc: [7, 0] },
+  fastTanh: { ptx: "7.0", cc: [7, 5] },
+};
 
 const SHFL_MODE = { shflSync: ["idx", 0x1f], shflUpSync: ["up", 0], shflDownSync: ["down", 0x1f], shflXorSync: ["bfly", 0x1f] } as const;
 const VOTE_MODE = { allSync: "all", anySync: "any", eqSync: "uni" } as const;
@@ -21,14 +40,14 @@ const FAST_UNARY = {
   fastCos: "cos.approx.f32", fastRcp: "rcp.approx.f32", fastTanh: "tanh.approx.f32",
 } as const;
 
-export function intrinsic(cx: EmitContext, e: IntrinsicExpr): Value {
+export function intrinsic(cx: EmitContext, e: IntrinsicExpr): PtxValue {
   const arg = (i: number) => cx.scalar(e.args[i]!);
   const argType = (i: number) => scalarTypeOf(e.args[i]!);
   const name = e.name;
-  const { ptx: need, spelling } = INTRINSICS[name];
+  const need = PTX_NEEDS[name];
   if (need && !cx.supports(need)) {
     if (name === "fastTanh") return tanhWithoutTanhApprox(cx, arg(0));
-    throw cx.unavailable(need, spelling, e.loc);
+    throw cx.unavailable(need, INTRINSICS[name].spelling, e.loc);
   }
   switch (name) {
     case "syncthreads": cx.ins("bar.sync", [imm(0)], 0); return null;

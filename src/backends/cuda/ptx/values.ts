@@ -24,8 +24,9 @@ export interface ArrayVal extends Strided<Scalar> {
   readonly readonly: boolean;
   readonly origin: "entry" | "value" | "home";
 }
-export interface TupleVal { readonly k: "tuple"; readonly items: readonly Value[] }
-export type Value = Scalar | ArrayVal | TupleVal | null;
+export interface TupleVal { readonly k: "tuple"; readonly items: readonly PtxValue[] }
+/** what an expression is in the PTX being emitted: a scalar (register or immediate), an array's registers, a tuple's, or nothing (void) */
+export type PtxValue = Scalar | ArrayVal | TupleVal | null;
 
 export const MOV: Record<RegClass, string> = { pred: "mov.pred", b16: "mov.b16", b32: "mov.b32", b64: "mov.b64", f32: "mov.f32", f64: "mov.f64" };
 export const SPACES_32BIT = new Set(["shared", "local"]);
@@ -38,7 +39,7 @@ export const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 export const baseClass = (t: ArrayType): "b32" | "b64" => (SPACES_32BIT.has(t.space) ? "b32" : "b64");
 
 /** keys of the array homes inside a local's registers (assigning the local invalidates what was cached about them) */
-export function homeKeys(v: Value): string[] {
+export function homeKeys(v: PtxValue): string[] {
   if (v === null || v.k === "reg" || v.k === "imm") return [];
   if (v.k === "tuple") return v.items.flatMap(homeKeys);
   return v.origin === "home" ? [v.key] : [];

@@ -4,7 +4,6 @@
 // sm_87's 7.4), but it was introduced with ISA 9.0 (LLVM's NVPTX table says
 // the same), and any driver that knows an sm_88 GPU loads 9.0.
 
-import type { PtxNeed } from "../../../compiler/intrinsics.js";
 import { InternalCompilerError } from "../../../errors.js";
 
 const MIN_VERSION_BY_SM: Readonly<Record<number, string>> = {
@@ -30,8 +29,7 @@ export const maxVersion = (a: string, b: string) => (cmp(a, b) >= 0 ? a : b);
 export const targetName = (cc: readonly [number, number]) => `sm_${cc[0]}${cc[1]}`;
 
 /** what an instruction needs beyond the oldest targets: a PTX ISA version and, if not every target has it, a compute capability */
-/** what an instruction needs beyond the oldest targets (the IR's intrinsic table states it for intrinsics) */
-export type Requirement = PtxNeed;
+export interface Requirement { readonly ptx: string; readonly cc?: readonly [number, number] }
 
 export const hasCapability = (cc: readonly [number, number], need: Requirement): boolean =>
   need.cc === undefined || cc[0] * 10 + cc[1] >= need.cc[0] * 10 + need.cc[1];
