@@ -105,6 +105,11 @@ export interface Backend {
   /** copies host bytes into buf at byteOffset; async on a non-default stream when src is pinned */
   copyToDevice(buf: DeviceBuffer, byteOffset: number, src: ArrayBufferView, stream?: BackendStream): void;
   copyToHost(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream?: BackendStream): void;
+  /**
+   * copyToHost's async twin: resolves once `dst` holds the bytes, without blocking the thread (WebGPU
+   * maps a staging buffer). Absent: the host API runs the blocking call and resolves.
+   */
+  copyToHostAsync?(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream?: BackendStream): Promise<void>;
   copyDeviceToDevice(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number, stream?: BackendStream): void;
   /**
    * Copies `bytes` of `src`, memory of another device of this target (`srcBackend`'s), into `dst` on
@@ -139,6 +144,13 @@ export interface Backend {
   createStream(): BackendStream;
   createEvent(): BackendEvent;
   synchronize(): void;
+  /** synchronize's async twin (absent: the host API waits on the default stream's `done()` and raises kernel errors) */
+  synchronizeAsync?(): Promise<void>;
+  /**
+   * false where this thread cannot wait for the device (WebGPU in a browser's main thread): every
+   * blocking call of the host API is then a LaunchError naming its async twin. Absent: true.
+   */
+  readonly canBlock?: boolean;
   memoryInfo(): { free: number; total: number };
   /**
    * Releases the device for `cuda.close()` (GPUs: resets the context, a kernel fault with it); the
