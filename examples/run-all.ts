@@ -25,23 +25,38 @@ const EXAMPLES = [
 ];
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const results: { name: string; ok: boolean; seconds: number }[] = [];
+type Outcome = "ok" | "FAIL" | "skip";
+const results: { name: string; outcome: Outcome; seconds: number; why?: string }[] = [];
+
+/**
+ * Why an example cannot run on the current target, where that is what it failed with: a target with a
+ * smaller language than CUDA's (webgpu: no float64, no int64…) refuses such a kernel with a CompileError
+ * that names the target.
+ */
+function outsideTarget(stderr: string): string | undefined {
+  const target = process.env.NUMBATS_TARGET?.trim().toLowerCase();
+  if (!target || target === "cuda" || target === "sim" || target === "auto") return undefined;
+  return stderr.split("\n").find((l) => /CompileError/.test(l) && l.toLowerCase().includes(target));
+}
 
 for (const name of EXAMPLES) {
   const file = fileURLToPath(new URL(name, import.meta.url));
   const start = performance.now();
   const child = spawnSync(process.execPath, ["--import", "tsx", file], { cwd: root, encoding: "utf8" });
   const seconds = (performance.now() - start) / 1000;
-  const ok = child.status === 0;
-  results.push({ name, ok, seconds });
+  const why = child.status === 0 ? undefined : outsideTarget(child.stderr);
+  const outcome: Outcome = child.status === 0 ? "ok" : why ? "skip" : "FAIL";
+  results.push({ name, outcome, seconds, why });
   console.log(`== ${name} (${seconds.toFixed(2)} s)`);
   process.stdout.write(child.stdout);
   // the target notice ("running kernels on the CPU simulator…") is expected; errors are not
-  if (!ok) process.stdout.write(child.stderr || `exited with ${child.status ?? child.signal}\n`);
+  if (outcome === "skip") console.log(`cannot run on the ${process.env.NUMBATS_TARGET} target: ${why!.trim()}`);
+  else if (outcome === "FAIL") process.stdout.write(child.stderr || `exited with ${child.status ?? child.signal}\n`);
 }
 
 console.log("\nsummary");
-for (const r of results) console.log(`  ${r.ok ? "ok  " : "FAIL"}  ${r.name.padEnd(22)} ${r.seconds.toFixed(2)} s`);
-const failed = results.filter((r) => !r.ok).length;
-console.log(`${results.length - failed} of ${results.length} examples passed`);
+for (const r of results) console.log(`  ${r.outcome.padEnd(4)}  ${r.name.padEnd(22)} ${r.seconds.toFixed(2)} s${r.why ? `  (${r.why.trim()})` : ""}`);
+const failed = results.filter((r) => r.outcome === "FAIL").length;
+const skipped = results.filter((r) => r.outcome === "skip").length;
+console.log(`${results.length - failed - skipped} of ${results.length} examples passed${skipped ? `, ${skipped} cannot run on this target` : ""}`);
 process.exitCode = failed ? 1 : 0;
