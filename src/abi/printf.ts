@@ -9,9 +9,9 @@
 // 18446744073709551615). Floats are formatted exactly from their binary value
 // with round-half-even, as glibc does.
 
-import { MAX_FIELD, parseFormat, type Conversion, type FormatPiece } from "../../../compiler/format.js";
-import { LaunchError } from "../../../errors.js";
-import { decompose } from "../../../fp.js";
+import { MAX_FIELD, parseFormat, type Conversion, type FormatPiece } from "../compiler/format.js";
+import { LaunchError } from "../errors.js";
+import { decompose } from "../fp.js";
 
 export type PrintArg = number | bigint | boolean | string;
 

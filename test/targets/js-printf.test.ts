@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { formatPrintf as f } from "../../src/backends/sim/js/printf.js";
+import { formatPrintf as f } from "../../src/abi/printf.js";
 import { compileToIR } from "../../src/compiler/index.js";
 import { arrayType } from "../../src/dtypes.js";
 import { LaunchError, TypingError } from "../../src/errors.js";

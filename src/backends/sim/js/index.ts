@@ -13,7 +13,7 @@ import type { KernelFn } from "../runtime/sim-chunks.js";
 
 export { emitKernel, needsGenerators, type EmittedKernel, type KernelShape } from "./emit.js";
 export { fma16, fma32, fma64 } from "../../../fp.js";
-export { formatPrintf } from "./printf.js";
+export { formatPrintf } from "../../../abi/printf.js";
 export { launchSatisfies } from "./bounds.js";
 export { randomSchedule, runSanitized, simChecks } from "../runtime/sanitize.js";
 export type { LaunchCtx } from "../runtime/sim.js";

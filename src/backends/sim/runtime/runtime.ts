@@ -10,7 +10,7 @@ import { KernelError, LaunchError, locateSource, sourcePosition } from "../../..
 import type { AtomicOp } from "../../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../../../fp.js";
 import { bfloat16Bits, bfloat16FromBits, bfloat16Round, float16Bits, float16FromBits } from "../../../half.js";
-import { formatPrintf, type PrintArg } from "../js/printf.js";
+import { formatPrintf, type PrintArg } from "../../../abi/printf.js";
 import { blockRange, runThreads } from "./sim.js";
 
 // ---------------------------------------------------------------------------
