@@ -18,7 +18,14 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIST = join(ROOT, "dist");
 
 /** The worker entry modules, by the name worker-entry.ts asks for. */
-const WORKERS = { "sim-worker": "src/backends/sim/runtime/sim-worker.ts", "store-worker": "src/distributed/store-worker.ts" };
+const WORKERS = {
+  "sim-worker": "src/backends/sim/runtime/sim-worker.ts",
+  "store-worker": "src/distributed/store-worker.ts",
+  "webgpu-worker": "src/backends/webgpu/runtime/webgpu-worker.ts",
+};
+
+/** Packages a worker loads at run time, not bundled: `webgpu` (Dawn, a native addon) is an optional peer. */
+const WORKER_EXTERNALS = ["webgpu"];
 
 /** The modules numbats compiles functions of from their text: the math library, but its index. */
 const KERNEL_LANGUAGE_MODULES = readdirSync(join(ROOT, "src", "mathlib")).filter((f) => f.endsWith(".ts") && f !== "index.ts").map((f) => `src/mathlib/${f}`);
@@ -26,7 +33,7 @@ const KERNEL_LANGUAGE_MODULES = readdirSync(join(ROOT, "src", "mathlib")).filter
 /** One script per worker: an IIFE (eval code is a script; `require` is there for Node's modules). */
 function bundleWorker(entry: string): string {
   const out = buildSync({
-    entryPoints: [join(ROOT, entry)], bundle: true, platform: "node", format: "iife", target: "node20", write: false, logLevel: "warning",
+    entryPoints: [join(ROOT, entry)], bundle: true, platform: "node", format: "iife", target: "node20", write: false, logLevel: "warning", external: WORKER_EXTERNALS,
   });
   return out.outputFiles[0]!.text;
 }

@@ -17,7 +17,11 @@ import { moduleFile } from "../module-file.js";
 import { WORKER_SOURCES } from "./worker-sources.js";
 
 /** numbats' worker entry modules, from this file's folder (src/workers/), without extension. */
-const ENTRIES = { "sim-worker": "../backends/sim/runtime/sim-worker", "store-worker": "../distributed/store-worker" } as const;
+const ENTRIES = {
+  "sim-worker": "../backends/sim/runtime/sim-worker",
+  "store-worker": "../distributed/store-worker",
+  "webgpu-worker": "../backends/webgpu/runtime/webgpu-worker",
+} as const;
 
 export type WorkerName = keyof typeof ENTRIES;
 

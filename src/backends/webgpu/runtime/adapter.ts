@@ -1,0 +1,90 @@
+/// <reference types="@webgpu/types" />
+// Opening a WebGPU device as numbats uses it, from a GPU (Node's `webgpu` package's `create()`, or a
+// browser's navigator.gpu), and what the adapter is, as plain data the host side turns into a
+// DeviceInfo and a WgslTarget.
+
+import type { DeviceInfo } from "../../../abi/backend.js";
+import type { WgslTarget } from "../wgsl/layout.js";
+
+/** The optional features numbats asks for where the adapter has them. */
+const WANTED_FEATURES = ["subgroups", "shader-f16", "timestamp-query"] as const;
+
+/** The adapter as the host side needs it (cloneable: it crosses from the device's thread). */
+export interface AdapterFacts {
+  /** adapter.info's description, else its vendor and architecture */
+  readonly name: string;
+  /** every numeric limit of the adapter (the device is requested with them all) */
+  readonly limits: Readonly<Record<string, number>>;
+  /** the features the device has of WANTED_FEATURES */
+  readonly features: readonly string[];
+  /** subgroupMinSize and subgroupMaxSize (adapter.info), where the adapter says */
+  readonly subgroupSizes?: readonly [number, number];
+  readonly fallback: boolean;
+}
+
+/** The adapter's numeric limits as a plain object (GPUSupportedLimits' fields are getters on its prototype). */
+function limitsOf(limits: GPUSupportedLimits): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const key in limits) {
+    const v = (limits as unknown as Record<string, unknown>)[key];
+    if (typeof v === "number") out[key] = v;
+  }
+  return out;
+}
+
+/** Requests an adapter of `gpu` and a device with its maximum limits and the features numbats uses; throws saying why not. */
+export async function openDevice(gpu: GPU): Promise<{ device: GPUDevice; facts: AdapterFacts }> {
+  const adapter = await gpu.requestAdapter();
+  if (!adapter) throw new Error("WebGPU found no adapter");
+  const features = WANTED_FEATURES.filter((f) => adapter.features.has(f));
+  const limits = limitsOf(adapter.limits);
+  const device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits: limits });
+  const info = adapter.info as GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number; isFallbackAdapter?: boolean };
+  const name = info.description || [info.vendor, info.architecture, info.device].filter(Boolean).join(" ") || "WebGPU adapter";
+  const sizes = info.subgroupMinSize !== undefined && info.subgroupMaxSize !== undefined ? { subgroupSizes: [info.subgroupMinSize, info.subgroupMaxSize] as const } : {};
+  return { device, facts: { name, limits, features, ...sizes, fallback: info.isFallbackAdapter ?? false } };
+}
+
+/** The subgroup size kernels can rely on: the adapter's one size with the `subgroups` feature (min = max). */
+export function fixedSubgroupSize(facts: AdapterFacts): number | undefined {
+  const s = facts.subgroupSizes;
+  return facts.features.includes("subgroups") && s && s[0] === s[1] ? s[0] : undefined;
+}
+
+const limit = (facts: AdapterFacts, name: string): number => facts.limits[name] ?? 0;
+
+/** The adapter as numbats' device `id`: its launch limits from the adapter's; `totalMemory` where the environment knows it. */
+export function deviceInfoOf(facts: AdapterFacts, id: number, totalMemory: number): DeviceInfo {
+  const perDimension = limit(facts, "maxComputeWorkgroupsPerDimension");
+  const shared = limit(facts, "maxComputeWorkgroupStorageSize");
+  return {
+    id,
+    name: facts.name,
+    // WebGPU has no compute capability
+    computeCapability: [0, 0],
+    // nor says how many compute units it has
+    multiprocessors: 1,
+    totalMemory,
+    limits: {
+      maxThreadsPerBlock: limit(facts, "maxComputeInvocationsPerWorkgroup"),
+      maxBlockDim: [limit(facts, "maxComputeWorkgroupSizeX"), limit(facts, "maxComputeWorkgroupSizeY"), limit(facts, "maxComputeWorkgroupSizeZ")],
+      maxGridDim: [perDimension, perDimension, perDimension],
+      maxSharedPerBlock: shared,
+      maxSharedPerBlockOptin: shared,
+      // without one fixed subgroup size, the largest the adapter may use
+      warpSize: fixedSubgroupSize(facts) ?? facts.subgroupSizes?.[1] ?? 32,
+    },
+  };
+}
+
+/** What the WGSL target needs of the adapter. */
+export function wgslTargetOf(facts: AdapterFacts): WgslTarget {
+  const subgroupSize = fixedSubgroupSize(facts);
+  return {
+    ...(subgroupSize !== undefined ? { subgroupSize } : {}),
+    shaderF16: facts.features.includes("shader-f16"),
+    maxWorkgroupStorageBytes: limit(facts, "maxComputeWorkgroupStorageSize"),
+    maxStorageBuffers: limit(facts, "maxStorageBuffersPerShaderStage"),
+    adapterName: `WebGPU (${facts.name})`,
+  };
+}

@@ -1,0 +1,62 @@
+// How the back end reaches its device: a channel that runs executor jobs (executor.ts) in order, on the
+// device's thread. Node.js: a worker thread (node-channel.ts), which the caller can wait for; a
+// browser: the executor in the page's own thread (InThreadChannel), which it cannot.
+
+import { GpuExecutor, type Job, type JobResult } from "./executor.js";
+
+/** A job whose result someone wants. */
+export interface Ticket {
+  /** whether the job has finished (without waiting) */
+  settled(): boolean;
+  /** waits for the job (only where the channel can block) and returns its result, or throws its error */
+  wait(): JobResult;
+  /** the job's result, without blocking the thread */
+  promise(): Promise<JobResult>;
+}
+
+export interface DeviceChannel {
+  /** whether this thread can wait for the device (Ticket.wait) */
+  readonly canBlock: boolean;
+  /** queues `job` (its bytes may be taken: the caller passes a copy); a failure is kept for `check` */
+  post(job: Job): void;
+  /** queues `job` and returns its ticket */
+  request(job: Job): Ticket;
+  /** throws the first failure of a posted job since the last check, if one failed */
+  check(): void;
+}
+
+/** The executor in the calling thread (a browser page): nothing can wait; tickets are promises. */
+export class InThreadChannel implements DeviceChannel {
+  readonly canBlock = false;
+  private failure: unknown;
+  private failed = false;
+
+  constructor(private readonly executor: GpuExecutor) {}
+
+  post(job: Job): void {
+    this.executor.run(job).catch((e: unknown) => {
+      if (!this.failed) (this.failed = true), (this.failure = e);
+    });
+  }
+
+  request(job: Job): Ticket {
+    let settled = false;
+    const result = this.executor.run(job).finally(() => (settled = true));
+    result.catch(() => {}); // a ticket nobody awaits does not fail the program
+    return {
+      settled: () => settled,
+      wait: () => {
+        throw new Error("the WebGPU device cannot be waited for on this thread");
+      },
+      promise: () => result,
+    };
+  }
+
+  check(): void {
+    if (!this.failed) return;
+    const e = this.failure;
+    this.failed = false;
+    this.failure = undefined;
+    throw e;
+  }
+}

@@ -1,0 +1,165 @@
+// The WebGPU device in Node.js: a worker thread (webgpu-worker.ts) owns it, since Dawn delivers its
+// callbacks only to a thread whose event loop runs, and the blocking host API (copyToHost, synchronize)
+// must wait. The caller posts jobs and, where it must wait, sleeps in Atomics.wait until the worker has
+// done them (protocol.ts). The worker is started once a process, by the first probe.
+
+import { totalmem } from "node:os";
+import { receiveMessageOnPort, Worker, MessageChannel, type MessagePort } from "node:worker_threads";
+import { workerCode } from "../../../workers/worker-entry.js";
+import type { AdapterFacts } from "./adapter.js";
+import type { DeviceChannel, Ticket } from "./channel.js";
+import type { Job, JobResult } from "./executor.js";
+import { CTL, CTL_WORDS, OPENED, type DeviceReply, type DeviceRequest, type WorkerData } from "./protocol.js";
+
+/**
+ * Dawn's options: shared memory not zeroed at each workgroup's start (CUDA's is not either; and
+ * SwiftShader otherwise takes seconds to create a pipeline with a large workgroup array).
+ */
+const DAWN_OPTIONS = ["enable-dawn-features=disable_workgroup_init"];
+
+/** How long opening the device may take (loading Dawn, the Vulkan driver, the adapter) */
+const OPEN_TIMEOUT_MS = 120_000;
+
+/** Atomics.waitAsync (Node.js 16+; ES2024's library, newer than this build's) */
+const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+
+class NodeChannel implements DeviceChannel {
+  readonly canBlock = true;
+  private seq = OPENED;
+  /** replies that arrived for jobs whose tickets have not taken them yet */
+  private readonly replies = new Map<number, DeviceReply>();
+  /** jobs whose reply a ticket will take */
+  private readonly wanted = new Set<number>();
+  /** the first failure of a posted job nobody waits for, until check() */
+  private failure: string | undefined;
+
+  constructor(
+    private readonly worker: Worker,
+    private readonly port: MessagePort,
+    private readonly ctl: Int32Array,
+  ) {}
+
+  private send(job: Job, reply: boolean): number {
+    const seq = ++this.seq;
+    if (reply) this.wanted.add(seq);
+    const transfer = job.op === "write" ? [job.data.buffer as ArrayBuffer] : [];
+    this.port.postMessage({ seq, job, reply } satisfies DeviceRequest, transfer);
+    Atomics.store(this.ctl, CTL.posted, seq);
+    Atomics.notify(this.ctl, CTL.posted);
+    return seq;
+  }
+
+  post(job: Job): void {
+    this.send(job, false);
+  }
+
+  request(job: Job): Ticket {
+    const seq = this.send(job, true);
+    return {
+      settled: () => this.done(seq),
+      wait: () => {
+        this.waitFor(seq);
+        return this.take(seq);
+      },
+      promise: async () => {
+        await this.waitAsyncFor(seq);
+        return this.take(seq);
+      },
+    };
+  }
+
+  check(): void {
+    this.drain();
+    const failure = this.failure;
+    if (failure === undefined) return;
+    this.failure = undefined;
+    throw new Error(failure);
+  }
+
+  private done(seq: number): boolean {
+    return Atomics.load(this.ctl, CTL.done) >= seq;
+  }
+
+  /** sleeps until the worker has done job `seq` (a wake-up before that was for an earlier one) */
+  waitFor(seq: number, timeoutMs = Infinity): void {
+    const deadline = Date.now() + timeoutMs;
+    for (let done = Atomics.load(this.ctl, CTL.done); done < seq; done = Atomics.load(this.ctl, CTL.done)) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        void this.worker.terminate();
+        throw new Error(`the WebGPU device's thread did not answer within ${timeoutMs / 1000} s`);
+      }
+      Atomics.wait(this.ctl, CTL.done, done, left === Infinity ? undefined : left);
+    }
+  }
+
+  private async waitAsyncFor(seq: number): Promise<void> {
+    if (this.done(seq)) return;
+    // Atomics.waitAsync keeps no process alive: a program that only awaits the device would exit
+    const alive = setInterval(() => {}, 60_000);
+    try {
+      for (let done = Atomics.load(this.ctl, CTL.done); done < seq; done = Atomics.load(this.ctl, CTL.done)) {
+        const w = waitAsync(this.ctl, CTL.done, done);
+        if (w.async) await w.value;
+      }
+    } finally {
+      clearInterval(alive);
+    }
+  }
+
+  /** moves the replies that arrived into `replies`; a failure nobody waits for is kept for check() */
+  private drain(): void {
+    for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
+      const reply = m.message as DeviceReply;
+      if (reply.seq !== undefined && this.wanted.has(reply.seq)) this.replies.set(reply.seq, reply);
+      else if ("error" in reply) this.failure ??= reply.error;
+    }
+  }
+
+  /** the result of job `seq`, done: the reply taken, or its error thrown */
+  take(seq: number): JobResult {
+    this.drain();
+    const reply = this.replies.get(seq);
+    this.replies.delete(seq);
+    this.wanted.delete(seq);
+    if (reply === undefined) throw new Error(`the WebGPU device's thread stopped before replying to request ${seq}`);
+    if ("error" in reply) throw new Error(reply.error);
+    return reply.result as JobResult;
+  }
+}
+
+/** The device's thread started, its adapter, and the host's memory (WebGPU does not say a device's); or why not. */
+export type NodeDevice = { readonly ok: true; readonly channel: DeviceChannel; readonly facts: AdapterFacts; readonly totalMemory: number } | { readonly ok: false; readonly reason: string };
+
+let opened: NodeDevice | undefined;
+
+/** Starts the device's thread and waits for its adapter, once a process. */
+export function openNodeDevice(): NodeDevice {
+  return (opened ??= start());
+}
+
+function start(): NodeDevice {
+  let code: string;
+  try {
+    code = workerCode("webgpu-worker");
+  } catch (e) {
+    return { ok: false, reason: (e as Error).message };
+  }
+  const { port1, port2 } = new MessageChannel();
+  const ctl = new Int32Array(new SharedArrayBuffer(CTL_WORDS * 4));
+  const data: WorkerData = { port: port2, flag: ctl, dawnOptions: DAWN_OPTIONS };
+  const worker = new Worker(code, { eval: true, workerData: data, transferList: [port2] });
+  worker.unref();
+  port1.unref();
+  const channel = new NodeChannel(worker, port1, ctl);
+  try {
+    channel.waitFor(OPENED, OPEN_TIMEOUT_MS);
+    // the bootstrap's report of a thread that failed to start carries no number
+    const first = receiveMessageOnPort(port1)?.message as DeviceReply | undefined;
+    if (first === undefined || "error" in first) throw new Error(first?.error ?? "the WebGPU device's thread stopped while starting");
+    return { ok: true, channel, facts: first.result as AdapterFacts, totalMemory: totalmem() };
+  } catch (e) {
+    void worker.terminate();
+    return { ok: false, reason: (e as Error).message };
+  }
+}
