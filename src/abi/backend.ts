@@ -177,6 +177,11 @@ export interface BackendDescriptor<Name extends string = string> {
   readonly device: string;
   /** whether its kernels run on a GPU (Numba's `cuda.is_available()`) */
   readonly onGpu: boolean;
+  /**
+   * whether `auto` may choose it in this environment (absent: yes); NUMBATS_TARGET and useTarget still
+   * can. `auto` neither probes nor names a back end that says no.
+   */
+  inAuto?(): boolean;
   /** whether it can run kernels here (probed once a process, or cheap) */
   probe(): Availability;
   /** the back end of device `id` (each device has one) */

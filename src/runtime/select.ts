@@ -1,6 +1,7 @@
 // Which back end runs kernels (docs/runtime.md): NUMBATS_TARGET=cuda|sim|auto
 // (default auto), NUMBATS_ENABLE_CUDASIM=1 as in Numba. auto takes the first
-// back end in its order (the GPU) whose probe finds a device and which opens;
+// back end in its order (the GPU) whose probe finds a device and which opens,
+// among those that may be chosen automatically here (BackendDescriptor.inAuto);
 // when that is not the first (the simulator, the last), it says why in one
 // line on stderr. Selection is a policy over the list of back ends
 // (src/backends/index.ts): it names none of them, and the host API asks here
@@ -75,11 +76,12 @@ export function selectTarget(request: TargetRequest, by: string, deps: SelectDep
     if (!probe.ok) throw descriptor.unavailable(by, probe);
     return made(descriptor, probe.devices, (backend) => ({ ...base, reason: descriptor.chosen(backend, probe.devices, by), ...driver(probe.driverVersion) }));
   }
-  const [first] = deps.backends;
-  const fallback = deps.backends.at(-1)!;
+  const candidates = deps.backends.filter(inAuto);
+  const [first] = candidates;
+  const fallback = candidates.at(-1)!;
   // why the back ends before the one chosen are not used (the first reason), and a driver one of them found
   let why: string | undefined, driverVersion: number | undefined;
-  for (const descriptor of deps.backends) {
+  for (const descriptor of candidates) {
     const probe = descriptor.probe();
     if (!probe.ok) {
       why ??= probe.reason;
@@ -101,6 +103,9 @@ export function selectTarget(request: TargetRequest, by: string, deps: SelectDep
   }
   throw new Error(`no back end can run kernels here: ${why}`);
 }
+
+/** whether `auto` may choose `descriptor` here */
+const inAuto = (descriptor: BackendDescriptor): boolean => descriptor.inAuto?.() ?? true;
 
 const oneLine = (s: string) => s.replace(/\s*\n\s*/g, "; ");
 
@@ -131,7 +136,7 @@ export function selectForced(descriptor: BackendDescriptor<TargetName>, by: stri
   const reason = descriptor.forced!.reason(by);
   let driverVersion: number | undefined;
   for (const other of deps.backends) {
-    if (other === descriptor) continue;
+    if (other === descriptor || !inAuto(other)) continue;
     const probe = other.probe();
     if (!probe.ok) continue;
     driverVersion ??= probe.driverVersion;

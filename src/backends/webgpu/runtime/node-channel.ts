@@ -55,15 +55,28 @@ class NodeChannel implements DeviceChannel {
 
   request(job: Job): Ticket {
     const seq = this.send(job, true);
+    // the reply, once taken: a ticket may be asked again (an event's time)
+    let outcome: { result: JobResult } | { error: unknown } | undefined;
+    const taken = (): JobResult => {
+      if (!outcome) {
+        try {
+          outcome = { result: this.take(seq) };
+        } catch (error) {
+          outcome = { error };
+        }
+      }
+      if ("error" in outcome) throw outcome.error;
+      return outcome.result;
+    };
     return {
       settled: () => this.done(seq),
       wait: () => {
-        this.waitFor(seq);
-        return this.take(seq);
+        if (!outcome) this.waitFor(seq);
+        return taken();
       },
       promise: async () => {
-        await this.waitAsyncFor(seq);
-        return this.take(seq);
+        if (!outcome) await this.waitAsyncFor(seq);
+        return taken();
       },
     };
   }

@@ -1,0 +1,200 @@
+// A kernel compiled to WGSL, loaded as a shader module on the device (wgsl/layout.ts is the contract
+// between the target and this runtime): each launch checks the adapter's limits, packs the parameter
+// block from the launch arguments, binds the arrays and its status buffer, and dispatches; the pipeline
+// for a new block size (and dynamic shared size) is made, and waited for, at its first launch.
+// What the kernel's threads threw is in its status buffer, read at the next synchronising call.
+
+import type { ArrayArg, BackendStream, CompiledKernel, DeviceInfo, KernelArg, LaunchDims } from "../../../abi/backend.js";
+import type { KernelInfo } from "../../../abi/kernel-info.js";
+import { noteThrowingLaunch } from "../../../abi/kernel-errors.js";
+import { parseThrowSite } from "../../../abi/launch-abi.js";
+import { DTYPE_INFO, type ScalarName } from "../../../dtypes.js";
+import { KernelError, LaunchError } from "../../../errors.js";
+import { STATUS_WORDS, type ParamField, type WgslKernel } from "../wgsl/layout.js";
+import type { AdapterFacts } from "./adapter.js";
+import type { DeviceChannel } from "./channel.js";
+import type { BindingLayout } from "./executor.js";
+
+/** What a kernel needs of the back end that loads it. */
+export interface KernelHost {
+  readonly channel: DeviceChannel;
+  readonly device: DeviceInfo;
+  readonly facts: AdapterFacts;
+  /** a new buffer id, its bytes allocated (zeroed) on the device */
+  allocId(bytes: number): number;
+  /** the device buffer id of an array argument (throws where it is not this back end's) */
+  bufferId(arg: ArrayArg): number;
+  /** the target's name in messages: "webgpu (llvmpipe: …)" */
+  readonly where: string;
+}
+
+/** how each dtype's value goes into its 4-byte field (layout.ts: ParamField) */
+const FIELD_WRITERS: Record<"int" | "uint" | "bool" | "float", (v: DataView, at: number, x: number) => void> = {
+  int: (v, at, x) => v.setInt32(at, x, true),
+  uint: (v, at, x) => v.setUint32(at, x, true),
+  bool: (v, at, x) => v.setUint32(at, x ? 1 : 0, true),
+  float: (v, at, x) => v.setFloat32(at, x, true),
+};
+
+/** words of the status buffer after the print area (layout.ts: the dropped count and a bounds fault's record) */
+const STATUS_TAIL_WORDS = 8;
+
+let modules = 0;
+
+export class WebGpuKernel implements CompiledKernel {
+  readonly code: string;
+  readonly staticSharedBytes: number;
+  private readonly module: number;
+  private readonly status: number;
+  private readonly statusBytes: number;
+  /** the bind group layout: the parameters, the status words, then each array */
+  private readonly layout: BindingLayout;
+  /** the override sets whose pipeline exists */
+  private readonly pipelines = new Set<string>();
+  /** a launch since the status buffer was last read */
+  private unread = false;
+
+  constructor(
+    private readonly host: KernelHost,
+    readonly info: KernelInfo,
+    private readonly wgsl: WgslKernel,
+  ) {
+    this.code = wgsl.code;
+    this.staticSharedBytes = wgsl.staticSharedBytes;
+    this.module = ++modules;
+    this.layout = [[0, "uniform"], [1, "storage"], ...wgsl.arrays.map((a) => [a.binding, a.readOnly ? "read-only-storage" : "storage"] as const)];
+    this.statusBytes = 4 * (STATUS_WORDS.printStart + wgsl.printWords + STATUS_TAIL_WORDS);
+    this.status = host.allocId(this.statusBytes);
+    const loaded = host.channel.request({ op: "module", id: this.module, code: wgsl.code, layout: this.layout });
+    if (host.channel.canBlock) this.failing(() => loaded.wait(), `loading kernel '${info.name}'`);
+  }
+
+  /** runs `f`; a failure of the device becomes a LaunchError that says what was done */
+  private failing<T>(f: () => T, doing: string): T {
+    try {
+      return f();
+    } catch (e) {
+      throw new LaunchError(`${this.host.where}: ${doing}: ${(e as Error).message}`);
+    }
+  }
+
+  launch(dims: LaunchDims, args: readonly KernelArg[], _stream: BackendStream, cooperative: boolean): void {
+    if (cooperative) throw new LaunchError(`${this.host.where} cannot launch kernel '${this.info.name}' cooperatively (grid-wide sync)`);
+    this.checkLimits(dims);
+    const bindings = this.bindings(args);
+    const overrides = this.overrides(dims);
+    const key = JSON.stringify(overrides);
+    const { channel } = this.host;
+    if (!this.pipelines.has(key)) {
+      const made = channel.request({ op: "pipeline", module: this.module, entryPoint: this.wgsl.entryPoint, overrides });
+      if (channel.canBlock) this.failing(() => made.wait(), `creating the pipeline of kernel '${this.info.name}' for block (${dims.block.join(", ")})`);
+      this.pipelines.add(key);
+    }
+    channel.post({ op: "dispatch", module: this.module, entryPoint: this.wgsl.entryPoint, overrides, params: this.params(args), bindings, grid: dims.grid });
+    this.unread = true;
+    noteThrowingLaunch(this.readThrow);
+  }
+
+  private overrides(dims: LaunchDims): Record<string, number> {
+    const [x, y, z] = dims.block;
+    const o: Record<string, number> = { BLOCK_X: x, BLOCK_Y: y, BLOCK_Z: z };
+    // a WGSL array has at least one element
+    if (this.wgsl.dynamicShared) o.DYNAMIC_SHARED_WORDS = Math.max(1, Math.ceil(dims.sharedMemBytes / 4));
+    return o;
+  }
+
+  /** the launch's shape and shared memory against the adapter's limits */
+  private checkLimits(dims: LaunchDims): void {
+    const { limits } = this.host.device;
+    const name = `kernel '${this.info.name}'`;
+    const threads = dims.block[0] * dims.block[1] * dims.block[2];
+    const axes = ["x", "y", "z"] as const;
+    if (threads > limits.maxThreadsPerBlock) {
+      throw new LaunchError(`${name}: a block of ${threads} threads (${dims.block.join(" × ")}) is more than ${this.host.where} allows (maxComputeInvocationsPerWorkgroup ${limits.maxThreadsPerBlock})`);
+    }
+    for (let i = 0; i < 3; i++) {
+      if (dims.block[i]! > limits.maxBlockDim[i]!) {
+        throw new LaunchError(`${name}: block extent ${axes[i]} = ${dims.block[i]} is more than ${this.host.where} allows (maxComputeWorkgroupSize${axes[i]!.toUpperCase()} ${limits.maxBlockDim[i]})`);
+      }
+      if (dims.grid[i]! > limits.maxGridDim[i]!) {
+        throw new LaunchError(`${name}: grid extent ${axes[i]} = ${dims.grid[i]} blocks is more than ${this.host.where} allows (maxComputeWorkgroupsPerDimension ${limits.maxGridDim[i]}): use fewer, larger blocks or a grid-stride loop`);
+      }
+    }
+    const shared = this.staticSharedBytes + (this.wgsl.dynamicShared ? 4 * Math.ceil(dims.sharedMemBytes / 4) : 0);
+    if (shared > limits.maxSharedPerBlock) {
+      throw new LaunchError(`${name}: ${shared} bytes of shared memory (${this.staticSharedBytes} static, ${dims.sharedMemBytes} dynamic) are more than ${this.host.where} allows (maxComputeWorkgroupStorageSize ${limits.maxSharedPerBlock})`);
+    }
+  }
+
+  /** [binding, buffer id] of the status words and of each array, checked against the adapter's binding limits */
+  private bindings(args: readonly KernelArg[]): [number, number][] {
+    const { facts, where } = this.host;
+    const name = `kernel '${this.info.name}'`;
+    const storage = this.wgsl.arrays.length + 1;
+    const most = facts.limits.maxStorageBuffersPerShaderStage ?? 0;
+    if (storage > most) {
+      throw new LaunchError(`${name} binds ${storage} storage buffers (${this.wgsl.arrays.length} arrays and its status words), more than ${where} allows (maxStorageBuffersPerShaderStage ${most}): pass fewer arrays`);
+    }
+    const maxBinding = facts.limits.maxStorageBufferBindingSize ?? Infinity;
+    const out: [number, number][] = [[1, this.status]];
+    const bound = new Map<number, { param: string; written: boolean }>();
+    for (const a of this.wgsl.arrays) {
+      const arg = args[a.arg] as ArrayArg;
+      const param = this.info.params[a.arg]?.name ?? arg.name;
+      if (arg.buffer.byteLength > maxBinding) {
+        throw new LaunchError(`${name}: array '${param}' lives in a buffer of ${arg.buffer.byteLength} bytes, more than ${where} binds (maxStorageBufferBindingSize ${maxBinding})`);
+      }
+      const id = this.host.bufferId(arg);
+      const other = bound.get(id);
+      if (other && (other.written || !a.readOnly)) {
+        throw new LaunchError(`${name}: arrays '${other.param}' and '${param}' share one buffer, which the kernel writes: ${where} cannot bind a written buffer twice; pass a copy`);
+      }
+      bound.set(id, { param, written: !a.readOnly });
+      out.push([a.binding, id]);
+    }
+    return out;
+  }
+
+  /** the parameter block: each field's 4 bytes from its launch argument */
+  private params(args: readonly KernelArg[]): Uint8Array {
+    const fields = this.wgsl.params;
+    const bytes = new Uint8Array(4 * fields.length);
+    const view = new DataView(bytes.buffer);
+    fields.forEach((f, i) => fieldWriter(f, args[f.arg]!)(view, 4 * i));
+    return bytes;
+  }
+
+  /**
+   * What the launches since the last read threw: the record of the first throwing thread, cleared for
+   * the next launches. Reading it waits for them.
+   */
+  private readonly readThrow = (): KernelError | undefined => {
+    if (!this.unread) return undefined;
+    this.unread = false;
+    const { channel } = this.host;
+    const record = channel.request({ op: "read", id: this.status, offset: 0, bytes: 4 * STATUS_WORDS.printStart });
+    const w = new Uint32Array((this.failing(() => record.wait(), `reading the status of kernel '${this.info.name}'`) as Uint8Array).slice().buffer);
+    const site = w[STATUS_WORDS.thrown]!;
+    if (site === 0) return undefined;
+    channel.post({ op: "write", id: this.status, offset: 0, data: new Uint8Array(this.statusBytes) });
+    const { message, where } = parseThrowSite(this.info.strings[site - 1] ?? "(an unknown throw site)");
+    const b = STATUS_WORDS.block, t = STATUS_WORDS.thread;
+    return new KernelError(this.info.name, message, [w[t]!, w[t + 1]!, w[t + 2]!], [w[b]!, w[b + 1]!, w[b + 2]!], where);
+  };
+
+  suggestedBlockSize(): number {
+    return Math.min(256, this.host.device.limits.maxThreadsPerBlock);
+  }
+}
+
+/** writes field `f` of the parameter block from its argument */
+function fieldWriter(f: ParamField, arg: KernelArg): (view: DataView, at: number) => void {
+  if (f.what === "value") {
+    if (arg.kind !== "scalar") throw new LaunchError(`parameter field ${f.arg} expects a scalar argument`);
+    const write = FIELD_WRITERS[DTYPE_INFO[f.dtype].cls];
+    return (view, at) => write(view, at, Number(arg.value));
+  }
+  if (arg.kind !== "array") throw new LaunchError(`parameter field ${f.arg} expects an array argument`);
+  const value = f.what === "offset" ? arg.byteOffset / DTYPE_INFO[arg.dtype as ScalarName].size : f.what === "shape" ? arg.shape[f.dim]! : arg.strides[f.dim]!;
+  return (view, at) => view.setInt32(at, value, true);
+}
