@@ -198,4 +198,9 @@ export interface BackendDescriptor<Name extends string = string> {
   workers?(): string;
   /** starts its worker threads and resolves once they run (a browser starts a thread only when its creator yields) */
   startWorkers?(): Promise<void>;
+  /**
+   * finds its devices where the environment finds them only asynchronously (WebGPU in a browser:
+   * navigator.gpu.requestAdapter), once; `probe`, which is synchronous, reports them after it resolves
+   */
+  prepare?(): Promise<void>;
 }

@@ -231,3 +231,12 @@ export function simulatorWorkers(info: TargetInfo): string | undefined {
 export async function startSimulatorWorkers(): Promise<void> {
   await Promise.all(BACKENDS.map((b) => b.startWorkers?.()));
 }
+
+/**
+ * Readies the back ends whose devices are found asynchronously (BackendDescriptor.prepare), so that
+ * selection, which probes synchronously, sees them. The browser build's `ready()` awaits it before
+ * the first launch.
+ */
+export async function prepareBackends(): Promise<void> {
+  await Promise.all(BACKENDS.map((b) => b.prepare?.()));
+}
