@@ -5,6 +5,9 @@
 // (navigator.gpu.requestAdapter), while selection probes synchronously: `openBrowserDevice()` (the
 // descriptor's `prepare`, which the browser build's `await ready()` runs) opens it once, and
 // `browserDevice()` reports it to the probe afterwards.
+//
+// TODO(H2, index.ts is yours): wire it into WEBGPU_BACKEND — inAuto: hasNavigatorGpu; prepare: open it
+// where hasNavigatorGpu(); probe/create: hasNavigatorGpu() ? browserDevice() : openNodeDevice().
 
 import { totalmem } from "node:os";
 import { openDevice } from "./runtime/adapter.js";
