@@ -6,8 +6,8 @@
 // descriptor's `prepare`, which the browser build's `await ready()` runs) opens it once, and
 // `browserDevice()` reports it to the probe afterwards.
 //
-// TODO(H2, index.ts is yours): wire it into WEBGPU_BACKEND — inAuto: hasNavigatorGpu; prepare: open it
-// where hasNavigatorGpu(); probe/create: hasNavigatorGpu() ? browserDevice() : openNodeDevice().
+// TODO(H2, index.ts is yours): wire it into WEBGPU_BACKEND — inAuto: usesNavigatorGpu; prepare: open it
+// where usesNavigatorGpu(); probe/create: usesNavigatorGpu() ? browserDevice() : openNodeDevice().
 
 import { totalmem } from "node:os";
 import { openDevice } from "./runtime/adapter.js";
@@ -18,8 +18,15 @@ import type { NodeDevice } from "./runtime/node-channel.js";
 /** The WebGPU entry point of the environment: a browser's (or Deno's) navigator.gpu; undefined in Node.js. */
 const navigatorGpu = (): GPU | undefined => (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
 
-/** Whether the environment reaches WebGPU through navigator.gpu (a browser, Deno) rather than the `webgpu` package. */
-export const hasNavigatorGpu = (): boolean => navigatorGpu() !== undefined;
+/** A browser's globals (a page's document, a Worker's scope) and Deno's. */
+const web = globalThis as { document?: unknown; WorkerGlobalScope?: unknown; Deno?: unknown };
+
+/**
+ * Whether WebGPU here is navigator.gpu (a browser's page or Worker, Deno), not Node.js's `webgpu`
+ * package: then `auto` may choose it, and a browser without it says why.
+ */
+export const usesNavigatorGpu = (): boolean =>
+  navigatorGpu() !== undefined || web.document !== undefined || web.WorkerGlobalScope !== undefined || web.Deno !== undefined;
 
 /** The device opened by openBrowserDevice, once it settles. */
 let opened: NodeDevice | undefined;
@@ -49,7 +56,7 @@ const NO_NAVIGATOR_GPU = "this browser has no WebGPU (navigator.gpu): it needs a
  */
 export function browserDevice(): NodeDevice {
   if (opened !== undefined) return opened;
-  if (!hasNavigatorGpu()) return { ok: false, reason: NO_NAVIGATOR_GPU };
+  if (navigatorGpu() === undefined) return { ok: false, reason: NO_NAVIGATOR_GPU };
   return {
     ok: false,
     reason: `a browser finds its WebGPU adapter asynchronously: await numbats' ready() before the first launch${opening ? " (it is still being opened)" : ""}`,
