@@ -202,8 +202,12 @@ export class GpuExecutor {
       throw new Error(`the WebGPU compiler rejected the WGSL:\n${errors.map((m) => `${m.lineNum}:${m.linePos}: ${m.message}\n    ${lines[m.lineNum - 1] ?? ""}`).join("\n")}`);
     }
     const entries = layout.map(([binding, type]): GPUBindGroupLayoutEntry => ({ binding, visibility: COMPUTE_STAGE, buffer: { type } }));
+    this.device.pushErrorScope("validation");
     const bindGroupLayout = this.device.createBindGroupLayout({ entries });
-    this.modules.set(id, { shader, layout: this.device.createPipelineLayout({ bindGroupLayouts: [bindGroupLayout] }), pipelines: new Map() });
+    const pipelineLayout = this.device.createPipelineLayout({ bindGroupLayouts: [bindGroupLayout] });
+    const invalid = await this.device.popErrorScope();
+    if (invalid) throw new Error(`the bind group layout is invalid: ${invalid.message}`);
+    this.modules.set(id, { shader, layout: pipelineLayout, pipelines: new Map() });
     return undefined;
   }
 

@@ -63,6 +63,7 @@ export class WebGpuKernel implements CompiledKernel {
     this.staticSharedBytes = wgsl.staticSharedBytes;
     this.module = ++modules;
     this.layout = [[0, "uniform"], [1, "storage"], ...wgsl.arrays.map((a) => [a.binding, a.readOnly ? "read-only-storage" : "storage"] as const)];
+    this.checkStorageBuffers();
     this.statusBytes = 4 * (STATUS_WORDS.printStart + wgsl.printWords + STATUS_TAIL_WORDS);
     this.status = host.allocId(this.statusBytes);
     const loaded = host.channel.request({ op: "module", id: this.module, code: wgsl.code, layout: this.layout });
@@ -126,15 +127,19 @@ export class WebGpuKernel implements CompiledKernel {
     }
   }
 
+  /** the kernel's storage bindings (its arrays and the status words) against the adapter's limit */
+  private checkStorageBuffers(): void {
+    const storage = this.wgsl.arrays.length + 1;
+    const most = this.host.facts.limits.maxStorageBuffersPerShaderStage ?? 0;
+    if (storage > most) {
+      throw new LaunchError(`kernel '${this.info.name}' binds ${storage} storage buffers (${this.wgsl.arrays.length} arrays and its status words), more than ${this.host.where} allows (maxStorageBuffersPerShaderStage ${most}): pass fewer arrays`);
+    }
+  }
+
   /** [binding, buffer id] of the status words and of each array, checked against the adapter's binding limits */
   private bindings(args: readonly KernelArg[]): [number, number][] {
     const { facts, where } = this.host;
     const name = `kernel '${this.info.name}'`;
-    const storage = this.wgsl.arrays.length + 1;
-    const most = facts.limits.maxStorageBuffersPerShaderStage ?? 0;
-    if (storage > most) {
-      throw new LaunchError(`${name} binds ${storage} storage buffers (${this.wgsl.arrays.length} arrays and its status words), more than ${where} allows (maxStorageBuffersPerShaderStage ${most}): pass fewer arrays`);
-    }
     const maxBinding = facts.limits.maxStorageBufferBindingSize ?? Infinity;
     const out: [number, number][] = [[1, this.status]];
     const bound = new Map<number, { param: string; written: boolean }>();

@@ -20,6 +20,9 @@ const DAWN_OPTIONS = ["enable-dawn-features=disable_workgroup_init"];
 /** How long opening the device may take (loading Dawn, the Vulkan driver, the adapter) */
 const OPEN_TIMEOUT_MS = 120_000;
 
+/** How long the process's exit waits for the work posted to finish */
+const EXIT_WAIT_MS = 10_000;
+
 /** Atomics.waitAsync (Node.js 16+; ES2024's library, newer than this build's) */
 const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
 
@@ -37,7 +40,17 @@ class NodeChannel implements DeviceChannel {
     private readonly worker: Worker,
     private readonly port: MessagePort,
     private readonly ctl: Int32Array,
-  ) {}
+  ) {
+    // Node.js stops the thread at exit wherever it is, and Dawn aborts the process when stopped inside
+    // one of its calls: the work posted is let finish first (a while at most)
+    process.once("exit", () => {
+      try {
+        this.waitFor(this.seq, EXIT_WAIT_MS);
+      } catch {
+        // a thread that does not finish is stopped anyway
+      }
+    });
+  }
 
   private send(job: Job, reply: boolean): number {
     const seq = ++this.seq;

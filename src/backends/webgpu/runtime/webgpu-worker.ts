@@ -35,9 +35,10 @@ async function open(): Promise<GpuExecutor> {
   }
   const gpu = (held.numbatsDawnInstance = create([...dawnOptions]));
   const { device, facts } = await openDevice(gpu);
+  const executor = new GpuExecutor(device);
   send({ seq: OPENED, result: facts }, facts);
   finished(OPENED);
-  return new GpuExecutor(device);
+  return executor;
 }
 
 async function handle(executor: GpuExecutor, { seq, job, reply }: DeviceRequest): Promise<void> {

@@ -1,0 +1,251 @@
+// The child process of webgpu-runtime.test.ts (dawn.node can take a process down with it): runs one
+// scenario of the webgpu back end on the adapter its environment names, with WGSL written by hand for
+// kernels compiled to typed IR here, and prints one JSON line of what it saw; the test judges it.
+//
+//   node --import tsx test/runtime/webgpu-child.ts <scenario>
+
+import type { CompiledKernel, KernelArg, LaunchDims } from "../../src/abi/backend.js";
+import { compileToIR } from "../../src/compiler/index.js";
+import type { FunctionIR } from "../../src/compiler/ir.js";
+import { cuda, int32 } from "../../src/index.js";
+import { typeOfArgument } from "../../src/kernel.js";
+import { deviceInfoOf } from "../../src/backends/webgpu/runtime/adapter.js";
+import { WebGpuBackend } from "../../src/backends/webgpu/runtime/backend.js";
+import { openNodeDevice } from "../../src/backends/webgpu/runtime/node-channel.js";
+import type { WgslKernel } from "../../src/backends/webgpu/wgsl/layout.js";
+
+const opened = openNodeDevice();
+if (!opened.ok) {
+  console.log(JSON.stringify({ skip: opened.reason }));
+  process.exit(0);
+}
+
+/** the kernels' WGSL, by kernel name: what the WGSL target would make, written by hand */
+const HAND: Record<string, Omit<WgslKernel, "entryPoint" | "features">> = {
+  vadd: {
+    code: `
+struct Params { n: i32, a_off: i32, b_off: i32, c_off: i32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read> a: array<f32>;
+@group(0) @binding(3) var<storage, read> b: array<f32>;
+@group(0) @binding(4) var<storage, read_write> c: array<f32>;
+override BLOCK_X: u32 = 1; override BLOCK_Y: u32 = 1; override BLOCK_Z: u32 = 1;
+@compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z) fn main(@builtin(global_invocation_id) g: vec3u) {
+  let i = i32(g.x);
+  if (i < params.n) { c[params.c_off + i] = a[params.a_off + i] + b[params.b_off + i]; }
+}`,
+    params: [{ arg: 3, what: "value", dtype: "int32" }, { arg: 0, what: "offset" }, { arg: 1, what: "offset" }, { arg: 2, what: "offset" }],
+    arrays: [{ arg: 0, binding: 2, readOnly: true }, { arg: 1, binding: 3, readOnly: true }, { arg: 2, binding: 4, readOnly: false }],
+    staticSharedBytes: 0,
+    dynamicShared: false,
+    printWords: 0,
+  },
+  thrower: {
+    code: `
+struct Params { n: i32, pad: i32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> a: array<i32>;
+override BLOCK_X: u32 = 1; override BLOCK_Y: u32 = 1; override BLOCK_Z: u32 = 1;
+@compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z) fn main(@builtin(workgroup_id) w: vec3u, @builtin(local_invocation_id) l: vec3u, @builtin(global_invocation_id) g: vec3u) {
+  if (i32(g.x) == params.n) {
+    if (atomicCompareExchangeWeak(&status[0], 0u, 1u).exchanged) {
+      atomicStore(&status[1], w.x); atomicStore(&status[2], w.y); atomicStore(&status[3], w.z);
+      atomicStore(&status[4], l.x); atomicStore(&status[5], l.y); atomicStore(&status[6], l.z);
+    }
+    return;
+  }
+  a[g.x] = 1;
+}`,
+    params: [{ arg: 1, what: "value", dtype: "int32" }],
+    arrays: [{ arg: 0, binding: 2, readOnly: false }],
+    staticSharedBytes: 0,
+    dynamicShared: false,
+    printWords: 0,
+  },
+};
+
+/** the IR of each kernel, for its KernelInfo; the WGSL above is what runs */
+const KERNELS: Record<string, { fn: Function; args: unknown[] }> = {
+  vadd: {
+    fn: (a: Float32Array, b: Float32Array, c: Float32Array, n: number) => {
+      const i = cuda.grid(1);
+      if (i < n) c[i] = a[i]! + b[i]!;
+    },
+    args: [new Float32Array(1), new Float32Array(1), new Float32Array(1), int32(1)],
+  },
+  thrower: {
+    fn: (a: Int32Array, n: number) => {
+      const i = cuda.grid(1);
+      if (i === n) throw new Error("thread n was asked to throw");
+      a[i] = 1;
+    },
+    args: [new Int32Array(1), int32(1)],
+  },
+};
+
+const irOf = (name: string): FunctionIR => {
+  const k = KERNELS[name]!;
+  return compileToIR(k.fn, k.args.map((v, i) => typeOfArgument(v, i)), { name });
+};
+
+/** a back end whose WGSL target is the table above, and whose kernels' WgslKernel can be altered per test */
+function backend(alter: (k: WgslKernel) => WgslKernel = (k) => k): WebGpuBackend {
+  const { channel, facts, totalMemory } = opened as Extract<typeof opened, { ok: true }>;
+  return new WebGpuBackend(channel, facts, deviceInfoOf(facts, 0, totalMemory), (ir) => alter({ ...HAND[ir.name]!, entryPoint: "main", features: [] }));
+}
+
+const dims = (grid: number, block: number | [number, number, number], sharedMemBytes = 0): LaunchDims => ({
+  grid: [grid, 1, 1],
+  block: typeof block === "number" ? [block, 1, 1] : block,
+  sharedMemBytes,
+});
+
+const f32 = (b: WebGpuBackend, n: number, at = 0) => ({ kind: "array" as const, buffer: b.alloc(4 * n + at), byteOffset: at, dtype: "float32" as const, shape: [n], strides: [1], name: "x" });
+
+function vaddArgs(b: WebGpuBackend, n: number): KernelArg[] {
+  const x = f32(b, n, 8), y = f32(b, n), z = f32(b, n, 4);
+  b.copyToDevice(x.buffer, 8, Float32Array.from({ length: n }, (_, i) => i));
+  b.copyToDevice(y.buffer, 0, Float32Array.from({ length: n }, (_, i) => 0.5 * i));
+  return [{ ...x, name: "a" }, { ...y, name: "b" }, { ...z, name: "c" }, { kind: "scalar", dtype: "int32", value: n }];
+}
+
+const message = (f: () => unknown): string => {
+  try {
+    f();
+    return "no error";
+  } catch (e) {
+    return `${(e as Error).constructor.name}: ${(e as Error).message}`;
+  }
+};
+
+const SCENARIOS: Record<string, () => unknown | Promise<unknown>> = {
+  adapter: () => {
+    const b = backend();
+    return { name: b.device.name, limits: b.device.limits, facts: b.facts };
+  },
+
+  vadd: () => {
+    const b = backend();
+    const n = 1000;
+    const k = b.compile(irOf("vadd"));
+    const args = vaddArgs(b, n);
+    k.launch(dims(Math.ceil(n / 64), 64), args, b.defaultStream(), false);
+    const out = new Float32Array(n);
+    b.copyToHost(out, (args[2] as { buffer: never }).buffer, 4);
+    return { out: [...out], wgsl: k.code.length > 0 };
+  },
+
+  copies: async () => {
+    const b = backend();
+    // the device buffer and a host model of it, changed alike
+    const size = 37;
+    const buf = b.alloc(size);
+    const model = new Uint8Array(size);
+    const seen: number[][] = [];
+    const put = (at: number, bytes: number[]) => {
+      b.copyToDevice(buf, at, new Uint8Array(bytes));
+      model.set(bytes, at);
+    };
+    const move = (to: number, from: number, n: number) => {
+      b.copyDeviceToDevice(buf, to, buf, from, n);
+      model.copyWithin(to, from, from + n);
+    };
+    put(0, Array.from({ length: size }, (_, i) => i + 1));
+    put(5, [200, 201, 202]); // unaligned, inside one word and across
+    put(30, [90, 91, 92, 93, 94, 95, 96]); // to the end
+    move(1, 9, 6); // overlapping-free, unaligned, same buffer
+    const other = b.alloc(16);
+    b.copyDeviceToDevice(other, 4, buf, 8, 8); // aligned, another buffer
+    const whole = new Uint8Array(size);
+    b.copyToHost(whole, buf, 0);
+    seen.push([...whole]);
+    const part = new Uint8Array(5);
+    b.copyToHost(part, buf, 3);
+    seen.push([...part]);
+    const async = new Uint8Array(8);
+    await b.copyToHostAsync(async, other, 4);
+    seen.push([...async]);
+    await b.synchronizeAsync();
+    return { seen, model: [[...model], [...model.subarray(3, 8)], [...model.subarray(8, 16)]] };
+  },
+
+  limits: () => {
+    const b = backend();
+    const { limits } = b.device;
+    const k = b.compile(irOf("vadd"));
+    const args = vaddArgs(b, 16);
+    const launch = (d: LaunchDims, a: KernelArg[] = args, kernel: CompiledKernel = k) => message(() => kernel.launch(d, a, b.defaultStream(), false));
+    const shared = backend((w) => ({ ...w, dynamicShared: true })).compile(irOf("vadd"));
+    const tooMany = backend((w) => ({ ...w, arrays: Array.from({ length: b.facts.limits.maxStorageBuffersPerShaderStage! }, (_, i) => ({ arg: 0, binding: 2 + i, readOnly: true })) }));
+    const c = args[2]!;
+    return {
+      threads: launch(dims(1, limits.maxThreadsPerBlock + 1)),
+      blockZ: launch(dims(1, [1, 1, limits.maxBlockDim[2] + 1])),
+      grid: launch({ grid: [limits.maxGridDim[0] + 1, 1, 1], block: [1, 1, 1], sharedMemBytes: 0 }),
+      shared: launch(dims(1, 32, limits.maxSharedPerBlock + 4), args, shared),
+      storage: message(() => tooMany.compile(irOf("vadd"))),
+      twice: launch(dims(1, 32), [args[0]!, c, c, args[3]!]),
+      readTwice: launch(dims(1, 32), [args[0]!, args[0]!, c, args[3]!]),
+      bindingSize: message(() => b.alloc((b.facts.limits.maxStorageBufferBindingSize ?? 0) + 4)) === "no error"
+        ? launch(dims(1, 32), [args[0]!, args[1]!, { ...c, buffer: b.alloc((b.facts.limits.maxStorageBufferBindingSize ?? 0) + 4) }, args[3]!])
+        : "cannot allocate",
+    };
+  },
+
+  throws: () => {
+    const b = backend();
+    const k = b.compile(irOf("thrower"));
+    const a = { kind: "array" as const, buffer: b.alloc(4 * 256), byteOffset: 0, dtype: "int32" as const, shape: [256], strides: [1], name: "a" };
+    const launch = (n: number) => k.launch(dims(4, 64), [a, { kind: "scalar", dtype: "int32", value: n }], b.defaultStream(), false);
+    launch(130);
+    launch(7); // the first throw is the one reported
+    const first = message(() => b.synchronize());
+    const after = message(() => b.synchronize());
+    launch(-1);
+    const clean = message(() => b.synchronize());
+    launch(200);
+    const onCopy = message(() => b.copyToHost(new Int32Array(4), a.buffer, 0));
+    return { first, after, clean, onCopy };
+  },
+
+  events: () => {
+    const b = backend();
+    const n = 1 << 16;
+    const k = b.compile(irOf("vadd"));
+    const args = vaddArgs(b, n);
+    const start = b.createEvent(), end = b.createEvent();
+    const s = b.createStream();
+    start.record(s);
+    for (let i = 0; i < 20; i++) k.launch(dims(n / 64, 64), args, s, false);
+    end.record(s);
+    end.synchronize();
+    const ms = end.elapsedSince(start);
+    return { ms, queried: end.query(), again: end.elapsedSince(start) === ms, timestamps: b.facts.features.includes("timestamp-query") };
+  },
+
+  launchTiming: () => {
+    const b = backend();
+    const n = 256;
+    const k = b.compile(irOf("vadd"));
+    const args = vaddArgs(b, n);
+    const launch = () => k.launch(dims(4, 64), args, b.defaultStream(), false);
+    launch();
+    b.synchronize();
+    const count = 300;
+    let t = performance.now();
+    for (let i = 0; i < count; i++) launch(), b.synchronize();
+    const blocking = (performance.now() - t) / count;
+    t = performance.now();
+    for (let i = 0; i < count; i++) launch();
+    b.synchronize();
+    const batched = (performance.now() - t) / count;
+    return { blocking, batched };
+  },
+};
+
+const name = process.argv[2]!;
+const scenario = SCENARIOS[name];
+if (!scenario) throw new Error(`no scenario ${name}: ${Object.keys(SCENARIOS).join(", ")}`);
+console.log(JSON.stringify(await scenario()));

@@ -1,0 +1,82 @@
+// The webgpu back end's runtime on each CPU WebGPU adapter (test/helpers/webgpu.ts), with WGSL written
+// by hand (test/runtime/webgpu-child.ts), so that it is tested apart from the WGSL target: a vector add,
+// copies of slices at any offset, a LaunchError per adapter limit, a throw, events, blocking and async
+// copies. Each scenario runs in a child process (dawn.node can take its process down); without the
+// `webgpu` package or an adapter the tests are skipped, saying why.
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { dirname, join, resolve } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { cpuAdapters, type CpuAdapter } from "../helpers/webgpu.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const found = cpuAdapters();
+const adapters: readonly CpuAdapter[] = "adapters" in found ? found.adapters : [];
+const skip = "reason" in found ? found.reason : false;
+if (skip) console.log(`# webgpu runtime tests skipped: ${skip}`);
+
+/** what scenario `name` saw on `adapter`, or undefined (a skip is reported) where it found no adapter */
+function run(t: { skip(reason: string): void }, adapter: CpuAdapter, name: string): Record<string, unknown> | undefined {
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "test", "runtime", "webgpu-child.ts"), name], {
+    cwd: root, env: { ...process.env, ...adapter.env }, encoding: "utf8", timeout: 240_000,
+  });
+  const line = r.stdout.trim().split("\n").at(-1) ?? "";
+  assert.equal(r.status, 0, `scenario ${name} on ${adapter.name} failed:\n${r.stderr.slice(-3000)}\n${r.stdout.slice(-2000)}`);
+  const seen = JSON.parse(line) as Record<string, unknown>;
+  if (typeof seen.skip === "string") {
+    t.skip(`${adapter.name}: ${seen.skip}`);
+    return undefined;
+  }
+  return seen;
+}
+
+for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {} }]) {
+  const each = (title: string, scenario: string, judge: (seen: Record<string, any>) => void) =>
+    test(`webgpu runtime (${adapter.name}): ${title}`, { skip }, (t) => {
+      const seen = run(t, adapter, scenario);
+      if (seen) judge(seen);
+    });
+
+  each("the adapter's limits become the device's", "adapter", (s) => {
+    const { limits, facts } = s;
+    assert.equal(limits.maxThreadsPerBlock, facts.limits.maxComputeInvocationsPerWorkgroup);
+    assert.deepEqual(limits.maxBlockDim, [facts.limits.maxComputeWorkgroupSizeX, facts.limits.maxComputeWorkgroupSizeY, facts.limits.maxComputeWorkgroupSizeZ]);
+    assert.deepEqual(limits.maxGridDim, Array(3).fill(facts.limits.maxComputeWorkgroupsPerDimension));
+    assert.equal(limits.maxSharedPerBlock, facts.limits.maxComputeWorkgroupStorageSize);
+    if (facts.features.includes("subgroups") && facts.subgroupSizes[0] === facts.subgroupSizes[1]) assert.equal(limits.warpSize, facts.subgroupSizes[0]);
+  });
+
+  each("a vector add over views at byte offsets", "vadd", (s) => {
+    assert.deepEqual(s.out, Array.from({ length: 1000 }, (_, i) => i + 0.5 * i));
+  });
+
+  each("copies of slices at any offset, within a buffer and between two, blocking and async", "copies", (s) => {
+    assert.deepEqual(s.seen, s.model);
+  });
+
+  each("a LaunchError for each adapter limit, before anything runs", "limits", (s) => {
+    assert.match(s.threads, /^LaunchError: .*block of \d+ threads.*maxComputeInvocationsPerWorkgroup/);
+    assert.match(s.blockZ, /^LaunchError: .*(maxComputeWorkgroupSizeZ|maxComputeInvocationsPerWorkgroup)/);
+    assert.match(s.grid, /^LaunchError: .*grid extent x = \d+ blocks.*maxComputeWorkgroupsPerDimension/);
+    assert.match(s.shared, /^LaunchError: .*bytes of shared memory.*maxComputeWorkgroupStorageSize/);
+    assert.match(s.storage, /^LaunchError: .*storage buffers.*maxStorageBuffersPerShaderStage/);
+    assert.match(s.twice, /^LaunchError: .*arrays 'b' and 'c' share one buffer, which the kernel writes/);
+    assert.equal(s.readTwice, "no error", "an array read through two parameters binds twice");
+    if (s.bindingSize !== "cannot allocate") assert.match(s.bindingSize, /^LaunchError: .*maxStorageBufferBindingSize/);
+  });
+
+  each("a throw is a KernelError at the next synchronising call: the first thread's, once", "throws", (s) => {
+    assert.equal(s.first, "KernelError: kernel 'thrower' threw: thread n was asked to throw (thread (2, 0, 0) of block (2, 0, 0))");
+    assert.equal(s.after, "no error");
+    assert.equal(s.clean, "no error");
+    assert.equal(s.onCopy, "KernelError: kernel 'thrower' threw: thread n was asked to throw (thread (8, 0, 0) of block (3, 0, 0))");
+  });
+
+  each("events time the queue", "events", (s) => {
+    assert.ok(s.ms > 0 && s.ms < 60_000, `elapsed ${s.ms} ms`);
+    assert.equal(s.queried, true);
+    assert.equal(s.again, true);
+  });
+}
