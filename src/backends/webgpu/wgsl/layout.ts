@@ -10,6 +10,8 @@
 //   @binding(2…) one storage buffer per array argument (kernel parameters, then env arrays), bound
 //                whole: the view's offset is a parameter, so any slice of a buffer binds without an
 //                alignment rule
+// The runtime makes the bind group layout itself from `arrays` (layout: "auto" would drop the bindings a
+// kernel does not use).
 // Overrides: the block's extent (BLOCK_X, BLOCK_Y, BLOCK_Z) and, for dynamic shared memory,
 // DYNAMIC_SHARED_WORDS: one pipeline per distinct set.
 
@@ -29,9 +31,14 @@ export interface WgslTarget {
   readonly adapterName: string;
 }
 
-/** One 4-byte field of the parameter block, in order: its value comes from launch argument `arg`. */
+/**
+ * One 4-byte field of the parameter block, in order: its value comes from launch argument `arg`.
+ * A value field holds the scalar's 32-bit form: signed integers as i32, unsigned ones as u32, bool as
+ * u32 0/1, float32 as f32, float16 as the f32 of its value. `item`, when present, is the path of the
+ * value inside a tuple argument (`[1, 0]`: item 0 of item 1).
+ */
 export type ParamField =
-  | { readonly arg: number; readonly what: "value"; readonly dtype: ScalarName }
+  | { readonly arg: number; readonly what: "value"; readonly dtype: ScalarName; readonly item?: readonly number[] }
   | { readonly arg: number; readonly what: "offset" }
   | { readonly arg: number; readonly what: "shape" | "stride"; readonly dim: number };
 
@@ -58,6 +65,46 @@ export const STATUS_WORDS = {
   printStart: 8,
 } as const;
 
+/**
+ * What `STATUS_WORDS.thrown` holds besides a throw (1 + a string index, below FAULT_ASSERT): a failed
+ * `debug` bounds check (FAULT_BOUNDS | the index of its access in WgslKernel.accesses) or a failed
+ * `debug` assertion (FAULT_ASSERT | the word of its print record, from printStart).
+ */
+export const FAULT_BOUNDS = 0x80000000;
+export const FAULT_ASSERT = 0x40000000;
+
+/**
+ * Words after the print area (at printStart + printWords): the count of print records dropped for want
+ * of room, and a failed bounds check's index and shape (3 dimensions each; more are not recorded).
+ */
+export const STATUS_TAIL = { dropped: 0, index: 1, shape: 4, words: 7 } as const;
+
+/** What a print record's argument word is (a constant argument takes no word). */
+export type PrintArgKind = "i32" | "u32" | "f32" | { readonly string: number } | { readonly value: number };
+
+/**
+ * A console.log (or a `debug` assertion's message). Its records in the print area are PRINT_HEADER
+ * words (the site's index, the block's linear index, the barriers the thread had passed, the thread's
+ * linear index in its block, the thread's count of records before it), then one word per non-constant
+ * argument.
+ */
+export interface PrintSite {
+  /** the format's index in the kernel's strings */
+  readonly format: number;
+  readonly args: readonly PrintArgKind[];
+}
+export const PRINT_HEADER = 5;
+
+/** An array access that a `debug` build checks: what its bounds error names. */
+export interface CheckedAccess {
+  /** the array's name in the kernel */
+  readonly array: string;
+  /** the access's place in the source (`source`: the text it is in, when not the kernel's own) */
+  readonly line: number;
+  readonly column: number;
+  readonly source?: string;
+}
+
 /** A kernel compiled to WGSL. */
 export interface WgslKernel {
   readonly code: string;
@@ -74,4 +121,10 @@ export interface WgslKernel {
   readonly features: readonly string[];
   /** print records' words the status buffer should hold (0: the kernel never prints) */
   readonly printWords: number;
+  /** the status buffer's size in words (STATUS_WORDS, the print area, STATUS_TAIL): the runtime zeroes it before each launch */
+  readonly statusWords: number;
+  /** the kernel's console.log sites, by the index its records start with */
+  readonly prints: readonly PrintSite[];
+  /** the accesses a `debug` build checks, by the index a bounds fault records */
+  readonly accesses: readonly CheckedAccess[];
 }

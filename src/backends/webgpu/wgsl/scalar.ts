@@ -1,0 +1,211 @@
+// Scalar values in WGSL: dtype → WGSL type, literals, and the operators of ir.ts as tables of WGSL
+// text. A value of a ≤32-bit integer dtype lives in an i32 (signed dtypes, sign-extended) or a u32
+// (unsigned dtypes, zero-extended), so int8/int16/uint8/uint16 results are wrapped back to their width
+// after each operation, as the simulator's JavaScript does. Where WGSL leaves a result open (integer
+// division by zero, float-to-int overflow, NaN in min/max, fmod) the operation is a helper function of
+// the module (HELPERS), emitted once when used.
+
+import { DTYPE_INFO, type ScalarName } from "../../../dtypes.js";
+import type { BinaryOp, UnaryOp } from "../../../compiler/ir.js";
+
+/** WGSL register types of the dtypes the target has; the others (64-bit, bfloat16) are subset errors */
+export const WGSL_SCALAR: Partial<Record<ScalarName, string>> = {
+  bool: "bool", int8: "i32", int16: "i32", int32: "i32", uint8: "u32", uint16: "u32", uint32: "u32",
+  float16: "f16", float32: "f32",
+};
+
+/** why a dtype is outside the subset, for its CompileError */
+export const UNSUPPORTED_DTYPE: Partial<Record<ScalarName, string>> = {
+  float64: "WGSL has no 64-bit floats",
+  int64: "WGSL has no 64-bit integers",
+  uint64: "WGSL has no 64-bit integers",
+  bfloat16: "WGSL has no bfloat16",
+  float16: "this adapter lacks the shader-f16 feature",
+};
+
+export const bitsOf = (t: ScalarName): number => DTYPE_INFO[t].bits;
+export const isFloat = (t: ScalarName): boolean => DTYPE_INFO[t].cls === "float";
+export const isSigned = (t: ScalarName): boolean => DTYPE_INFO[t].cls === "int";
+export const isUnsigned = (t: ScalarName): boolean => DTYPE_INFO[t].cls === "uint";
+
+/** x (an i32 or u32 holding a result of dtype t) wrapped to t's width */
+export function wrap(t: ScalarName, x: string): string {
+  switch (t) {
+    case "int8": return `((${x} << 24u) >> 24u)`;
+    case "int16": return `((${x} << 16u) >> 16u)`;
+    case "uint8": return `((${x}) & 0xffu)`;
+    case "uint16": return `((${x}) & 0xffffu)`;
+    default: return x;
+  }
+}
+
+/** a literal of dtype t */
+export function literal(t: ScalarName, v: number | bigint | boolean): string {
+  if (t === "bool") return String(v === true || (typeof v === "number" && v !== 0));
+  const n = Number(v);
+  if (isFloat(t)) {
+    const suffix = t === "float16" ? "h" : "f";
+    if (!Number.isFinite(n)) {
+      // WGSL has no literal for these: the bits of a float32, converted for float16,
+      const bits = Number.isNaN(n) ? "0x7fc00000u" : n > 0 ? "0x7f800000u" : "0xff800000u";
+      // through a function: WGSL's constant evaluation rejects a NaN or infinite value
+      return t === "float16" ? `f16(nb_f32_bits(${bits}))` : `nb_f32_bits(${bits})`;
+    }
+    if (Object.is(n, -0)) return `(-0.0${suffix})`;
+    const text = String(n);
+    return n < 0 ? `(${text}${suffix})` : `${text}${suffix}`;
+  }
+  if (isUnsigned(t)) return `${n >>> 0}u`;
+  if (n === -2147483648) return "i32(-2147483648)";
+  return n < 0 ? `(${n}i)` : `${n}i`;
+}
+
+/** the zero of a WGSL register type */
+export const zeroOf = (wgsl: string): string => (wgsl === "bool" ? "false" : `${wgsl}()`);
+
+/** `x` of an integer dtype as a u32 of its bits (its low `bits` bits: masked for narrow signed dtypes) */
+export function unsignedBits(t: ScalarName, x: string): string {
+  if (isUnsigned(t)) return x;
+  const u = `bitcast<u32>(${x})`;
+  return bitsOf(t) === 32 ? u : `(${u} & ${2 ** bitsOf(t) - 1}u)`;
+}
+
+// ---------------------------------------------------------------------------
+// helpers: WGSL functions emitted once per module, named nb_*
+
+/** a helper's text, given the WGSL type it is for */
+type HelperText = (ty: string) => string;
+
+const F32_BITS = (x: string) => `bitcast<u32>(${x})`;
+
+export const HELPERS: Readonly<Record<string, HelperText>> = {
+  f32_bits: () => `fn nb_f32_bits(x: u32) -> f32 { return bitcast<f32>(x); }`,
+  // integer division and remainder: by zero 0 (the IR's rule); INT_MIN / -1 is INT_MIN in WGSL already
+  div: (ty) => `fn nb_div_${ty}(a: ${ty}, b: ${ty}) -> ${ty} { if (b == ${ty}(0)) { return ${ty}(0); } return a / b; }`,
+  rem: (ty) => `fn nb_rem_${ty}(a: ${ty}, b: ${ty}) -> ${ty} { if (b == ${ty}(0)) { return ${ty}(0); } return a % b; }`,
+  floordiv: (ty) => ty === "u32"
+    ? `fn nb_floordiv_u32(a: u32, b: u32) -> u32 { if (b == 0u) { return 0u; } return a / b; }`
+    : `fn nb_floordiv_i32(a: i32, b: i32) -> i32 {
+  if (b == 0i) { return 0i; }
+  let q = a / b;
+  if ((a % b != 0i) && ((a < 0i) != (b < 0i))) { return q - 1i; }
+  return q;
+}`,
+  // NaN by its bits: WGSL lets an implementation assume that a float comparison never sees NaN
+  isnan: (ty) => ty === "f32"
+    ? `fn nb_isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }`
+    : `fn nb_isnan_f16(x: f16) -> bool { return nb_isnan_f32(f32(x)); }`,
+  isinf: (ty) => ty === "f32"
+    ? `fn nb_isinf_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }`
+    : `fn nb_isinf_f16(x: f16) -> bool { return nb_isinf_f32(f32(x)); }`,
+  // JS Math.min/max: NaN if either is NaN, -0 < +0
+  min: (ty) => minMax(ty, "min", "|", "<"),
+  max: (ty) => minMax(ty, "max", "&", ">"),
+  copysign: (ty) => ty === "f32"
+    ? `fn nb_copysign_f32(a: f32, b: f32) -> f32 { return bitcast<f32>((${F32_BITS("a")} & 0x7fffffffu) | (${F32_BITS("b")} & 0x80000000u)); }`
+    : `fn nb_copysign_f16(a: f16, b: f16) -> f16 { return select(abs(a), -abs(a), nb_signbit_f32(f32(b))); }`,
+  signbit: () => `fn nb_signbit_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }`,
+  // JS Math.round: half toward +inf; the result keeps x's sign (Math.round(-0.4) is -0)
+  round: (ty) => ty === "f32"
+    ? `fn nb_round_f32(x: f32) -> f32 {
+  let r = floor(x);
+  let up = select(r, r + 1.0f, x - r >= 0.5f);
+  return bitcast<f32>(bitcast<u32>(up) | (bitcast<u32>(x) & 0x80000000u));
+}`
+    : `fn nb_round_f16(x: f16) -> f16 { return f16(nb_round_f32(f32(x))); }`,
+  abs: (ty) => ty === "f32"
+    ? `fn nb_abs_f32(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu); }`
+    : `fn nb_abs_f16(x: f16) -> f16 { return f16(nb_abs_f32(f32(x))); }`,
+  // fmod, exactly (JS %), on the bits as musl's fmodf does
+  fmod: (ty) => ty === "f32" ? FMOD_F32 : `fn nb_fmod_f16(a: f16, b: f16) -> f16 { return f16(nb_fmod_f32(f32(a), f32(b))); }`,
+};
+
+/** the helpers a helper calls */
+export const HELPER_NEEDS: Readonly<Record<string, readonly string[]>> = {
+  "min:f32": ["isnan:f32"], "max:f32": ["isnan:f32"], "min:f16": ["isnan:f32", "isnan:f16", "min:f32"], "max:f16": ["isnan:f32", "isnan:f16", "max:f32"],
+  "fmod:f32": ["f32_bits:f32"],
+  "copysign:f16": ["signbit:f32"], "round:f16": ["round:f32"], "abs:f16": ["abs:f32"], "fmod:f16": ["fmod:f32"],
+  "isnan:f16": ["isnan:f32"], "isinf:f16": ["isinf:f32"],
+};
+
+function minMax(ty: string, op: "min" | "max", zeros: "|" | "&", cmp: "<" | ">"): string {
+  if (ty !== "f32") return `fn nb_${op}_${ty}(a: ${ty}, b: ${ty}) -> ${ty} { if (nb_isnan_${ty}(a) || nb_isnan_${ty}(b)) { return a + b; } if (a == b) { return ${ty}(nb_${op}_f32(f32(a), f32(b))); } return select(b, a, a ${cmp} b); }`;
+  // equal operands are ±0 or the same value: OR of the bits picks -0 for min, AND +0 for max
+  return `fn nb_${op}_f32(a: f32, b: f32) -> f32 {
+  if (nb_isnan_f32(a) || nb_isnan_f32(b)) { return a + b; }
+  if (a == b) { return bitcast<f32>(bitcast<u32>(a) ${zeros} bitcast<u32>(b)); }
+  return select(b, a, a ${cmp} b);
+}`;
+}
+
+const FMOD_F32 = `fn nb_fmod_f32(x: f32, y: f32) -> f32 {
+  var ux = bitcast<u32>(x);
+  var uy = bitcast<u32>(y);
+  var ex = i32((ux >> 23u) & 0xffu);
+  var ey = i32((uy >> 23u) & 0xffu);
+  let sx = ux & 0x80000000u;
+  if ((uy << 1u) == 0u || ex == 0xff || (uy & 0x7fffffffu) > 0x7f800000u) { return nb_f32_bits(0x7fc00000u); }
+  if ((ux << 1u) <= (uy << 1u)) {
+    if ((ux << 1u) == (uy << 1u)) { return bitcast<f32>(sx); }
+    return x;
+  }
+  if (ex == 0) { let s = countLeadingZeros(ux << 9u); ex = -i32(s); ux = ux << (s + 1u); } else { ux = (ux & 0x7fffffu) | 0x800000u; }
+  if (ey == 0) { let s = countLeadingZeros(uy << 9u); ey = -i32(s); uy = uy << (s + 1u); } else { uy = (uy & 0x7fffffu) | 0x800000u; }
+  loop {
+    if (ex <= ey) { break; }
+    let d = ux - uy;
+    if ((d & 0x80000000u) == 0u) {
+      if (d == 0u) { return bitcast<f32>(sx); }
+      ux = d;
+    }
+    ux = ux << 1u;
+    ex = ex - 1;
+  }
+  let d = ux - uy;
+  if ((d & 0x80000000u) == 0u) {
+    if (d == 0u) { return bitcast<f32>(sx); }
+    ux = d;
+  }
+  loop {
+    if ((ux >> 23u) != 0u) { break; }
+    ux = ux << 1u;
+    ex = ex - 1;
+  }
+  if (ex > 0) { ux = (ux - 0x800000u) | (u32(ex) << 23u); } else { ux = ux >> u32(1 - ex); }
+  return bitcast<f32>(ux | sx);
+}`;
+
+// ---------------------------------------------------------------------------
+// operators
+
+/** how a binary op is written: an infix operator, a WGSL built-in or one of HELPERS (by name) */
+type OpText = { readonly infix: string } | { readonly call: string } | { readonly helper: string };
+
+const infix = (op: string): OpText => ({ infix: op });
+const call = (name: string): OpText => ({ call: name });
+const helper = (name: string): OpText => ({ helper: name });
+
+export const BINARY_INT: Partial<Record<BinaryOp, OpText>> = {
+  add: infix("+"), sub: infix("-"), mul: infix("*"), div: helper("div"), floordiv: helper("floordiv"), rem: helper("rem"),
+  and: infix("&"), or: infix("|"), xor: infix("^"), min: call("min"), max: call("max"),
+};
+
+export const BINARY_FLOAT: Partial<Record<BinaryOp, OpText>> = {
+  add: infix("+"), sub: infix("-"), mul: infix("*"), div: infix("/"), rem: helper("fmod"),
+  min: helper("min"), max: helper("max"), copysign: helper("copysign"),
+};
+
+export const BINARY_BOOL: Partial<Record<BinaryOp, OpText>> = {
+  and: infix("&"), or: infix("|"), xor: infix("!="), min: infix("&"), max: infix("|"),
+};
+
+/** the ops whose integer result may leave the type's width (and is wrapped back) */
+export const WIDENING = new Set<BinaryOp>(["add", "sub", "mul", "div", "floordiv", "shl"]);
+
+/** float unary ops that are WGSL built-ins or helpers; the others are in `unaryText` */
+export const UNARY_FLOAT: Partial<Record<UnaryOp, OpText>> = {
+  abs: helper("abs"), sqrt: call("sqrt"), floor: call("floor"), ceil: call("ceil"), trunc: call("trunc"),
+  rint: call("round"), round: helper("round"),
+};
+
+export type { OpText };
