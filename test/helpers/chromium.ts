@@ -10,14 +10,21 @@ export const NO_CHROMIUM = existsSync(CHROMIUM)
   ? undefined
   : `no Chromium at ${CHROMIUM}: install it (apt-get install -y chromium) or set NUMBATS_CHROMIUM to its path`;
 
+/**
+ * Chromium's flags for WebGPU on a machine with no GPU: its own SwiftShader adapter (subgroups of 4, 256
+ * invocations, no shader-f16), with workgroup memory not zeroed (numbats' kernels initialise what they
+ * read; SwiftShader otherwise takes seconds per pipeline with a large shared array).
+ */
+export const WEBGPU_FLAGS = ["--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader", "--enable-dawn-features=disable_workgroup_init"] as const;
+
 /** What a page printed to its console, and its uncaught errors. */
 export interface PageLog { readonly lines: string[] }
 
-/** Runs `use` on a fresh page of headless Chromium (closed afterwards), its console collected into `log`. */
-export async function withPage<T>(use: (page: Page, log: PageLog) => Promise<T>): Promise<T> {
+/** Runs `use` on a fresh page of headless Chromium (closed afterwards, started with `flags`), its console collected into `log`. */
+export async function withPage<T>(use: (page: Page, log: PageLog) => Promise<T>, flags: readonly string[] = []): Promise<T> {
   const { chromium } = await import("playwright-core");
   // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", ...flags] });
   try {
     const page = await browser.newPage();
     const log: PageLog = { lines: [] };

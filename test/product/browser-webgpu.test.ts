@@ -1,0 +1,114 @@
+// The webgpu target in headless Chromium (test/helpers/chromium.ts, with its own SwiftShader adapter:
+// WEBGPU_FLAGS), from the browser bundle (scripts/browser.ts) built from the sources, on a page's main
+// thread served cross-origin isolated: after `await ready()`, `auto` runs kernels on WebGPU; a kernel's
+// results (host arrays through `launcher.async`, device arrays through `copyToHostAsync`) equal the
+// host's; every blocking call is a LaunchError that names its async twin; the WGSL is what
+// `inspectAsm` shows there. Skipped, saying why, where Chromium or its WebGPU adapter is absent.
+
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { buildBrowserBundle } from "../../scripts/browser.js";
+import { serveDirectory, type Served } from "../../src/playground/serve.js";
+import { NO_CHROMIUM, WEBGPU_FLAGS, withPage } from "../helpers/chromium.js";
+
+if (NO_CHROMIUM) console.log(`# WebGPU browser tests skipped: ${NO_CHROMIUM}`);
+
+const dir = mkdtempSync(join(tmpdir(), "numbats-browser-webgpu-"));
+let served: Served;
+before(async () => {
+  if (NO_CHROMIUM) return;
+  await buildBrowserBundle(join(dir, "numbats.js"), "src");
+  writeFileSync(join(dir, "index.html"), "<!doctype html><meta charset=utf-8><title>numbats on WebGPU</title>\n");
+  writeFileSync(join(dir, "program.js"), PROGRAM);
+  served = await serveDirectory(dir);
+});
+after(async () => {
+  await served?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * The page's program: block sums through shared memory after a barrier (halves of small integers: every
+ * float32 sum exact, so WebGPU's bits equal the host's), run from host arrays and from device arrays;
+ * then each blocking call, refused.
+ */
+const PROGRAM = `
+import { cuda, float32, ready, LaunchError } from "./numbats.js";
+
+const printed = (f) => {
+  const lines = [];
+  const log = console.log;
+  console.log = (...x) => lines.push(x.join(" "));
+  try { f(); } finally { console.log = log; }
+  return lines.join("\\n");
+};
+const refusal = (f) => {
+  try { f(); } catch (e) { return (e instanceof LaunchError ? "LaunchError: " : \`\${e.name} (not a LaunchError): \`) + e.message; }
+  return "no error";
+};
+
+export async function run(n) {
+  const adapter = await navigator.gpu?.requestAdapter();
+  if (!adapter) return { skip: navigator.gpu ? "Chromium's navigator.gpu has no adapter" : "Chromium has no navigator.gpu" };
+  await ready();
+  const detect = printed(() => cuda.detect());
+  const sums = cuda.jit((a, out) => {
+    const s = cuda.shared.array(64, float32);
+    const t = cuda.threadIdx.x;
+    s[t] = a[cuda.grid(1)] * 0.5;
+    cuda.syncthreads();
+    if (t === 0) {
+      let acc = float32(0);
+      for (let i = 0; i < 64; i++) acc += s[i];
+      out[cuda.blockIdx.x] = acc;
+    }
+  });
+  const a = Float32Array.from({ length: n }, (_, i) => (i * 7) % 23);
+  const fromHost = new Float32Array(n / 64);
+  await sums.configure(n / 64, 64).async(a, fromHost);
+
+  const dA = cuda.toDevice(a);
+  const dOut = cuda.deviceArray(n / 64, float32);
+  sums.configure(n / 64, 64)(dA, dOut);
+  const fromDevice = await dOut.copyToHostAsync();
+  await cuda.synchronizeAsync();
+
+  const refused = {
+    launch: refusal(() => sums.configure(n / 64, 64)(a, fromHost)),
+    copyToHost: refusal(() => dOut.copyToHost()),
+    synchronize: refusal(() => cuda.synchronize()),
+  };
+  return { detect, fromHost: [...fromHost], fromDevice: [...fromDevice], refused, wgsl: sums.inspectAsm() };
+}
+`;
+
+test("on Chromium's WebGPU, a page's kernels run after ready(): the host's results, and each blocking call names its async twin", { skip: NO_CHROMIUM }, async (t) => {
+  const n = 1 << 14;
+  type Reply = { skip?: string; detect: string; fromHost: number[]; fromDevice: number[]; refused: Record<string, string>; wgsl: string };
+  const r = await withPage(async (page, log) => {
+    await page.goto(`${served.url}index.html`);
+    try {
+      return await page.evaluate(async (count) => (await import("./program.js")).run(count), n) as Reply;
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\nthe page's console:\n${log.lines.join("\n")}`);
+    }
+  }, WEBGPU_FLAGS);
+  if (r.skip) {
+    console.log(`# skipped: ${r.skip}`);
+    t.skip(r.skip);
+    return;
+  }
+  const a = Float32Array.from({ length: n }, (_, i) => (i * 7) % 23);
+  const expected = Array.from({ length: n / 64 }, (_, b) => a.slice(64 * b, 64 * b + 64).reduce((s, x) => Math.fround(s + Math.fround(x * 0.5)), 0));
+  assert.match(r.detect, /swiftshader/i, "cuda.detect() names the WebGPU adapter");
+  assert.deepEqual(r.fromHost, expected, "launcher.async with host arrays");
+  assert.deepEqual(r.fromDevice, expected, "device arrays and copyToHostAsync");
+  assert.match(r.refused.launch!, /^LaunchError: .*launcher\.async/s);
+  assert.match(r.refused.copyToHost!, /^LaunchError: .*copyToHostAsync/s);
+  assert.match(r.refused.synchronize!, /^LaunchError: .*synchronizeAsync/s);
+  assert.match(r.wgsl, /@compute/, "inspectAsm shows the WGSL the kernel runs");
+  assert.match(r.wgsl, /workgroupBarrier\(\)/);
+});
