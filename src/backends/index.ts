@@ -10,13 +10,14 @@ import { CUDA_BACKEND } from "./cuda/index.js";
 import { emitPtx } from "./cuda/ptx/emit.js";
 import type { PtxTargetOptions } from "./cuda/ptx/module.js";
 import { SIM_BACKEND } from "./sim/index.js";
+import { WEBGPU_BACKEND } from "./webgpu/index.js";
 
 export type { PtxTargetOptions } from "./cuda/ptx/module.js";
 export { gpuDriver, gpuPtxTarget } from "./cuda/index.js";
 export { SIMULATED_COMPUTE_CAPABILITY, parseSchedule, parseTools } from "./sim/index.js";
 
 /** The back ends: a new one is a line here (and its folder). */
-const REGISTERED = [CUDA_BACKEND, SIM_BACKEND] as const;
+const REGISTERED = [CUDA_BACKEND, SIM_BACKEND, WEBGPU_BACKEND] as const;
 
 /** A back end's name, as NUMBATS_TARGET takes it. */
 export type TargetName = (typeof REGISTERED)[number]["name"];

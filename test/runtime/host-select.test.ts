@@ -28,7 +28,7 @@ test("environment variables name the request", () => {
   assert.equal(requestedTarget({ NUMBATS_ENABLE_CUDASIM: "1" }).request, "sim");
   assert.equal(requestedTarget({ NUMBATS_ENABLE_CUDASIM: "0" }).request, "auto");
   assert.equal(requestedTarget({ NUMBATS_TARGET: "cuda", NUMBATS_ENABLE_CUDASIM: "1" }).request, "cuda");
-  assert.throws(() => requestedTarget({ NUMBATS_TARGET: "gpu" }), /use cuda, sim or auto/);
+  assert.throws(() => requestedTarget({ NUMBATS_TARGET: "gpu" }), /use cuda, webgpu, sim or auto/);
 });
 
 test("auto: the GPU when one is found, silently", () => {
@@ -65,6 +65,17 @@ test("auto is a policy over the list: the first back end that opens, with one li
   assert.equal(sel.info.target, "mid");
   assert.equal(sel.info.reason, "libcuda.so.1 not found");
   assert.deepEqual(warnings, ["numbats: running kernels on the middle device: libcuda.so.1 not found (set NUMBATS_TARGET=mid to silence this, or NUMBATS_TARGET=cuda to require a GPU)"]);
+});
+
+test("auto neither probes nor names a back end that is not for auto here (inAuto)", () => {
+  const { warnings, deps: d } = deps(noGpu);
+  const notHere = { ...SIM_BACKEND, name: "webgpu", autoOrder: 0.5, inAuto: () => false, probe: () => assert.fail("probed") };
+  const sel = selectTarget("auto", "default", { ...d, backends: [d.backends[0]!, notHere as unknown as typeof SIM_BACKEND, d.backends[1]!] });
+  assert.equal(sel.info.target, "sim");
+  assert.deepEqual(warnings, ["numbats: running kernels on the CPU simulator: libcuda.so.1 not found (set NUMBATS_TARGET=sim to silence this, or NUMBATS_TARGET=cuda to require a GPU)"]);
+  // asked for by name, it is probed and chosen
+  const asked = { ...notHere, probe: () => SIM_BACKEND.probe() };
+  assert.equal(selectTarget("webgpu" as "sim", "NUMBATS_TARGET=webgpu", { ...d, backends: [d.backends[0]!, asked as unknown as typeof SIM_BACKEND, d.backends[1]!] }).info.target, "webgpu");
 });
 
 test("cuda: the GPU, or an error with the reason", () => {

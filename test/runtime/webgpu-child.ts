@@ -40,6 +40,9 @@ override BLOCK_X: u32 = 1; override BLOCK_Y: u32 = 1; override BLOCK_Z: u32 = 1;
     staticSharedBytes: 0,
     dynamicShared: false,
     printWords: 0,
+    statusWords: 15,
+    prints: [],
+    accesses: [],
   },
   thrower: {
     code: `
@@ -63,6 +66,9 @@ override BLOCK_X: u32 = 1; override BLOCK_Y: u32 = 1; override BLOCK_Z: u32 = 1;
     staticSharedBytes: 0,
     dynamicShared: false,
     printWords: 0,
+    statusWords: 15,
+    prints: [],
+    accesses: [],
   },
 };
 

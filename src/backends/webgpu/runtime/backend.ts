@@ -154,7 +154,7 @@ export class WebGpuBackend implements Backend, KernelHost {
   // ------------------------------------------------------------------ kernels
 
   compile(ir: FunctionIR): CompiledKernel {
-    return new WebGpuKernel(this, kernelInfo(ir), this.emit(ir, wgslTargetOf(this.facts)));
+    return new WebGpuKernel(this, kernelInfo(ir), this.emit(ir, wgslTargetOf(this.facts)), ir.source);
   }
 
   // ------------------------------------------------------------------ the queue

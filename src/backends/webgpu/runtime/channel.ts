@@ -2,25 +2,25 @@
 // device's thread. Node.js: a worker thread (node-channel.ts), which the caller can wait for; a
 // browser: the executor in the page's own thread (InThreadChannel), which it cannot.
 
-import { GpuExecutor, type Job, type JobResult } from "./executor.js";
+import { GpuExecutor, type GpuJob, type GpuJobResult } from "./executor.js";
 
 /** A job whose result someone wants. */
 export interface Ticket {
   /** whether the job has finished (without waiting) */
   settled(): boolean;
   /** waits for the job (only where the channel can block) and returns its result, or throws its error */
-  wait(): JobResult;
+  wait(): GpuJobResult;
   /** the job's result, without blocking the thread */
-  promise(): Promise<JobResult>;
+  promise(): Promise<GpuJobResult>;
 }
 
 export interface DeviceChannel {
   /** whether this thread can wait for the device (Ticket.wait) */
   readonly canBlock: boolean;
   /** queues `job` (its bytes may be taken: the caller passes a copy); a failure is kept for `check` */
-  post(job: Job): void;
+  post(job: GpuJob): void;
   /** queues `job` and returns its ticket */
-  request(job: Job): Ticket;
+  request(job: GpuJob): Ticket;
   /** throws the first failure of a posted job since the last check, if one failed */
   check(): void;
 }
@@ -33,13 +33,13 @@ export class InThreadChannel implements DeviceChannel {
 
   constructor(private readonly executor: GpuExecutor) {}
 
-  post(job: Job): void {
+  post(job: GpuJob): void {
     this.executor.run(job).catch((e: unknown) => {
       if (!this.failed) (this.failed = true), (this.failure = e);
     });
   }
 
-  request(job: Job): Ticket {
+  request(job: GpuJob): Ticket {
     let settled = false;
     const result = this.executor.run(job).finally(() => (settled = true));
     result.catch(() => {}); // a ticket nobody awaits does not fail the program

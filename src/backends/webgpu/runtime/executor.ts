@@ -23,7 +23,7 @@ export type BindingKind = "uniform" | "storage" | "read-only-storage";
 /** A module's bind group layout, @group(0): [binding, kind] per binding */
 export type BindingLayout = readonly (readonly [binding: number, kind: BindingKind])[];
 
-export type Job =
+export type GpuJob =
   | { readonly op: "alloc"; readonly id: number; readonly bytes: number }
   | { readonly op: "free"; readonly id: number }
   | { readonly op: "write"; readonly id: number; readonly offset: number; readonly data: Uint8Array }
@@ -50,7 +50,7 @@ export type Job =
   | { readonly op: "done" };
 
 /** What `run` resolves to: a read's bytes, a mark's time, else nothing. */
-export type JobResult = Uint8Array | number | undefined;
+export type GpuJobResult = Uint8Array | number | undefined;
 
 interface Module {
   readonly shader: GPUShaderModule;
@@ -106,7 +106,7 @@ export class GpuExecutor {
   }
 
   /** Runs `job` after every job given before it. */
-  run(job: Job): Promise<JobResult> {
+  run(job: GpuJob): Promise<GpuJobResult> {
     const result = this.tail.then(() => this.runNow(job));
     this.tail = result.catch(() => {});
     return result;
@@ -119,7 +119,7 @@ export class GpuExecutor {
     return e;
   }
 
-  private runNow(job: Job): JobResult | Promise<JobResult> {
+  private runNow(job: GpuJob): GpuJobResult | Promise<GpuJobResult> {
     switch (job.op) {
       case "alloc":
         return void this.buffers.set(job.id, this.device.createBuffer({ size: Math.max(4, up4(job.bytes)), usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST }));
@@ -182,7 +182,7 @@ export class GpuExecutor {
     });
   }
 
-  private copy(job: Job & { op: "copy" }): undefined | Promise<undefined> {
+  private copy(job: GpuJob & { op: "copy" }): undefined | Promise<undefined> {
     const { dst, dstOffset, src, srcOffset, bytes } = job;
     if (bytes === 0) return undefined;
     const aligned = dstOffset % 4 === 0 && srcOffset % 4 === 0 && bytes % 4 === 0;
@@ -235,7 +235,7 @@ export class GpuExecutor {
     return [p, key];
   }
 
-  private dispatch(job: Job & { op: "dispatch" }): undefined {
+  private dispatch(job: GpuJob & { op: "dispatch" }): undefined {
     const m = this.moduleOf(job.module);
     const [pipeline, key] = this.pipeline(m, job.entryPoint, job.overrides);
     const size = Math.max(16, (job.params.byteLength + 15) & ~15);

@@ -2,15 +2,18 @@
 // between the target and this runtime): each launch checks the adapter's limits, packs the parameter
 // block from the launch arguments, binds the arrays and its status buffer, and dispatches; the pipeline
 // for a new block size (and dynamic shared size) is made, and waited for, at its first launch.
-// What the kernel's threads threw is in its status buffer, read at the next synchronising call.
+// Each kernel has a status buffer (layout.ts): what its threads threw is read at the next synchronising
+// call; a kernel that prints, or checks bounds (`debug`), has it read after each launch, its lines
+// printed in the simulator's order and a failed check raised from the launch, as the simulator does.
 
 import type { ArrayArg, BackendStream, CompiledKernel, DeviceInfo, KernelArg, LaunchDims } from "../../../abi/backend.js";
 import type { KernelInfo } from "../../../abi/kernel-info.js";
 import { noteThrowingLaunch } from "../../../abi/kernel-errors.js";
 import { parseThrowSite } from "../../../abi/launch-abi.js";
 import { DTYPE_INFO, type ScalarName } from "../../../dtypes.js";
-import { KernelError, LaunchError } from "../../../errors.js";
-import { STATUS_WORDS, type ParamField, type WgslKernel } from "../wgsl/layout.js";
+import { KernelError, LaunchError, sourcePosition } from "../../../errors.js";
+import { decodeStatus, type StatusReport } from "../wgsl/status.js";
+import type { ParamField, WgslKernel } from "../wgsl/layout.js";
 import type { AdapterFacts } from "./adapter.js";
 import type { DeviceChannel } from "./channel.js";
 import type { BindingLayout } from "./executor.js";
@@ -36,9 +39,6 @@ const FIELD_WRITERS: Record<"int" | "uint" | "bool" | "float", (v: DataView, at:
   float: (v, at, x) => v.setFloat32(at, x, true),
 };
 
-/** words of the status buffer after the print area (layout.ts: the dropped count and a bounds fault's record) */
-const STATUS_TAIL_WORDS = 8;
-
 let modules = 0;
 
 export class WebGpuKernel implements CompiledKernel {
@@ -53,18 +53,25 @@ export class WebGpuKernel implements CompiledKernel {
   private readonly pipelines = new Set<string>();
   /** a launch since the status buffer was last read */
   private unread = false;
+  /** a throw the status buffer held when it was read after a launch, until the next synchronising call */
+  private thrown: KernelError | undefined;
+  /** the status is read after each launch: the kernel prints or checks */
+  private readonly readAfterLaunch: boolean;
 
   constructor(
     private readonly host: KernelHost,
     readonly info: KernelInfo,
     private readonly wgsl: WgslKernel,
+    /** the kernel's source text, where a failed check points */
+    private readonly source: string,
   ) {
     this.code = wgsl.code;
     this.staticSharedBytes = wgsl.staticSharedBytes;
     this.module = ++modules;
     this.layout = [[0, "uniform"], [1, "storage"], ...wgsl.arrays.map((a) => [a.binding, a.readOnly ? "read-only-storage" : "storage"] as const)];
     this.checkStorageBuffers();
-    this.statusBytes = 4 * (STATUS_WORDS.printStart + wgsl.printWords + STATUS_TAIL_WORDS);
+    this.statusBytes = 4 * wgsl.statusWords;
+    this.readAfterLaunch = wgsl.printWords > 0 || wgsl.accesses.length > 0;
     this.status = host.allocId(this.statusBytes);
     const loaded = host.channel.request({ op: "module", id: this.module, code: wgsl.code, layout: this.layout });
     if (host.channel.canBlock) this.failing(() => loaded.wait(), `loading kernel '${info.name}'`);
@@ -94,6 +101,38 @@ export class WebGpuKernel implements CompiledKernel {
     channel.post({ op: "dispatch", module: this.module, entryPoint: this.wgsl.entryPoint, overrides, params: this.params(args), bindings, grid: dims.grid });
     this.unread = true;
     noteThrowingLaunch(this.readThrow);
+    if (this.readAfterLaunch) this.afterLaunch();
+  }
+
+  /** prints what the launch printed; a failed check is its error, a throw is kept for the next synchronising call */
+  private afterLaunch(): void {
+    const report = this.readStatus();
+    if (report.lines.length > 0) process.stdout.write(report.lines.join(""));
+    if (report.dropped > 0) process.stderr.write(`numbats: kernel '${this.info.name}' printed more than its print buffer holds: ${report.dropped} console.log records were dropped\n`);
+    this.thrown ??= this.kernelError(report);
+    const fault = report.fault;
+    if (!fault) return;
+    const access = fault.access === undefined ? undefined : this.wgsl.accesses[fault.access];
+    if (!access) throw new LaunchError(fault.message);
+    const { where: at, quote } = sourcePosition(access.source ?? this.source, access.line, access.column);
+    throw new LaunchError(`${fault.message} of kernel '${this.info.name}' ${at}\n${quote}`);
+  }
+
+  /** what the status buffer holds, decoded; the buffer is cleared for the next launches where it held anything */
+  private readStatus(): StatusReport {
+    this.unread = false;
+    const { channel } = this.host;
+    const read = channel.request({ op: "read", id: this.status, offset: 0, bytes: this.statusBytes });
+    const words = new Uint32Array((this.failing(() => read.wait(), `reading the status of kernel '${this.info.name}'`) as Uint8Array).slice().buffer);
+    if (words.some((w) => w !== 0)) channel.post({ op: "write", id: this.status, offset: 0, data: new Uint8Array(this.statusBytes) });
+    return decodeStatus(this.wgsl, this.info.strings, words);
+  }
+
+  private kernelError({ thrown }: StatusReport): KernelError | undefined {
+    if (!thrown) return undefined;
+    const { message, where } = parseThrowSite(this.info.strings[thrown.site] ?? "(an unknown throw site)");
+    const [bx = 0, by = 0, bz = 0] = thrown.block, [tx = 0, ty = 0, tz = 0] = thrown.thread;
+    return new KernelError(this.info.name, message, [tx, ty, tz], [bx, by, bz], where);
   }
 
   private overrides(dims: LaunchDims): Record<string, number> {
@@ -169,22 +208,11 @@ export class WebGpuKernel implements CompiledKernel {
     return bytes;
   }
 
-  /**
-   * What the launches since the last read threw: the record of the first throwing thread, cleared for
-   * the next launches. Reading it waits for them.
-   */
+  /** What the launches since the status was last read threw (the first throw), cleared for the next launches. */
   private readonly readThrow = (): KernelError | undefined => {
-    if (!this.unread) return undefined;
-    this.unread = false;
-    const { channel } = this.host;
-    const record = channel.request({ op: "read", id: this.status, offset: 0, bytes: 4 * STATUS_WORDS.printStart });
-    const w = new Uint32Array((this.failing(() => record.wait(), `reading the status of kernel '${this.info.name}'`) as Uint8Array).slice().buffer);
-    const site = w[STATUS_WORDS.thrown]!;
-    if (site === 0) return undefined;
-    channel.post({ op: "write", id: this.status, offset: 0, data: new Uint8Array(this.statusBytes) });
-    const { message, where } = parseThrowSite(this.info.strings[site - 1] ?? "(an unknown throw site)");
-    const b = STATUS_WORDS.block, t = STATUS_WORDS.thread;
-    return new KernelError(this.info.name, message, [w[t]!, w[t + 1]!, w[t + 2]!], [w[b]!, w[b + 1]!, w[b + 2]!], where);
+    const error = this.thrown ?? (this.unread ? this.kernelError(this.readStatus()) : undefined);
+    this.thrown = undefined;
+    return error;
   };
 
   suggestedBlockSize(): number {
@@ -197,7 +225,9 @@ function fieldWriter(f: ParamField, arg: KernelArg): (view: DataView, at: number
   if (f.what === "value") {
     if (arg.kind !== "scalar") throw new LaunchError(`parameter field ${f.arg} expects a scalar argument`);
     const write = FIELD_WRITERS[DTYPE_INFO[f.dtype].cls];
-    return (view, at) => write(view, at, Number(arg.value));
+    // a tuple's item: its path in the argument's value
+    const value = (f.item ?? []).reduce<unknown>((v, k) => (v as readonly unknown[])[k], arg.value);
+    return (view, at) => write(view, at, Number(value));
   }
   if (arg.kind !== "array") throw new LaunchError(`parameter field ${f.arg} expects an array argument`);
   const value = f.what === "offset" ? arg.byteOffset / DTYPE_INFO[arg.dtype as ScalarName].size : f.what === "shape" ? arg.shape[f.dim]! : arg.strides[f.dim]!;

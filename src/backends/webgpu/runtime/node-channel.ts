@@ -8,8 +8,8 @@ import { receiveMessageOnPort, Worker, MessageChannel, type MessagePort } from "
 import { workerCode } from "../../../workers/worker-entry.js";
 import type { AdapterFacts } from "./adapter.js";
 import type { DeviceChannel, Ticket } from "./channel.js";
-import type { Job, JobResult } from "./executor.js";
-import { CTL, CTL_WORDS, OPENED, type DeviceReply, type DeviceRequest, type WorkerData } from "./protocol.js";
+import type { GpuJob, GpuJobResult } from "./executor.js";
+import { CONTROL, CONTROL_WORDS, OPENED, type DeviceReply, type DeviceRequest, type WorkerData } from "./protocol.js";
 
 /**
  * Dawn's options: shared memory not zeroed at each workgroup's start (CUDA's is not either; and
@@ -52,25 +52,25 @@ class NodeChannel implements DeviceChannel {
     });
   }
 
-  private send(job: Job, reply: boolean): number {
+  private send(job: GpuJob, reply: boolean): number {
     const seq = ++this.seq;
     if (reply) this.wanted.add(seq);
     const transfer = job.op === "write" ? [job.data.buffer as ArrayBuffer] : [];
     this.port.postMessage({ seq, job, reply } satisfies DeviceRequest, transfer);
-    Atomics.store(this.ctl, CTL.posted, seq);
-    Atomics.notify(this.ctl, CTL.posted);
+    Atomics.store(this.ctl, CONTROL.posted, seq);
+    Atomics.notify(this.ctl, CONTROL.posted);
     return seq;
   }
 
-  post(job: Job): void {
+  post(job: GpuJob): void {
     this.send(job, false);
   }
 
-  request(job: Job): Ticket {
+  request(job: GpuJob): Ticket {
     const seq = this.send(job, true);
     // the reply, once taken: a ticket may be asked again (an event's time)
-    let outcome: { result: JobResult } | { error: unknown } | undefined;
-    const taken = (): JobResult => {
+    let outcome: { result: GpuJobResult } | { error: unknown } | undefined;
+    const taken = (): GpuJobResult => {
       if (!outcome) {
         try {
           outcome = { result: this.take(seq) };
@@ -103,19 +103,19 @@ class NodeChannel implements DeviceChannel {
   }
 
   private done(seq: number): boolean {
-    return Atomics.load(this.ctl, CTL.done) >= seq;
+    return Atomics.load(this.ctl, CONTROL.done) >= seq;
   }
 
   /** sleeps until the worker has done job `seq` (a wake-up before that was for an earlier one) */
   waitFor(seq: number, timeoutMs = Infinity): void {
     const deadline = Date.now() + timeoutMs;
-    for (let done = Atomics.load(this.ctl, CTL.done); done < seq; done = Atomics.load(this.ctl, CTL.done)) {
+    for (let done = Atomics.load(this.ctl, CONTROL.done); done < seq; done = Atomics.load(this.ctl, CONTROL.done)) {
       const left = deadline - Date.now();
       if (left <= 0) {
         void this.worker.terminate();
         throw new Error(`the WebGPU device's thread did not answer within ${timeoutMs / 1000} s`);
       }
-      Atomics.wait(this.ctl, CTL.done, done, left === Infinity ? undefined : left);
+      Atomics.wait(this.ctl, CONTROL.done, done, left === Infinity ? undefined : left);
     }
   }
 
@@ -124,8 +124,8 @@ class NodeChannel implements DeviceChannel {
     // Atomics.waitAsync keeps no process alive: a program that only awaits the device would exit
     const alive = setInterval(() => {}, 60_000);
     try {
-      for (let done = Atomics.load(this.ctl, CTL.done); done < seq; done = Atomics.load(this.ctl, CTL.done)) {
-        const w = waitAsync(this.ctl, CTL.done, done);
+      for (let done = Atomics.load(this.ctl, CONTROL.done); done < seq; done = Atomics.load(this.ctl, CONTROL.done)) {
+        const w = waitAsync(this.ctl, CONTROL.done, done);
         if (w.async) await w.value;
       }
     } finally {
@@ -143,14 +143,14 @@ class NodeChannel implements DeviceChannel {
   }
 
   /** the result of job `seq`, done: the reply taken, or its error thrown */
-  take(seq: number): JobResult {
+  take(seq: number): GpuJobResult {
     this.drain();
     const reply = this.replies.get(seq);
     this.replies.delete(seq);
     this.wanted.delete(seq);
     if (reply === undefined) throw new Error(`the WebGPU device's thread stopped before replying to request ${seq}`);
     if ("error" in reply) throw new Error(reply.error);
-    return reply.result as JobResult;
+    return reply.result as GpuJobResult;
   }
 }
 
@@ -172,7 +172,7 @@ function start(): NodeDevice {
     return { ok: false, reason: (e as Error).message };
   }
   const { port1, port2 } = new MessageChannel();
-  const ctl = new Int32Array(new SharedArrayBuffer(CTL_WORDS * 4));
+  const ctl = new Int32Array(new SharedArrayBuffer(CONTROL_WORDS * 4));
   const data: WorkerData = { port: port2, flag: ctl, dawnOptions: DAWN_OPTIONS };
   const worker = new Worker(code, { eval: true, workerData: data, transferList: [port2] });
   worker.unref();

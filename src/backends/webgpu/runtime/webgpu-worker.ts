@@ -4,8 +4,8 @@
 
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { openDevice, type AdapterFacts } from "./adapter.js";
-import { GpuExecutor, type JobResult } from "./executor.js";
-import { CTL, OPENED, type DeviceReply, type DeviceRequest, type WorkerData } from "./protocol.js";
+import { GpuExecutor, type GpuJobResult } from "./executor.js";
+import { CONTROL, OPENED, type DeviceReply, type DeviceRequest, type WorkerData } from "./protocol.js";
 
 const { port, flag, dawnOptions } = workerData as WorkerData;
 
@@ -15,13 +15,13 @@ const { port, flag, dawnOptions } = workerData as WorkerData;
  */
 const held = globalThis as { numbatsDawnInstance?: GPU };
 
-function send(reply: DeviceReply, result?: JobResult | AdapterFacts): void {
+function send(reply: DeviceReply, result?: GpuJobResult | AdapterFacts): void {
   port.postMessage(reply, result instanceof Uint8Array ? [result.buffer as ArrayBuffer] : []);
 }
 
 function finished(seq: number): void {
-  Atomics.store(flag, CTL.done, seq);
-  Atomics.notify(flag, CTL.done);
+  Atomics.store(flag, CONTROL.done, seq);
+  Atomics.notify(flag, CONTROL.done);
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -58,8 +58,8 @@ async function handle(executor: GpuExecutor, { seq, job, reply }: DeviceRequest)
 async function serve(executor: GpuExecutor): Promise<never> {
   let seen = 0;
   for (;;) {
-    Atomics.wait(flag, CTL.posted, seen);
-    seen = Atomics.load(flag, CTL.posted);
+    Atomics.wait(flag, CONTROL.posted, seen);
+    seen = Atomics.load(flag, CONTROL.posted);
     for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) await handle(executor, m.message as DeviceRequest);
   }
 }
