@@ -730,7 +730,12 @@ export class WgslEmitter {
       case "fma": return `fma(${this.expr(e.a)}, ${this.expr(e.b)}, ${this.expr(e.c)})`;
       case "compare": {
         const op = { lt: "<", le: "<=", gt: ">", ge: ">=", eq: "==", ne: "!=" }[e.op];
-        return `(${this.expr(e.a)} ${op} ${this.expr(e.b)})`;
+        const t = e.a.type as ScalarName;
+        if (!isFloat(t)) return `(${this.expr(e.a)} ${op} ${this.expr(e.b)})`;
+        // NaN tested on the bits: a WGSL compiler may assume that no comparison sees a NaN (and fold v != v)
+        const a = this.once(this.expr(e.a)), b = this.once(this.expr(e.b));
+        const nan = this.helper("isnan", this.scalarType(t));
+        return e.op === "ne" ? `(${nan}(${a}) || ${nan}(${b}) || ${a} != ${b})` : `(!(${nan}(${a}) || ${nan}(${b})) && ${a} ${op} ${b})`;
       }
       case "logical": return this.logical(e.op, e.a, e.b);
       case "select": return this.select(e.cond, e.a, e.b, e.eager === true, e.type);

@@ -372,7 +372,12 @@ export class WgslIntrinsics {
     const wordTy = root.form === "bits" ? "u32" : ty;
     const value = (x: string) => (root.form === "bits" ? fromBits(t, x) : x);
     const raw = (x: string) => (root.form === "bits" ? toBits(t, x) : x);
-    const next = this.combine(op, t, ty, o, v, cmp === undefined ? undefined : raw(cmp), word);
+    let next = this.combine(op, t, ty, o, v, cmp === undefined ? undefined : raw(cmp), word);
+    // float32 add and sub on global memory flush subnormals, as the GPU's red.global.add.f32 does
+    if (root.space === "global" && t === "float32" && (op === "add" || op === "sub")) {
+      const ftz = this.w.helper("ftz", "f32");
+      next = { value: `${ftz}(${ftz}(${o}) ${op === "add" ? "+" : "-"} ${ftz}(${v}))` };
+    }
     this.w.line(`var ${word}: ${wordTy} = atomicLoad(${place});`);
     this.w.line("loop {");
     this.w.nested(() => {

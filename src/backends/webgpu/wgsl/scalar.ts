@@ -79,6 +79,7 @@ type HelperText = (ty: string) => string;
 const F32_BITS = (x: string) => `bitcast<u32>(${x})`;
 
 export const HELPERS: Readonly<Record<string, HelperText>> = {
+  ftz: () => `fn nb_ftz_f32(x: f32) -> f32 { let b = bitcast<u32>(x); return select(x, bitcast<f32>(b & 0x80000000u), (b & 0x7f800000u) == 0u); }`,
   f32_bits: () => `fn nb_f32_bits(x: u32) -> f32 { return bitcast<f32>(x); }`,
   // integer division and remainder: by zero 0 (the IR's rule); INT_MIN / -1 is INT_MIN in WGSL already
   div: (ty) => `fn nb_div_${ty}(a: ${ty}, b: ${ty}) -> ${ty} { if (b == ${ty}(0)) { return ${ty}(0); } return a / b; }`,

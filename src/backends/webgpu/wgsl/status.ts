@@ -11,7 +11,7 @@ export interface StatusReport {
   readonly thrown?: { readonly site: number; readonly block: readonly number[]; readonly thread: readonly number[] };
   /** a failed `debug` check (bounds or assertion): the message of its LaunchError, without the kernel's source position */
   readonly fault?: { readonly message: string; readonly access?: number; readonly block: readonly number[]; readonly thread: readonly number[] };
-  /** the printed lines, in the simulator's order */
+  /** the printed lines, in the simulator's order (split at newlines, as stdout shows them) */
   readonly lines: string[];
   /** print records dropped for want of room */
   readonly dropped: number;
@@ -54,7 +54,10 @@ export function decodeStatus(kernel: WgslKernel, strings: readonly string[], wor
   const block = [...words.subarray(STATUS_WORDS.block, STATUS_WORDS.block + 3)];
   const thread = [...words.subarray(STATUS_WORDS.thread, STATUS_WORDS.thread + 3)];
   const code = words[STATUS_WORDS.thrown]!;
-  const report = { lines: records.map((r) => r.text), dropped: words[end + STATUS_TAIL.dropped] ?? 0 };
+  // the lines as stdout shows them: a record without a newline continues the line
+  const lines = records.map((r) => r.text).join("").split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const report = { lines, dropped: words[end + STATUS_TAIL.dropped] ?? 0 };
   if (code === 0) return report;
   if (code & FAULT_BOUNDS) {
     const access = (code & ~FAULT_BOUNDS) >>> 0;
