@@ -107,7 +107,7 @@ export class WebGpuKernel implements CompiledKernel {
   /** prints what the launch printed; a failed check is its error, a throw is kept for the next synchronising call */
   private afterLaunch(): void {
     const report = this.readStatus();
-    if (report.lines.length > 0) process.stdout.write(report.lines.join(""));
+    if (report.lines.length > 0) process.stdout.write(report.lines.map((line) => `${line}\n`).join(""));
     if (report.dropped > 0) process.stderr.write(`numbats: kernel '${this.info.name}' printed more than its print buffer holds: ${report.dropped} console.log records were dropped\n`);
     this.thrown ??= this.kernelError(report);
     const fault = report.fault;
