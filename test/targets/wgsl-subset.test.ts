@@ -1,0 +1,89 @@
+// What the WebGPU subset leaves out is a CompileError before any launch: one test per construct, each
+// checking that the message names the target and the construct, and points at its line.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileToIR } from "../../src/compiler/index.js";
+import { resolveDeviceFunction } from "../../src/device-functions.js";
+import { arrayType, complexArrayType, type Type } from "../../src/dtypes.js";
+import { CompileError, cuda, float16, float32 } from "../../src/index.js";
+import { emitWgsl, type WgslTarget } from "../../src/backends/webgpu/wgsl/index.js";
+import { ADAPTERS } from "./wgsl-dawn.js";
+
+const F32 = arrayType("float32", 1, "C"), F64 = arrayType("float64", 1, "C"), I64 = arrayType("int64", 1, "C");
+const I32 = arrayType("int32", 1, "C"), U32 = arrayType("uint32", 1, "C"), F16 = arrayType("float16", 1, "C");
+
+/** compiles `fn` for `target`, expecting the subset error: its message and the source line it points at */
+function subsetError(fn: Function, types: Type[], target: WgslTarget = ADAPTERS.lavapipe): { message: string; line: string } {
+  const ir = compileToIR(fn, types, { name: "k", resolveDeviceFunction });
+  try {
+    emitWgsl(ir, target);
+  } catch (e) {
+    assert.ok(e instanceof CompileError, `a CompileError, not ${(e as Error).name}: ${(e as Error).message}`);
+    assert.match(e.message, /is not available on the webgpu target \(/);
+    return { message: e.message.split("\n")[0]!, line: e.sourceLine };
+  }
+  assert.fail("compiled, but the kernel is outside the WebGPU subset");
+}
+
+test("float64 values and arrays", () => {
+  const e = subsetError((o: Float32Array, x: number) => { const i = cuda.grid(1); o[i] = x * 0.1; }, [F32, "float64"]);
+  assert.match(e.message, /^float64 is not available on the webgpu target \(WGSL has no 64-bit floats\)/);
+  assert.match(subsetError((o: Float64Array) => { o[0] = 1; }, [F64]).message, /^float64 /);
+});
+
+test("int64 and uint64", () => {
+  const e = subsetError((o: BigInt64Array) => { const i = cuda.grid(1); o[i] = 5n; }, [I64]);
+  assert.match(e.message, /^int64 is not available on the webgpu target \(WGSL has no 64-bit integers\)/);
+});
+
+test("64-bit atomics", () => {
+  const e = subsetError((o: BigInt64Array) => { cuda.atomic.add(o, 0, 1n); }, [I64]);
+  assert.match(e.message, /^an atomic operation on int64 is not available on the webgpu target \(WGSL has 32-bit atomics only\)/);
+  assert.match(e.line, /cuda\.atomic\.add/);
+});
+
+test("float16 without the adapter's shader-f16 (and with it, a module that enables f16)", () => {
+  const kernel = (a: Uint16Array, o: Float32Array) => { const i = cuda.grid(1); o[i] = float32(a[i]) * 2; };
+  const e = subsetError(kernel, [F16, F32], ADAPTERS.swiftshader);
+  assert.match(e.message, /^float16 is not available on the webgpu target \(this adapter lacks the shader-f16 feature\)/);
+  const ir = compileToIR(kernel, [F16, F32], { name: "k", resolveDeviceFunction });
+  const k = emitWgsl(ir, ADAPTERS.lavapipe);
+  assert.match(k.code, /^enable f16;$/m);
+  assert.deepEqual(k.features, ["shader-f16"]);
+  void float16;
+});
+
+test("grid-wide synchronisation", () => {
+  const e = subsetError((o: Int32Array) => { o[0] = 1; cuda.cg.thisGrid().sync(); }, [I32]);
+  assert.match(e.message, /^cuda\.cg\.thisGrid\(\)\.sync\(\) is not available on the webgpu target \(WebGPU has no grid-wide synchronisation\)/);
+  assert.match(e.line, /thisGrid\(\)\.sync\(\)/);
+});
+
+test("memory fences", () => {
+  const e = subsetError((o: Int32Array) => { o[0] = 1; cuda.threadfence(); o[1] = 2; }, [I32]);
+  assert.match(e.message, /^cuda\.threadfence is not available on the webgpu target \(WGSL has no memory fence without a barrier\)/);
+  assert.match(e.line, /cuda\.threadfence\(\)/);
+});
+
+test("complex128", () => {
+  const e = subsetError((o: Float32Array, z: Float64Array) => { o[0] = z.length; }, [F32, complexArrayType("complex128", 1, "C")]);
+  assert.match(e.message, /^float64 is not available on the webgpu target/);
+});
+
+test("warp intrinsics need subgroups; a full mask assumes a warp of 32 where subgroups are smaller", () => {
+  const kernel = (o: Uint32Array) => { const i = cuda.grid(1); o[i] = cuda.ballotSync(0xffffffff, i % 2 === 0); };
+  const e = subsetError(kernel, [U32]);
+  assert.match(e.message, /^cuda\.ballotSync with the full mask is not available on the webgpu target \(.*assumes a warp of 32 threads; WebGPU \(llvmpipe\)'s subgroups have 8: use cuda\.activemask\(\) \/ cuda\.warpsize\)/);
+  assert.match(e.line, /ballotSync/);
+  const { subgroupSize: _, ...noSubgroups } = ADAPTERS.lavapipe;
+  assert.match(subsetError(kernel, [U32], noSubgroups).message, /^warp intrinsics is not available on the webgpu target \(WebGPU \(llvmpipe\) lacks the subgroups feature\)/);
+  // with the active mask the kernel fits
+  const fits = compileToIR((o: Uint32Array) => { const i = cuda.grid(1); o[i] = cuda.ballotSync(cuda.activemask(), i % 2 === 0); }, [U32], { name: "k", resolveDeviceFunction });
+  assert.match(emitWgsl(fits, ADAPTERS.lavapipe).code, /subgroupBallot/);
+});
+
+test("array locals that may hold different buffers", () => {
+  const e = subsetError((a: Float32Array, b: Float32Array, o: Float32Array) => { const i = cuda.grid(1); let x = a; if (i > 3) x = b; o[i] = x[i]; }, [F32, F32, F32]);
+  assert.match(e.message, /^an array variable that may hold different arrays is not available on the webgpu target/);
+});
