@@ -29,10 +29,11 @@ export const BACKENDS: readonly BackendDescriptor<TargetName>[] = [...REGISTERED
 export const TARGET_NAMES: readonly TargetName[] = BACKENDS.map((b) => b.name);
 
 /**
- * A kernel's PTX (`Kernel.inspectAsm`): what `backend` runs where it runs PTX (`compiled`), else the
- * PTX for `target`, by default for the device's compute capability (the simulator's: 8.0).
+ * A kernel's code as `Kernel.inspectAsm` shows it: what a GPU's `backend` runs (`compiled`: PTX on
+ * cuda, WGSL on webgpu); else, or with a PTX `target`, the PTX for it, by default for the device's
+ * compute capability (the simulator's: 8.0).
  */
 export function ptxOf(ir: FunctionIR, backend: Backend, compiled: () => CompiledKernel, target?: PtxTargetOptions): string {
-  if (!target && backend.name === "cuda") return compiled().code;
+  if (!target && (backend.name === "cuda" || backend.name === "webgpu")) return compiled().code;
   return emitPtx(ir, { computeCapability: backend.device.computeCapability, ...target }).text;
 }
