@@ -312,8 +312,8 @@ export class WgslEmitter {
       const n = Array.from({ length: t.ndim }, (_, k) => this.field(`${id}_n${k}`, "i32", { arg: i, what: "shape", dim: k }));
       // a C-contiguous array's last stride is 1 (as the simulator assumes)
       const s = Array.from({ length: t.ndim }, (_, k) => (t.layout === "C" && k === t.ndim - 1 ? "1i" : this.field(`${id}_s${k}`, "i32", { arg: i, what: "stride", dim: k })));
-      const view: ArrayView = { root, off, n, s };
-      if (assigned) this.arrays.set(name, this.viewLocals(name, t, root, view));
+      const view: ArrayView = { roots: [root], off, n, s };
+      if (assigned) this.arrays.set(name, this.viewLocals(name, t, view));
       else this.arrays.set(name, view);
       return;
     }
@@ -334,10 +334,12 @@ export class WgslEmitter {
   }
 
   /** local variables holding an array view, set to `init` when given */
-  private viewLocals(name: string, t: ArrayType, root: Root, init?: ArrayView): ArrayView {
+  private viewLocals(name: string, t: ArrayType, init?: ArrayView): ArrayView {
     const id = this.ident(name);
+    const roots = [...this.rootsOf.get(name)!].map((r) => this.roots.get(r)!);
+    if (roots.length > 1) this.locals.push(`var ${id}_sel: i32;`);
     const v: ArrayView = {
-      root, off: `${id}_off`, n: Array.from({ length: t.ndim }, (_, k) => `${id}_n${k}`), s: Array.from({ length: t.ndim }, (_, k) => `${id}_s${k}`),
+      roots, ...(roots.length > 1 ? { sel: `${id}_sel` } : {}), off: `${id}_off`, n: Array.from({ length: t.ndim }, (_, k) => `${id}_n${k}`), s: Array.from({ length: t.ndim }, (_, k) => `${id}_s${k}`),
     };
     for (const x of [v.off, ...v.n, ...v.s]) this.locals.push(`var ${x}: i32;`);
     if (init) this.entry.push(...this.copyView(v, init));
@@ -345,7 +347,8 @@ export class WgslEmitter {
   }
 
   private copyView(dst: ArrayView, src: ArrayView): string[] {
-    return [[dst.off, src.off], ...dst.n.map((n, k) => [n, src.n[k]]), ...dst.s.map((s, k) => [s, src.s[k]])].map(([d, s]) => `${d} = ${s};`);
+    const sel = dst.sel ? [[dst.sel, selectionOf(dst, src)]] : [];
+    return [...sel, [dst.off, src.off], ...dst.n.map((n, k) => [n, src.n[k]]), ...dst.s.map((s, k) => [s, src.s[k]])].map(([d, s]) => `${d} = ${s};`);
   }
 
   private tupleLocals(name: string, t: Type, init?: TupleValue): TupleValue {
@@ -366,7 +369,7 @@ export class WgslEmitter {
     const values = Array.from(new Ctor(data.buffer, data.byteOffset, product(shape)), (v) => literal(t.dtype, typeof v === "bigint" ? v : t.dtype === "float16" ? halfValue(v) : v));
     const n = product(shape);
     this.declare(`var<private> ${root.id}: array<${ty}, ${n}> = array<${ty}, ${n}>(${values.join(", ")});`);
-    this.arrays.set(name, { root, off: "0i", n: shape.map((x) => `${x}i`), s: cStrides(shape).map((x) => `${x}i`) });
+    this.arrays.set(name, { roots: [root], off: "0i", n: shape.map((x) => `${x}i`), s: cStrides(shape).map((x) => `${x}i`) });
   }
 
   // ------------------------------------------------------------------ arrays: roots and views
@@ -450,9 +453,7 @@ export class WgslEmitter {
       if (s.k === "alloc") this.declareAlloc(s);
       if (s.k === "let") {
         if (isArrayType(s.type)) {
-          const roots = [...(this.rootsOf.get(s.name) ?? [])];
-          if (roots.length !== 1) throw this.unsupported("an array variable that may hold different arrays", "WGSL cannot choose a buffer at run time: use one array per variable");
-          this.arrays.set(s.name, this.viewLocals(s.name, s.type, this.roots.get(roots[0]!)!));
+          this.arrays.set(s.name, this.viewLocals(s.name, s.type));
         } else if (isTupleType(s.type)) {
           this.tuples.set(s.name, this.tupleLocals(s.name, s.type));
         } else if (isScalarType(s.type)) {
@@ -469,7 +470,7 @@ export class WgslEmitter {
       this.declare(`var<workgroup> nb_dyn: array<${wordType(root)}, DYNAMIC_SHARED_WORDS>;`);
       const per = 32 / bitsOf(s.type.dtype);
       const n = `(i32(DYNAMIC_SHARED_WORDS) * ${per}i)`;
-      this.arrays.set(s.name, { root, off: "0i", n: [n], s: ["1i"] });
+      this.arrays.set(s.name, { roots: [root], off: "0i", n: [n], s: ["1i"] });
       return;
     }
     const count = product(s.shape);
@@ -484,7 +485,7 @@ export class WgslEmitter {
     } else {
       this.locals.push(`var ${root.id}: ${decl};`);
     }
-    this.arrays.set(s.name, { root, off: "0i", n: s.shape.map((x) => `${x}i`), s: cStrides(s.shape).map((x) => `${x}i`) });
+    this.arrays.set(s.name, { roots: [root], off: "0i", n: s.shape.map((x) => `${x}i`), s: cStrides(s.shape).map((x) => `${x}i`) });
   }
 
   /** the view an array expression (a variable) denotes */
@@ -532,7 +533,7 @@ export class WgslEmitter {
     }
     const ts = ix.map((v) => this.once(v));
     const ns = a.n.map((n) => this.once(n));
-    const site = this.accesses.push({ array: a.root.name, line: loc?.line ?? 1, column: loc?.column ?? 0, ...(loc?.source ? { source: loc.source } : {}) }) - 1;
+    const site = this.accesses.push({ array: a.roots[0]!.name, line: loc?.line ?? 1, column: loc?.column ?? 0, ...(loc?.source ? { source: loc.source } : {}) }) - 1;
     this.usesStatus = true;
     const fault = this.intrinsics.faultHelper();
     const three = (xs: string[]) => [0, 1, 2].map((k) => xs[k] ?? "0i").join(", ");
@@ -542,13 +543,27 @@ export class WgslEmitter {
 
   private load(a: ArrayView, index: readonly Expr[], loc: Loc | undefined): string {
     const i = this.elementIndex(a, index, loc);
-    return readElement(a.root, a.root.form === "packed" ? this.once(i) : i);
+    if (a.roots.length === 1) return readElement(a.roots[0]!, a.roots[0]!.form === "packed" ? this.once(i) : i);
+    // several buffers: read each (out-of-range reads are safe in WGSL), keep the selected one
+    const at = this.once(i);
+    return a.roots.slice(1).reduce((acc, r, k) => `select(${acc}, ${readElement(r, at)}, ${a.sel} == ${k + 1}i)`, readElement(a.roots[0]!, at));
   }
 
-  /** the place (`&…`) of an atomic update's element, and the root */
-  atomicTarget(arrayExpr: Expr, index: readonly Expr[], loc: Loc | undefined): { root: Root; place: string } {
+  /** `f` for each root the array may be (under `if`s on its selector when several) */
+  eachRoot(a: ArrayView, f: (root: Root) => void): void {
+    if (a.roots.length === 1) { f(a.roots[0]!); return; }
+    a.roots.forEach((r, k) => {
+      this.line(`${k === 0 ? "" : "} else "}if (${a.sel} == ${k}i) {`);
+      this.nested(() => f(r));
+    });
+    this.line("}");
+  }
+
+  /** an atomic update's element: each root it may be in, with the place (`&…`) of the element there */
+  atomicTarget(arrayExpr: Expr, index: readonly Expr[], loc: Loc | undefined): { view: ArrayView; place: (root: Root) => string } {
     const a = this.arrayOf(arrayExpr);
-    return { root: a.root, place: atomicPlace(a.root, this.elementIndex(a, index, loc)) };
+    const i = this.once(this.elementIndex(a, index, loc));
+    return { view: a, place: (root) => atomicPlace(root, i) };
   }
 
   // ------------------------------------------------------------------ statements
@@ -589,8 +604,8 @@ export class WgslEmitter {
       case "store": {
         const a = this.arrayOf(s.array);
         const i = this.once(this.elementIndex(a, s.index, s.loc));
-        const v = this.expr(s.value);
-        for (const l of writeElement(a.root, i, a.root.form === "packed" ? this.once(v) : v)) this.line(l);
+        const v = this.once(this.expr(s.value));
+        this.eachRoot(a, (root) => { for (const l of writeElement(root, i, v)) this.line(l); });
         return;
       }
       case "expr": {
@@ -899,6 +914,14 @@ export class WgslEmitter {
     if (tty === "f16") return `bitcast<vec2<f16>>(${unsignedBits(from, v)}).x`;
     return fty === tty ? v : `bitcast<${tty}>(${v})`;
   }
+}
+
+/** the selector value of dst for the array value src (src's roots are among dst's) */
+function selectionOf(dst: ArrayView, src: ArrayView): string {
+  const indexOf = (r: Root) => dst.roots.findIndex((d) => d.name === r.name);
+  if (!src.sel) return `${indexOf(src.roots[0]!)}i`;
+  if (src.roots.every((r, k) => indexOf(r) === k)) return src.sel;
+  return src.roots.slice(1).reduce((acc, r, k) => `select(${acc}, ${indexOf(r)}i, ${src.sel} == ${k + 1}i)`, `${indexOf(src.roots[0]!)}i`);
 }
 
 /** the module with nb_f32_bits (non-finite literals call it) declared once, when the code calls it */

@@ -352,15 +352,23 @@ export class WgslIntrinsics {
   // ------------------------------------------------------------------ atomics
 
   atomic(e: AtomicExpr): string {
-    const { root, place } = this.w.atomicTarget(e.array, e.index, e.loc);
+    const { view, place } = this.w.atomicTarget(e.array, e.index, e.loc);
     const v = this.w.once(this.w.expr(e.value));
-    const t = root.dtype;
-    const ty = WGSL_SCALAR[t]!;
-    const native = NATIVE_ATOMIC[e.op];
-    if (root.form === "value" && native) return `${native}(${place}, ${v})`;
-    if (root.form === "bits" && e.op === "exch") return fromBits(t, `atomicExchange(${place}, ${toBits(t, v)})`);
     const cmp = e.compare ? this.w.once(this.w.expr(e.compare)) : undefined;
-    return this.casLoop(root, place, t, ty, e.op, v, cmp);
+    const update = (root: Root) => this.atomicOn(root, place(root), e.op, v, cmp);
+    if (view.roots.length === 1) return update(view.roots[0]!);
+    const old = this.w.temp();
+    this.w.line(`var ${old}: ${WGSL_SCALAR[view.roots[0]!.dtype]!};`);
+    this.w.eachRoot(view, (root) => this.w.line(`${old} = ${update(root)};`));
+    return old;
+  }
+
+  private atomicOn(root: Root, place: string, op: AtomicOp, v: string, cmp: string | undefined): string {
+    const t = root.dtype;
+    const native = NATIVE_ATOMIC[op];
+    if (root.form === "value" && native) return `${native}(${place}, ${v})`;
+    if (root.form === "bits" && op === "exch") return fromBits(t, `atomicExchange(${place}, ${toBits(t, v)})`);
+    return this.casLoop(root, place, t, WGSL_SCALAR[t]!, op, v, cmp);
   }
 
   /**

@@ -27,9 +27,14 @@ export interface Root {
   readonly atomic: boolean;
 }
 
-/** An array value: its root and the view's element offset, extents and strides (WGSL i32 expressions). */
+/**
+ * An array value: the roots it may be a view of (`sel`, an i32 local, picks one where there are several:
+ * WGSL cannot choose a buffer at run time, so each access tests it) and the view's element offset,
+ * extents and strides (WGSL i32 expressions).
+ */
 export interface ArrayView {
-  readonly root: Root;
+  readonly roots: readonly Root[];
+  readonly sel?: string;
   readonly off: string;
   readonly n: readonly string[];
   readonly s: readonly string[];
