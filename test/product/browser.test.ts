@@ -5,7 +5,8 @@
 //   the cross-origin isolation headers; its results checked against the host's;
 // - `numbats playground` started from the built package: a kernel run through the page's URL, a large
 //   launch whose blocks the simulator's worker threads share, and a compile error shown with its
-//   source line and caret.
+//   source line and caret; on Chromium's WebGPU (SwiftShader), a kernel with its WGSL, a blocking
+//   launch refused by the name of its twin, and the gallery.
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -15,12 +16,14 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { serveDirectory } from "../../src/playground/serve.js";
 import { checkAgainstHost, linkTools, TOOLS } from "../helpers/bundler-app.js";
-import { NO_CHROMIUM, withPage } from "../helpers/chromium.js";
+import { NO_CHROMIUM, WEBGPU_FLAGS, withPage } from "../helpers/chromium.js";
 import { ROOT, installPacked } from "../helpers/packed.js";
 
 const MISSING_TOOLS = existsSync(join(TOOLS, "vite")) ? undefined : "Vite is not installed: npm ci --prefix test/bundlers";
-const SKIP = NO_CHROMIUM ?? MISSING_TOOLS;
-if (SKIP) console.log(`# browser tests skipped: ${SKIP}`);
+/** the Vite build needs both; the playground only Chromium */
+const SKIP_VITE = NO_CHROMIUM ?? MISSING_TOOLS;
+if (SKIP_VITE) console.log(`# the Vite page's test skipped: ${SKIP_VITE}`);
+if (NO_CHROMIUM) console.log(`# the playground's tests skipped: ${NO_CHROMIUM}`);
 
 /** The package's own dependencies, linked into the fresh app. */
 const LINKED = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies);
@@ -28,7 +31,7 @@ const LINKED = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), 
 let dir: string;
 let pkgDir: string;
 before(() => {
-  if (SKIP) return;
+  if (NO_CHROMIUM) return;
   dir = mkdtempSync(join(tmpdir(), "numbats-browser-"));
   pkgDir = installPacked(dir, LINKED);
 });
@@ -42,7 +45,7 @@ async function pageResult(page: import("playwright-core").Page, url: string, ext
   return Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await page.textContent(`#${id}`)) ?? ""] as const)));
 }
 
-test("a Vite client build of a page that imports numbats runs the program's kernels in Chromium: the host's results", { skip: SKIP }, async () => {
+test("a Vite client build of a page that imports numbats runs the program's kernels in Chromium: the host's results", { skip: SKIP_VITE }, async () => {
   const app = join(dir, "page");
   cpSync(join(ROOT, "test", "bundlers", "app"), app, { recursive: true });
   for (const f of ["browser.html", "browser.ts", "vite.browser.config.mjs"]) cpSync(join(ROOT, "test", "bundlers", "configs", f), join(app, f));
@@ -84,7 +87,7 @@ function startPlayground(): Promise<{ url: string; child: ChildProcess }> {
   });
 }
 
-const link = (url: string, code: string, extra = "") => `${url}?code=${Buffer.from(code).toString("base64url")}&target=sim&run=1${extra}`;
+const link = (url: string, code: string, extra = "", target = "sim") => `${url}?code=${Buffer.from(code).toString("base64url")}&target=${target}&run=1${extra}`;
 
 /** Block sums through shared memory after a barrier, printed by the host and by the kernel's thread 0. */
 const PROGRAM = `const sums = cuda.jit((x, out) => {
@@ -126,7 +129,7 @@ const BROKEN = `const k = cuda.jit((a) => {
 k.configure(1, 4)(new Float32Array(4));
 `;
 
-test("numbats playground serves the page; a kernel runs through its URL; a compile error shows its line and caret; the gallery runs", { skip: SKIP }, async () => {
+test("numbats playground serves the page; a kernel runs through its URL; a compile error shows its line and caret; the gallery runs", { skip: NO_CHROMIUM }, async () => {
   const { url, child } = await startPlayground();
   try {
     await withPage(async (page, log) => {
@@ -166,6 +169,62 @@ test("numbats playground serves the page; a kernel runs through its URL; a compi
         assert.doesNotMatch(r.output!, /false|NaN/, `example ${e.name}:\n${r.output}`);
       }
     });
+  } finally {
+    child.kill();
+  }
+});
+
+/** Block sums as PROGRAM's, for WebGPU: a float32 accumulator (WGSL has no float64), the launch awaited. */
+const ON_WEBGPU = `const sums = cuda.jit((x, out) => {
+  const s = cuda.shared.array(32, float32);
+  const t = cuda.threadIdx.x;
+  s[t] = x[cuda.grid(1)];
+  cuda.syncthreads();
+  if (t === 0) {
+    let acc = float32(0);
+    for (let i = 0; i < 32; i++) acc += s[i];
+    out[cuda.blockIdx.x] = acc;
+  }
+});
+const x = Float32Array.from({ length: 96 }, (_, i) => i % 10);
+const out = new Float32Array(3);
+await sums.configure(3, 32).async(x, out);
+console.log(out);
+`;
+
+test("the playground on WebGPU: a kernel runs on Chromium's adapter with its WGSL shown beside its PTX; a blocking launch names its twin; the gallery runs", { skip: NO_CHROMIUM }, async (t) => {
+  const { url, child } = await startPlayground();
+  try {
+    await withPage(async (page, log) => {
+      const ok = await pageResult(page, link(url, ON_WEBGPU, "", "webgpu"), ["ir", "ptx", "wgsl", "ran-on"]);
+      const absent = /WebGPU cannot run kernels here: (.*)/.exec(ok.error!)?.[1];
+      if (absent) {
+        console.log(`# skipped: Chromium's WebGPU: ${absent}`);
+        t.skip(absent);
+        return;
+      }
+      assert.equal(ok.error, "", `the program failed; the page's console:\n${log.lines.join("\n")}`);
+      assert.match(ok["ran-on"]!, /^kernels ran on WebGPU \(.+\)$/);
+      const x = Array.from({ length: 96 }, (_, i) => i % 10);
+      const expected = [0, 1, 2].map((b) => x.slice(32 * b, 32 * b + 32).reduce((s, v) => s + v, 0));
+      assert.equal(ok.output, `Float32Array(3) [${expected.join(", ")}]`);
+      assert.match(ok.ir!, /kernel sums\(x: array\(float32, 1d, C\)/);
+      assert.match(ok.ptx!, /\.visible \.entry sums\(/);
+      assert.match(ok.wgsl!, /^\/\/ kernel sums\n/);
+      assert.match(ok.wgsl!, /@compute @workgroup_size\(/);
+      assert.match(ok.wgsl!, /workgroupBarrier\(\)/);
+
+      const blocking = await pageResult(page, link(url, ON_WEBGPU.replace("await sums.configure(3, 32).async(x, out);", "sums.configure(3, 32)(x, out);"), "", "webgpu"));
+      assert.match(blocking.error!, /^LaunchError: .*launcher\.async/s);
+
+      const { EXAMPLES } = await import("../../src/playground/page/examples.js");
+      for (const e of EXAMPLES) {
+        const r = await pageResult(page, `${url}?example=${e.name}&target=webgpu&run=1`, ["ran-on"]);
+        assert.equal(r.error, "", `example ${e.name} on WebGPU`);
+        assert.match(r["ran-on"]!, /WebGPU/, `example ${e.name}`);
+        assert.doesNotMatch(r.output!, /false|NaN/, `example ${e.name} on WebGPU:\n${r.output}`);
+      }
+    }, WEBGPU_FLAGS);
   } finally {
     child.kill();
   }

@@ -1,11 +1,11 @@
 // The playground page: the editor, the example gallery, Run/Stop, the result tabs and shareable links.
 // Each run goes to a fresh module worker (runner.ts), which Stop ends. The URL carries the program
-// (?code=<base64url of its UTF-8 text>), the sanitizer (&sanitize=1) and, for tests and links that run
-// at once, &run=1 (&target=sim, the one target here). When a run ends, body[data-state] is "done",
-// #output holds what it printed and #error its error.
+// (?code=<base64url of its UTF-8 text>), the target (&target=webgpu or sim, the default), the sanitizer
+// (&sanitize=1) and, for tests and links that run at once, &run=1. When a run ends, body[data-state] is
+// "done", #output holds what it printed, #error its error and #ran-on what ran its kernels.
 
 import { EXAMPLES } from "./examples.js";
-import type { FindingView, RunReply } from "./run.js";
+import { TARGETS, type FindingView, type RunReply, type Target } from "./run.js";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const code = $<HTMLTextAreaElement>("code");
@@ -13,10 +13,8 @@ const gutter = $("gutter");
 const runButton = $<HTMLButtonElement>("run");
 const stopButton = $<HTMLButtonElement>("stop");
 const sanitize = $<HTMLInputElement>("sanitize");
+const target = $<HTMLSelectElement>("target");
 const status = $("status");
-
-/** The targets this page runs programs on (WebGPU joins when numbats has it). */
-const TARGETS = ["sim"];
 
 // --- links: ?code=<base64url> -------------------------------------------------------------------
 
@@ -35,6 +33,7 @@ function shareLink(): string {
   const url = new URL(location.href);
   url.search = "";
   url.searchParams.set("code", encodeCode(code.value));
+  if (target.value !== "sim") url.searchParams.set("target", target.value);
   if (sanitize.checked) url.searchParams.set("sanitize", "1");
   return url.href;
 }
@@ -107,9 +106,11 @@ function showFindings(findings: readonly FindingView[]): void {
 function show(r: RunReply): void {
   $("output").textContent = r.output;
   $("error").textContent = r.error;
-  const views = (key: "ir" | "ptx") => r.kernels.map((k) => `// kernel ${k.name}\n${k[key]}`).join("\n\n") || "(no kernel compiled)";
+  $("ran-on").textContent = r.ranOn && `kernels ran on ${r.ranOn}`;
+  const views = (key: "ir" | "ptx" | "wgsl") => r.kernels.map((k) => `// kernel ${k.name}\n${k[key]}`).join("\n\n") || "(no kernel compiled)";
   $("ir").textContent = views("ir");
   $("ptx").textContent = views("ptx");
+  $("wgsl").textContent = views("wgsl");
   showFindings(r.findings);
   if (r.findings.length > 0) showTab("sanitizer");
   else showTab("output");
@@ -129,22 +130,24 @@ function finish(reply: RunReply): void {
   document.body.dataset.state = "done";
 }
 
-const failed = (error: string): RunReply => ({ output: "", error, kernels: [], findings: [], ms: 0 });
+const failed = (error: string): RunReply => ({ ranOn: "", output: "", error, kernels: [], findings: [], ms: 0 });
 
-function run(target = "sim"): void {
+const isTarget = (t: string): t is Target => (TARGETS as readonly string[]).includes(t);
+
+function run(): void {
   worker?.terminate();
   document.body.dataset.state = "running";
   status.textContent = "running…";
   runButton.disabled = true;
   stopButton.disabled = false;
-  if (!TARGETS.includes(target)) {
-    finish(failed(`target '${target}' is not available here: use ${TARGETS.join(", ")}`));
+  if (!isTarget(target.value)) {
+    finish(failed(`target '${target.value}' is not available here: use ${TARGETS.join(", ")}`));
     return;
   }
   worker = new Worker(new URL("./runner.js", import.meta.url), { type: "module" });
   worker.onmessage = (e: MessageEvent<RunReply>) => finish(e.data);
   worker.onerror = (e) => finish(failed(`the runner failed: ${e.message}`));
-  worker.postMessage({ code: code.value, sanitize: sanitize.checked });
+  worker.postMessage({ code: code.value, sanitize: sanitize.checked, target: target.value });
 }
 
 runButton.addEventListener("click", () => run());
@@ -164,6 +167,11 @@ $("share").addEventListener("click", async () => {
 
 const params = new URLSearchParams(location.search);
 sanitize.checked = params.get("sanitize") === "1";
+// an unknown target stays selectable, so that running it says which ones there are
+const asked = params.get("target") ?? "sim";
+target.append(...TARGETS.map((t) => new Option(t === "sim" ? "CPU simulator" : "WebGPU", t)));
+if (!isTarget(asked)) target.append(new Option(asked, asked));
+target.value = asked;
 const linked = params.get("code");
 const example = EXAMPLES.find((e) => e.name === params.get("example")) ?? EXAMPLES[0]!;
 try {
@@ -173,4 +181,4 @@ try {
   setCode(example.code);
   $("error").textContent = "The link's program could not be read (?code= must be base64url of UTF-8 text).";
 }
-if (params.get("run") === "1") run(params.get("target") ?? "sim");
+if (params.get("run") === "1") run();

@@ -1,4 +1,6 @@
-// The playground's example gallery: each a kernel, its launch, and a check against the host.
+// The playground's example gallery: each a kernel, its launch, and a check against the host. Each runs
+// on both targets: launches with host arrays are awaited (`launcher.async`: WebGPU cannot block), and
+// every value is float32 or an int32 (WGSL has no float64: an accumulator starts as float32(0)).
 
 export interface Example {
   readonly name: string;
@@ -17,7 +19,8 @@ const a = Float32Array.from({ length: n }, (_, i) => i);
 const b = Float32Array.from({ length: n }, (_, i) => 2 * i);
 const out = new Float32Array(n);
 const threads = 128;
-add.configure(Math.ceil(n / threads), threads)(a, b, out);
+// awaited: the launch resolves once \`out\` holds the result (the only way on WebGPU, fine everywhere)
+await add.configure(Math.ceil(n / threads), threads).async(a, b, out);
 
 console.log(out.subarray(0, 8));
 console.log("all equal to the host's:", out.every((x, i) => x === Math.fround(a[i] + b[i])));
@@ -31,7 +34,7 @@ const matmul = cuda.jit((A, B, C, n) => {
   const sB = cuda.shared.array(256, float32);
   const tx = cuda.threadIdx.x, ty = cuda.threadIdx.y;
   const row = cuda.blockIdx.y * 16 + ty, col = cuda.blockIdx.x * 16 + tx;
-  let acc = 0;
+  let acc = float32(0);
   for (let t = 0; t < n; t += 16) {
     sA[ty * 16 + tx] = row < n && t + tx < n ? A[row * n + t + tx] : 0;
     sB[ty * 16 + tx] = col < n && t + ty < n ? B[(t + ty) * n + col] : 0;
@@ -47,7 +50,7 @@ const A = Float32Array.from({ length: n * n }, (_, i) => (i % 7) - 3);
 const B = Float32Array.from({ length: n * n }, (_, i) => (i % 5) * 0.5);
 const C = new Float32Array(n * n);
 const blocks = Math.ceil(n / TILE);
-matmul.configure([blocks, blocks], [TILE, TILE])(A, B, C, n);
+await matmul.configure([blocks, blocks], [TILE, TILE]).async(A, B, C, n);
 
 let worst = 0;
 for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) {
@@ -78,7 +81,7 @@ const blockSum = cuda.jit((x, total) => {
 const n = 100000;
 const x = Float32Array.from({ length: n }, (_, i) => (i % 10) * 0.25);
 const total = new Float32Array(1);
-blockSum.configure(Math.ceil(n / TPB), TPB)(x, total);
+await blockSum.configure(Math.ceil(n / TPB), TPB).async(x, total);
 
 const host = x.reduce((s, v) => s + v, 0);
 console.log("device sum:", total[0], " host sum:", host);
@@ -91,7 +94,7 @@ const normalise = cuda.jit((x, y, cols) => {
   const sum = cuda.shared.array(64, float32);
   const sq = cuda.shared.array(64, float32);
   const row = cuda.blockIdx.x, t = cuda.threadIdx.x;
-  let s = 0, q = 0;
+  let s = float32(0), q = float32(0);
   for (let c = t; c < cols; c += 64) {
     const v = x[row * cols + c];
     s += v;
@@ -115,7 +118,7 @@ const normalise = cuda.jit((x, y, cols) => {
 const rows = 4, cols = 300;
 const x = Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(i) * 3 + (i % cols) * 0.01);
 const y = new Float32Array(rows * cols);
-normalise.configure(rows, TPB)(x, y, cols);
+await normalise.configure(rows, TPB).async(x, y, cols);
 
 for (let r = 0; r < rows; r++) {
   const row = y.subarray(r * cols, (r + 1) * cols);

@@ -1,6 +1,7 @@
-// Runs a playground program (JavaScript: kernels and their launches) on numbats' simulator and
-// gathers what the page shows: what it printed, each kernel's typed IR and PTX, the sanitizer's
-// findings with their source lines, and any error with its source line and caret. Each function the
+// Runs a playground program (JavaScript: kernels and their launches, `await` at its top level) on
+// numbats' simulator or on WebGPU, and gathers what the page shows: what it printed, each kernel's typed
+// IR, PTX and (on WebGPU) WGSL, the sanitizer's findings with their source lines, and any error with its
+// source line and caret. Each function the
 // program passes to cuda.jit (reduce, vectorize, guvectorize) carries a record of where it is in the
 // editor (as numbats' build plugin records a file's), so that numbats' messages name editor lines.
 
@@ -10,8 +11,13 @@ import type { Kernel, SanitizerFinding } from "numbats";
 /** The file name numbats' messages give the editor's text. */
 export const FILE = "playground";
 
+/** The targets a program runs on here. */
+export const TARGETS = ["sim", "webgpu"] as const;
+export type Target = (typeof TARGETS)[number];
+
 export interface RunRequest {
   readonly code: string;
+  readonly target: Target;
   /** run every launch with the sanitizer's checks */
   readonly sanitize: boolean;
 }
@@ -20,6 +26,8 @@ export interface KernelView {
   readonly name: string;
   readonly ir: string;
   readonly ptx: string;
+  /** the WGSL it ran as on WebGPU; on the simulator, why there is none */
+  readonly wgsl: string;
 }
 
 /** A sanitizer finding, each place it names with that line of the editor's text. */
@@ -31,6 +39,8 @@ export interface FindingView {
 }
 
 export interface RunReply {
+  /** what ran the kernels: "WebGPU (<adapter>)" or "the CPU simulator" ("" where none was compiled) */
+  readonly ranOn: string;
   readonly output: string;
   readonly error: string;
   readonly kernels: readonly KernelView[];
@@ -39,6 +49,9 @@ export interface RunReply {
 }
 
 const COMPILING = ["jit", "reduce", "vectorize", "guvectorize"] as const;
+
+/** PTX as the simulated device's compute capability (8.0) gets it, whichever target ran the kernel */
+const PTX_TARGET = { computeCapability: [8, 0] } as const;
 
 /** Where `text` (a function's own text) is in `code`: 1-based line, 0-based column; searched from `from`. */
 function place(code: string, text: string, from: number): { at: number; line: number; column: number } | undefined {
@@ -82,11 +95,11 @@ function findingView(f: SanitizerFinding, lines: readonly string[]): FindingView
   return { tool: f.tool, kind: f.kind, what, places };
 }
 
-/** One kernel's views, compiled for the signatures its launches used. */
-function kernelView(name: string, k: Kernel): KernelView {
+/** One kernel's views, compiled for the signatures its launches used; `onWebGpu`: its code is WGSL. */
+function kernelView(name: string, k: Kernel, onWebGpu: boolean): KernelView {
   if (k.signatures.length === 0) {
     const none = "(not compiled: launch it, or give options.signature)";
-    return { name, ir: none, ptx: none };
+    return { name, ir: none, ptx: none, wgsl: none };
   }
   const each = (view: (sig: string) => string) => k.signatures.map((sig) => {
     try {
@@ -95,12 +108,22 @@ function kernelView(name: string, k: Kernel): KernelView {
       return `// ${sig}\n${(e as Error).message}`;
     }
   }).join("\n\n");
-  return { name, ir: each((sig) => k.inspectTypes(sig)), ptx: each((sig) => k.inspectAsm(sig)) };
+  return {
+    name,
+    ir: each((sig) => k.inspectTypes(sig)),
+    ptx: each((sig) => k.inspectAsm(sig, PTX_TARGET)),
+    // on WebGPU, the code the target runs (inspectAsm without a PTX target) is the WGSL
+    wgsl: onWebGpu ? each((sig) => k.inspectAsm(sig)) : "(the kernels ran on the simulator: run on WebGPU to see their WGSL)",
+  };
 }
 
-/** Runs the program once, in a fresh numbats (a new worker per run: settings and state start clean). */
-export function runProgram({ code, sanitize }: RunRequest): RunReply {
-  numbats.env.NUMBATS_TARGET = "sim";
+
+/**
+ * Runs the program once, in a fresh numbats (a new worker per run: settings and state start clean), on
+ * `target` (set before the runner awaited numbats' ready()).
+ */
+export async function runProgram({ code, sanitize, target }: RunRequest): Promise<RunReply> {
+  numbats.env.NUMBATS_TARGET = target;
   if (sanitize) numbats.env.NUMBATS_SANITIZE = "all";
   const printed: string[] = [];
   numbats.setOutput((line) => printed.push(line));
@@ -151,12 +174,22 @@ export function runProgram({ code, sanitize }: RunRequest): RunReply {
   const t0 = performance.now();
   let error = "";
   let findings: FindingView[] = [];
+  // an async function: the program may await (WebGPU's launches and copies to the host are async)
+  const AsyncFunction = (async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>;
   try {
-    new Function(...Object.keys(scope), body)(...Object.values(scope));
+    await new AsyncFunction(...Object.keys(scope), body)(...Object.values(scope));
   } catch (e) {
     error = e instanceof Error ? `${e.name}: ${e.message}` : `thrown: ${show(e)}`;
     if (e instanceof numbats.SanitizerError) findings = e.findings.map((f) => findingView(f, code.split("\n")));
   }
   const ms = performance.now() - t0;
-  return { output: printed.join("\n"), error, kernels: kernels.map(([n, k]) => kernelView(n, k)), findings, ms };
+  // a GPU here is WebGPU (a browser has no CUDA); the sanitizer runs kernels on the simulator
+  let ranOn = "", onWebGpu = false;
+  if (kernels.some(([, k]) => k.signatures.length > 0)) {
+    try {
+      onWebGpu = numbats.cuda.isAvailable();
+      ranOn = onWebGpu ? `WebGPU (${numbats.cuda.getCurrentDevice().name})` : "the CPU simulator";
+    } catch { /* no target could be chosen: the error says why */ }
+  }
+  return { ranOn, output: printed.join("\n"), error, kernels: kernels.map(([n, k]) => kernelView(n, k, onWebGpu)), findings, ms };
 }
