@@ -12,6 +12,10 @@ import { typeOfArgument } from "../../src/kernel.js";
 import { deviceInfoOf } from "../../src/backends/webgpu/runtime/adapter.js";
 import { WebGpuBackend } from "../../src/backends/webgpu/runtime/backend.js";
 import { openNodeDevice } from "../../src/backends/webgpu/runtime/node-channel.js";
+import { openDevice } from "../../src/backends/webgpu/runtime/adapter.js";
+import { InThreadChannel } from "../../src/backends/webgpu/runtime/channel.js";
+import { GpuExecutor } from "../../src/backends/webgpu/runtime/executor.js";
+import { emitWgsl } from "../../src/backends/webgpu/wgsl/emit.js";
 import type { WgslKernel } from "../../src/backends/webgpu/wgsl/layout.js";
 
 const opened = openNodeDevice();
@@ -250,6 +254,69 @@ const SCENARIOS: Record<string, () => unknown | Promise<unknown>> = {
     return { blocking, batched };
   },
 };
+
+/** stdout's writes while `f` runs */
+async function printed(f: () => unknown): Promise<string> {
+  const chunks: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((c: string) => (chunks.push(String(c)), true)) as typeof process.stdout.write;
+  try {
+    await f();
+  } finally {
+    process.stdout.write = write;
+  }
+  return chunks.join("");
+}
+
+const PRINTER = (x: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < 3) console.log("thread", i, "sees", x[i]!);
+};
+const THROWER = (x: Int32Array) => {
+  const i = cuda.grid(1);
+  if (i === 5) throw new Error("five");
+  x[i] = i;
+};
+
+Object.assign(SCENARIOS, {
+  /** the public API on NUMBATS_TARGET=webgpu: the WGSL target's kernels, printing and throwing */
+  api: async () => {
+    const print = cuda.jit(PRINTER);
+    const x = new Float32Array([1.5, -2, 3.25, 4]);
+    const lines = await printed(() => print.configure(1, 32)(x));
+    const t = cuda.jit(THROWER);
+    const d = cuda.toDevice(new Int32Array(64));
+    t.configure(2, 32)(d);
+    const thrown = message(() => cuda.synchronize());
+    const copied = [...d.copyToHost()].slice(0, 8);
+    return { lines, thrown, copied };
+  },
+
+  /** a browser's way, in this thread: nothing blocks, the async twins read the status words */
+  inThread: async () => {
+    const { create } = await import("webgpu");
+    const gpu = ((globalThis as { keptGpu?: GPU }).keptGpu = create([]));
+    const { device, facts } = await openDevice(gpu);
+    const b = new WebGpuBackend(new InThreadChannel(new GpuExecutor(device)), facts, deviceInfoOf(facts, 0, 1 << 30), emitWgsl);
+    const irOfFn = (fn: Function, args: unknown[]) => compileToIR(fn, args.map((v, i) => typeOfArgument(v, i)), { name: fn === PRINTER ? "printer" : "thrower" });
+    const buf = b.alloc(4 * 64);
+    const arg = (dtype: "int32" | "float32") => ({ kind: "array" as const, buffer: buf, byteOffset: 0, dtype, shape: [64], strides: [1], name: "x" });
+    b.copyToDevice(buf, 0, new Float32Array([1.5, -2, 3.25]));
+    const print = b.compile(irOfFn(PRINTER, [new Float32Array(1)]));
+    const lines = await printed(async () => {
+      print.launch(dims(1, 32), [arg("float32")], b.defaultStream(), false);
+      await b.synchronizeAsync();
+    });
+    const t = b.compile(irOfFn(THROWER, [new Int32Array(1)]));
+    t.launch(dims(2, 32), [arg("int32")], b.defaultStream(), false);
+    const blocking = message(() => b.synchronize());
+    let thrown = "no error";
+    await b.synchronizeAsync().catch((e: Error) => (thrown = `${e.constructor.name}: ${e.message}`));
+    const out = new Int32Array(8);
+    await b.copyToHostAsync(out, buf, 0);
+    return { lines, blocking, copyBlocks: message(() => b.copyToHost(out, buf, 0)), thrown, copied: [...out], canBlock: b.canBlock };
+  },
+});
 
 const name = process.argv[2]!;
 const scenario = SCENARIOS[name];

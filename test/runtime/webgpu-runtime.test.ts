@@ -1,8 +1,10 @@
 // The webgpu back end's runtime on each CPU WebGPU adapter (test/helpers/webgpu.ts), with WGSL written
 // by hand (test/runtime/webgpu-child.ts), so that it is tested apart from the WGSL target: a vector add,
 // copies of slices at any offset, a LaunchError per adapter limit, a throw, events, blocking and async
-// copies. Each scenario runs in a child process (dawn.node can take its process down); without the
-// `webgpu` package or an adapter the tests are skipped, saying why.
+// copies; through the public API (the WGSL target's kernels) a print and a throw; and a browser's way,
+// the device in the calling thread, where nothing blocks and the async twins read the status. Each
+// scenario runs in a child process (dawn.node can take its process down); without the `webgpu` package
+// or an adapter the tests are skipped, saying why.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -20,7 +22,7 @@ if (skip) console.log(`# webgpu runtime tests skipped: ${skip}`);
 /** what scenario `name` saw on `adapter`, or undefined (a skip is reported) where it found no adapter */
 function run(t: { skip(reason: string): void }, adapter: CpuAdapter, name: string): Record<string, unknown> | undefined {
   const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "test", "runtime", "webgpu-child.ts"), name], {
-    cwd: root, env: { ...process.env, ...adapter.env }, encoding: "utf8", timeout: 240_000,
+    cwd: root, env: { ...process.env, ...adapter.env, NUMBATS_TARGET: "webgpu" }, encoding: "utf8", timeout: 240_000,
   });
   const line = r.stdout.trim().split("\n").at(-1) ?? "";
   assert.equal(r.status, 0, `scenario ${name} on ${adapter.name} failed:\n${r.stderr.slice(-3000)}\n${r.stdout.slice(-2000)}`);
@@ -72,6 +74,21 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     assert.equal(s.after, "no error");
     assert.equal(s.clean, "no error");
     assert.equal(s.onCopy, "KernelError: kernel 'thrower' threw: thread n was asked to throw (thread (8, 0, 0) of block (3, 0, 0))");
+  });
+
+  each("the public API: console.log lines in order after the launch, a throw at cuda.synchronize()", "api", (s) => {
+    assert.equal(s.lines, "thread 0 sees 1.5\nthread 1 sees -2\nthread 2 sees 3.25\n");
+    assert.equal(s.thrown, "KernelError: kernel 'THROWER' threw: five (thread (5, 0, 0) of block (0, 0, 0))");
+    assert.deepEqual(s.copied, [0, 1, 2, 3, 4, 0, 6, 7]);
+  });
+
+  each("in the calling thread (a browser's way): blocking calls are LaunchErrors naming their twins, which work", "inThread", (s) => {
+    assert.equal(s.canBlock, false);
+    assert.match(s.blocking, /^LaunchError: synchronize would block.*use synchronizeAsync$/);
+    assert.match(s.copyBlocks, /^LaunchError: copyToHost would block.*use copyToHostAsync$/);
+    assert.equal(s.lines, "thread 0 sees 1.5\nthread 1 sees -2\nthread 2 sees 3.25\n");
+    assert.equal(s.thrown, "KernelError: kernel 'thrower' threw: five (thread (5, 0, 0) of block (0, 0, 0))");
+    assert.deepEqual(s.copied, [0, 1, 2, 3, 4, 0, 6, 7]);
   });
 
   each("events time the queue", "events", (s) => {

@@ -1,18 +1,24 @@
 // WebGPU as target selection sees it (src/backends/index.ts lists it): kernels compiled to WGSL
-// (wgsl/) and run through the `webgpu` package (Dawn) in a worker thread (runtime/). In Node.js `auto`
-// never chooses it (a GPU with CUDA is the GPU target; without one, the simulator is exact and needs
-// nothing installed): NUMBATS_TARGET=webgpu asks for it.
+// (wgsl/) and run on a device that, in Node.js, the `webgpu` package (Dawn) opens in a worker thread
+// (runtime/node-channel.ts) and, in a browser or Deno, navigator.gpu in the calling thread (browser.ts).
+// In Node.js `auto` never chooses it (a GPU with CUDA is the GPU target; without one, the simulator is
+// exact and needs nothing installed): NUMBATS_TARGET=webgpu asks for it. In a browser `auto` takes it
+// where an adapter is found.
 
 import type { BackendDescriptor } from "../../abi/backend.js";
 import { emitWgsl } from "./wgsl/emit.js";
 import { deviceInfoOf } from "./runtime/adapter.js";
 import { WebGpuBackend } from "./runtime/backend.js";
-import { openNodeDevice } from "./runtime/node-channel.js";
+import { openNodeDevice, type NodeDevice } from "./runtime/node-channel.js";
+import { browserDevice, openBrowserDevice, usesNavigatorGpu } from "./browser.js";
 
 /** what a machine without a WebGPU adapter needs, after the probe's own reason */
 const ADAPTER_HELP =
   "WebGPU needs the `webgpu` package (npm install webgpu) and an adapter: a GPU with a Vulkan, Metal or D3D12 driver, " +
   "or a CPU Vulkan driver (Mesa's lavapipe, SwiftShader) named by VK_ICD_FILENAMES";
+
+/** the environment's device: navigator.gpu's where there is one, else Dawn's in a worker thread */
+const opened = (): NodeDevice => (usesNavigatorGpu() ? browserDevice() : openNodeDevice());
 
 export const WEBGPU_BACKEND: BackendDescriptor<"webgpu"> = {
   name: "webgpu",
@@ -20,17 +26,20 @@ export const WEBGPU_BACKEND: BackendDescriptor<"webgpu"> = {
   autoOrder: 0.5,
   device: "WebGPU adapter",
   onGpu: true,
-  inAuto: () => false,
+  inAuto: usesNavigatorGpu,
+  async prepare() {
+    if (usesNavigatorGpu()) await openBrowserDevice();
+  },
   probe() {
-    const opened = openNodeDevice();
-    if (!opened.ok) return { ok: false, reason: `${opened.reason}. ${ADAPTER_HELP}` };
-    return { ok: true, devices: [deviceInfoOf(opened.facts, 0, opened.totalMemory)] };
+    const d = opened();
+    if (!d.ok) return { ok: false, reason: usesNavigatorGpu() ? d.reason : `${d.reason}. ${ADAPTER_HELP}` };
+    return { ok: true, devices: [deviceInfoOf(d.facts, 0, d.totalMemory)] };
   },
   create(id) {
-    const opened = openNodeDevice();
-    if (!opened.ok) throw new Error(opened.reason);
+    const d = opened();
+    if (!d.ok) throw new Error(d.reason);
     if (id !== 0) throw new RangeError(WEBGPU_BACKEND.noDevice(id, 1));
-    return new WebGpuBackend(opened.channel, opened.facts, deviceInfoOf(opened.facts, id, opened.totalMemory), emitWgsl);
+    return new WebGpuBackend(d.channel, d.facts, deviceInfoOf(d.facts, id, d.totalMemory), emitWgsl);
   },
   chosen: (backend, _devices, requestedBy) => `${requestedBy}: WebGPU on ${backend.device.name}`,
   noDevice: (id) => `no WebGPU device ${id}: the webgpu target has one device (id 0), its adapter`,

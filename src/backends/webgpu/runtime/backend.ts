@@ -14,7 +14,7 @@ import { LaunchError } from "../../../errors.js";
 import type { WgslKernel, WgslTarget } from "../wgsl/layout.js";
 import { wgslTargetOf, type AdapterFacts } from "./adapter.js";
 import type { DeviceChannel, Ticket } from "./channel.js";
-import { WebGpuKernel, type KernelHost } from "./kernel.js";
+import { settleStatuses, WebGpuKernel, type KernelHost } from "./kernel.js";
 
 /** The WGSL target: a kernel's typed IR for an adapter. */
 export type WgslCompile = (ir: FunctionIR, target: WgslTarget) => WgslKernel;
@@ -114,23 +114,29 @@ export class WebGpuBackend implements Backend, KernelHost {
     if (src.byteLength > 0) this.channel.post({ op: "write", id: b.id, offset: byteOffset, data: copyOf(src) });
   }
 
-  /** the read of `dst.byteLength` bytes from `buf` at `byteOffset`, kernel errors raised first (a copy to the host synchronises) */
-  private readTicket(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number): Ticket | undefined {
-    const b = this.range(buf, byteOffset, dst.byteLength, "copy to the host");
-    this.channel.check();
-    raiseKernelErrors();
+  /** the read of `dst.byteLength` bytes from `buf` at `byteOffset`, after the kernel errors are raised (a copy to the host synchronises) */
+  private readTicket(dst: ArrayBufferView, b: WebGpuBuffer, byteOffset: number): Ticket | undefined {
+    this.raiseErrors();
     return dst.byteLength === 0 ? undefined : this.channel.request({ op: "read", id: b.id, offset: byteOffset, bytes: dst.byteLength });
   }
 
   copyToHost(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number): void {
     this.mustBlock("copyToHost", "copyToHostAsync");
-    const t = this.readTicket(dst, buf, byteOffset);
+    const t = this.readTicket(dst, this.range(buf, byteOffset, dst.byteLength, "copy to the host"), byteOffset);
     if (t) new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(t.wait() as Uint8Array);
   }
 
   async copyToHostAsync(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number): Promise<void> {
-    const t = this.readTicket(dst, buf, byteOffset);
+    const b = this.range(buf, byteOffset, dst.byteLength, "copy to the host");
+    await settleStatuses();
+    const t = this.readTicket(dst, b, byteOffset);
     if (t) new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set((await t.promise()) as Uint8Array);
+  }
+
+  /** a failure of queued work, then what the kernels threw */
+  private raiseErrors(): void {
+    this.channel.check();
+    raiseKernelErrors();
   }
 
   copyDeviceToDevice(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number): void {
@@ -179,14 +185,13 @@ export class WebGpuBackend implements Backend, KernelHost {
   synchronize(): void {
     this.mustBlock("synchronize", "synchronizeAsync");
     this.channel.request({ op: "done" }).wait();
-    this.channel.check();
-    raiseKernelErrors();
+    this.raiseErrors();
   }
 
   async synchronizeAsync(): Promise<void> {
     await this.channel.request({ op: "done" }).promise();
-    this.channel.check();
-    raiseKernelErrors();
+    await settleStatuses();
+    this.raiseErrors();
   }
 
   memoryInfo(): { free: number; total: number } {

@@ -15,7 +15,7 @@ import { KernelError, LaunchError, sourcePosition } from "../../../errors.js";
 import { decodeStatus, type StatusReport } from "../wgsl/status.js";
 import type { ParamField, WgslKernel } from "../wgsl/layout.js";
 import type { AdapterFacts } from "./adapter.js";
-import type { DeviceChannel } from "./channel.js";
+import type { DeviceChannel, Ticket } from "./channel.js";
 import type { BindingLayout } from "./executor.js";
 
 /** What a kernel needs of the back end that loads it. */
@@ -41,6 +41,14 @@ const FIELD_WRITERS: Record<"int" | "uint" | "bool" | "float", (v: DataView, at:
 
 let modules = 0;
 
+/** the kernels launched since their status words were last read */
+const unreadKernels = new Set<WebGpuKernel>();
+
+/** Reads every launched kernel's status words without blocking (the async twins do, before they raise kernel errors). */
+export async function settleStatuses(): Promise<void> {
+  await Promise.all([...unreadKernels].map((k) => k.readStatusAsync()));
+}
+
 export class WebGpuKernel implements CompiledKernel {
   readonly code: string;
   readonly staticSharedBytes: number;
@@ -53,8 +61,8 @@ export class WebGpuKernel implements CompiledKernel {
   private readonly pipelines = new Set<string>();
   /** a launch since the status buffer was last read */
   private unread = false;
-  /** a throw the status buffer held when it was read after a launch, until the next synchronising call */
-  private thrown: KernelError | undefined;
+  /** a throw (or, read without waiting, a failed check) the status words held, until the next synchronising call */
+  private failure: LaunchError | undefined;
   /** the status is read after each launch: the kernel prints or checks */
   private readonly readAfterLaunch: boolean;
 
@@ -77,12 +85,17 @@ export class WebGpuKernel implements CompiledKernel {
     if (host.channel.canBlock) this.failing(() => loaded.wait(), `loading kernel '${info.name}'`);
   }
 
+  /** a failure of the device, as a LaunchError that says what was done */
+  private deviceError(e: unknown, doing: string): LaunchError {
+    return new LaunchError(`${this.host.where}: ${doing}: ${(e as Error).message}`);
+  }
+
   /** runs `f`; a failure of the device becomes a LaunchError that says what was done */
   private failing<T>(f: () => T, doing: string): T {
     try {
       return f();
     } catch (e) {
-      throw new LaunchError(`${this.host.where}: ${doing}: ${(e as Error).message}`);
+      throw this.deviceError(e, doing);
     }
   }
 
@@ -100,32 +113,58 @@ export class WebGpuKernel implements CompiledKernel {
     }
     channel.post({ op: "dispatch", module: this.module, entryPoint: this.wgsl.entryPoint, overrides, params: this.params(args), bindings, grid: dims.grid });
     this.unread = true;
+    unreadKernels.add(this);
     noteThrowingLaunch(this.readThrow);
-    if (this.readAfterLaunch) this.afterLaunch();
+    if (!this.readAfterLaunch) return;
+    if (!channel.canBlock) {
+      // a thread that cannot wait prints when the words arrive; a failed check waits for the next synchronising call
+      this.readStatusAsync().catch((e: unknown) => void (this.failure ??= e as LaunchError));
+      return;
+    }
+    const fault = this.report(this.statusTicket().wait() as Uint8Array);
+    if (fault) throw fault;
   }
 
-  /** prints what the launch printed; a failed check is its error, a throw is kept for the next synchronising call */
-  private afterLaunch(): void {
-    const report = this.readStatus();
-    if (report.lines.length > 0) process.stdout.write(report.lines.map((line) => `${line}\n`).join(""));
-    if (report.dropped > 0) process.stderr.write(`numbats: kernel '${this.info.name}' printed more than its print buffer holds: ${report.dropped} console.log records were dropped\n`);
-    this.thrown ??= this.kernelError(report);
-    const fault = report.fault;
-    if (!fault) return;
-    const access = fault.access === undefined ? undefined : this.wgsl.accesses[fault.access];
-    if (!access) throw new LaunchError(fault.message);
-    const { where: at, quote } = sourcePosition(access.source ?? this.source, access.line, access.column);
-    throw new LaunchError(`${fault.message} of kernel '${this.info.name}' ${at}\n${quote}`);
-  }
-
-  /** what the status buffer holds, decoded; the buffer is cleared for the next launches where it held anything */
-  private readStatus(): StatusReport {
+  /**
+   * Reads the status words (after the launches so far) and clears them for the next launches: both
+   * queued at once, so that no later launch's words are lost.
+   */
+  private statusTicket(): Ticket {
     this.unread = false;
+    unreadKernels.delete(this);
     const { channel } = this.host;
     const read = channel.request({ op: "read", id: this.status, offset: 0, bytes: this.statusBytes });
-    const words = new Uint32Array((this.failing(() => read.wait(), `reading the status of kernel '${this.info.name}'`) as Uint8Array).slice().buffer);
-    if (words.some((w) => w !== 0)) channel.post({ op: "write", id: this.status, offset: 0, data: new Uint8Array(this.statusBytes) });
-    return decodeStatus(this.wgsl, this.info.strings, words);
+    channel.post({ op: "write", id: this.status, offset: 0, data: new Uint8Array(this.statusBytes) });
+    const doing = `reading the status of kernel '${this.info.name}'`;
+    return {
+      settled: () => read.settled(),
+      wait: () => this.failing(() => read.wait(), doing),
+      promise: () => read.promise().catch((e: unknown) => Promise.reject(this.deviceError(e, doing))),
+    };
+  }
+
+  /** reads the status words without blocking: what they hold is printed or kept for the next synchronising call */
+  async readStatusAsync(): Promise<void> {
+    if (!this.unread) return;
+    const fault = this.report((await this.statusTicket().promise()) as Uint8Array);
+    this.failure ??= fault;
+  }
+
+  /**
+   * What the status words say: the lines printed, in the simulator's order; a throw, kept for the next
+   * synchronising call; and the error of a failed `debug` check, returned.
+   */
+  private report(bytes: Uint8Array): LaunchError | undefined {
+    const report = decodeStatus(this.wgsl, this.info.strings, new Uint32Array(bytes.slice().buffer));
+    if (report.lines.length > 0) process.stdout.write(report.lines.map((line) => `${line}\n`).join(""));
+    if (report.dropped > 0) process.stderr.write(`numbats: kernel '${this.info.name}' printed more than its print buffer holds: ${report.dropped} console.log records were dropped\n`);
+    this.failure ??= this.kernelError(report);
+    const fault = report.fault;
+    if (!fault) return undefined;
+    const access = fault.access === undefined ? undefined : this.wgsl.accesses[fault.access];
+    if (!access) return new LaunchError(fault.message);
+    const { where: at, quote } = sourcePosition(access.source ?? this.source, access.line, access.column);
+    return new LaunchError(`${fault.message} of kernel '${this.info.name}' ${at}\n${quote}`);
   }
 
   private kernelError({ thrown }: StatusReport): KernelError | undefined {
@@ -208,11 +247,20 @@ export class WebGpuKernel implements CompiledKernel {
     return bytes;
   }
 
-  /** What the launches since the status was last read threw (the first throw), cleared for the next launches. */
+  /**
+   * What the launches since the status was last read threw (the first throw), cleared for the next
+   * launches; a failed check found without waiting is thrown. Where the thread cannot wait, the async
+   * twins read the words first (settleStatuses).
+   */
   private readonly readThrow = (): KernelError | undefined => {
-    const error = this.thrown ?? (this.unread ? this.kernelError(this.readStatus()) : undefined);
-    this.thrown = undefined;
-    return error;
+    if (this.unread && this.host.channel.canBlock) {
+      const fault = this.report(this.statusTicket().wait() as Uint8Array);
+      this.failure ??= fault;
+    }
+    const failure = this.failure;
+    this.failure = undefined;
+    if (failure === undefined || failure instanceof KernelError) return failure;
+    throw failure;
   };
 
   suggestedBlockSize(): number {
