@@ -202,7 +202,8 @@ const batchSize = (oneMs: number, targetMs: number) => Math.max(1, Math.min(200,
 
 /** One side of a case, set up and checked: how to launch it and wait for it. */
 interface Side { launch(): void; wait(): void | Promise<unknown>; readonly check: Check }
-type Outcome = { ms: number; check: Check } | { error: string };
+/** `ms`: the median batch's ms per launch; `batches`: each batch's, in order */
+type Outcome = { ms: number; batches?: number[]; check: Check } | { error: string };
 
 /** f's result, or its error as text */
 async function attempt<T>(f: () => T | Promise<T>): Promise<T | { error: string }> {
@@ -277,16 +278,23 @@ function simulator(size: string): Record<string, Outcome> {
 interface Row { c: Case; ours: Outcome; hand: Outcome; sim: Outcome }
 
 const cell = (o: Outcome) => ("error" in o ? "n/a" : o.check.ok ? o.ms.toFixed(3) : "WRONG");
+/**
+ * a / b: the median of the ratios of batches run one after the other where both sides have them (a slow
+ * patch of a shared machine hits both), else of the medians
+ */
 function ratio(a: Outcome, b: Outcome): string {
   if ("error" in a || "error" in b || !a.check.ok || !b.check.ok) return "–";
-  return `${(a.ms / b.ms).toFixed(2)}×`;
+  if (!a.batches || !b.batches) return `${(a.ms / b.ms).toFixed(2)}×`;
+  const paired = a.batches.map((t, i) => t / b.batches![i]!).sort((x, y) => x - y);
+  const at = (q: number) => paired[Math.round(q * (paired.length - 1))]!.toFixed(2);
+  return `${at(0.5)}× (${at(0.25)}–${at(0.75)})`;
 }
 
 function report(rows: readonly Row[], s: Sizes, adapter: string): string {
   const lines = [
     `WebGPU adapter: ${adapter}; ms per launch (median of batches, each a run of launches and one wait)`,
     "",
-    "| kernel | size | ours, ms | hand-written WGSL, ms | simulator, ms | ours / WGSL | ours / sim |",
+    "| kernel | size | ours, ms | hand-written WGSL, ms | simulator, ms | ours / WGSL (quartiles) | ours / sim |",
     "|---|---|---:|---:|---:|---:|---:|",
     ...rows.map(({ c, ours, hand, sim }) => `| ${c.name} | ${c.size(s)} | ${cell(ours)} | ${cell(hand)} | ${cell(sim)} | ${ratio(ours, hand)} | ${ratio(ours, sim)} |`),
     "",
@@ -327,12 +335,16 @@ async function main(): Promise<void> {
     const ours = await attempt(() => (oursError ? { error: oursError } : oursSide(c, s, width)));
     const hand = await attempt(() => handSide(c, s, hd));
     const sides = [ours, hand].filter((side): side is Side => !("error" in side));
-    const count = sides[0] ? batchSize(await batchMs(1, sides[0].launch, sides[0].wait), 100) : 0;
+    const count = sides[0] ? batchSize(await batchMs(1, sides[0].launch, sides[0].wait), 60) : 0;
     const times = sides.map(() => [] as number[]);
-    for (let r = 0; r < 7 && count; r++) {
+    for (let r = 0; r < 9 && count; r++) {
       for (const [i, side] of sides.entries()) times[i]!.push(await batchMs(count, side.launch, side.wait));
     }
-    const outcome = (side: Side | { error: string }): Outcome => ("error" in side ? side : { ms: median(times[sides.indexOf(side)]!), check: side.check });
+    const outcome = (side: Side | { error: string }): Outcome => {
+      if ("error" in side) return side;
+      const batches = times[sides.indexOf(side)]!;
+      return { ms: median(batches), batches, check: side.check };
+    };
     rows.push({ c, ours: outcome(ours), hand: outcome(hand), sim: sim[c.name] ?? { error: "not run" } });
     if (!("error" in hand)) hand.destroy();
   }
