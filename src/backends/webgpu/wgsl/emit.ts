@@ -237,6 +237,7 @@ export class WgslEmitter {
       "@compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z)",
       `fn ${entryName}(${builtins.join(", ")}) {`,
       ...this.locals.map((l) => `  ${l}`),
+      ...(this.helpers.has("opaque:f32") ? ["  nb_zero = nb_nwg.x >> 31u;"] : []),
       ...this.intrinsics.entryLines().map((l) => `  ${l}`),
       ...this.entry.map((l) => `  ${l}`),
       ...body,
@@ -742,7 +743,7 @@ export class WgslEmitter {
       }
       case "unary": return this.unary(e);
       case "binary": return this.binary(e);
-      case "fma": return `fma(${this.expr(e.a)}, ${this.expr(e.b)}, ${this.expr(e.c)})`;
+      case "fma": return `${this.helper("fma", this.scalarType(e.type))}(${this.expr(e.a)}, ${this.expr(e.b)}, ${this.expr(e.c)})`;
       case "compare": {
         const op = { lt: "<", le: "<=", gt: ">", ge: ">=", eq: "==", ne: "!=" }[e.op];
         const t = e.a.type as ScalarName;

@@ -80,6 +80,35 @@ const F32_BITS = (x: string) => `bitcast<u32>(${x})`;
 
 export const HELPERS: Readonly<Record<string, HelperText>> = {
   ftz: () => `fn nb_ftz_f32(x: f32) -> f32 { let b = bitcast<u32>(x); return select(x, bitcast<f32>(b & 0x80000000u), (b & 0x7f800000u) == 0u); }`,
+  // fma correctly rounded, as WGSL's fma need not be fused (lavapipe and SwiftShader are not): the
+  // product's error by Dekker's algorithm on 12-bit halves cut from the bits (exact whether or not the
+  // driver contracts), then Boldo and Melquiond's emulated FMA: c + a*b by TwoSum, the low parts added
+  // rounded to odd, one final rounding. Infinite, NaN and zero products take the plain expression.
+  // (each step through nb_opaque: lavapipe reassociates float arithmetic, which makes the error 0)
+  two_sum: () => `fn nb_two_sum(a: f32, b: f32) -> vec2<f32> { let s = nb_opaque(a + b); let bb = nb_opaque(s - a); return vec2<f32>(s, (a - nb_opaque(s - bb)) + (b - bb)); }`,
+  // x, through a value the compiler cannot know is 0 (nb_zero: set from the grid size at the entry)
+  opaque: () => `var<private> nb_zero: u32;
+fn nb_opaque(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) | nb_zero); }`,
+  odd: () => `fn nb_odd(u: vec2<f32>) -> f32 {
+  let v = bitcast<u32>(u.x);
+  if (bitcast<u32>(u.y) << 1u == 0u || (v & 1u) == 1u) { return u.x; }
+  // inexact and even: the odd neighbour on the side of the exact value
+  return bitcast<f32>(select(v - 1u, v + 1u, (bitcast<u32>(u.y) >> 31u) == (v >> 31u)));
+}`,
+  fma: (ty) => ty === "f32" ? `fn nb_fma_f32(a: f32, b: f32, c: f32) -> f32 {
+  let p = a * b;
+  if ((bitcast<u32>(p) & 0x7f800000u) == 0x7f800000u || (bitcast<u32>(c) & 0x7f800000u) == 0x7f800000u || bitcast<u32>(p) << 1u == 0u) { return p + c; }
+  let ah = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
+  let bh = bitcast<f32>(bitcast<u32>(b) & 0xfffff000u);
+  let al = a - ah;
+  let bl = b - bh;
+  let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+  let t = nb_two_sum(c, p);
+  return t.x + nb_odd(nb_two_sum(t.y, e));
+}` : `fn nb_fma_f16(a: f16, b: f16, c: f16) -> f16 {
+  // the product of two halves is exact in f32: the exact sum rounded to odd in f32, then once to f16
+  return f16(nb_odd(nb_two_sum(f32(a) * f32(b), f32(c))));
+}`,
   f32_bits: () => `fn nb_f32_bits(x: u32) -> f32 { return bitcast<f32>(x); }`,
   // integer division and remainder: by zero 0 (the IR's rule); INT_MIN / -1 is INT_MIN in WGSL already
   div: (ty) => `fn nb_div_${ty}(a: ${ty}, b: ${ty}) -> ${ty} { if (b == ${ty}(0)) { return ${ty}(0); } return a / b; }`,
@@ -124,7 +153,7 @@ export const HELPERS: Readonly<Record<string, HelperText>> = {
 /** the helpers a helper calls */
 export const HELPER_NEEDS: Readonly<Record<string, readonly string[]>> = {
   "min:f32": ["isnan:f32"], "max:f32": ["isnan:f32"], "min:f16": ["isnan:f32", "isnan:f16", "min:f32"], "max:f16": ["isnan:f32", "isnan:f16", "max:f32"],
-  "fmod:f32": ["f32_bits:f32"],
+  "fmod:f32": ["f32_bits:f32"], "fma:f32": ["two_sum:f32", "odd:f32"], "fma:f16": ["two_sum:f32", "odd:f32"], "two_sum:f32": ["opaque:f32"],
   "copysign:f16": ["signbit:f32"], "round:f16": ["round:f32"], "abs:f16": ["abs:f32"], "fmod:f16": ["fmod:f32"],
   "isnan:f16": ["isnan:f32"], "isinf:f16": ["isinf:f32"],
 };
