@@ -79,12 +79,13 @@ export function selectTarget(request: TargetRequest, by: string, deps: SelectDep
   const candidates = deps.backends.filter(inAuto);
   const [first] = candidates;
   const fallback = candidates.at(-1)!;
-  // why the back ends before the one chosen are not used (the first reason), and a driver one of them found
+  // why the back ends before the one chosen are not used (each one's reason, in order), and a driver one of them found
   let why: string | undefined, driverVersion: number | undefined;
+  const notUsed = (reason: string) => (why = why === undefined ? reason : `${why}; ${reason}`);
   for (const descriptor of candidates) {
     const probe = descriptor.probe();
     if (!probe.ok) {
-      why ??= probe.reason;
+      notUsed(probe.reason);
       continue;
     }
     driverVersion ??= probe.driverVersion;
@@ -93,7 +94,7 @@ export function selectTarget(request: TargetRequest, by: string, deps: SelectDep
       chosen = made(descriptor, probe.devices, (backend) => ({ ...base, reason: why ?? descriptor.chosen(backend, probe.devices, by), ...driver(driverVersion) }));
     } catch (e) {
       if (descriptor === fallback) throw e;
-      why ??= `the ${descriptor.device} could not be used: ${(e as Error).message}`;
+      notUsed(`the ${descriptor.device} could not be used: ${(e as Error).message}`);
       continue;
     }
     if (why !== undefined) {

@@ -25,12 +25,14 @@ let metafile: Metafile;
 before(async () => { metafile = await buildBrowserBundle(bundle, "src"); });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test("the browser bundle imports nothing: no Node.js module, no koffi, and holds no CUDA driver", () => {
+test("the browser bundle imports nothing: no Node.js module, no koffi, and holds no CUDA driver nor the webgpu package", () => {
   const output = Object.values(metafile.outputs).find((o) => o.entryPoint !== undefined)!;
   assert.deepEqual(output.imports, [], "the modules the bundle leaves to its host to load");
   const inputs = Object.keys(metafile.inputs);
   assert.deepEqual(inputs.filter((f) => /^node:|koffi|[/\\]cuda[/\\](?:host[/\\]|driver[/\\](?!ptxversion\.ts$))/.test(f)), [], "Node.js's modules, koffi or the CUDA driver's modules bundled");
   assert.ok(inputs.some((f) => /[/\\]cuda[/\\]ptx[/\\]emit\.ts$/.test(f)), "the PTX emitter is in the bundle (the playground shows PTX)");
+  assert.deepEqual(inputs.filter((f) => /[/\\]node_modules[/\\]webgpu[/\\]|webgpu-worker\.ts$/.test(f)), [], "the webgpu package (Dawn for Node.js) or its worker thread bundled");
+  assert.ok(inputs.some((f) => /[/\\]webgpu[/\\]browser\.ts$/.test(f)), "the WebGPU target's browser device (navigator.gpu) is in the bundle");
   const js = readFileSync(bundle, "utf8");
   assert.doesNotMatch(js, /(?:\bfrom|\bimport\(|\brequire\()\s*["']node:/, "a node: import in the bundle's text");
 });

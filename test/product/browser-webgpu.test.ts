@@ -3,7 +3,9 @@
 // thread served cross-origin isolated: after `await ready()`, `auto` runs kernels on WebGPU; a kernel's
 // results (host arrays through `launcher.async`, device arrays through `copyToHostAsync`) equal the
 // host's; every blocking call is a LaunchError that names its async twin; the WGSL is what
-// `inspectAsm` shows there. Skipped, saying why, where Chromium or its WebGPU adapter is absent.
+// `inspectAsm` shows there. Where the browser has no adapter (Chromium without its WebGPU flags), `auto`
+// runs them on the simulator and cuda.detect() says why. Skipped, saying why, where Chromium or its
+// WebGPU adapter is absent.
 
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -83,6 +85,15 @@ export async function run(n) {
   };
   return { detect, fromHost: [...fromHost], fromDevice: [...fromDevice], refused, wgsl: sums.inspectAsm() };
 }
+
+/** Without an adapter: what cuda.detect() says after ready(), and a launch (on the simulator: blocking works) */
+export async function withoutAdapter() {
+  await ready();
+  const double = cuda.jit((a) => { const i = cuda.grid(1); if (i < a.length) a[i] *= 2; });
+  const a = Float32Array.from({ length: 100 }, (_, i) => i);
+  double.configure(4, 32)(a);
+  return { detect: printed(() => cuda.detect()), a: [...a] };
+}
 `;
 
 test("on Chromium's WebGPU, a page's kernels run after ready(): the host's results, and each blocking call names its async twin", { skip: NO_CHROMIUM }, async (t) => {
@@ -111,4 +122,15 @@ test("on Chromium's WebGPU, a page's kernels run after ready(): the host's resul
   assert.match(r.refused.synchronize!, /^LaunchError: .*synchronizeAsync/s);
   assert.match(r.wgsl, /@compute/, "inspectAsm shows the WGSL the kernel runs");
   assert.match(r.wgsl, /workgroupBarrier\(\)/);
+});
+
+test("in Chromium without a WebGPU adapter, auto runs kernels on the simulator and cuda.detect() says why", { skip: NO_CHROMIUM }, async () => {
+  const r = await withPage(async (page) => {
+    await page.goto(`${served.url}index.html`);
+    // without the WebGPU flags, Chromium on Linux has navigator.gpu but no adapter
+    return await page.evaluate(async () => (await import("./program.js")).withoutAdapter()) as { detect: string; a: number[] };
+  });
+  assert.match(r.detect, /^No CUDA GPU in use: .*navigator\.gpu cannot be used: .*adapter/m);
+  assert.match(r.detect, /^Kernels run on the .*simulat/m);
+  assert.deepEqual(r.a, Array.from({ length: 100 }, (_, i) => 2 * i));
 });

@@ -5,11 +5,6 @@
 // (navigator.gpu.requestAdapter), while selection probes synchronously: `openBrowserDevice()` (the
 // descriptor's `prepare`, which the browser build's `await ready()` runs) opens it once, and
 // `browserDevice()` reports it to the probe afterwards.
-//
-// TODO(H2, index.ts is yours): wire it into WEBGPU_BACKEND — inAuto: usesNavigatorGpu; prepare: open it
-// where usesNavigatorGpu(); probe/create: usesNavigatorGpu() ? browserDevice() : openNodeDevice().
-// TODO(H2): runtime/kernel.ts readStatus waits on its ticket, which an InThreadChannel refuses: the
-// async twins (synchronizeAsync, copyToHostAsync) must await unread status reads (ticket.promise()).
 
 import { totalmem } from "node:os";
 import { openDevice } from "./runtime/adapter.js";
