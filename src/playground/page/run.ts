@@ -120,7 +120,7 @@ function kernelView(name: string, k: Kernel, onWebGpu: boolean): KernelView {
 
 /**
  * Runs the program once, in a fresh numbats (a new worker per run: settings and state start clean), on
- * `target` (set before the runner awaited numbats' ready()).
+ * `target` (chosen at its first launch, after the runner awaited numbats' ready()).
  */
 export async function runProgram({ code, sanitize, target }: RunRequest): Promise<RunReply> {
   numbats.env.NUMBATS_TARGET = target;
