@@ -65,6 +65,11 @@ export class WebGpuKernel implements CompiledKernel {
   private failure: LaunchError | undefined;
   /** the status is read after each launch: the kernel prints or checks */
   private readonly readAfterLaunch: boolean;
+  /**
+   * the kernel may write its status words: it prints, throws or checks (a throw and a print name one
+   * of the kernel's strings); the others' are never read
+   */
+  private readonly reports: boolean;
 
   constructor(
     private readonly host: KernelHost,
@@ -80,6 +85,7 @@ export class WebGpuKernel implements CompiledKernel {
     this.checkStorageBuffers();
     this.statusBytes = 4 * wgsl.statusWords;
     this.readAfterLaunch = wgsl.printWords > 0 || wgsl.accesses.length > 0;
+    this.reports = this.readAfterLaunch || info.strings.length > 0;
     this.status = host.allocId(this.statusBytes);
     const loaded = host.channel.request({ op: "module", id: this.module, code: wgsl.code, layout: this.layout });
     if (host.channel.canBlock) this.failing(() => loaded.wait(), `loading kernel '${info.name}'`);
@@ -112,6 +118,7 @@ export class WebGpuKernel implements CompiledKernel {
       this.pipelines.add(key);
     }
     channel.post({ op: "dispatch", module: this.module, entryPoint: this.wgsl.entryPoint, overrides, params: this.params(args), bindings, grid: dims.grid });
+    if (!this.reports) return;
     this.unread = true;
     unreadKernels.add(this);
     noteThrowingLaunch(this.readThrow);
