@@ -51,7 +51,7 @@ for (const [adapter, target] of Object.entries(ADAPTERS)) {
     const setup = dawnSetup(adapter);
     if (typeof setup === "string") { t.skip(setup); return; }
     const results = validateWgsl(setup, compiled.map((o) => o.outcome.kernel));
-    const rejected = results.map((r, k) => ({ name: compiled[k]!.name, errors: r })).filter((r) => r.errors.length);
+    const rejected = results.map((r, k) => ({ name: compiled[k]!.name, errors: r.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`) })).filter((r) => r.errors.length);
     for (const r of rejected) t.diagnostic(`  Dawn rejects: ${r.name.slice(0, 70)}: ${r.errors.join(" | ").slice(0, 400)}`);
     assert.deepEqual(rejected.map((r) => r.name), []);
   });

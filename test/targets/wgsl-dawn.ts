@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { WgslKernel, WgslTarget } from "../../src/backends/webgpu/wgsl/index.js";
+import type { WgslKernel, WgslMessage, WgslTarget } from "../../src/backends/webgpu/wgsl/index.js";
 
 export const ADAPTERS: Readonly<Record<"lavapipe" | "swiftshader", WgslTarget>> = {
   lavapipe: { subgroupSize: 8, shaderF16: true, maxWorkgroupStorageBytes: 32768, maxStorageBuffers: 16, adapterName: "WebGPU (llvmpipe)" },
@@ -46,9 +46,9 @@ for (const k of kernels) {
   device.pushErrorScope("validation");
   const module = device.createShaderModule({ code: k.code });
   const info = await module.getCompilationInfo();
-  for (const m of info.messages) if (m.type === "error") errors.push(m.lineNum + ":" + m.linePos + " " + m.message);
+  for (const m of info.messages) if (m.type === "error") errors.push({ type: m.type, lineNum: m.lineNum, linePos: m.linePos, message: m.message });
   const scoped = await device.popErrorScope();
-  if (scoped && !errors.length) errors.push(scoped.message);
+  if (scoped && !errors.length) errors.push({ type: "error", lineNum: 0, linePos: 0, message: scoped.message });
   if (!errors.length) {
     const entries = [{ binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: "uniform" } },
       { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: "storage" } },
@@ -58,7 +58,7 @@ for (const k of kernels) {
     device.pushErrorScope("validation");
     device.createComputePipeline({ layout, compute: { module, entryPoint: k.entryPoint, constants } });
     const e = await device.popErrorScope();
-    if (e) errors.push("pipeline: " + e.message);
+    if (e) errors.push({ type: "error", lineNum: 0, linePos: 0, message: "pipeline: " + e.message });
   }
   out.push(errors);
 }
@@ -66,10 +66,10 @@ writeFileSync(process.env.NB_OUT, JSON.stringify(out));
 process.exit(0);
 `;
 
-/** Dawn's errors for each kernel's module and pipeline (none: accepted) */
-export function validateWgsl(env: NodeJS.ProcessEnv, kernels: readonly WgslKernel[]): string[][] {
+/** Dawn's errors for each kernel's module and pipeline (none: accepted; a pipeline's error has line 0) */
+export function validateWgsl(env: NodeJS.ProcessEnv, kernels: readonly WgslKernel[]): WgslMessage[][] {
   const input = JSON.stringify(kernels.map((k) => ({ code: k.code, entryPoint: k.entryPoint, arrays: k.arrays, dynamicShared: k.dynamicShared })));
-  return JSON.parse(inChild(CHILD, input, env)) as string[][];
+  return JSON.parse(inChild(CHILD, input, env)) as WgslMessage[][];
 }
 
 /** One launch of a WGSL kernel: the module, its bound buffers' bytes and the launch's shape. */

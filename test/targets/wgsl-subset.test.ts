@@ -7,8 +7,8 @@ import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { arrayType, complexArrayType, type Type } from "../../src/dtypes.js";
 import { CompileError, cuda, float16, float32 } from "../../src/index.js";
-import { emitWgsl, type WgslTarget } from "../../src/backends/webgpu/wgsl/index.js";
-import { ADAPTERS } from "./wgsl-dawn.js";
+import { emitWgsl, explainWgslErrors, type WgslTarget } from "../../src/backends/webgpu/wgsl/index.js";
+import { ADAPTERS, dawnSetup, validateWgsl } from "./wgsl-dawn.js";
 
 const F32 = arrayType("float32", 1, "C"), F64 = arrayType("float64", 1, "C"), I64 = arrayType("int64", 1, "C");
 const I32 = arrayType("int32", 1, "C"), U32 = arrayType("uint32", 1, "C"), F16 = arrayType("float16", 1, "C");
@@ -86,4 +86,32 @@ test("warp intrinsics need subgroups; a full mask assumes a warp of 32 where sub
 test("array locals that may hold different buffers fit: each access tests which", () => {
   const ir = compileToIR((a: Float32Array, b: Float32Array, o: Float32Array) => { const i = cuda.grid(1); let x = a; if (i > 3) x = b; o[i] = x[i]; }, [F32, F32, F32], { name: "k", resolveDeviceFunction });
   assert.match(emitWgsl(ir, ADAPTERS.lavapipe).code, /select\(a\[.*\], b\[.*\], x_sel == 1i\)/);
+});
+
+test("a barrier that the block's threads may not reach together: the WGSL compiler's verdict, as a CompileError at the barrier", (t) => {
+  const setup = dawnSetup("lavapipe");
+  if (typeof setup === "string") { t.skip(setup); return; }
+  const early = (x: Float32Array, o: Float32Array) => {
+    const i = cuda.grid(1);
+    if (i >= o.length) return;
+    const s = cuda.shared.array(64, "float32");
+    s[cuda.threadIdx.x] = x[i];
+    cuda.syncthreads();
+    o[i] = s[63 - cuda.threadIdx.x];
+  };
+  const guarded = (x: Float32Array, o: Float32Array) => {
+    const i = cuda.grid(1);
+    const s = cuda.shared.array(64, "float32");
+    if (i < o.length) s[cuda.threadIdx.x] = x[i];
+    cuda.syncthreads();
+    if (i < o.length) o[i] = s[63 - cuda.threadIdx.x];
+  };
+  const [irEarly, irGuarded] = [early, guarded].map((k) => compileToIR(k, [F32, F32], { name: "k", resolveDeviceFunction }));
+  const kernels = [emitWgsl(irEarly!, ADAPTERS.lavapipe), emitWgsl(irGuarded!, ADAPTERS.lavapipe)];
+  const [errors, none] = validateWgsl(setup, kernels);
+  assert.deepEqual(none, []);
+  const e = explainWgslErrors(irEarly!, kernels[0]!, errors!);
+  assert.ok(e instanceof CompileError);
+  assert.match(e.message, /^a barrier \(cuda\.syncthreads\) that not every thread of the block may reach together is not available on the webgpu target/);
+  assert.match(e.sourceLine, /cuda\.syncthreads\(\)/);
 });

@@ -25,7 +25,7 @@ import {
   UNSUPPORTED_DTYPE, unsignedBits, WGSL_SCALAR, WIDENING, wrap, zeroOf, type OpText,
 } from "./scalar.js";
 import { atomicPlace, readElement, wordType, writeElement, type ArrayView, type Root } from "./memory.js";
-import { STATUS_TAIL, STATUS_WORDS, type ArrayBinding, type CheckedAccess, type ParamField, type PrintSite, type WgslKernel, type WgslTarget } from "./layout.js";
+import { STATUS_TAIL, STATUS_WORDS, type ArrayBinding, type CheckedAccess, type ParamField, type PrintSite, type SourcePlace, type WgslKernel, type WgslTarget } from "./layout.js";
 import { WgslIntrinsics } from "./intrinsics.js";
 
 /** print area words of a kernel that prints: 1 MiB, as CUDA's default printf buffer */
@@ -95,6 +95,7 @@ export class WgslEmitter {
   private pending = new Set<string>();
   readonly prints: PrintSite[] = [];
   readonly accesses: CheckedAccess[] = [];
+  private readonly places: SourcePlace[] = [];
   private staticSharedBytes = 0;
   private dynamicShared = false;
   private readonly intrinsics: WgslIntrinsics;
@@ -111,8 +112,26 @@ export class WgslEmitter {
 
   /** the subset error for `construct` at `loc`: "X is not available on the webgpu target (why)" */
   unsupported(construct: string, why: string, loc = this.loc): CompileError {
-    const message = `${construct} is not available on the webgpu target (${why})`;
-    return new CompileError(this.ir.name, loc?.source ?? this.ir.source, [{ message, line: loc?.line ?? 1, column: loc?.column ?? 0 }], loc?.source ? undefined : this.ir.origin);
+    // inside an inlined device function or the math library: shown at the kernel's own statement
+    const inlined = loc?.source !== undefined && this.kernelLoc !== undefined;
+    const at = inlined ? this.kernelLoc : loc;
+    const message = `${construct} is not available on the webgpu target (${why})${inlined ? ", in a device function or math library function this statement calls" : ""}`;
+    return new CompileError(this.ir.name, at?.source ?? this.ir.source, [{ message, line: at?.line ?? 1, column: at?.column ?? 0 }], at?.source ? undefined : this.ir.origin);
+  }
+
+  /** the place of the last statement of the kernel's own text passed */
+  private kernelLoc: Loc | undefined;
+
+  /** the comment that ends a barrier's line: the index of the place in the source it comes from */
+  place(): string {
+    const loc = this.loc;
+    return `// numbats: place ${this.places.push({ line: loc?.line ?? 1, column: loc?.column ?? 0, ...(loc?.source ? { source: loc.source } : {}) }) - 1}`;
+  }
+
+  private at(loc: Loc | undefined): void {
+    if (!loc) return;
+    this.loc = loc;
+    if (loc.source === undefined) this.kernelLoc = loc;
   }
 
   /** the WGSL register type of dtype t, or its subset error */
@@ -257,6 +276,7 @@ export class WgslEmitter {
       statusWords: STATUS_WORDS.printStart + printWords + STATUS_TAIL.words,
       prints: this.prints,
       accesses: this.accesses,
+      places: this.places,
     };
   }
 
@@ -450,7 +470,7 @@ export class WgslEmitter {
 
   private declareAllocsAndLocals(): void {
     walkStmts(this.ir.body, (s) => {
-      this.loc = s.loc ?? this.loc;
+      this.at(s.loc);
       if (s.k === "alloc") this.declareAlloc(s);
       if (s.k === "let") {
         if (isArrayType(s.type)) {
@@ -585,7 +605,7 @@ export class WgslEmitter {
   }
 
   private stmt(s: Stmt): void {
-    this.loc = s.loc ?? this.loc;
+    this.at(s.loc);
     switch (s.k) {
       case "let":
       case "assign": {

@@ -4,3 +4,4 @@
 export * from "./layout.js";
 export { emitWgsl } from "./emit.js";
 export { decodeStatus, type StatusReport } from "./status.js";
+export { explainWgslErrors, type WgslMessage } from "./diagnose.js";

@@ -176,8 +176,9 @@ export class WgslIntrinsics {
   }
 
   private barrier(): void {
-    this.w.line("storageBarrier();");
-    this.w.line("workgroupBarrier();");
+    const place = this.w.place();
+    this.w.line(`storageBarrier(); ${place}`);
+    this.w.line(`workgroupBarrier(); ${place}`);
     if (this.w.prints.length || this.printsLater()) this.w.line("nb_phase = nb_phase + 1u;");
   }
 
@@ -336,12 +337,12 @@ export class WgslIntrinsics {
       this.w.declare("var<workgroup> nb_red: atomic<u32>;");
     }
     const p = this.w.once(this.w.expr(e.args[0]!));
-    this.w.line("workgroupBarrier();");
+    this.w.line(`workgroupBarrier(); ${this.w.place()}`);
     this.w.line(`if (${p}) { atomicAdd(&nb_red, 1u); }`);
     this.barrier();
     const n = this.w.temp();
     this.w.line(`let ${n} = atomicLoad(&nb_red);`);
-    this.w.line("workgroupBarrier();");
+    this.w.line(`workgroupBarrier(); ${this.w.place()}`);
     this.w.line("if (all(nb_lid == vec3<u32>(0u))) { atomicStore(&nb_red, 0u); }");
     const reduction = INTRINSICS[e.name].reduction;
     if (reduction === "count") return `i32(${n})`;

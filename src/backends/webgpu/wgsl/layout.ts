@@ -95,14 +95,17 @@ export interface PrintSite {
 }
 export const PRINT_HEADER = 5;
 
-/** An array access that a `debug` build checks: what its bounds error names. */
-export interface CheckedAccess {
-  /** the array's name in the kernel */
-  readonly array: string;
-  /** the access's place in the source (`source`: the text it is in, when not the kernel's own) */
+/** A place in the kernel's source (`source`: the text it is in, when not the kernel's own). */
+export interface SourcePlace {
   readonly line: number;
   readonly column: number;
   readonly source?: string;
+}
+
+/** An array access that a `debug` build checks: what its bounds error names. */
+export interface CheckedAccess extends SourcePlace {
+  /** the array's name in the kernel */
+  readonly array: string;
 }
 
 /** A kernel compiled to WGSL. */
@@ -127,4 +130,6 @@ export interface WgslKernel {
   readonly prints: readonly PrintSite[];
   /** the accesses a `debug` build checks, by the index a bounds fault records */
   readonly accesses: readonly CheckedAccess[];
+  /** the places of the barriers, by the N of the `// numbats: place N` comment ending each barrier's WGSL line */
+  readonly places: readonly SourcePlace[];
 }
