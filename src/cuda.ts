@@ -15,7 +15,7 @@ import {
 } from "./runtime/devicearray.js";
 import { RecordArray, isHostRecords, record, recordArray, type RecordDType } from "./records.js";
 import { DeviceRecordArray, deviceRecordArray, recordsToDevice } from "./runtime/records.js";
-import { closeBackends, currentTargetInfo, getBackend, onGpu, selectDevice as selectBackendDevice, simulatorWorkers } from "./runtime/select.js";
+import { closeBackends, currentTargetInfo, getBackend, onGpu, selectDevice as selectBackendDevice, simulatorWorkers, useTarget } from "./runtime/select.js";
 import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTime } from "./runtime/streams.js";
 import { createXoroshiro128pStates as createStates } from "./random.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "./mathlib/random.js";
@@ -534,6 +534,11 @@ export const cuda = {
    * `cuda.select_device(id)`): new arrays, streams and launches use it.
    */
   selectDevice: (id: number): DeviceInfo => selectBackendDevice(id).device,
+  /**
+   * Chooses the target kernels run on ("cuda", "webgpu", "sim" or "auto"), as NUMBATS_TARGET does and in
+   * its place: before the first launch, or after `cuda.close()`.
+   */
+  useTarget,
   /** The device kernels run on now (Numba's `cuda.get_current_device()`). */
   getCurrentDevice: (): DeviceInfo => getBackend().device,
   /**

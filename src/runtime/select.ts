@@ -46,6 +46,26 @@ export function requestedTarget(env: NodeJS.ProcessEnv = process.env): { request
   return { request: "auto", by: "default (NUMBATS_TARGET unset)" };
 }
 
+/** what `cuda.useTarget` asked for, in place of the environment's request */
+let programRequest: { request: TargetRequest; by: string } | undefined;
+
+/**
+ * `cuda.useTarget(name)`: the program's own choice of target, in place of NUMBATS_TARGET, made before
+ * its first launch (or after `cuda.close()`); asking again for the target in use changes nothing.
+ */
+export function useTarget(name: string): void {
+  const raw = name.trim().toLowerCase();
+  if (!isTargetRequest(raw)) throw new Error(`cuda.useTarget("${name}"): not a target: use ${TARGET_NAMES.join(", ")} or auto`);
+  const by = `cuda.useTarget("${raw}")`;
+  if (current && raw !== current.info.target) {
+    throw new Error(`${by} after kernels ran on the ${current.info.target} target: call it before the first launch, or cuda.close() first`);
+  }
+  programRequest = { request: raw, by };
+}
+
+/** the target asked for: by the program (useTarget), else by the environment */
+const request = () => programRequest ?? requestedTarget();
+
 /** What selection needs from the outside world; tests substitute fakes. */
 export interface SelectDeps {
   /** the back ends, in `auto`'s order */
@@ -121,9 +141,9 @@ const backends = new Map<number, Backend>();
 
 function selection(): Selection {
   if (!current) {
-    const { request, by } = requestedTarget();
+    const { request: asked, by } = request();
     const forcing = BACKENDS.find((d) => d.forced?.by() !== undefined);
-    current = forcing ? selectForced(forcing, forcing.forced!.by()!, realDeps) : selectTarget(request, by, realDeps);
+    current = forcing ? selectForced(forcing, forcing.forced!.by()!, realDeps) : selectTarget(asked, by, realDeps);
     backends.set(current.backend.device.id, current.backend);
   }
   return current;
@@ -210,8 +230,8 @@ export function closeBackends(): void {
 
 /** Which target a program would get and why: the same choice as its first launch, without the stderr notice. */
 export function programTarget(): TargetInfo {
-  const { request, by } = requestedTarget();
-  return selectTarget(request, by, { ...realDeps, warn: () => {} }).info;
+  const { request: asked, by } = request();
+  return selectTarget(asked, by, { ...realDeps, warn: () => {} }).info;
 }
 
 /** What runs `info`'s kernels, in words: "GPU", "CPU simulator". */

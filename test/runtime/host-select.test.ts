@@ -147,3 +147,28 @@ test("NUMBATS_TARGET=cuda without a GPU fails with the reason", { skip: hasGpu &
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /NUMBATS_TARGET=cuda but no usable GPU: \S+/);
 });
+
+test("cuda.useTarget chooses the target in place of NUMBATS_TARGET, before the first launch", () => {
+  const script = `
+import { cuda } from "./src/index.ts";
+import { currentTargetInfo } from "./src/runtime/select.ts";
+const errors = [];
+const attempt = (f) => { try { f(); } catch (e) { errors.push(e.message); } };
+attempt(() => cuda.useTarget("gpu"));
+cuda.useTarget("sim");
+const info = currentTargetInfo();
+cuda.useTarget("SIM");
+attempt(() => cuda.useTarget("cuda"));
+console.log(JSON.stringify({ target: info.target, by: info.requestedBy, errors }));`;
+  const { NUMBATS_TARGET: _t, ...base } = process.env;
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    env: { ...base, NUMBATS_TARGET: "cuda" }, encoding: "utf8", cwd: new URL("../..", import.meta.url).pathname,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.target, "sim");
+  assert.equal(out.by, 'cuda.useTarget("sim")');
+  assert.match(out.errors[0], /^cuda\.useTarget\("gpu"\): not a target: use cuda, webgpu, sim or auto$/);
+  assert.match(out.errors[1], /^cuda\.useTarget\("cuda"\) after kernels ran on the sim target: call it before the first launch, or cuda\.close\(\) first$/);
+  assert.equal(out.errors.length, 2);
+});
