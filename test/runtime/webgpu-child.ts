@@ -279,6 +279,44 @@ const THROWER = (x: Int32Array) => {
 };
 
 Object.assign(SCENARIOS, {
+  /** what WebGPU cannot do fails naming the target; pinned memory is plain host memory */
+  unsupported: () => {
+    const b = backend();
+    const buf = b.alloc(16);
+    const pinned = b.allocHost(8, false);
+    return {
+      mapped: message(() => b.allocHost(8, true)),
+      ipc: message(() => b.ipcExport(buf)),
+      ipcOpen: message(() => b.ipcOpen({ handle: "x", byteLength: 16 })),
+      peer: message(() => b.copyFromPeer(buf, 0, b, buf, 0, 4)),
+      pinnedBytes: b.hostBytes(pinned)?.byteLength,
+      memory: b.memoryInfo().total - b.memoryInfo().free,
+    };
+  },
+
+  /** dynamic shared memory: one pipeline per size, each launch with its own */
+  dynamicShared: () => {
+    const fn = (out: Int32Array, n: number) => {
+      const s = cuda.shared.array(0, int32);
+      const t = cuda.threadIdx.x;
+      for (let i = t; i < n; i += cuda.blockDim.x) s[i] = i;
+      cuda.syncthreads();
+      if (t === 0) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += s[i]!;
+        out[cuda.blockIdx.x] = sum;
+      }
+    };
+    const k = cuda.jit(fn);
+    const out = new Int32Array(2);
+    const sums: number[] = [];
+    for (const n of [16, 1000, 16]) {
+      k.configure(2, 32, 0, 4 * n)(out, int32(n));
+      sums.push(out[1]!);
+    }
+    return { sums };
+  },
+
   /** the public API on NUMBATS_TARGET=webgpu: the WGSL target's kernels, printing and throwing */
   api: async () => {
     const print = cuda.jit(PRINTER);

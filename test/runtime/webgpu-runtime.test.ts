@@ -91,6 +91,16 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     assert.deepEqual(s.copied, [0, 1, 2, 3, 4, 0, 6, 7]);
   });
 
+  each("what WebGPU cannot do (mapped host memory, IPC, peers) fails naming the target", "unsupported", (s) => {
+    for (const what of ["mapped", "ipc", "ipcOpen", "peer"]) assert.match(s[what], /^Error: the webgpu target \(.+\) (cannot|has one device)/, what);
+    assert.equal(s.pinnedBytes, 8, "pinned memory is plain host memory");
+    assert.equal(s.memory, 16, "memoryInfo counts the allocations");
+  });
+
+  each("dynamic shared memory: a pipeline per size, each launch with its own", "dynamicShared", (s) => {
+    assert.deepEqual(s.sums, [120, 499500, 120]);
+  });
+
   each("events time the queue", "events", (s) => {
     assert.ok(s.ms > 0 && s.ms < 60_000, `elapsed ${s.ms} ms`);
     assert.equal(s.queried, true);
