@@ -554,7 +554,7 @@ export class WgslEmitter {
     }
     const ts = ix.map((v) => this.once(v));
     const ns = a.n.map((n) => this.once(n));
-    const site = this.accesses.push({ array: a.roots[0]!.name, line: loc?.line ?? 1, column: loc?.column ?? 0, ...(loc?.source ? { source: loc.source } : {}) }) - 1;
+    const site = this.accesses.push({ array: a.roots[0]!.name, ndim: index.length, line: loc?.line ?? 1, column: loc?.column ?? 0, ...(loc?.source ? { source: loc.source } : {}) }) - 1;
     this.usesStatus = true;
     const fault = this.intrinsics.faultHelper();
     const three = (xs: string[]) => [0, 1, 2].map((k) => xs[k] ?? "0i").join(", ");

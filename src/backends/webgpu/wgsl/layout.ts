@@ -106,6 +106,8 @@ export interface SourcePlace {
 export interface CheckedAccess extends SourcePlace {
   /** the array's name in the kernel */
   readonly array: string;
+  /** its dimensions (a fault records 3 at most) */
+  readonly ndim: number;
 }
 
 /** A kernel compiled to WGSL. */

@@ -63,7 +63,7 @@ export function decodeStatus(kernel: WgslKernel, strings: readonly string[], wor
     const access = (code & ~FAULT_BOUNDS) >>> 0;
     const a = kernel.accesses[access];
     const i32 = new Int32Array(words.buffer, words.byteOffset, words.length);
-    const ndim = Math.min(3, Math.max(1, a ? 3 : 1));
+    const ndim = Math.min(3, a?.ndim ?? 3);
     const index = [...i32.subarray(end + STATUS_TAIL.index, end + STATUS_TAIL.index + ndim)];
     const shape = [...i32.subarray(end + STATUS_TAIL.shape, end + STATUS_TAIL.shape + ndim)];
     const message = `index out of bounds: ${a?.array ?? "an array"}[${index.join(", ")}] with shape [${shape.join(", ")}] in thread (${thread.join(", ")}) of block (${block.join(", ")})`;

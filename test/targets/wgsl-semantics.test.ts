@@ -1,0 +1,283 @@
+// The WGSL target's semantics where WGSL leaves things open or has no construct, run on Dawn's CPU
+// adapters and compared with the simulator bit for bit: integer division by zero and INT_MIN / -1,
+// shifts modulo the width, float → int saturation and NaN, Math.round, fmod, float min/max with NaN
+// and -0, copysign, bit intrinsics, 8/16-bit and bool elements written by neighbouring threads,
+// float32 atomics, dynamic shared memory, subgroup votes and shuffles, console.log in the simulator's
+// order across barriers, throw and `debug` bounds checks (decodeStatus). Dawn runs in a child process;
+// without the adapters (VK_ICD_FILENAMES, LD_LIBRARY_PATH) the test is skipped.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileToIR } from "../../src/compiler/index.js";
+import { resolveDeviceFunction } from "../../src/device-functions.js";
+import { cuda, float32, int8, int16, uint16 } from "../../src/index.js";
+import { parseThrowSite } from "../../src/abi/launch-abi.js";
+import { capture, dims3, argumentTypes, type HostArg, type KernelCase } from "../helpers/crosscheck.js";
+import { decodeStatus, emitWgsl, type StatusReport, type WgslKernel } from "../../src/backends/webgpu/wgsl/index.js";
+import { ADAPTERS, dawnSetup, runWgsl, type WgslJob } from "./wgsl-dawn.js";
+
+/** a kernel, its inputs and launch; arrays are 1-d TypedArrays, scalars int32 numbers or float32(...) */
+interface Semantic {
+  readonly name: string;
+  readonly kernel: (...args: never[]) => void;
+  readonly args: () => HostArg[];
+  readonly grid: number;
+  readonly block: number;
+  readonly options?: { debug?: boolean };
+  readonly sharedMemBytes?: number;
+  /** checks the results against a host model for a warp of n lanes (else: equal to the simulator's) */
+  readonly expect?: (args: HostArg[], n: number) => void;
+}
+
+const I32 = (xs: number[]) => Int32Array.from(xs);
+const F32 = (xs: number[]) => Float32Array.from(xs);
+const INTS = [0, 1, -1, 7, -7, 2147483647, -2147483648, 123456, -99, 3];
+// (no subnormals: SwiftShader flushes them, as WGSL allows)
+const FLOATS = [0, -0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, -0.49999997, 1e30, -1e30, 3e9, -3e9, NaN, Infinity, -Infinity, 255.9, -128.5, 65535.5];
+
+const SEMANTICS: Semantic[] = [
+  {
+    name: "int32 / % floordiv by zero and INT_MIN / -1; shifts modulo 32",
+    kernel: (a: Int32Array, b: Int32Array, o: Int32Array, u: Uint32Array) => {
+      const i = cuda.grid(1);
+      if (i >= a.length) return;
+      for (let j = 0; j < b.length; j++) {
+        const k = 6 * (i * b.length + j);
+        o[k] = (a[i] / b[j]) | 0;
+        o[k + 1] = a[i] % b[j];
+        o[k + 2] = Math.floor(a[i] / b[j]);
+        o[k + 3] = a[i] << b[j];
+        o[k + 4] = a[i] >> b[j];
+        u[k] = (a[i] >>> b[j]) + Math.trunc((a[i] >>> 0) / (b[j] >>> 0));
+      }
+    },
+    args: () => [I32(INTS), I32([0, -1, 1, 3, -7, 31, 32, 33]), new Int32Array(6 * 80), new Uint32Array(6 * 80)],
+    grid: 1, block: 16,
+  },
+  {
+    name: "float32 → int8/int16/int32/uint16/uint32 saturate, NaN → 0; Math.round/rint/trunc; fmod; min/max with NaN and -0; copysign",
+    kernel: (x: Float32Array, o: Int32Array, u: Uint32Array, f: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i >= x.length) return;
+      const v = x[i];
+      o[5 * i] = int8(v);
+      o[5 * i + 1] = int16(v);
+      o[5 * i + 2] = v | 0;
+      o[5 * i + 3] = uint16(v);
+      u[i] = v >>> 0;
+      for (let j = 0; j < x.length; j++) {
+        const k = 6 * (i * x.length + j);
+        f[k] = Math.round(v);
+        f[k + 1] = v % x[j];
+        f[k + 2] = Math.min(v, x[j]);
+        f[k + 3] = Math.max(v, x[j]);
+        f[k + 4] = Math.trunc(v) + float32(x[j] < v ? 1 : 0);
+        f[k + 5] = Math.abs(v) * Math.sign(x[j]);
+      }
+    },
+    args: () => [F32(FLOATS), new Int32Array(5 * FLOATS.length), new Uint32Array(FLOATS.length), new Float32Array(6 * FLOATS.length ** 2)],
+    grid: 1, block: 32,
+  },
+  {
+    name: "bit intrinsics popc clz ffs brev on int32 and uint32, Math.clz32, imul",
+    kernel: (a: Int32Array, o: Int32Array, u: Uint32Array) => {
+      const i = cuda.grid(1);
+      if (i >= a.length) return;
+      o[6 * i] = cuda.popc(a[i]);
+      o[6 * i + 1] = cuda.clz(a[i]);
+      o[6 * i + 2] = cuda.ffs(a[i]);
+      o[6 * i + 3] = cuda.brev(a[i]);
+      o[6 * i + 4] = Math.clz32(a[i]);
+      o[6 * i + 5] = Math.imul(a[i], 0x9e3779b9);
+      u[i] = cuda.brev(a[i] >>> 0);
+    },
+    args: () => [I32(INTS), new Int32Array(60), new Uint32Array(10)],
+    grid: 1, block: 16,
+  },
+  {
+    name: "int8, uint16 and bool elements written by neighbouring threads keep every byte",
+    kernel: (a: Int8Array, b: Uint16Array, c: Uint8Array, flags: Uint8Array) => {
+      const i = cuda.grid(1);
+      if (i >= a.length) return;
+      a[i] = (i * 37 - 100) | 0;
+      b[i] = i * 2047;
+      c[i] = a[i] & 0xff;
+      flags[i] = (i % 3 === 0 ? 1 : 0);
+    },
+    args: () => [new Int8Array(203), new Uint16Array(203), new Uint8Array(203), new Uint8Array(203)],
+    grid: 4, block: 64,
+  },
+  {
+    name: "float32 atomics: add, max/min ignoring NaN, nanmax/nanmin, exch, cas on global and shared memory",
+    kernel: (x: Float32Array, g: Float32Array, old: Float32Array) => {
+      const i = cuda.grid(1);
+      const s = cuda.shared.array(4, "float32");
+      if (cuda.threadIdx.x < 4) s[cuda.threadIdx.x] = 0;
+      cuda.syncthreads();
+      if (i < x.length) {
+        cuda.atomic.add(g, 0, x[i] === x[i] && Math.abs(x[i]) < 1e9 ? x[i] : 0);
+        cuda.atomic.max(g, 1, x[i]);
+        cuda.atomic.min(g, 2, x[i]);
+        cuda.atomic.nanmax(g, 3, x[i]);
+        cuda.atomic.nanmin(g, 4, x[i]);
+        cuda.atomic.add(s, 0, 1);
+        cuda.atomic.max(s, 1, x[i]);
+        old[i] = cuda.atomic.cas(g, 5, 0, x[i]);
+      }
+      cuda.syncthreads();
+      if (cuda.threadIdx.x === 0) { g[6] = s[0]; g[7] = s[1]; }
+    },
+    args: () => [F32([3, 1.5, -2, 7.25, -0.5, 4, 2, 9]), F32([0, -100, 100, NaN, NaN, 0, 0, 0]), new Float32Array(8)],
+    grid: 1, block: 8,
+  },
+  {
+    name: "dynamic shared memory: a block-reversed copy through shared.array(0)",
+    kernel: (x: Float32Array, o: Float32Array) => {
+      const s = cuda.shared.array(0, "float32");
+      const t = cuda.threadIdx.x, i = cuda.grid(1);
+      s[t] = i < x.length ? x[i] : -1;
+      cuda.syncthreads();
+      if (i < o.length) o[i] = s[cuda.blockDim.x - 1 - t] + s.length;
+    },
+    args: () => [F32(Array.from({ length: 100 }, (_, k) => k * 0.5)), new Float32Array(100)],
+    grid: 4, block: 32, sharedMemBytes: 32 * 4,
+  },
+  {
+    name: "console.log in the simulator's order: blocks, then the code between barriers of each thread in turn",
+    kernel: (o: Int32Array) => {
+      const t = cuda.threadIdx.x, b = cuda.blockIdx.x;
+      console.log("before b=%d t=%d", b, t);
+      cuda.syncthreads();
+      console.log("after b=%d t=%d %f", b, t, float32(t) / 4);
+      o[b * 4 + t] = t;
+    },
+    args: () => [new Int32Array(8)],
+    grid: 2, block: 4,
+  },
+  {
+    name: "syncthreadsCount/And/Or",
+    kernel: (o: Int32Array) => {
+      const t = cuda.threadIdx.x;
+      o[3 * t] = cuda.syncthreadsCount(t % 3 === 0);
+      o[3 * t + 1] = cuda.syncthreadsAnd(t < 100);
+      o[3 * t + 2] = cuda.syncthreadsOr(t === 5);
+    },
+    args: () => [new Int32Array(3 * 16)],
+    grid: 1, block: 16,
+  },
+  {
+    name: "subgroup votes and shuffles with the active mask",
+    kernel: (x: Int32Array, o: Int32Array, u: Uint32Array) => {
+      const i = cuda.grid(1);
+      const m = cuda.activemask();
+      o[4 * i] = cuda.shflSync(m, x[i], (cuda.laneid & ~3) | ((cuda.laneid + 1) & 3));
+      o[4 * i + 1] = cuda.shflXorSync(m, x[i], 1);
+      o[4 * i + 2] = cuda.anySync(m, x[i] > 10) ? 1 : 0;
+      o[4 * i + 3] = cuda.allSync(m, x[i] >= 0) ? 1 : 0;
+      u[i] = cuda.ballotSync(m, x[i] % 2 === 0);
+    },
+    args: () => [I32(Array.from({ length: 16 }, (_, k) => (k * 7) % 13)), new Int32Array(64), new Uint32Array(16)],
+    grid: 1, block: 16,
+    // warps are the adapter's subgroups (the simulator's are 32 lanes): checked against a host model
+    expect: ([x, o, u], n) => {
+      const X = x as Int32Array;
+      const want = new Int32Array(64), ballots = new Uint32Array(16);
+      for (let i = 0; i < 16; i++) {
+        const base = i - (i % n), lane = i % n, group = Array.from(X.subarray(base, base + n));
+        want.set([X[base + ((lane & ~3) | ((lane + 1) & 3))]!, X[base + (lane ^ 1)]!, group.some((v) => v > 10) ? 1 : 0, group.every((v) => v >= 0) ? 1 : 0], 4 * i);
+        ballots[i] = group.reduce((b, v, k) => (v % 2 === 0 ? b | (1 << k) : b), 0) >>> 0;
+      }
+      assert.deepEqual(Array.from(o as Int32Array), Array.from(want));
+      assert.deepEqual(Array.from(u as Uint32Array), Array.from(ballots));
+    },
+  },
+];
+
+/** a `throw` and a `debug` bounds fault: what decodeStatus reports */
+const THROWS = (o: Int32Array, n: number) => {
+  const i = cuda.grid(1);
+  if (i === n) throw new Error("thread n was asked to throw");
+  o[i] = i;
+};
+const OUT_OF_BOUNDS = (o: Int32Array) => {
+  const i = cuda.grid(1);
+  o[i + 5] = i;
+};
+
+// the reference is the simulator, whatever the machine has
+cuda.useTarget("sim");
+
+/** the kernel's run on the simulator: the args after, and the printed lines */
+function onSimulator(s: Semantic): { args: HostArg[]; lines: string[] } {
+  const args = s.args();
+  const k = cuda.jit(s.kernel, s.options);
+  const lines = capture(() => { k.configure(s.grid, s.block, undefined, s.sharedMemBytes ?? 0)(...(args as never[])); cuda.synchronize(); });
+  return { args, lines };
+}
+
+/** the job that runs `s` on WebGPU, with its kernel and inputs */
+function webgpuJob(s: Semantic, adapter: keyof typeof ADAPTERS): { job: WgslJob; kernel: WgslKernel; args: HostArg[]; strings: readonly string[] } {
+  const args = s.args();
+  const ir = compileToIR(s.kernel, argumentTypes({ ...s, check: () => {} } as unknown as KernelCase, args), { ...s.options, name: s.name, resolveDeviceFunction, env: {} });
+  const kernel = emitWgsl(ir, ADAPTERS[adapter]);
+  const params = new DataView(new ArrayBuffer(Math.max(16, Math.ceil(kernel.params.length / 4) * 16)));
+  kernel.params.forEach((f, k) => {
+    const a = args[f.arg]!;
+    if (f.what === "value") {
+      if (f.dtype === "float32") params.setFloat32(4 * k, Number(a), true);
+      else params.setInt32(4 * k, Number(a) | 0, true);
+    } else params.setInt32(4 * k, f.what === "offset" ? 0 : f.what === "shape" ? (a as ArrayLike<number>).length : 1, true);
+  });
+  const bytes = (a: HostArg) => {
+    const v = a as ArrayBufferView;
+    const out = new Uint8Array(Math.ceil(v.byteLength / 4) * 4);
+    out.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    return out;
+  };
+  const job: WgslJob = {
+    code: kernel.code, entryPoint: kernel.entryPoint, params: new Uint8Array(params.buffer),
+    arrays: kernel.arrays.map((b) => ({ binding: b.binding, readOnly: b.readOnly, data: bytes(args[b.arg]!) })),
+    statusWords: kernel.statusWords, grid: dims3(s.grid), block: dims3(s.block),
+    ...(kernel.dynamicShared ? { dynamicSharedWords: Math.ceil((s.sharedMemBytes ?? 0) / 4) } : {}),
+  };
+  return { job, kernel, args, strings: ir.strings };
+}
+
+/** array contents comparable bit for bit (NaN as "NaN", -0 kept) */
+const contents = (args: readonly HostArg[]) => args.map((a) => (ArrayBuffer.isView(a) ? Array.from(a as unknown as ArrayLike<number>, (x) => (Number.isNaN(x) ? "NaN" : Object.is(x, -0) ? "-0" : x)) : a));
+
+for (const adapter of Object.keys(ADAPTERS) as (keyof typeof ADAPTERS)[]) {
+  test(`WGSL semantics on ${adapter} equal the simulator's bit for bit`, (t) => {
+    const setup = dawnSetup(adapter);
+    if (typeof setup === "string") { t.skip(setup); return; }
+    const runs = SEMANTICS.map((s) => webgpuJob(s, adapter));
+    const extra = [
+      { ...webgpuJob({ name: "thrower", kernel: THROWS, args: () => [new Int32Array(64), 37], grid: 2, block: 32 }, adapter) },
+      { ...webgpuJob({ name: "oob", kernel: OUT_OF_BOUNDS, args: () => [new Int32Array(64)], grid: 2, block: 32, options: { debug: true } }, adapter) },
+    ];
+    const results = runWgsl(setup, [...runs, ...extra].map((r) => r.job));
+    const status: StatusReport[] = [];
+    [...runs, ...extra].forEach((r, k) => {
+      const res = results[k]!;
+      if ("error" in res) assert.fail(`${SEMANTICS[k]?.name ?? "extra"}: ${res.error}`);
+      r.kernel.arrays.forEach((b, j) => {
+        const v = r.args[b.arg] as ArrayBufferView;
+        new Uint8Array(v.buffer, v.byteOffset, v.byteLength).set(res.arrays[j]!.subarray(0, v.byteLength));
+      });
+      status.push(decodeStatus(r.kernel, r.strings, res.status));
+    });
+    SEMANTICS.forEach((s, k) => {
+      if (s.expect) { s.expect(runs[k]!.args, ADAPTERS[adapter].subgroupSize!); return; }
+      const sim = onSimulator(s);
+      assert.deepEqual(contents(runs[k]!.args), contents(sim.args), s.name);
+      assert.deepEqual(status[k]!.lines, sim.lines, `${s.name}: printed lines`);
+    });
+    const thrown = status[SEMANTICS.length]!.thrown;
+    assert.ok(thrown);
+    assert.equal(parseThrowSite(extra[0]!.strings[thrown.site]!).message, "thread n was asked to throw");
+    assert.deepEqual([thrown.block, thrown.thread], [[1, 0, 0], [5, 0, 0]]);
+    const fault = status[SEMANTICS.length + 1]!.fault;
+    assert.ok(fault);
+    assert.match(fault.message, /^index out of bounds: o\[6[4-8]\] with shape \[64\] in thread \((2[7-9]|3[01]), 0, 0\) of block \(1, 0, 0\)$/);
+  });
+}
