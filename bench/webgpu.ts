@@ -11,9 +11,13 @@
 // launches (each its own submit) and one wait for the last, per launch; the median of several batches,
 // ours and the hand-written batches alternating.
 //
+// Output: markdown on stdout and in $BENCH_OUT (default bench/out/) as webgpu-<adapter>.md, with our
+// kernels' WGSL beside it (webgpu-<adapter>/<kernel>.wgsl) to read against bench/webgpu/*.wgsl.
 // Without a WebGPU adapter it says why and exits 0. Exit status 1 when a result is wrong.
 
 import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cuda, float32, type DeviceArray, type JitOptions, type KernelArray2 } from "../dist/src/index.js";
 import { KERNELS } from "./gpu.js";
@@ -202,6 +206,8 @@ const batchSize = (oneMs: number, targetMs: number) => Math.max(1, Math.min(200,
 
 /** One side of a case, set up and checked: how to launch it and wait for it. */
 interface Side { launch(): void; wait(): void | Promise<unknown>; readonly check: Check }
+/** ours: also the code the target made */
+interface OursSide extends Side { readonly code: string }
 /** `ms`: the median batch's ms per launch; `batches`: each batch's, in order */
 type Outcome = { ms: number; batches?: number[]; check: Check } | { error: string };
 
@@ -217,18 +223,19 @@ async function attempt<T>(f: () => T | Promise<T>): Promise<T | { error: string 
 const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message.split("\n")[0]}` : String(e));
 
 /** Our kernel on the current target: device arrays, one checked launch. */
-function oursSide(c: Case, s: Sizes, width: number): Side {
+function oursSide(c: Case, s: Sizes, width: number): OursSide {
   const args = c.args(s);
   const device: DeviceArray[] = args.map(({ data, shape }) => (shape ? cuda.toDevice({ data, shape: [...shape], stride: [shape[1], 1], offset: 0 }) : cuda.toDevice(data)));
   const [gx, gy] = c.grid(s, width);
-  const configured = cuda.jit(c.fn, c.options).configure([gx, gy], c.block);
+  const kernel = cuda.jit(c.fn, c.options);
+  const configured = kernel.configure([gx, gy], c.block);
   const launch = () => configured(...(device as never[]));
   const read = () => {
     const h = device[c.out]!.copyToHost() as Host | { data: Host };
     return "data" in h ? h.data : h;
   };
   launch();
-  return { launch, wait: () => cuda.synchronize(), check: c.check(read(), args, c.options?.fastmath === true) };
+  return { launch, wait: () => cuda.synchronize(), check: c.check(read(), args, c.options?.fastmath === true), code: kernel.inspectAsm() };
 }
 
 /** The hand-written WGSL on our own device, one checked launch. */
@@ -311,7 +318,10 @@ async function main(): Promise<void> {
   const sizeArg = process.argv[process.argv.indexOf("--size") + 1];
   const size = process.argv.includes("--size") && sizeArg ? sizeArg : "small";
   const s = SIZES[size];
-  if (!s) throw new Error(`--size takes ${Object.keys(SIZES).join(" or ")}, not ${size}`);
+  if (!s) {
+    console.error(`--size takes ${Object.keys(SIZES).join(" or ")}, not ${size}`);
+    process.exit(2);
+  }
   if (process.argv.includes("--sim-child")) return simChild(s);
 
   const hd = await openHandDevice(DAWN_OPTIONS);
@@ -329,12 +339,16 @@ async function main(): Promise<void> {
   } catch (e) {
     oursError = errorText(e);
   }
+  const outDir = resolve(process.env.BENCH_OUT ?? join(dirname(SELF), "out"));
+  const tag = `webgpu-${hd.adapterName.split(/[^A-Za-z0-9]/)[0]!.toLowerCase() || "adapter"}`;
+  mkdirSync(join(outDir, tag), { recursive: true });
   const rows: Row[] = [];
   for (const c of CASES) {
     console.error(`${c.name} ...`);
     const ours = await attempt(() => (oursError ? { error: oursError } : oursSide(c, s, width)));
     const hand = await attempt(() => handSide(c, s, hd));
-    const sides = [ours, hand].filter((side): side is Side => !("error" in side));
+    if (!("error" in ours)) writeFileSync(join(outDir, tag, `${c.name.replace(/ /g, "_")}.wgsl`), ours.code);
+    const sides: Side[] = [ours, hand].flatMap((side) => ("error" in side ? [] : [side]));
     const count = sides[0] ? batchSize(await batchMs(1, sides[0].launch, sides[0].wait), 60) : 0;
     const times = sides.map(() => [] as number[]);
     for (let r = 0; r < 9 && count; r++) {
@@ -348,7 +362,10 @@ async function main(): Promise<void> {
     rows.push({ c, ours: outcome(ours), hand: outcome(hand), sim: sim[c.name] ?? { error: "not run" } });
     if (!("error" in hand)) hand.destroy();
   }
-  console.log(report(rows, s, hd.adapterName));
+  const text = report(rows, s, hd.adapterName);
+  console.log(text);
+  writeFileSync(join(outDir, `${tag}.md`), text + "\n");
+  console.error(`written: ${join(outDir, `${tag}.md`)}, our WGSL in ${join(outDir, tag)}/`);
   const wrong = rows.some(({ ours, hand }) => [ours, hand].some((o) => !("error" in o) && !o.check.ok));
   process.exit(wrong ? 1 : 0);
 }
