@@ -78,6 +78,8 @@ test("warp intrinsics need subgroups; a full mask assumes a warp of 32 where sub
   assert.match(e.line, /ballotSync/);
   const { subgroupSize: _, ...noSubgroups } = ADAPTERS.lavapipe;
   assert.match(subsetError(kernel, [U32], noSubgroups).message, /^warp intrinsics is not available on the webgpu target \(WebGPU \(llvmpipe\) lacks the subgroups feature\)/);
+  const wide = (o: Int32Array) => { const i = cuda.grid(1); o[i] = cuda.shflDownSync(cuda.activemask(), i, 16); };
+  assert.match(subsetError(wide, [I32]).message, /^cuda\.shflDownSync with the constant 16 is not available on the webgpu target \(.*assumes a warp of 32 threads/);
   // with the active mask the kernel fits
   const fits = compileToIR((o: Uint32Array) => { const i = cuda.grid(1); o[i] = cuda.ballotSync(cuda.activemask(), i % 2 === 0); }, [U32], { name: "k", resolveDeviceFunction });
   assert.match(emitWgsl(fits, ADAPTERS.lavapipe).code, /subgroupBallot/);

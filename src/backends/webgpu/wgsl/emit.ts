@@ -763,7 +763,12 @@ export class WgslEmitter {
       }
       case "unary": return this.unary(e);
       case "binary": return this.binary(e);
-      case "fma": return `${this.helper("fma", this.scalarType(e.type))}(${this.expr(e.a)}, ${this.expr(e.b)}, ${this.expr(e.c)})`;
+      case "fma": {
+        // WGSL's fma may round twice: exact by emulation, but for fastmath
+        const ty = this.scalarType(e.type);
+        const f = this.ir.options.fastmath ? "fma" : this.helper("fma", ty);
+        return `${f}(${this.expr(e.a)}, ${this.expr(e.b)}, ${this.expr(e.c)})`;
+      }
       case "compare": {
         const op = { lt: "<", le: "<=", gt: ">", ge: ">=", eq: "==", ne: "!=" }[e.op];
         const t = e.a.type as ScalarName;

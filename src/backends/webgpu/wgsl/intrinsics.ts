@@ -25,6 +25,8 @@ const FAST_MATH: Partial<Record<IntrinsicName, (a: string[]) => string>> = {
   fastRcp: ([x]) => `(1.0f / ${x})`, fastTanh: ([x]) => `tanh(${x})`, fastDiv: ([x, y]) => `(${x} / ${y})`,
 };
 
+const SHUFFLES = new Set<IntrinsicName>(["shflSync", "shflUpSync", "shflDownSync", "shflXorSync"]);
+
 /** native WGSL atomics on i32/u32 */
 const NATIVE_ATOMIC: Partial<Record<AtomicOp, string>> = {
   add: "atomicAdd", sub: "atomicSub", max: "atomicMax", min: "atomicMin", nanmax: "atomicMax", nanmin: "atomicMin",
@@ -290,12 +292,14 @@ export class WgslIntrinsics {
   /** a constant full-warp mask on an adapter whose subgroups are not 32 lanes is a compile error */
   private checkMask(e: IntrinsicExpr): void {
     this.needWarp(e);
-    const mask = e.args[0];
-    if (this.warpSize === 32 || !mask || mask.k !== "const") return;
-    if ((Number(mask.value) >>> 0) === 0xffffffff) {
-      const problem = `${INTRINSICS[e.name].spelling} with the full mask 0xffffffff assumes a warp of 32 threads; ${this.w.target.adapterName}'s subgroups have ${this.warpSize}: use cuda.activemask() / cuda.warpsize`;
-      throw this.w.unsupported(`${INTRINSICS[e.name].spelling} with the full mask`, problem, e.loc);
-    }
+    if (this.warpSize === 32) return;
+    const [mask, , lane] = e.args;
+    const spelling = INTRINSICS[e.name].spelling;
+    const assumes = (what: string) => this.w.unsupported(`${spelling} with ${what}`,
+      `${spelling} with ${what} assumes a warp of 32 threads; ${this.w.target.adapterName}'s subgroups have ${this.warpSize}: use cuda.activemask() / cuda.warpsize`, e.loc);
+    if (mask?.k === "const" && (Number(mask.value) >>> 0) === 0xffffffff) throw assumes("the full mask");
+    // a constant lane, delta or lane mask beyond the subgroup (shflDownSync(m, v, 16))
+    if (SHUFFLES.has(e.name) && lane?.k === "const" && Number(lane.value) >= this.warpSize) throw assumes(`the constant ${Number(lane.value)}`);
   }
 
   /** lanes whose value's bits equal this lane's, among the active ones */
