@@ -3,7 +3,7 @@
 //
 //   . <dir>/env-lavapipe.sh && node --import tsx bench/webgpu.ts [--size small|large]
 //
-// Our side runs through numbats' public API on NUMBATS_TARGET=webgpu (its device in a worker thread);
+// Our side runs through numbats' public API on the webgpu target (its device in a worker thread);
 // the hand-written side on a Dawn device of its own in the main thread (bench/webgpu/driver.ts); the
 // simulator in a child process (NUMBATS_TARGET=sim). The kernels are bench/gpu.ts's, but for the
 // softmax, whose warp is the adapter's subgroup here. Every result, ours and the hand-written one, is
@@ -74,9 +74,11 @@ interface Case {
   /** the hand-written twin, a file in bench/webgpu/ */
   readonly wgsl: string;
   readonly args: (s: Sizes) => Arg[];
-  /** the argument the kernel writes; `accumulates`: it adds to it, so it is zeroed before the checked launch */
+  /**
+   * the argument the kernel writes; the checked launch is the first on fresh (zeroed) arrays, which matters
+   * where the kernel adds to it (reduce, histogram: later launches keep adding)
+   */
   readonly out: number;
-  readonly accumulates?: boolean;
   /** grid in blocks (x, y), for a subgroup of `width` lanes; block in threads */
   readonly grid: (s: Sizes, width: number) => [number, number];
   readonly block: [number, number];
@@ -166,7 +168,7 @@ const CASES: readonly Case[] = [
   {
     name: "reduce", size: (s) => `${s.n} f32, ${s.groups} blocks`, ...fromGpu("reduce"), wgsl: "reduce.wgsl",
     args: (s) => [{ data: units(s.n, 8) }, { data: new Float32Array(1) }],
-    out: 1, accumulates: true, grid: (s) => [s.groups, 1], block: [BLOCK, 1],
+    out: 1, grid: (s) => [s.groups, 1], block: [BLOCK, 1],
     check(got, [x]) {
       let sum = 0;
       for (const v of x!.data) sum += v;
@@ -176,7 +178,7 @@ const CASES: readonly Case[] = [
   {
     name: "histogram", size: (s) => `${s.n} u8 → 256 bins, ${s.groups} blocks`, ...fromGpu("histogram"), wgsl: "histogram.wgsl",
     args: (s) => [{ data: Uint8Array.from({ length: s.n }, (_, i) => hash32(i, 9) >>> 24) }, { data: new Uint32Array(256) }],
-    out: 1, accumulates: true, grid: (s) => [s.groups, 1], block: [BLOCK, 1], uniform: (s) => [s.n],
+    out: 1, grid: (s) => [s.groups, 1], block: [BLOCK, 1], uniform: (s) => [s.n],
     check(got, [data]) {
       const want = new Uint32Array(256);
       for (const v of data!.data) want[v]!++;
@@ -207,7 +209,7 @@ const batchSize = (oneMs: number, targetMs: number) => Math.max(1, Math.min(200,
 /** One side of a case, set up and checked: how to launch it and wait for it. */
 interface Side { launch(): void; wait(): void | Promise<unknown>; readonly check: Check }
 /** ours: also the code the target made */
-interface OursSide extends Side { readonly code: string }
+interface OursSide extends Side { code(): string }
 /** `ms`: the median batch's ms per launch; `batches`: each batch's, in order */
 type Outcome = { ms: number; batches?: number[]; check: Check } | { error: string };
 
@@ -235,7 +237,7 @@ function oursSide(c: Case, s: Sizes, width: number): OursSide {
     return "data" in h ? h.data : h;
   };
   launch();
-  return { launch, wait: () => cuda.synchronize(), check: c.check(read(), args, c.options?.fastmath === true), code: kernel.inspectAsm() };
+  return { launch, wait: () => cuda.synchronize(), check: c.check(read(), args, c.options?.fastmath === true), code: () => kernel.inspectAsm() };
 }
 
 /** The hand-written WGSL on our own device, one checked launch. */
@@ -332,9 +334,9 @@ async function main(): Promise<void> {
   console.error(`simulator (child process) ...`);
   const sim = simulator(size);
 
-  process.env.NUMBATS_TARGET = "webgpu";
   let width = hd.subgroupSize, oursError: string | undefined;
   try {
+    cuda.useTarget("webgpu");
     width = cuda.getCurrentDevice().limits.warpSize;
   } catch (e) {
     oursError = errorText(e);
@@ -347,7 +349,7 @@ async function main(): Promise<void> {
     console.error(`${c.name} ...`);
     const ours = await attempt(() => (oursError ? { error: oursError } : oursSide(c, s, width)));
     const hand = await attempt(() => handSide(c, s, hd));
-    if (!("error" in ours)) writeFileSync(join(outDir, tag, `${c.name.replace(/ /g, "_")}.wgsl`), ours.code);
+    if (!("error" in ours)) writeFileSync(join(outDir, tag, `${c.name.replace(/ /g, "_")}.wgsl`), ours.code());
     const sides: Side[] = [ours, hand].flatMap((side) => ("error" in side ? [] : [side]));
     const count = sides[0] ? batchSize(await batchMs(1, sides[0].launch, sides[0].wait), 60) : 0;
     const times = sides.map(() => [] as number[]);
