@@ -15,18 +15,19 @@
 // One file over 600 lines: one Emitter, whose statement, expression and intrinsic cases share its
 // record of names, arrays and module declarations.
 
-import { isArrayType, isScalarType, isTupleType, type ArrayType, type ScalarName, type Type } from "../../../dtypes.js";
+import { isArrayType, isFloat, isScalarType, isSigned, isTupleType, isUnsigned, type ArrayType, type ScalarName, type Type } from "../../../dtypes.js";
 import type { BinaryExpr, CastExpr, Expr, FunctionIR, IntrinsicExpr, Loc, Stmt, UnaryExpr } from "../../../compiler/ir.js";
 import { assignedNames, walkStmts, stmtExprs, forEachExpr } from "../../../compiler/walk.js";
 import { cStrides, product } from "../../../ndarray.js";
 import { CompileError, InternalCompilerError } from "../../../errors.js";
 import {
-  BINARY_BOOL, BINARY_FLOAT, BINARY_INT, bitsOf, HELPER_NEEDS, HELPERS, isFloat, isSigned, isUnsigned, literal, UNARY_FLOAT,
+  BINARY_BOOL, BINARY_FLOAT, BINARY_INT, bitsOf, HELPER_NEEDS, HELPERS, literal, UNARY_FLOAT,
   UNSUPPORTED_DTYPE, unsignedBits, WGSL_SCALAR, WIDENING, wrap, zeroOf, type OpText,
 } from "./scalar.js";
 import { atomicPlace, readElement, wordType, writeElement, type ArrayView, type Root } from "./memory.js";
 import { STATUS_TAIL, STATUS_WORDS, type ArrayBinding, type CheckedAccess, type ParamField, type PrintSite, type SourcePlace, type WgslKernel, type WgslTarget } from "./layout.js";
 import { WgslIntrinsics } from "./intrinsics.js";
+import type { TupleValue, WgslContext } from "./context.js";
 
 /** print area words of a kernel that prints: 1 MiB, as CUDA's default printf buffer */
 const PRINT_WORDS = 1 << 18;
@@ -49,8 +50,6 @@ countLeadingZeros firstTrailingBit reverseBits extractBits arrayLength workgroup
 atomicAdd atomicSub atomicMax atomicMin atomicAnd atomicOr atomicXor atomicExchange atomicCompareExchangeWeak subgroupBallot
 subgroupShuffle subgroupAll subgroupAny BLOCK_X BLOCK_Y BLOCK_Z DYNAMIC_SHARED_WORDS Params`.split(/\s+/));
 
-/** a WGSL value of a tuple: its items, scalars' expressions or nested tuples */
-export type TupleValue = readonly (string | TupleValue)[];
 
 interface JumpTarget {
   readonly label: string;
@@ -65,7 +64,7 @@ export function emitWgsl(ir: FunctionIR, target: WgslTarget): WgslKernel {
   return new WgslEmitter(ir, target).emit();
 }
 
-export class WgslEmitter {
+export class WgslEmitter implements WgslContext {
   readonly ir: FunctionIR;
   readonly target: WgslTarget;
   private readonly features = new Set<string>();

@@ -3,14 +3,14 @@
 // `debug` faults through the status buffer (layout.ts), fastmath built-ins, and atomics (native for
 // 32-bit integers, compare-exchange loops for the rest).
 
-import type { ScalarName } from "../../../dtypes.js";
+import { isFloat, type ScalarName } from "../../../dtypes.js";
 import { INTRINSICS } from "../../../compiler/intrinsics.js";
 import { exprChildren as exprKids, stmtExprs, walkStmts, type AtomicExpr, type AtomicOp, type Expr, type IntrinsicExpr, type IntrinsicName, type Loc, type SpecialReg, type Stmt } from "../../../compiler/ir.js";
 import { InternalCompilerError } from "../../../errors.js";
 import { FAULT_ASSERT, FAULT_BOUNDS, PRINT_HEADER, STATUS_TAIL, STATUS_WORDS, type PrintArgKind } from "./layout.js";
 import { fromBits, toBits, type Root } from "./memory.js";
-import { isFloat, WGSL_SCALAR } from "./scalar.js";
-import type { TupleValue, WgslEmitter } from "./emit.js";
+import { WGSL_SCALAR } from "./scalar.js";
+import type { TupleValue, WgslContext } from "./context.js";
 
 const SPECIAL: Partial<Record<SpecialReg, string>> = {
   "tid.x": "i32(nb_lid.x)", "tid.y": "i32(nb_lid.y)", "tid.z": "i32(nb_lid.z)",
@@ -44,12 +44,12 @@ const UNSUPPORTED_INTRINSIC: Partial<Record<IntrinsicName, string>> = {
 const IDS = "nb_lid_p = nb_lid; nb_wid_p = nb_wid; nb_nwg_p = nb_nwg;";
 
 export class WgslIntrinsics {
-  private readonly w: WgslEmitter;
+  private readonly w: WgslContext;
   private warpSize = 0;
   private reducing = false;
   private faults = false;
 
-  constructor(w: WgslEmitter) {
+  constructor(w: WgslContext) {
     this.w = w;
   }
 

@@ -5,7 +5,7 @@
 // division by zero, float-to-int overflow, NaN in min/max, fmod) the operation is a helper function of
 // the module (HELPERS), emitted once when used.
 
-import { DTYPE_INFO, type ScalarName } from "../../../dtypes.js";
+import { DTYPE_INFO, isFloat, isUnsigned, type ScalarName } from "../../../dtypes.js";
 import type { BinaryOp, UnaryOp } from "../../../compiler/ir.js";
 
 /** WGSL register types of the dtypes the target has; the others (64-bit, bfloat16) are subset errors */
@@ -16,7 +16,7 @@ export const WGSL_SCALAR: Partial<Record<ScalarName, string>> = {
 
 /** why a dtype is outside the subset, for its CompileError */
 export const UNSUPPORTED_DTYPE: Partial<Record<ScalarName, string>> = {
-  float64: "WGSL has no 64-bit floats",
+  float64: "WGSL has no 64-bit floats; in kernels a number that is not an integer, and a float literal on its own, are float64: float32(x), Float32Array and float32 literals keep values float32",
   int64: "WGSL has no 64-bit integers",
   uint64: "WGSL has no 64-bit integers",
   bfloat16: "WGSL has no bfloat16",
@@ -24,9 +24,6 @@ export const UNSUPPORTED_DTYPE: Partial<Record<ScalarName, string>> = {
 };
 
 export const bitsOf = (t: ScalarName): number => DTYPE_INFO[t].bits;
-export const isFloat = (t: ScalarName): boolean => DTYPE_INFO[t].cls === "float";
-export const isSigned = (t: ScalarName): boolean => DTYPE_INFO[t].cls === "int";
-export const isUnsigned = (t: ScalarName): boolean => DTYPE_INFO[t].cls === "uint";
 
 /** x (an i32 or u32 holding a result of dtype t) wrapped to t's width */
 export function wrap(t: ScalarName, x: string): string {
