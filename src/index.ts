@@ -34,3 +34,4 @@ export {
   CompileError, TypingError, InternalCompilerError, LaunchError, KernelError, CudaError, NcclError, SanitizerError, type SourceProblem, type SanitizerFinding, type SanitizerTool,
 } from "./errors.js";
 export { nccl, NcclComm, type InitOptions, type ReduceOp } from "./distributed/nccl.js";
+export { ready } from "./ready.js";

@@ -1,12 +1,11 @@
 // numbats in a browser (the package's `browser` export condition; docs/browser.md): the compiler, the
 // simulator and the WebGPU target (navigator.gpu), bundled with no Node.js module (scripts/browser.ts).
-// The CUDA target is absent. `await ready()` before the first launch: a browser finds its WebGPU adapter
-// only asynchronously, and starts the simulator's worker threads (in a cross-origin isolated Worker)
-// only once the thread that creates them yields; after it `auto` runs kernels on WebGPU where the
-// browser has an adapter, else on the simulator.
+// The CUDA target is absent. `await ready()` (../ready.ts) before the first launch: a browser finds its
+// WebGPU adapter only asynchronously, and starts the simulator's worker threads (in a cross-origin
+// isolated Worker) only once the thread that creates them yields; after it `auto` runs kernels on WebGPU
+// where the browser has an adapter, else on the simulator.
 
 import { process } from "./globals.js";
-import { prepareBackends, startSimulatorWorkers } from "../runtime/select.js";
 
 export * from "../index.js";
 export { setOutput } from "./globals.js";
@@ -14,16 +13,6 @@ export { startSimulatorWorkers } from "../runtime/select.js";
 
 /**
  * numbats' settings, which Node.js reads from environment variables (NUMBATS_SANITIZE, NUMBATS_SIM_SCHEDULE,
- * NUMBATS_SIM_DEVICES, NUMBATS_TARGET): set them here before the first launch.
+ * NUMBATS_SIM_DEVICES, NUMBATS_TARGET): set them here before the first launch (and before `ready()`).
  */
 export const env: Record<string, string | undefined> = process.env;
-
-/**
- * Resolves once numbats can launch here: the WebGPU adapter found (navigator.gpu.requestAdapter) or
- * known to be absent, and the simulator's worker threads started where they can start. Await it before
- * the first launch (and before `cuda.detect()`): the target is chosen then, once.
- */
-export async function ready(): Promise<void> {
-  await prepareBackends();
-  await startSimulatorWorkers();
-}

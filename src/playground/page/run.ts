@@ -118,13 +118,17 @@ function kernelView(name: string, k: Kernel, onWebGpu: boolean): KernelView {
 }
 
 
-/**
- * Runs the program once, in a fresh numbats (a new worker per run: settings and state start clean), on
- * `target` (chosen at its first launch, after the runner awaited numbats' ready()).
- */
-export async function runProgram({ code, sanitize, target }: RunRequest): Promise<RunReply> {
+/** numbats' settings for a run: its target and the sanitizer (before numbats' ready() chooses the target). */
+export function settle({ target, sanitize }: RunRequest): void {
   numbats.env.NUMBATS_TARGET = target;
   if (sanitize) numbats.env.NUMBATS_SANITIZE = "all";
+}
+
+/**
+ * Runs the program once, in a fresh numbats (a new worker per run: settings and state start clean), on
+ * the target the runner readied (settle, then numbats' ready()).
+ */
+export async function runProgram({ code, sanitize }: RunRequest): Promise<RunReply> {
   const printed: string[] = [];
   numbats.setOutput((line) => printed.push(line));
   const console = { log: (...a: unknown[]) => printed.push(a.map(show).join(" ")) };
