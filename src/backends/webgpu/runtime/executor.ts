@@ -100,11 +100,6 @@ export class GpuExecutor {
       : undefined;
   }
 
-  /** whether marks read the GPU's timestamps (else the host's time when the work is seen finished) */
-  get gpuTimestamps(): boolean {
-    return this.timer !== undefined;
-  }
-
   /** Runs `job` after every job given before it. */
   run(job: GpuJob): Promise<GpuJobResult> {
     const result = this.tail.then(() => this.runNow(job));
