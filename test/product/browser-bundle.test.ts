@@ -51,10 +51,11 @@ const SOURCE = `
     }
   });`;
 
-test("the bundle's simulator runs a kernel with shared memory and a barrier; its CUDA target says CUDA needs Node.js", async () => {
+test("the bundle's simulator runs a kernel with shared memory and a barrier after ready(); its CUDA target says CUDA needs Node.js", async () => {
   const numbats = await import(pathToFileURL(bundle).href);
-  const { cuda, float32, env, CudaError } = numbats;
+  const { cuda, float32, env, ready, CudaError } = numbats;
   env.NUMBATS_TARGET = "sim";
+  await ready();
   const k = new Function("cuda", "float32", `${SOURCE}; return k;`)(cuda, float32);
   const a = Float32Array.from({ length: 256 }, (_, i) => (i * 7) % 23);
   const sums = new Float32Array(4);
@@ -65,6 +66,8 @@ test("the bundle's simulator runs a kernel with shared memory and a barrier; its
   cuda.close();
   env.NUMBATS_TARGET = "cuda";
   try {
+    // ready() chooses the target as the first launch would: the same error
+    await assert.rejects(ready(), (e: Error) => e instanceof CudaError && /NUMBATS_TARGET=cuda but no usable GPU: CUDA needs Node\.js/.test(e.message));
     assert.throws(() => k.configure(4, 64)(a, sums), (e: Error) => e instanceof CudaError && /NUMBATS_TARGET=cuda but no usable GPU: CUDA needs Node\.js/.test(e.message));
   } finally {
     delete env.NUMBATS_TARGET;
