@@ -16,6 +16,8 @@ export interface WgslContext {
   readonly prints: PrintSite[];
   /** the kernel uses the status buffer (print, throw, debug checks) */
   usesStatus: boolean;
+  /** some global array is both written and read: a barrier must order storage memory too */
+  readonly exchangesGlobal: boolean;
   /** the subset error for `construct` (at the current statement unless `loc`) */
   unsupported(construct: string, why: string, loc?: Loc): CompileError;
   /** the WGSL register type of a dtype, or its subset error */

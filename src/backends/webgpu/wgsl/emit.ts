@@ -100,6 +100,8 @@ export class WgslEmitter implements WgslContext {
   private readonly intrinsics: WgslIntrinsics;
   /** the kernel uses the status buffer (print, throw, debug checks) */
   usesStatus = false;
+  /** threads may read global memory that others wrote: barriers order storage too */
+  exchangesGlobal = false;
 
   constructor(ir: FunctionIR, target: WgslTarget) {
     this.ir = ir;
@@ -430,13 +432,18 @@ export class WgslEmitter implements WgslContext {
         if (set.size !== before) changed = true;
       }
     }
-    const atomics = new Set<string>();
+    const atomics = new Set<string>(), read = new Set<string>();
     const mark = (into: Set<string>, e: Expr) => { for (const r of rootsOfExpr(e)) into.add(r); };
     walkStmts(this.ir.body, (s) => {
       if (s.k === "store") mark(this.written, s.array);
-      stmtExprs(s).forEach((e) => forEachExpr(e, (x) => { if (x.k === "atomic") { mark(atomics, x.array); mark(this.written, x.array); } }));
+      stmtExprs(s).forEach((e) => forEachExpr(e, (x) => {
+        if (x.k === "atomic") { mark(atomics, x.array); mark(this.written, x.array); mark(read, x.array); }
+        if (x.k === "load") mark(read, x.array);
+      }));
     });
     for (const p of this.ir.writtenParams) this.written.add(p);
+    const params = new Set(this.ir.params.map((p) => p.name));
+    this.exchangesGlobal = [...this.written].some((r) => params.has(r) && read.has(r));
     const dynamicAtomic = [...atomics].some((r) => this.isDynamic(r)) || [...this.written].some((r) => this.isDynamic(r) && bitsOf(this.allocType(r)!.dtype) < 32);
     const make = (name: string, t: ArrayType, space: Root["space"]): void => {
       const atomic = atomics.has(name);

@@ -1,4 +1,5 @@
-// Intrinsics, special registers and atomics in WGSL: barriers (workgroupBarrier; the reducing ones
+// Intrinsics, special registers and atomics in WGSL: barriers (workgroupBarrier, with storageBarrier
+// where global memory is both written and read; the reducing ones
 // through a workgroup atomic), warp operations on the `subgroups` feature, console.log / throw /
 // `debug` faults through the status buffer (layout.ts), fastmath built-ins, and atomics (native for
 // 32-bit integers, compare-exchange loops for the rest).
@@ -179,7 +180,9 @@ export class WgslIntrinsics {
 
   private barrier(): void {
     const place = this.w.place();
-    this.w.line(`storageBarrier(); ${place}`);
+    // __syncthreads orders global memory too; WGSL's storageBarrier costs, and is left out where no
+    // thread can read what another wrote there
+    if (this.w.exchangesGlobal) this.w.line(`storageBarrier(); ${place}`);
     this.w.line(`workgroupBarrier(); ${place}`);
     if (this.w.prints.length || this.printsLater()) this.w.line("nb_phase = nb_phase + 1u;");
   }
