@@ -1,8 +1,8 @@
 // The CUDA target in the browser bundle: absent. numbats drives a GPU through the CUDA driver, a native
-// library only Node.js can load (through koffi); in a browser, kernels run on the simulator. The build
-// puts this module in place of the driver's target-selection modules (scripts/browser.ts).
+// library only Node.js can load (through koffi); in a browser, kernels run on WebGPU or the simulator.
+// The build puts this module in place of the driver's target-selection modules (scripts/browser.ts).
 
-export const CUDA_NEEDS_NODE = "CUDA needs Node.js: numbats drives a GPU through the CUDA driver, a native library a browser cannot load; in a browser, kernels run on the CPU simulator";
+export const CUDA_NEEDS_NODE = "CUDA needs Node.js: numbats drives a GPU through the CUDA driver, a native library a browser cannot load; in a browser, kernels run on WebGPU (after await ready()) or on the CPU simulator";
 
 export const probeCuda = (): { readonly ok: false; readonly reason: string } => ({ ok: false, reason: CUDA_NEEDS_NODE });
 

@@ -2,7 +2,8 @@
 // WEBGPU_FLAGS), from the browser bundle (scripts/browser.ts) built from the sources, on a page's main
 // thread served cross-origin isolated: after `await ready()`, `auto` runs kernels on WebGPU; a kernel's
 // results (host arrays through `launcher.async`, device arrays through `copyToHostAsync`) equal the
-// host's; every blocking call is a LaunchError that names its async twin; the WGSL is what
+// host's; what a kernel prints comes out after its launch and its throw rejects the next awaited call;
+// every blocking call is a LaunchError that names its async twin; the WGSL is what
 // `inspectAsm` shows there. Where the browser has no adapter (Chromium without its WebGPU flags), `auto`
 // runs them on the simulator and cuda.detect() says why. Skipped, saying why, where Chromium or its
 // WebGPU adapter is absent.
@@ -38,7 +39,7 @@ after(async () => {
  * then each blocking call, refused.
  */
 const PROGRAM = `
-import { cuda, float32, ready, LaunchError } from "./numbats.js";
+import { cuda, float32, ready, setOutput, LaunchError, KernelError } from "./numbats.js";
 
 const printed = (f) => {
   const lines = [];
@@ -78,12 +79,27 @@ export async function run(n) {
   const fromDevice = await dOut.copyToHostAsync();
   await cuda.synchronizeAsync();
 
+  // what kernels print, read back after the launch; a throw, rejecting the next awaited call
+  const lines = [];
+  setOutput((line) => lines.push(line));
+  const say = cuda.jit((a) => {
+    const i = cuda.grid(1);
+    if (i % 32 === 0) console.log("thread", i, "sees", a[i]);
+    if (a[i] < 0) throw new Error("negative input");
+  });
+  await say.configure(2, 32).async(a.subarray(0, 64));
+  await cuda.synchronizeAsync();
+  const kernelLines = [...lines];
+  let thrown = "no error";
+  say.configure(1, 32)(cuda.toDevice(Float32Array.from({ length: 32 }, (_, i) => (i === 5 ? -1 : i))));
+  try { await cuda.synchronizeAsync(); } catch (e) { thrown = (e instanceof KernelError ? "KernelError: " : \`\${e.name}: \`) + e.message; }
+
   const refused = {
     launch: refusal(() => sums.configure(n / 64, 64)(a, fromHost)),
     copyToHost: refusal(() => dOut.copyToHost()),
     synchronize: refusal(() => cuda.synchronize()),
   };
-  return { detect, fromHost: [...fromHost], fromDevice: [...fromDevice], refused, wgsl: sums.inspectAsm() };
+  return { detect, fromHost: [...fromHost], fromDevice: [...fromDevice], printed: kernelLines, thrown, refused, wgsl: sums.inspectAsm() };
 }
 
 /** Without an adapter: what cuda.detect() says after ready(), and a launch (on the simulator: blocking works) */
@@ -98,7 +114,7 @@ export async function withoutAdapter() {
 
 test("on Chromium's WebGPU, a page's kernels run after ready(): the host's results, and each blocking call names its async twin", { skip: NO_CHROMIUM }, async (t) => {
   const n = 1 << 14;
-  type Reply = { skip?: string; detect: string; fromHost: number[]; fromDevice: number[]; refused: Record<string, string>; wgsl: string };
+  type Reply = { skip?: string; detect: string; fromHost: number[]; fromDevice: number[]; printed: string[]; thrown: string; refused: Record<string, string>; wgsl: string };
   const r = await withPage(async (page, log) => {
     await page.goto(`${served.url}index.html`);
     try {
@@ -117,6 +133,8 @@ test("on Chromium's WebGPU, a page's kernels run after ready(): the host's resul
   assert.match(r.detect, /swiftshader/i, "cuda.detect() names the WebGPU adapter");
   assert.deepEqual(r.fromHost, expected, "launcher.async with host arrays");
   assert.deepEqual(r.fromDevice, expected, "device arrays and copyToHostAsync");
+  assert.deepEqual(r.printed, [`thread 0 sees ${a[0]}`, `thread 32 sees ${a[32]}`], "console.log in a kernel, in block order");
+  assert.match(r.thrown, /^KernelError: .*negative input/s, "a kernel's throw rejects the next awaited call");
   assert.match(r.refused.launch!, /^LaunchError: .*launcher\.async/s);
   assert.match(r.refused.copyToHost!, /^LaunchError: .*copyToHostAsync/s);
   assert.match(r.refused.synchronize!, /^LaunchError: .*synchronizeAsync/s);
