@@ -66,8 +66,8 @@ const USAGE = `usage: numbats -s | --sysinfo
     --nnodes M      nodes in the run (default 1); start \`numbats run\` on each
     --node-rank R   this node's index, 0 … M-1 (node 0 serves the rendezvous store)
     --master HOST:PORT  node 0's address and a free port (needed with --nnodes > 1)
-  playground      serve the playground (an editor, Run, the output, typed IR, PTX and
-                  the sanitizer's findings; kernels run on the simulator in the browser)
+  playground      serve the playground (an editor, Run on the simulator or on WebGPU in
+                  the browser, the output, typed IR, PTX, WGSL and the sanitizer's findings)
                   at http://127.0.0.1:N/ until Ctrl+C
     --port N        the port (default ${PLAYGROUND_PORT}; 0 picks a free one)
   -v, --version   the version of numbats
