@@ -55,7 +55,7 @@ const SEMANTICS: Semantic[] = [
     grid: 1, block: 16,
   },
   {
-    name: "float32 → int8/int16/int32/uint16/uint32 saturate, NaN → 0; Math.round/rint/trunc; fmod; min/max with NaN and -0; copysign",
+    name: "float32 → int8/int16/int32/uint16/uint32 saturate, NaN → 0, → bool (NaN true); Math.round/rint/trunc; fmod; min/max with NaN and -0; copysign",
     kernel: (x: Float32Array, o: Int32Array, u: Uint32Array, f: Float32Array) => {
       const i = cuda.grid(1);
       if (i >= x.length) return;
@@ -64,6 +64,7 @@ const SEMANTICS: Semantic[] = [
       o[5 * i + 1] = int16(v);
       o[5 * i + 2] = v | 0;
       o[5 * i + 3] = uint16(v);
+      o[5 * i + 4] = v ? 1 : 0; // NaN is true
       u[i] = v >>> 0;
       for (let j = 0; j < x.length; j++) {
         const k = 6 * (i * x.length + j);

@@ -905,13 +905,15 @@ export class WgslEmitter implements WgslContext {
     const fty = this.scalarType(from), tty = this.scalarType(to);
     const x = this.expr(e.x);
     if (from === to) return x;
-    if (to === "bool") return fty === "bool" ? x : `(${x} != ${fty}(0))`;
+    // a float is true unless ±0 (NaN is true): tested on the bits, as a WGSL compiler may assume no NaN
+    if (to === "bool") return isFloat(from) ? `((bitcast<u32>(${fty === "f32" ? x : `f32(${x})`}) << 1u) != 0u)` : `(${x} != ${fty}(0))`;
     if (from === "bool") return `select(${tty}(0), ${tty}(1), ${x})`;
     if (isFloat(to)) return `${tty}(${x})`;
     if (isFloat(from)) return this.floatToInt(x, from, to);
     // int → int: reinterpret the register's bits, then wrap to the width
     const same = fty === tty ? x : `bitcast<${tty}>(${x})`;
-    return bitsOf(to) < 32 && bitsOf(to) <= bitsOf(from) ? wrap(to, same) : bitsOf(to) < 32 && isSigned(from) !== isSigned(to) ? wrap(to, same) : same;
+    const fits = bitsOf(to) === 32 || (bitsOf(to) > bitsOf(from) && !(isSigned(from) && !isSigned(to)));
+    return fits ? same : wrap(to, same);
   }
 
   /** float → int: toward zero, saturating, NaN → 0 (PTX cvt.rzi) */
