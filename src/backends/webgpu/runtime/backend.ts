@@ -30,6 +30,9 @@ interface HostBuffer extends DeviceBuffer {
   readonly bytes: Uint8Array;
 }
 
+/** buffer ids, unique in the process: a back end made after cuda.close() shares the device with the closed one's leftovers */
+let bufferIds = 0;
+
 const isDeviceBuffer = (b: DeviceBuffer): b is WebGpuBuffer => b.kind === "webgpu";
 
 /** a view's bytes, copied into memory of their own (the job takes them to the device's thread) */
@@ -39,11 +42,12 @@ export class WebGpuBackend implements Backend, KernelHost {
   readonly name = "webgpu";
   readonly canBlock: boolean;
   readonly where: string;
-  private nextId = 0;
   private allocated = 0;
   private readonly stream: BackendStream;
+  /** the device buffers this back end made and has not freed (its kernels' status words among them) */
+  private readonly live = new Set<number>();
   /** backstop for buffers garbage-collected without free() */
-  private readonly collect = new FinalizationRegistry<number>((id) => this.channel.post({ op: "free", id }));
+  private readonly collect = new FinalizationRegistry<number>((id) => this.release(id));
 
   constructor(
     readonly channel: DeviceChannel,
@@ -59,9 +63,14 @@ export class WebGpuBackend implements Backend, KernelHost {
   // ------------------------------------------------------------------ memory
 
   allocId(bytes: number): number {
-    const id = ++this.nextId;
+    const id = ++bufferIds;
+    this.live.add(id);
     this.channel.post({ op: "alloc", id, bytes });
     return id;
+  }
+
+  private release(id: number): void {
+    if (this.live.delete(id)) this.channel.post({ op: "free", id });
   }
 
   alloc(bytes: number): DeviceBuffer {
@@ -86,7 +95,7 @@ export class WebGpuBackend implements Backend, KernelHost {
     if (!isDeviceBuffer(buf)) return;
     this.collect.unregister(buf);
     this.allocated -= buf.byteLength;
-    this.channel.post({ op: "free", id: buf.id });
+    this.release(buf.id);
   }
 
   hostBytes(buf: DeviceBuffer): Uint8Array | undefined {
@@ -192,6 +201,12 @@ export class WebGpuBackend implements Backend, KernelHost {
     await this.channel.request({ op: "done" }).promise();
     await settleStatuses();
     this.raiseErrors();
+  }
+
+  /** `cuda.close()`: frees every buffer this back end made (the device, shared by the next back end, stays open) */
+  close(): void {
+    for (const id of [...this.live]) this.release(id);
+    this.allocated = 0;
   }
 
   memoryInfo(): { free: number; total: number } {

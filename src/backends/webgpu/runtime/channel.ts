@@ -34,22 +34,27 @@ export class InThreadChannel implements DeviceChannel {
   constructor(private readonly executor: GpuExecutor) {}
 
   post(job: GpuJob): void {
-    this.executor.run(job).catch((e: unknown) => {
-      if (!this.failed) (this.failed = true), (this.failure = e);
-    });
+    this.executor.run(job).catch((e: unknown) => this.fail(e));
   }
 
   request(job: GpuJob): Ticket {
-    let settled = false;
+    let settled = false, awaited = false;
     const result = this.executor.run(job).finally(() => (settled = true));
-    result.catch(() => {}); // a ticket nobody awaits does not fail the program
+    // the failure of a job whose result nobody awaits (a kernel's module) is reported by check()
+    result.catch((e: unknown) => {
+      if (!awaited) this.fail(e);
+    });
     return {
       settled: () => settled,
       wait: () => {
         throw new Error("the WebGPU device cannot be waited for on this thread");
       },
-      promise: () => result,
+      promise: () => ((awaited = true), result),
     };
+  }
+
+  private fail(e: unknown): void {
+    if (!this.failed) (this.failed = true), (this.failure = e);
   }
 
   check(): void {
