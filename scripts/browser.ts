@@ -4,8 +4,10 @@
 // where a page is not cross-origin isolated) come from src/browser/globals.ts, and a few modules give
 // way to browser versions: the CUDA driver's (src/browser/no-cuda.ts) and the worker starter's
 // (src/browser/workers.ts), which starts the simulator's workers as module workers from their bundle
-// (src/backends/sim/runtime/sim-module-worker.ts), carried in the main bundle as text. The playground's page
-// (src/playground/page) is built here too.
+// (src/backends/sim/runtime/sim-module-worker.ts), carried in the main bundle as text. The WebGPU target
+// takes its device from navigator.gpu (src/backends/webgpu/browser.ts): the `webgpu` package (Dawn for
+// Node.js) is loaded only by its Node.js worker thread, whose entry no import names, so it stays out.
+// The playground's page (src/playground/page) is built here too.
 
 import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
 import { copyFileSync, mkdirSync } from "node:fs";
