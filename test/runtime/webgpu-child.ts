@@ -294,6 +294,23 @@ Object.assign(SCENARIOS, {
     };
   },
 
+  /** cuda.close(): the next back end shares the device; what the closed one left is not the new one's */
+  close: async () => {
+    const k = cuda.jit((x: Int32Array, v: number) => {
+      x[cuda.grid(1)] = v;
+    });
+    let before: unknown = cuda.toDevice(new Int32Array(4));
+    k.configure(1, 4)(before as never, int32(1));
+    cuda.close();
+    const after = cuda.toDevice(new Int32Array([9, 9, 9, 9]));
+    k.configure(1, 4)(after, int32(2));
+    const first = [...after.copyToHost()];
+    before = undefined;
+    (globalThis as { gc?: () => void }).gc?.();
+    await new Promise((r) => setTimeout(r, 50));
+    return { first, later: [...after.copyToHost()], collected: typeof (globalThis as { gc?: unknown }).gc === "function" };
+  },
+
   /** dynamic shared memory: one pipeline per size, each launch with its own */
   dynamicShared: () => {
     const fn = (out: Int32Array, n: number) => {

@@ -21,7 +21,7 @@ if (skip) console.log(`# webgpu runtime tests skipped: ${skip}`);
 
 /** what scenario `name` saw on `adapter`, or undefined (a skip is reported) where it found no adapter */
 function run(t: { skip(reason: string): void }, adapter: CpuAdapter, name: string): Record<string, unknown> | undefined {
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "test", "runtime", "webgpu-child.ts"), name], {
+  const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", join(root, "test", "runtime", "webgpu-child.ts"), name], {
     cwd: root, env: { ...process.env, ...adapter.env, NUMBATS_TARGET: "webgpu" }, encoding: "utf8", timeout: 240_000,
   });
   const line = r.stdout.trim().split("\n").at(-1) ?? "";
@@ -95,6 +95,12 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     for (const what of ["mapped", "ipc", "ipcOpen", "peer"]) assert.match(s[what], /^Error: the webgpu target \(.+\) (cannot|has one device)/, what);
     assert.equal(s.pinnedBytes, 8, "pinned memory is plain host memory");
     assert.equal(s.memory, 16, "memoryInfo counts the allocations");
+  });
+
+  each("after cuda.close() a new back end shares the device; the closed one's collected arrays free none of its buffers", "close", (s) => {
+    assert.equal(s.collected, true);
+    assert.deepEqual(s.first, [2, 2, 2, 2]);
+    assert.deepEqual(s.later, [2, 2, 2, 2]);
   });
 
   each("dynamic shared memory: a pipeline per size, each launch with its own", "dynamicShared", (s) => {
