@@ -92,6 +92,8 @@ export class WgslEmitter implements WgslContext {
   private jumpCodes = 0;
   /** labels of jumps set in nb_jump and not yet taken */
   private pending = new Set<string>();
+  /** how many jumps through nb_jump were emitted so far */
+  private jumpsSet = 0;
   readonly prints: PrintSite[] = [];
   readonly accesses: CheckedAccess[] = [];
   private readonly places: SourcePlace[] = [];
@@ -598,10 +600,10 @@ export class WgslEmitter implements WgslContext {
   private block(body: readonly Stmt[]): void {
     let opened = 0;
     body.forEach((s, k) => {
-      const before = this.pending.size;
+      const before = this.jumpsSet;
       this.stmt(s);
-      // a jump left pending by this statement skips the rest of the list
-      if (this.pending.size > before && k < body.length - 1 && !endsFlow(s)) {
+      // a jump this statement may leave pending skips the rest of the list
+      if (this.jumpsSet > before && this.pending.size > 0 && k < body.length - 1 && !endsFlow(s)) {
         this.line("if (nb_jump == 0) {");
         this.depth++;
         opened++;
@@ -685,6 +687,7 @@ export class WgslEmitter implements WgslContext {
     if (!target) throw new InternalCompilerError(`webgpu: ${kind} to an unknown label '${label}'`, this.loc);
     this.line(`nb_jump = ${target.code + (kind === "continue" ? 1 : 0)};`);
     this.pending.add(label);
+    this.jumpsSet++;
   }
 
   private loop(s: Extract<Stmt, { k: "loop" }>): void {
