@@ -538,7 +538,7 @@ export const cuda = {
    * Chooses the target kernels run on ("cuda", "webgpu", "sim" or "auto"), as NUMBATS_TARGET does and in
    * its place: before the first launch, or after `cuda.close()`.
    */
-  useTarget,
+  useTarget: (name: string): void => useTarget(name),
   /** The device kernels run on now (Numba's `cuda.get_current_device()`). */
   getCurrentDevice: (): DeviceInfo => getBackend().device,
   /**
