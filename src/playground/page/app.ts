@@ -5,7 +5,7 @@
 // "done", #output holds what it printed, #error its error and #ran-on what ran its kernels.
 
 import { EXAMPLES } from "./examples.js";
-import { TARGETS, type FindingView, type RunReply, type Target } from "./run.js";
+import type { FindingView, RunReply, Target } from "./run.js";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const code = $<HTMLTextAreaElement>("code");
@@ -15,6 +15,9 @@ const stopButton = $<HTMLButtonElement>("stop");
 const sanitize = $<HTMLInputElement>("sanitize");
 const target = $<HTMLSelectElement>("target");
 const status = $("status");
+
+/** The targets a program runs on here (run.ts runs it; this page imports no numbats), as the menu names them. */
+const TARGETS: Readonly<Record<Target, string>> = { sim: "CPU simulator", webgpu: "WebGPU" };
 
 // --- links: ?code=<base64url> -------------------------------------------------------------------
 
@@ -132,7 +135,7 @@ function finish(reply: RunReply): void {
 
 const failed = (error: string): RunReply => ({ ranOn: "", output: "", error, kernels: [], findings: [], ms: 0 });
 
-const isTarget = (t: string): t is Target => (TARGETS as readonly string[]).includes(t);
+const isTarget = (t: string): t is Target => Object.hasOwn(TARGETS, t);
 
 function run(): void {
   worker?.terminate();
@@ -141,7 +144,7 @@ function run(): void {
   runButton.disabled = true;
   stopButton.disabled = false;
   if (!isTarget(target.value)) {
-    finish(failed(`target '${target.value}' is not available here: use ${TARGETS.join(", ")}`));
+    finish(failed(`target '${target.value}' is not available here: use ${Object.keys(TARGETS).join(", ")}`));
     return;
   }
   worker = new Worker(new URL("./runner.js", import.meta.url), { type: "module" });
@@ -169,7 +172,7 @@ const params = new URLSearchParams(location.search);
 sanitize.checked = params.get("sanitize") === "1";
 // an unknown target stays selectable, so that running it says which ones there are
 const asked = params.get("target") ?? "sim";
-target.append(...TARGETS.map((t) => new Option(t === "sim" ? "CPU simulator" : "WebGPU", t)));
+target.append(...Object.entries(TARGETS).map(([t, label]) => new Option(label, t)));
 if (!isTarget(asked)) target.append(new Option(asked, asked));
 target.value = asked;
 const linked = params.get("code");

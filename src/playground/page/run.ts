@@ -12,8 +12,7 @@ import type { Kernel, SanitizerFinding } from "numbats";
 export const FILE = "playground";
 
 /** The targets a program runs on here. */
-export const TARGETS = ["sim", "webgpu"] as const;
-export type Target = (typeof TARGETS)[number];
+export type Target = "sim" | "webgpu";
 
 export interface RunRequest {
   readonly code: string;
