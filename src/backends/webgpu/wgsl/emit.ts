@@ -627,7 +627,7 @@ export class WgslEmitter implements WgslContext {
           return;
         }
         const v = value ? this.expr(value) : zeroOf(this.typeOf(t));
-        this.line(`${this.ident(s.name)} = ${v};`);
+        this.line(`${this.ident(s.name)} = ${this.rounded(t, v)};`);
         return;
       }
       case "store": {
@@ -717,6 +717,17 @@ export class WgslEmitter implements WgslContext {
     this.jumpStack.pop();
     for (const l of this.pending) outer.add(l);
     this.pending = outer;
+  }
+
+  /**
+   * A float32 value stored in a local, through an opaque zero (but for fastmath): lavapipe's and
+   * SwiftShader's compilers reassociate float arithmetic (they fold (1 - u) + a, u = 1 + a, to 0),
+   * which breaks the math library's exact sums; they cannot see through a local set this way.
+   */
+  private rounded(t: Type, v: string): string {
+    if (t !== "float32" || this.ir.options.fastmath || !/[-+*/]/.test(v)) return v;
+    this.helper("opaque", "f32");
+    return `nb_opaque(${v})`;
   }
 
   // ------------------------------------------------------------------ tuples
