@@ -39,7 +39,7 @@ after(async () => {
  * then each blocking call, refused.
  */
 const PROGRAM = `
-import { cuda, float32, ready, setOutput, LaunchError, KernelError } from "./numbats.js";
+import { cuda, env, float32, ready, setOutput, LaunchError, KernelError } from "./numbats.js";
 
 const printed = (f) => {
   const lines = [];
@@ -102,6 +102,14 @@ export async function run(n) {
   return { detect, fromHost: [...fromHost], fromDevice: [...fromDevice], printed: kernelLines, thrown, refused, wgsl: sums.inspectAsm() };
 }
 
+/** WebGPU required, without ready(): the first launch's error */
+export async function withoutReady() {
+  env.NUMBATS_TARGET = "webgpu";
+  const k = cuda.jit((a) => { a[cuda.grid(1)] = 1; });
+  try { k.configure(1, 32)(cuda.deviceArray(32, float32)); } catch (e) { return \`\${e.name}: \${e.message}\`; }
+  return "no error";
+}
+
 /** Without an adapter: what cuda.detect() says after ready(), and a launch (on the simulator: blocking works) */
 export async function withoutAdapter() {
   await ready();
@@ -151,4 +159,12 @@ test("in Chromium without a WebGPU adapter, auto runs kernels on the simulator a
   assert.match(r.detect, /^No CUDA GPU in use: .*navigator\.gpu cannot be used: .*adapter/m);
   assert.match(r.detect, /^Kernels run on the .*simulat/m);
   assert.deepEqual(r.a, Array.from({ length: 100 }, (_, i) => 2 * i));
+});
+
+test("in Chromium, NUMBATS_TARGET=webgpu without ready() fails the first launch, saying to await ready()", { skip: NO_CHROMIUM }, async () => {
+  const error = await withPage(async (page) => {
+    await page.goto(`${served.url}index.html`);
+    return await page.evaluate(async () => (await import("./program.js")).withoutReady()) as string;
+  }, WEBGPU_FLAGS);
+  assert.match(error, /NUMBATS_TARGET=webgpu but WebGPU cannot run kernels here: .*await numbats' ready\(\) before the first launch/);
 });
