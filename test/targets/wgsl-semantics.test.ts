@@ -3,7 +3,7 @@
 // shifts modulo the width, float → int saturation and NaN, Math.round, fmod, float min/max with NaN
 // and -0, copysign, bit intrinsics, 8/16-bit and bool elements written by neighbouring threads,
 // float32 atomics, dynamic shared memory, subgroup votes and shuffles, console.log in the simulator's
-// order across barriers, throw and `debug` bounds checks (decodeStatus). Dawn runs in a child process;
+// order across barriers, throw, `debug` bounds checks and assertions (decodeStatus). Dawn runs in a child process;
 // without the adapters (VK_ICD_FILENAMES, LD_LIBRARY_PATH) the test is skipped.
 
 import { test } from "node:test";
@@ -208,6 +208,12 @@ const OUT_OF_BOUNDS = (o: Int32Array) => {
 // the reference is the simulator, whatever the machine has
 cuda.useTarget("sim");
 
+const ASSERTS = (o: Int32Array) => {
+  const i = cuda.grid(1);
+  console.assert(i !== 45, "i must not be 45");
+  o[i] = i;
+};
+
 /** the kernel's run on the simulator: the args after, and the printed lines */
 function onSimulator(s: Semantic): { args: HostArg[]; lines: string[] } {
   const args = s.args();
@@ -255,6 +261,7 @@ for (const adapter of Object.keys(ADAPTERS) as (keyof typeof ADAPTERS)[]) {
     const extra = [
       { ...webgpuJob({ name: "thrower", kernel: THROWS, args: () => [new Int32Array(64), 37], grid: 2, block: 32 }, adapter) },
       { ...webgpuJob({ name: "oob", kernel: OUT_OF_BOUNDS, args: () => [new Int32Array(64)], grid: 2, block: 32, options: { debug: true } }, adapter) },
+      { ...webgpuJob({ name: "asserts", kernel: ASSERTS, args: () => [new Int32Array(64)], grid: 2, block: 32, options: { debug: true } }, adapter) },
     ];
     const results = runWgsl(setup, [...runs, ...extra].map((r) => r.job));
     const status: StatusReport[] = [];
@@ -279,6 +286,9 @@ for (const adapter of Object.keys(ADAPTERS) as (keyof typeof ADAPTERS)[]) {
     assert.deepEqual([thrown.block, thrown.thread], [[1, 0, 0], [5, 0, 0]]);
     const fault = status[SEMANTICS.length + 1]!.fault;
     assert.ok(fault);
+    const failed = status[SEMANTICS.length + 2]!.fault;
+    assert.ok(failed);
+    assert.match(failed.message, /^assertion failed: i must not be 45 \(.*\) in thread \(13, 0, 0\) of block \(1, 0, 0\)$/);
     assert.match(fault.message, /^index out of bounds: o\[6[4-8]\] with shape \[64\] in thread \((2[7-9]|3[01]), 0, 0\) of block \(1, 0, 0\)$/);
   });
 }
