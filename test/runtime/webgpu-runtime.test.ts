@@ -113,3 +113,11 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     assert.equal(s.again, true);
   });
 }
+
+test("webgpu without an adapter: NUMBATS_TARGET=webgpu fails saying where Dawn finds adapters", { skip }, () => {
+  const script = `import { cuda } from "./src/index.ts"; cuda.toDevice(new Int32Array(1));`;
+  const env = { ...process.env, ...adapters[0]?.env, VK_ICD_FILENAMES: join(root, "no-such-icd.json"), NUMBATS_TARGET: "webgpu" };
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, env, encoding: "utf8", timeout: 120_000 });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /NUMBATS_TARGET=webgpu but WebGPU cannot run kernels here: WebGPU found no adapter: .*VK_ICD_FILENAMES/);
+});

@@ -12,11 +12,6 @@ import { WebGpuBackend } from "./runtime/backend.js";
 import { openNodeDevice, type NodeDevice } from "./runtime/node-channel.js";
 import { browserDevice, openBrowserDevice, usesNavigatorGpu } from "./browser.js";
 
-/** what a machine without a WebGPU adapter needs, after the probe's own reason */
-const ADAPTER_HELP =
-  "WebGPU needs the `webgpu` package (npm install webgpu) and an adapter: a GPU with a Vulkan, Metal or D3D12 driver, " +
-  "or a CPU Vulkan driver (Mesa's lavapipe, SwiftShader) named by VK_ICD_FILENAMES";
-
 /** the environment's device: navigator.gpu's where there is one, else Dawn's in a worker thread */
 const opened = (): NodeDevice => (usesNavigatorGpu() ? browserDevice() : openNodeDevice());
 
@@ -32,7 +27,7 @@ export const WEBGPU_BACKEND: BackendDescriptor<"webgpu"> = {
   },
   probe() {
     const d = opened();
-    if (!d.ok) return { ok: false, reason: usesNavigatorGpu() ? d.reason : `${d.reason}. ${ADAPTER_HELP}` };
+    if (!d.ok) return { ok: false, reason: d.reason };
     return { ok: true, devices: [deviceInfoOf(d.facts, 0, d.totalMemory)] };
   },
   create(id) {

@@ -32,10 +32,13 @@ function limitsOf(limits: GPUSupportedLimits): Record<string, number> {
   return out;
 }
 
-/** Requests an adapter of `gpu` and a device with its maximum limits and the features numbats uses; throws saying why not. */
-export async function openDevice(gpu: GPU): Promise<{ device: GPUDevice; facts: AdapterFacts }> {
+/**
+ * Requests an adapter of `gpu` and a device with its maximum limits and the features numbats uses; throws
+ * saying why not (`help`: where the environment finds adapters, for the error without one).
+ */
+export async function openDevice(gpu: GPU, help = ""): Promise<{ device: GPUDevice; facts: AdapterFacts }> {
   const adapter = await gpu.requestAdapter();
-  if (!adapter) throw new Error("WebGPU found no adapter");
+  if (!adapter) throw new Error(`WebGPU found no adapter${help && `: ${help}`}`);
   const features = WANTED_FEATURES.filter((f) => adapter.features.has(f));
   const limits = limitsOf(adapter.limits);
   const device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits: limits });

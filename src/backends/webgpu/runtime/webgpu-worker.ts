@@ -24,6 +24,11 @@ function finished(seq: number): void {
   Atomics.notify(flag, CONTROL.done);
 }
 
+/** where Dawn finds adapters, for the error without one */
+const ADAPTER_HELP =
+  "Dawn finds a GPU through its Vulkan (Linux, Windows), Metal (macOS) or D3D12 (Windows) driver; without one, a CPU " +
+  "Vulkan driver (Mesa's lavapipe, SwiftShader) serves, named by VK_ICD_FILENAMES, with the Vulkan loader (libvulkan.so.1) on the library path";
+
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 async function open(): Promise<GpuExecutor> {
@@ -34,7 +39,7 @@ async function open(): Promise<GpuExecutor> {
     throw new Error(`the \`webgpu\` package (Dawn for Node.js) could not be loaded: install it (npm install webgpu) (${message(e)})`);
   }
   const gpu = (held.numbatsDawnInstance = create([...dawnOptions]));
-  const { device, facts } = await openDevice(gpu);
+  const { device, facts } = await openDevice(gpu, ADAPTER_HELP);
   const executor = new GpuExecutor(device);
   send({ seq: OPENED, result: facts }, facts);
   finished(OPENED);
