@@ -24,7 +24,7 @@ import {
   BINARY_BOOL, BINARY_FLOAT, BINARY_INT, bitsOf, HELPER_NEEDS, HELPERS, literal, UNARY_FLOAT,
   UNSUPPORTED_DTYPE, unsignedBits, WGSL_SCALAR, WIDENING, wrap, zeroOf, type OpText,
 } from "./scalar.js";
-import { atomicPlace, readElement, wordType, writeElement, type ArrayView, type Root } from "./memory.js";
+import { atomicPlace, formOf, readElement, wordType, writeElement, type ArrayView, type Root } from "./memory.js";
 import { STATUS_TAIL, STATUS_WORDS, type ArrayBinding, type CheckedAccess, type ParamField, type PrintSite, type SourcePlace, type WgslKernel, type WgslTarget } from "./layout.js";
 import { WgslIntrinsics } from "./intrinsics.js";
 import type { TupleValue, WgslContext } from "./context.js";
@@ -84,6 +84,9 @@ export class WgslEmitter implements WgslContext {
   /** each array name's roots (a local array may be any of several) */
   private readonly rootsOf = new Map<string, Set<string>>();
   private readonly roots = new Map<string, Root>();
+  /** names of arrays the kernel writes (stores and atomics), through any alias */
+  private readonly written = new Set<string>();
+  private readonly allocs = new Map<string, Extract<Stmt, { k: "alloc" }>>();
   private lines: string[] = [];
   private depth = 1;
   private temps = 0;
@@ -398,9 +401,6 @@ export class WgslEmitter implements WgslContext {
 
   // ------------------------------------------------------------------ arrays: roots and views
 
-  /** names of arrays the kernel writes (stores and atomics), through any alias */
-  private written = new Set<string>();
-
   /**
    * Which roots each array name may hold (its own for parameters, allocations and constants; for
    * array locals, those of every value assigned to them), which roots are written and updated
@@ -450,11 +450,7 @@ export class WgslEmitter implements WgslContext {
     const make = (name: string, t: ArrayType, space: Root["space"]): void => {
       const atomic = atomics.has(name);
       const dynamic = this.isDynamic(name);
-      const narrow = bitsOf(t.dtype) < 32 && !(t.dtype === "float16" && space === "global");
-      let form: Root["form"] = "value";
-      if (dynamic) form = narrow ? "packed" : "bits";
-      else if (space === "global" && narrow) form = "packed";
-      else if (t.dtype === "bool" || (atomic && isFloat(t.dtype))) form = "bits";
+      const form = formOf(t.dtype, space, atomic, dynamic);
       if (atomic && (bitsOf(t.dtype) !== 32)) throw this.unsupported(`an atomic operation on ${t.dtype}`, "WGSL has 32-bit atomics only", this.firstLoc((e) => e.k === "atomic" && e.array.k === "var" && this.rootsOf.get(e.array.name)?.has(name) === true));
       if (atomic && space === "local") throw this.unsupported("an atomic operation on a local array", "WGSL has atomics in storage and workgroup memory only");
       const id = dynamic ? "nb_dyn" : this.ident(name);
@@ -473,8 +469,6 @@ export class WgslEmitter implements WgslContext {
   private allocType(name: string): ArrayType | undefined {
     return this.allocs.get(name)?.type;
   }
-
-  private readonly allocs = new Map<string, Extract<Stmt, { k: "alloc" }>>();
 
   private declareAllocsAndLocals(): void {
     walkStmts(this.ir.body, (s) => {

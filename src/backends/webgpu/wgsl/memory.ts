@@ -10,7 +10,7 @@
 //            dynamic shared memory); stores clear and set their bits with atomicAnd/atomicOr, so that
 //            neighbours written by other threads are never lost.
 
-import type { ScalarName } from "../../../dtypes.js";
+import { DTYPE_INFO, type ScalarName } from "../../../dtypes.js";
 import { bitsOf, WGSL_SCALAR } from "./scalar.js";
 
 export type RootForm = "value" | "bits" | "packed";
@@ -38,6 +38,15 @@ export interface ArrayView {
   readonly off: string;
   readonly n: readonly string[];
   readonly s: readonly string[];
+}
+
+/** How elements of dtype t sit in a root in `space` (see the top of this file). */
+export function formOf(t: ScalarName, space: Root["space"], atomic: boolean, dynamic: boolean): RootForm {
+  // float16 storage arrays are array<f16> (shader-f16); other 8/16-bit elements of host memory are packed
+  const narrow = bitsOf(t) < 32 && !(t === "float16" && space === "global");
+  if (dynamic) return narrow ? "packed" : "bits";
+  if (space === "global" && narrow) return "packed";
+  return t === "bool" || (atomic && DTYPE_INFO[t].cls === "float") ? "bits" : "value";
 }
 
 /** The element type of a root's WGSL array. */
