@@ -163,6 +163,7 @@ const SCENARIOS: Record<string, () => unknown | Promise<unknown>> = {
       model.copyWithin(to, from, from + n);
     };
     put(0, Array.from({ length: size }, (_, i) => i + 1));
+    put(2, Array.from({ length: 25 }, (_, i) => 100 + i)); // unaligned ends, whole words between
     put(5, [200, 201, 202]); // unaligned, inside one word and across
     put(30, [90, 91, 92, 93, 94, 95, 96]); // to the end
     move(1, 9, 6); // overlapping-free, unaligned, same buffer

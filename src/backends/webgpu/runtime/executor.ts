@@ -167,14 +167,21 @@ export class GpuExecutor {
   private write(id: number, offset: number, data: Uint8Array): undefined | Promise<undefined> {
     if (data.byteLength === 0) return undefined;
     const buf = this.buffer(id);
-    if (offset % 4 === 0 && data.byteLength % 4 === 0) return void this.device.queue.writeBuffer(buf, offset, plainBytes(data));
-    // an unaligned range: the aligned words around it, patched
-    const lo = down4(offset), hi = up4(offset + data.byteLength);
-    return this.read(id, lo, hi - lo).then((words) => {
-      words.set(data, offset - lo);
-      this.device.queue.writeBuffer(buf, lo, words);
-      return undefined;
-    });
+    const end = offset + data.byteLength;
+    // the whole words inside the range are written as they are; the words the range's ends cut, patched
+    const first = up4(offset), last = down4(end);
+    if (first < last) this.device.queue.writeBuffer(buf, first, plainBytes(data.subarray(first - offset, last - offset)));
+    const edges = first < last ? [[offset, first], [last, end]] : [[offset, end]];
+    const patches = edges.filter(([from, to]) => from! < to!).map(([from, to]) => this.patch(buf, id, from!, data.subarray(from! - offset, to! - offset)));
+    return patches.length === 0 ? undefined : Promise.all(patches).then(() => undefined);
+  }
+
+  /** writes `bytes` at `offset`, within the aligned words around them, read first */
+  private async patch(buf: GPUBuffer, id: number, offset: number, bytes: Uint8Array): Promise<void> {
+    const lo = down4(offset), hi = up4(offset + bytes.byteLength);
+    const words = await this.read(id, lo, hi - lo);
+    words.set(bytes, offset - lo);
+    this.device.queue.writeBuffer(buf, lo, words);
   }
 
   private copy(job: GpuJob & { op: "copy" }): undefined | Promise<undefined> {
