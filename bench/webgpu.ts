@@ -13,13 +13,16 @@
 //
 // Output: markdown on stdout and in $BENCH_OUT (default bench/out/) as webgpu-<adapter>.md, with our
 // kernels' WGSL beside it (webgpu-<adapter>/<kernel>.wgsl) to read against bench/webgpu/*.wgsl.
-// Without a WebGPU adapter it says why and exits 0. Exit status 1 when a result is wrong.
+// Where Dawn finds no adapter, it runs once on each CPU adapter the WebGPU tests use (lavapipe and
+// SwiftShader, test/helpers/webgpu.ts) if they are there, else says why and exits 0. Exit status 1 when a
+// result is wrong.
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cuda, float32, type DeviceArray, type JitOptions, type KernelArray2 } from "../dist/src/index.js";
+import { cpuAdapters, type CpuAdapter } from "../test/helpers/webgpu.js";
 import { KERNELS } from "./gpu.js";
 import { HandKernel, openHandDevice, type HandArg, type HandDevice } from "./webgpu/driver.js";
 
@@ -316,6 +319,17 @@ function report(rows: readonly Row[], s: Sizes, adapter: string): string {
   return lines.join("\n");
 }
 
+/** Without an adapter of its own: this bench once on each CPU adapter the WebGPU tests use, in a child process. */
+function onCpuAdapters(adapters: readonly CpuAdapter[], size: string): void {
+  let status = 0;
+  for (const { name, env } of adapters) {
+    console.log(`\n## ${name}\n`);
+    const r = spawnSync(process.execPath, [...process.execArgv, SELF, "--size", size], { stdio: "inherit", env: { ...process.env, ...env, BENCH_CPU_ADAPTER: name } });
+    status = Math.max(status, r.status ?? 1);
+  }
+  process.exit(status);
+}
+
 async function main(): Promise<void> {
   const sizeArg = process.argv[process.argv.indexOf("--size") + 1];
   const size = process.argv.includes("--size") && sizeArg ? sizeArg : "small";
@@ -328,7 +342,9 @@ async function main(): Promise<void> {
 
   const hd = await openHandDevice(DAWN_OPTIONS);
   if ("reason" in hd) {
-    console.log(`bench:webgpu: no WebGPU adapter: ${hd.reason}. Nothing measured.`);
+    const cpu = process.env.BENCH_CPU_ADAPTER ? undefined : cpuAdapters();
+    if (cpu && "adapters" in cpu) return onCpuAdapters(cpu.adapters, size);
+    console.log(`bench:webgpu: no WebGPU adapter: ${hd.reason}${cpu ? `; ${cpu.reason}` : ""}. Nothing measured.`);
     return;
   }
   console.error(`simulator (child process) ...`);
