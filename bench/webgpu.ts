@@ -289,7 +289,8 @@ function simulator(size: string): Record<string, Outcome> {
 
 interface Row { c: Case; ours: Outcome; hand: Outcome; sim: Outcome }
 
-const cell = (o: Outcome) => ("error" in o ? "n/a" : o.check.ok ? o.ms.toFixed(3) : "WRONG");
+/** the time, WRONG, or the error's name (CompileError…; its message is listed under the table) */
+const cell = (o: Outcome) => ("error" in o ? o.error.split(":")[0] : o.check.ok ? o.ms.toFixed(3) : "WRONG");
 /**
  * a / b: the median of the ratios of batches run one after the other where both sides have them (a slow
  * patch of a shared machine hits both), else of the medians
