@@ -27,7 +27,7 @@ export interface KernelHost {
   allocId(bytes: number): number;
   /** the device buffer id of an array argument (throws where it is not this back end's) */
   bufferId(arg: ArrayArg): number;
-  /** the target's name in messages: "webgpu (llvmpipe: …)" */
+  /** the target in messages: "the webgpu target (llvmpipe: …)" */
   readonly where: string;
 }
 
@@ -39,7 +39,8 @@ const FIELD_WRITERS: Record<"int" | "uint" | "bool" | "float", (v: DataView, at:
   float: (v, at, x) => v.setFloat32(at, x, true),
 };
 
-let modules = 0;
+/** shader module ids, unique in the process (the device outlives a closed back end) */
+let moduleIds = 0;
 
 /** the kernels launched since their status words were last read */
 const unreadKernels = new Set<WebGpuKernel>();
@@ -80,7 +81,7 @@ export class WebGpuKernel implements CompiledKernel {
   ) {
     this.code = wgsl.code;
     this.staticSharedBytes = wgsl.staticSharedBytes;
-    this.module = ++modules;
+    this.module = ++moduleIds;
     this.layout = [[0, "uniform"], [1, "storage"], ...wgsl.arrays.map((a) => [a.binding, a.readOnly ? "read-only-storage" : "storage"] as const)];
     this.checkStorageBuffers();
     this.statusBytes = 4 * wgsl.statusWords;
