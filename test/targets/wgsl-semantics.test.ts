@@ -132,6 +132,22 @@ const SEMANTICS: Semantic[] = [
     grid: 1, block: 8,
   },
   {
+    name: "an atomic in a ternary's unchosen side or after a false && does not run",
+    kernel: (cnt: Int32Array, o: Int32Array) => {
+      const i = cuda.grid(1);
+      o[i] = i % 2 === 0 ? cuda.atomic.add(cnt, 0, 1) : -1;
+      if (i > 5 && cuda.atomic.add(cnt, 1, 1) >= 0) o[i] += 1000;
+    },
+    args: () => [new Int32Array(2), new Int32Array(32)],
+    grid: 1, block: 32,
+    expect: ([cnt, o]) => {
+      assert.deepEqual(Array.from(cnt as Int32Array), [16, 26]);
+      // the value without the +1000 of threads past 5: an old count (even threads) or -1
+      const base = Array.from(o as Int32Array, (v, i) => (i > 5 ? v - 1000 : v));
+      assert.deepEqual(base.map((v, i) => (i % 2 === 0 ? v >= 0 && v < 16 : v === -1)), Array(32).fill(true));
+    },
+  },
+  {
     name: "dynamic shared memory: a block-reversed copy through shared.array(0)",
     kernel: (x: Float32Array, o: Float32Array) => {
       const s = cuda.shared.array(0, "float32");

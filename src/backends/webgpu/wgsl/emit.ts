@@ -17,7 +17,8 @@
 
 import { isArrayType, isFloat, isScalarType, isSigned, isTupleType, isUnsigned, type ArrayType, type ScalarName, type Type } from "../../../dtypes.js";
 import type { BinaryExpr, CastExpr, Expr, FunctionIR, IntrinsicExpr, Loc, Stmt, UnaryExpr } from "../../../compiler/ir.js";
-import { assignedNames, walkStmts, stmtExprs, forEachExpr } from "../../../compiler/walk.js";
+import { assignedNames, exprHas, forEachExpr, stmtExprs, walkStmts } from "../../../compiler/walk.js";
+import { INTRINSICS } from "../../../compiler/intrinsics.js";
 import { cStrides, product } from "../../../ndarray.js";
 import { CompileError, InternalCompilerError } from "../../../errors.js";
 import {
@@ -817,16 +818,20 @@ export class WgslEmitter implements WgslContext {
     }
   }
 
-  /** an operand evaluated apart: its text, and the statements it needs (if any) */
-  private apart(e: Expr): [string, string[]] {
+  /**
+   * An operand evaluated apart: its text, and the statements it needs (if any; an operand with an
+   * effect, as an atomic, needs at least an empty list: it must run only when chosen).
+   */
+  private apart(e: Expr): [string, string[] | undefined] {
     const depth = this.depth;
-    return this.captured(() => { this.depth = depth + 1; const v = this.expr(e); this.depth = depth; return v; });
+    const [v, pre] = this.captured(() => { this.depth = depth + 1; const v = this.expr(e); this.depth = depth; return v; });
+    return [v, pre.length || exprHas(e, hasEffect) ? pre : undefined];
   }
 
   private logical(op: "and" | "or", a: Expr, b: Expr): string {
     const x = this.expr(a);
     const [y, pre] = this.apart(b);
-    if (!pre.length) return `(${x} ${op === "and" ? "&&" : "||"} ${y})`;
+    if (!pre) return `(${x} ${op === "and" ? "&&" : "||"} ${y})`;
     const t = this.temp();
     this.line(`var ${t}: bool = ${x};`);
     this.line(`if (${op === "and" ? t : `!${t}`}) {`);
@@ -840,17 +845,17 @@ export class WgslEmitter implements WgslContext {
     const c = this.expr(cond);
     const [x, preA] = this.apart(a);
     const [y, preB] = this.apart(b);
-    if (eager || (!preA.length && !preB.length)) {
-      this.lines.push(...preA, ...preB);
+    if (eager || (!preA && !preB)) {
+      this.lines.push(...(preA ?? []), ...(preB ?? []));
       return `select(${y}, ${x}, ${c})`;
     }
     const t = this.temp();
     this.line(`var ${t}: ${this.typeOf(type)};`);
     this.line(`if (${c}) {`);
-    this.lines.push(...preA);
+    this.lines.push(...(preA ?? []));
     this.nested(() => this.line(`${t} = ${x};`));
     this.line("} else {");
-    this.lines.push(...preB);
+    this.lines.push(...(preB ?? []));
     this.nested(() => this.line(`${t} = ${y};`));
     this.line("}");
     return t;
@@ -972,6 +977,9 @@ function withBitsHelper(code: string): string {
   if (!code.includes("nb_f32_bits(") || code.includes(decl)) return code;
   return code.replace("\n@compute", `\n${decl}\n\n@compute`);
 }
+
+/** an expression that does something besides computing its value (it must not run speculatively) */
+const hasEffect = (e: Expr): boolean => e.k === "atomic" || (e.k === "intrinsic" && INTRINSICS[e.name].effect !== "none");
 
 /** a statement after which nothing of its list runs */
 const endsFlow = (s: Stmt): boolean => s.k === "return" || s.k === "break" || s.k === "continue";
