@@ -4,6 +4,9 @@
 
 export const CUDA_NEEDS_NODE = "CUDA needs Node.js: numbats drives a GPU through the CUDA driver, a native library a browser cannot load; in a browser, kernels run on WebGPU (after await ready()) or on the CPU simulator";
 
+/** a browser's `auto` chooses between WebGPU and the simulator: CUDA is never there to try */
+export const cudaInAuto = (): boolean => false;
+
 export const probeCuda = (): { readonly ok: false; readonly reason: string } => ({ ok: false, reason: CUDA_NEEDS_NODE });
 
 export const createCudaBackend = (_deviceId: number): never => {

@@ -110,6 +110,14 @@ export async function withoutReady() {
   return "no error";
 }
 
+/** auto without ready(): the simulator runs the kernel, and cuda.detect() says to await ready() */
+export async function autoWithoutReady() {
+  const double = cuda.jit((a) => { const i = cuda.grid(1); if (i < a.length) a[i] *= 2; });
+  const a = Float32Array.from({ length: 64 }, (_, i) => i);
+  double.configure(2, 32)(a);
+  return { detect: printed(() => cuda.detect()), a: [...a] };
+}
+
 /** Without an adapter: what cuda.detect() says after ready(), and a launch (on the simulator: blocking works) */
 export async function withoutAdapter() {
   await ready();
@@ -123,8 +131,10 @@ export async function withoutAdapter() {
 test("on Chromium's WebGPU, a page's kernels run after ready(): the host's results, and each blocking call names its async twin", { skip: NO_CHROMIUM }, async (t) => {
   const n = 1 << 14;
   type Reply = { skip?: string; detect: string; fromHost: number[]; fromDevice: number[]; printed: string[]; thrown: string; refused: Record<string, string>; wgsl: string };
+  let pageConsole: string[] = [];
   const r = await withPage(async (page, log) => {
     await page.goto(`${served.url}index.html`);
+    pageConsole = log.lines;
     try {
       return await page.evaluate(async (count) => (await import("./program.js")).run(count), n) as Reply;
     } catch (e) {
@@ -139,6 +149,7 @@ test("on Chromium's WebGPU, a page's kernels run after ready(): the host's resul
   const a = Float32Array.from({ length: n }, (_, i) => (i * 7) % 23);
   const expected = Array.from({ length: n / 64 }, (_, b) => a.slice(64 * b, 64 * b + 64).reduce((s, x) => Math.fround(s + Math.fround(x * 0.5)), 0));
   assert.match(r.detect, /swiftshader/i, "cuda.detect() names the WebGPU adapter");
+  assert.doesNotMatch(pageConsole.join("\n"), /numbats: running kernels/, "auto's first choice in a browser is WebGPU: nothing to warn of");
   assert.deepEqual(r.fromHost, expected, "launcher.async with host arrays");
   assert.deepEqual(r.fromDevice, expected, "device arrays and copyToHostAsync");
   assert.deepEqual(r.printed, [`thread 0 sees ${a[0]}`, `thread 32 sees ${a[32]}`], "console.log in a kernel, in block order");
@@ -151,20 +162,25 @@ test("on Chromium's WebGPU, a page's kernels run after ready(): the host's resul
 });
 
 test("in Chromium without a WebGPU adapter, auto runs kernels on the simulator and cuda.detect() says why", { skip: NO_CHROMIUM }, async () => {
-  const r = await withPage(async (page) => {
+  const [r, warned] = await withPage(async (page, log) => {
     await page.goto(`${served.url}index.html`);
     // without the WebGPU flags, Chromium on Linux has navigator.gpu but no adapter
-    return await page.evaluate(async () => (await import("./program.js")).withoutAdapter()) as { detect: string; a: number[] };
+    return [await page.evaluate(async () => (await import("./program.js")).withoutAdapter()) as { detect: string; a: number[] }, log.lines.join("\n")] as const;
   });
-  assert.match(r.detect, /^No CUDA GPU in use: .*navigator\.gpu cannot be used: .*adapter/m);
+  assert.match(r.detect, /^No CUDA GPU in use: navigator\.gpu cannot be used: .*adapter/m, "WebGPU's reason alone: a browser's auto does not try CUDA");
+  assert.match(warned, /numbats: running kernels on the CPU simulator: navigator\.gpu cannot be used: .*\(set NUMBATS_TARGET=sim to silence this, or NUMBATS_TARGET=webgpu to require a WebGPU adapter\)/);
   assert.match(r.detect, /^Kernels run on the .*simulat/m);
   assert.deepEqual(r.a, Array.from({ length: 100 }, (_, i) => 2 * i));
 });
 
-test("in Chromium, NUMBATS_TARGET=webgpu without ready() fails the first launch, saying to await ready()", { skip: NO_CHROMIUM }, async () => {
-  const error = await withPage(async (page) => {
+test("in Chromium without ready(): NUMBATS_TARGET=webgpu fails the first launch, and auto runs it on the simulator, each saying to await ready()", { skip: NO_CHROMIUM }, async () => {
+  const [error, auto] = await withPage(async (page) => {
     await page.goto(`${served.url}index.html`);
-    return await page.evaluate(async () => (await import("./program.js")).withoutReady()) as string;
+    const error = await page.evaluate(async () => (await import("./program.js")).withoutReady()) as string;
+    await page.goto(`${served.url}index.html`);
+    return [error, await page.evaluate(async () => (await import("./program.js")).autoWithoutReady()) as { detect: string; a: number[] }] as const;
   }, WEBGPU_FLAGS);
   assert.match(error, /NUMBATS_TARGET=webgpu but WebGPU cannot run kernels here: .*await numbats' ready\(\) before the first launch/);
+  assert.match(auto.detect, /^No CUDA GPU in use: a browser finds its WebGPU adapter asynchronously: await numbats' ready\(\) before the first launch/m);
+  assert.deepEqual(auto.a, Array.from({ length: 64 }, (_, i) => 2 * i));
 });

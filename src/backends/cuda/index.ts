@@ -1,11 +1,11 @@
 // The GPU as target selection sees it (src/backends/index.ts lists it): available where the CUDA driver
 // finds a device, first in `auto`'s order. In the browser bundle the driver's modules it imports are
-// src/browser/no-cuda.ts, which says why there is no GPU there.
+// src/browser/no-cuda.ts, which says why there is no GPU there and keeps `auto` from trying it.
 
 import type { BackendDescriptor, DeviceInfo } from "../../abi/backend.js";
 import { CudaError } from "../../errors.js";
 import { createCudaBackend } from "./driver/backend.js";
-import { probeCuda, type CudaProbe } from "./driver/detect.js";
+import { cudaInAuto, probeCuda, type CudaProbe } from "./driver/detect.js";
 import { formatDriverVersion, ptxVersionForDriver } from "./driver/ptxversion.js";
 import type { PtxTargetOptions } from "./ptx/module.js";
 
@@ -14,6 +14,7 @@ export const CUDA_BACKEND: BackendDescriptor<"cuda"> = {
   autoOrder: 0,
   device: "GPU",
   onGpu: true,
+  inAuto: cudaInAuto,
   probe: () => probeCuda(),
   create: createCudaBackend,
   chosen: (backend, devices) => `found ${devices.length} CUDA device${devices.length === 1 ? "" : "s"}, using ${backend.device.name}`,

@@ -6,6 +6,12 @@ import type { DeviceInfo } from "../../../abi/backend.js";
 import { CUDA_SUCCESS, type CudaDriver, cudaDriver, type FailedCall, openDriver } from "./driver.js";
 import { MIN_DRIVER_VERSION, formatDriverVersion } from "./ptxversion.js";
 
+/**
+ * Whether `auto` may choose CUDA here: wherever this module is, which is Node.js (the browser build puts
+ * src/browser/no-cuda.ts in its place, so that a browser's `auto` neither probes CUDA nor names it).
+ */
+export const cudaInAuto = (): boolean => true;
+
 export type CudaProbe =
   | { readonly ok: true; readonly driverVersion: number; readonly devices: DeviceInfo[]; /** the library loaded */ readonly library: string }
   | { readonly ok: false; readonly reason: string; /** the call that failed, with its CUDA error */ readonly failed?: FailedCall };
