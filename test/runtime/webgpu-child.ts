@@ -295,6 +295,18 @@ Object.assign(SCENARIOS, {
     };
   },
 
+  /** a `debug` bounds check that fails is the launch's error, with the kernel's line, as on the simulator */
+  bounds: () => {
+    const k = cuda.jit((x: Int32Array, n: number) => {
+      const i = cuda.grid(1);
+      x[i + n] = i;
+    }, { debug: true });
+    const x = new Int32Array(8);
+    const first = message(() => k.configure(1, 8)(x, int32(4)));
+    const again = message(() => k.configure(1, 4)(x, int32(4)));
+    return { first, again, x: [...x] };
+  },
+
   /** cuda.close(): the next back end shares the device; what the closed one left is not the new one's */
   close: async () => {
     const k = cuda.jit((x: Int32Array, v: number) => {

@@ -97,6 +97,12 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     assert.equal(s.memory, 16, "memoryInfo counts the allocations");
   });
 
+  each("a failed debug bounds check is the launch's LaunchError, with the kernel's line; the next launch starts clean", "bounds", (s) => {
+    assert.match(s.first, /^LaunchError: index out of bounds: x\w*\[8\] with shape \[8\] in thread \(4, 0, 0\) of block \(0, 0, 0\) of kernel '\w+' at .*webgpu-child\.ts line \d+, column \d+\n.*x\[i \+ n\] = i;/);
+    assert.equal(s.again, "no error");
+    assert.deepEqual(s.x, [0, 0, 0, 0, 0, 1, 2, 3]);
+  });
+
   each("after cuda.close() a new back end shares the device; the closed one's collected arrays free none of its buffers", "close", (s) => {
     assert.equal(s.collected, true);
     assert.deepEqual(s.first, [2, 2, 2, 2]);
