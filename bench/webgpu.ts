@@ -95,10 +95,11 @@ const hash32 = (i: number, seed: number) => Math.imul(i + seed, 2654435761 | 0) 
 /** n values in [lo, lo + 1): an integer hash of the index, so every run sees the same data */
 const units = (n: number, seed: number, lo = 0) => Float32Array.from({ length: n }, (_, i) => (hash32(i, seed) >>> 8) / 16777216 + lo);
 const blocks = (n: number, per: number) => Math.ceil(n / per);
-const fromGpu = (name: string) => {
+/** bench/gpu.ts's kernel `name`, and its options with `options` added */
+const fromGpu = (name: string, options?: JitOptions) => {
   const k = KERNELS.find((b) => b.name === name);
   if (!k) throw new Error(`bench/gpu.ts has no kernel ${name}`);
-  return { fn: k.fn, options: k.options };
+  return { fn: k.fn, options: { ...k.options, ...options } };
 };
 
 /** the largest error relative to `scale(i)`, against tolerance `tol` */
@@ -112,6 +113,24 @@ function within(got: Host, want: (i: number) => number, tol: number, scale: (i: 
 }
 
 const mathF32 = (v: number) => Math.exp(v) + Math.log(v + 1) * Math.sin(v) + Math.cos(v) * Math.tanh(v);
+
+function matmulCase(name: string, options?: JitOptions): Case {
+  return {
+    name, size: (s) => `${s.mm}×${s.mm} f32, 16×16 tiles`, ...fromGpu("matmul_tiled", options), wgsl: "matmul_tiled.wgsl",
+    args: (s) => [units(s.mm * s.mm, 5, -0.5), units(s.mm * s.mm, 6, -0.5), new Float32Array(s.mm * s.mm)].map((data) => ({ data, shape: [s.mm, s.mm] as const })),
+    out: 2, grid: (s) => [blocks(s.mm, 16), blocks(s.mm, 16)], block: [16, 16], uniform: (s) => [s.mm, s.mm, s.mm],
+    check(got, [A, B]) {
+      const n = A!.shape![0], a = A!.data, b = B!.data;
+      // every element against a float64 product, relative to the sum of its terms' magnitudes
+      const want = new Float64Array(n * n), mag = new Float64Array(n * n);
+      for (let y = 0; y < n; y++) for (let k = 0; k < n; k++) {
+        const ay = a[y * n + k]!;
+        for (let x = 0; x < n; x++) { const p = ay * b[k * n + x]!; want[y * n + x] += p; mag[y * n + x] += Math.abs(p); }
+      }
+      return within(got, (i) => want[i]!, 1e-5, (i) => mag[i]!);
+    },
+  };
+}
 
 // WGSL's built-in exp, log, sin… are only as exact as the adapter makes them (WGSL bounds sin and cos by an
 // absolute 2^-11); numbats' own math library is within a few ulp
@@ -139,7 +158,7 @@ function softmaxCase(name: string, options?: JitOptions): Case {
 
 function mathCase(name: string, options?: JitOptions): Case {
   return {
-    name, size: (s) => `${s.n} f32, exp+log·sin+cos·tanh`, ...fromGpu("math_f32"), options, wgsl: "math_f32.wgsl",
+    name, size: (s) => `${s.n} f32, exp+log·sin+cos·tanh`, ...fromGpu("math_f32", options), wgsl: "math_f32.wgsl",
     args: (s) => [{ data: units(s.n, 10) }, { data: new Float32Array(s.n) }],
     out: 1, grid: (s) => [blocks(s.n, BLOCK), 1], block: [BLOCK, 1],
     check: (got, [x], builtinMath) => within(got, (i) => mathF32(x!.data[i]!), mathTol(builtinMath, 2e-6)),
@@ -153,21 +172,8 @@ const CASES: readonly Case[] = [
     out: 2, grid: (s) => [blocks(s.n, BLOCK), 1], block: [BLOCK, 1],
     check: (got, [a, b]) => within(got, (i) => Math.fround(a!.data[i]! + b!.data[i]!), 0),
   },
-  {
-    name: "matmul_tiled", size: (s) => `${s.mm}×${s.mm} f32, 16×16 tiles`, ...fromGpu("matmul_tiled"), wgsl: "matmul_tiled.wgsl",
-    args: (s) => [units(s.mm * s.mm, 5, -0.5), units(s.mm * s.mm, 6, -0.5), new Float32Array(s.mm * s.mm)].map((data) => ({ data, shape: [s.mm, s.mm] as const })),
-    out: 2, grid: (s) => [blocks(s.mm, 16), blocks(s.mm, 16)], block: [16, 16], uniform: (s) => [s.mm, s.mm, s.mm],
-    check(got, [A, B]) {
-      const n = A!.shape![0], a = A!.data, b = B!.data;
-      // every element against a float64 product, relative to the sum of its terms' magnitudes
-      const want = new Float64Array(n * n), mag = new Float64Array(n * n);
-      for (let y = 0; y < n; y++) for (let k = 0; k < n; k++) {
-        const ay = a[y * n + k]!;
-        for (let x = 0; x < n; x++) { const p = ay * b[k * n + x]!; want[y * n + x] += p; mag[y * n + x] += Math.abs(p); }
-      }
-      return within(got, (i) => want[i]!, 1e-5, (i) => mag[i]!);
-    },
-  },
+  matmulCase("matmul_tiled"),
+  matmulCase("matmul_tiled fastmath", { fastmath: true }),
   {
     name: "reduce", size: (s) => `${s.n} f32, ${s.groups} blocks`, ...fromGpu("reduce"), wgsl: "reduce.wgsl",
     args: (s) => [{ data: units(s.n, 8) }, { data: new Float32Array(1) }],
