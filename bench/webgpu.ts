@@ -215,8 +215,8 @@ async function batchMs(count: number, launch: () => void, wait: () => void | Pro
 /** launches per batch: about `targetMs` of work, judged by one launch */
 const batchSize = (oneMs: number, targetMs: number) => Math.max(1, Math.min(200, Math.round(targetMs / Math.max(oneMs, 1e-3))));
 
-/** One side of a case, set up and checked: how to launch it and wait for it. */
-interface Side { launch(): void; wait(): void | Promise<unknown>; readonly check: Check }
+/** One side of a case, set up and checked: how to launch it and wait for it, and free its memory. */
+interface Side { launch(): void; wait(): void | Promise<unknown>; readonly check: Check; destroy(): void }
 /** ours: also the code the target made */
 interface OursSide extends Side { code(): string }
 /** `ms`: the median batch's ms per launch; `batches`: each batch's, in order */
@@ -246,11 +246,14 @@ function oursSide(c: Case, s: Sizes, width: number): OursSide {
     return "data" in h ? h.data : h;
   };
   launch();
-  return { launch, wait: () => cuda.synchronize(), check: c.check(read(), args, c.options?.fastmath === true), code: () => kernel.inspectAsm() };
+  return {
+    launch, wait: () => cuda.synchronize(), check: c.check(read(), args, c.options?.fastmath === true),
+    code: () => kernel.inspectAsm(), destroy: () => device.forEach((d) => d.free()),
+  };
 }
 
 /** The hand-written WGSL on our own device, one checked launch. */
-async function handSide(c: Case, s: Sizes, hd: HandDevice): Promise<Side & { destroy(): void }> {
+async function handSide(c: Case, s: Sizes, hd: HandDevice): Promise<Side> {
   const args = c.args(s);
   const uniform: HandArg[] = c.uniform ? [{ uniform: c.uniform(s) }] : [];
   const k = await HandKernel.create(hd, c.wgsl, [...uniform, ...args.map(({ data }) => ({ array: data }))], c.grid(s, hd.subgroupSize));
@@ -273,6 +276,7 @@ async function simChild(s: Sizes): Promise<void> {
       const count = batchSize(await batchMs(1, side.launch, side.wait), 200);
       const times: number[] = [];
       for (let r = 0; r < 3; r++) times.push(await batchMs(count, side.launch, side.wait));
+      side.destroy();
       return { ms: median(times), check: side.check };
     });
   }
@@ -385,7 +389,7 @@ async function main(): Promise<void> {
       return { ms: median(batches), batches, check: side.check };
     };
     rows.push({ c, ours: outcome(ours), hand: outcome(hand), sim: sim[c.name] ?? { error: "not run" } });
-    if (!("error" in hand)) hand.destroy();
+    for (const side of sides) side.destroy();
   }
   const text = report(rows, s, hd.adapterName);
   console.log(text);
