@@ -172,6 +172,25 @@ const SEMANTICS: Semantic[] = [
     grid: 2, block: 4,
   },
   {
+    name: "threads that return early skip the work but not the barriers (a block-reversed copy of a ragged tail)",
+    kernel: (x: Float32Array, o: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i >= x.length) return;
+      const s = cuda.shared.array(32, "float32");
+      const t = cuda.threadIdx.x;
+      s[t] = x[i] * 2;
+      cuda.syncthreads();
+      for (let k = 0; k < 2; k++) {
+        if (t === 0) s[0] += 1;
+        cuda.syncthreads();
+      }
+      const j = cuda.blockIdx.x * 32 + 31 - t;
+      o[i] = j < x.length ? s[31 - t] : -1;
+    },
+    args: () => [F32(Array.from({ length: 80 }, (_, k) => k)), new Float32Array(80)],
+    grid: 3, block: 32,
+  },
+  {
     name: "syncthreadsCount/And/Or",
     kernel: (o: Int32Array) => {
       const t = cuda.threadIdx.x;

@@ -98,6 +98,8 @@ export class WgslEmitter implements WgslContext {
   private pending = new Set<string>();
   /** how many jumps through nb_jump were emitted so far */
   private jumpsSet = 0;
+  /** the list being emitted may start with a jump pending: each statement runs only while nb_jump == 0 */
+  private guarding = false;
   readonly prints: PrintSite[] = [];
   readonly accesses: CheckedAccess[] = [];
   private readonly places: SourcePlace[] = [];
@@ -234,6 +236,7 @@ export class WgslEmitter implements WgslContext {
     this.declareAllocsAndLocals();
     this.intrinsics.prepare();
     this.depth = 1;
+    if (ir.features.barriers) this.pushTarget(KERNEL_LABEL, "block");
     this.block(ir.body);
     const body = this.lines;
     const entryName = this.ident(`k_${ir.name}`);
@@ -592,19 +595,35 @@ export class WgslEmitter implements WgslContext {
 
   // ------------------------------------------------------------------ statements
 
+  /**
+   * A statement list. After a statement that may leave a jump pending, the rest runs only while
+   * `nb_jump == 0`: in one `if`, or, in a kernel with barriers, statement by statement, the barriers
+   * (and the loops and ifs holding them) left outside, so that threads that returned still meet the
+   * others at each barrier (WGSL requires a barrier in uniform control flow).
+   */
   private block(body: readonly Stmt[]): void {
     let opened = 0;
-    body.forEach((s, k) => {
+    let guarding = this.guarding;
+    /** a jump may have been set since the innermost open guard was tested */
+    let recheck = false;
+    const open = () => { this.line("if (nb_jump == 0) {"); this.depth++; opened++; };
+    const close = () => { for (; opened > 0; opened--) { this.depth--; this.line("}"); } };
+    body.forEach((s) => {
+      const barrier = guarding && holdsBarrier(s);
+      // a local set without effects may run in threads that returned too (their locals are dead): left
+      // outside the guard, it keeps the values that barriers' loops depend on uniform
+      if (barrier || (guarding && setsLocalOnly(s))) close();
+      else if (guarding && (opened === 0 || recheck)) open();
+      recheck = false;
       const before = this.jumpsSet;
+      const saved = this.guarding;
+      this.guarding = barrier; // the lists inside a barrier's statement guard their own statements
       this.stmt(s);
+      this.guarding = saved;
       // a jump this statement may leave pending skips the rest of the list
-      if (this.jumpsSet > before && this.pending.size > 0 && k < body.length - 1 && !endsFlow(s)) {
-        this.line("if (nb_jump == 0) {");
-        this.depth++;
-        opened++;
-      }
+      if (this.jumpsSet > before && this.pending.size > 0 && !endsFlow(s)) guarding = recheck = true;
     });
-    for (; opened > 0; opened--) { this.depth--; this.line("}"); }
+    close();
   }
 
   private stmt(s: Stmt): void {
@@ -660,7 +679,9 @@ export class WgslEmitter implements WgslContext {
       case "break":
       case "continue": return this.jump(s.k, s.label);
       case "return":
-        this.line("return;");
+        // with barriers, a thread that returns stays to meet the others at the barriers after
+        if (this.ir.features.barriers) this.jump("break", KERNEL_LABEL);
+        else this.line("return;");
         return;
       case "alloc":
         if (s.type.space === "local") this.line(`${this.roots.get(s.name)!.id} = array<${wordType(this.roots.get(s.name)!)}, ${product(s.shape)}>();`);
@@ -980,6 +1001,19 @@ function withBitsHelper(code: string): string {
 
 /** an expression that does something besides computing its value (it must not run speculatively) */
 const hasEffect = (e: Expr): boolean => e.k === "atomic" || (e.k === "intrinsic" && INTRINSICS[e.name].effect !== "none");
+
+/** the label of the kernel's body, which `return` leaves in a kernel with barriers */
+const KERNEL_LABEL = "nb:kernel";
+
+/** a statement that is or holds a barrier */
+const holdsBarrier = (s: Stmt): boolean => {
+  let found = false;
+  walkStmts([s], (x) => { if (!found) found = stmtExprs(x).some((e) => exprHas(e, (y) => y.k === "intrinsic" && INTRINSICS[y.name].effect === "barrier")); });
+  return found;
+};
+
+/** an allocation, or a `let` or assignment whose value has no effect: it touches the thread's own locals only */
+const setsLocalOnly = (s: Stmt): boolean => s.k === "alloc" || ((s.k === "let" || s.k === "assign") && !stmtExprs(s).some((e) => exprHas(e, hasEffect)));
 
 /** a statement after which nothing of its list runs */
 const endsFlow = (s: Stmt): boolean => s.k === "return" || s.k === "break" || s.k === "continue";
