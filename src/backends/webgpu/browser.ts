@@ -3,7 +3,7 @@
 // Worker's) own thread through an InThreadChannel, so every call that would wait for the device is
 // refused (canBlock false) and has an async twin. A browser finds its adapter asynchronously
 // (navigator.gpu.requestAdapter), while selection probes synchronously: `openBrowserDevice()` (the
-// descriptor's `prepare`, which the browser build's `await ready()` runs) opens it once, and
+// descriptor's `prepare`, which `await ready()` runs) opens it once, and
 // `browserDevice()` reports it to the probe afterwards.
 
 import { totalmem } from "node:os";
