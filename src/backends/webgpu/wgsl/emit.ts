@@ -612,7 +612,7 @@ export class WgslEmitter implements WgslContext {
       const barrier = guarding && holdsBarrier(s);
       // a local set without effects may run in threads that returned too (their locals are dead): left
       // outside the guard, it keeps the values that barriers' loops depend on uniform
-      if (barrier || (guarding && setsLocalOnly(s))) close();
+      if (barrier || (guarding && setsLocalOnly(s, this.ir.options.debug))) close();
       else if (guarding && (opened === 0 || recheck)) open();
       recheck = false;
       const before = this.jumpsSet;
@@ -1012,8 +1012,12 @@ const holdsBarrier = (s: Stmt): boolean => {
   return found;
 };
 
-/** an allocation, or a `let` or assignment whose value has no effect: it touches the thread's own locals only */
-const setsLocalOnly = (s: Stmt): boolean => s.k === "alloc" || ((s.k === "let" || s.k === "assign") && !stmtExprs(s).some((e) => exprHas(e, hasEffect)));
+/**
+ * An allocation, or a `let` or assignment whose value has no effect: it touches the thread's own locals
+ * only (with `debug`, a load is checked, so a value that loads is not one of these).
+ */
+const setsLocalOnly = (s: Stmt, debug: boolean): boolean => s.k === "alloc"
+  || ((s.k === "let" || s.k === "assign") && !stmtExprs(s).some((e) => exprHas(e, (x) => hasEffect(x) || (debug && x.k === "load"))));
 
 /** a statement after which nothing of its list runs */
 const endsFlow = (s: Stmt): boolean => s.k === "return" || s.k === "break" || s.k === "continue";
