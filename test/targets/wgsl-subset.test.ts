@@ -85,6 +85,14 @@ test("warp intrinsics need subgroups; a full mask assumes a warp of 32 where sub
   assert.match(emitWgsl(fits, ADAPTERS.lavapipe).code, /subgroupBallot/);
 });
 
+test("more arrays than the adapter binds storage buffers (one is the status words)", () => {
+  const arrays = Array.from({ length: 12 }, () => F32);
+  const kernel = new Function("cuda", `return (${arrays.map((_, k) => `a${k}`).join(", ")}) => { const i = cuda.grid(1); a0[i] = ${arrays.map((_, k) => `a${k}[i]`).join(" + ")}; }`)(cuda) as Function;
+  const e = subsetError(kernel, arrays, ADAPTERS.swiftshader);
+  assert.match(e.message, /^a kernel with more than 11 arrays \(parameters, record fields and env arrays\) is not available on the webgpu target \(WebGPU \(SwiftShader\) binds at most 12 storage buffers/);
+  emitWgsl(compileToIR(kernel, arrays, { name: "k", resolveDeviceFunction }), ADAPTERS.lavapipe);
+});
+
 test("array locals that may hold different buffers fit: each access tests which", () => {
   const ir = compileToIR((a: Float32Array, b: Float32Array, o: Float32Array) => { const i = cuda.grid(1); let x = a; if (i > 3) x = b; o[i] = x[i]; }, [F32, F32, F32], { name: "k", resolveDeviceFunction });
   assert.match(emitWgsl(ir, ADAPTERS.lavapipe).code, /select\(a\[.*\], b\[.*\], x_sel == 1i\)/);

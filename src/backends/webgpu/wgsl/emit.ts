@@ -332,8 +332,11 @@ export class WgslEmitter implements WgslContext {
       this.scalarType(t.dtype);
       const root = this.roots.get(name)!;
       const binding = 2 + this.bindings.length;
-      if (binding - 2 >= this.target.maxStorageBuffers) {
-        throw this.unsupported(`a kernel with more than ${this.target.maxStorageBuffers} array parameters`, `${this.target.adapterName} binds at most ${this.target.maxStorageBuffers} storage buffers`);
+      // the status words take one storage buffer too
+      const most = this.target.maxStorageBuffers - 1;
+      if (binding - 2 >= most) {
+        throw this.unsupported(`a kernel with more than ${most} arrays (parameters, record fields and env arrays)`,
+          `${this.target.adapterName} binds at most ${this.target.maxStorageBuffers} storage buffers to a kernel, one of them numbats' status words`);
       }
       const readOnly = !this.written.has(name);
       this.bindings.push({ arg: i, binding, readOnly });
