@@ -291,6 +291,11 @@ Object.assign(SCENARIOS, {
       ipcOpen: message(() => b.ipcOpen({ handle: "x", byteLength: 16 })),
       peer: message(() => b.copyFromPeer(buf, 0, b, buf, 0, 4)),
       pinnedBytes: b.hostBytes(pinned)?.byteLength,
+      queued: message(() => {
+        b.channel.post({ op: "write", id: 1e9, offset: 0, data: new Uint8Array(4) });
+        b.synchronize();
+      }),
+      after: message(() => b.synchronize()),
       memory: b.memoryInfo().total - b.memoryInfo().free,
     };
   },

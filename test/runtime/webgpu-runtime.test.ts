@@ -91,9 +91,11 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     assert.deepEqual(s.copied, [0, 1, 2, 3, 4, 0, 6, 7]);
   });
 
-  each("what WebGPU cannot do (mapped host memory, IPC, peers) fails naming the target", "unsupported", (s) => {
+  each("what WebGPU cannot do (mapped host memory, IPC, peers) fails naming the target; so does a queued job, when waited for", "unsupported", (s) => {
     for (const what of ["mapped", "ipc", "ipcOpen", "peer"]) assert.match(s[what], /^Error: the webgpu target \(.+\) (cannot|has one device)/, what);
     assert.equal(s.pinnedBytes, 8, "pinned memory is plain host memory");
+    assert.match(s.queued, /^LaunchError: the webgpu target \(.+\): WebGPU buffer 1000000000 does not exist/, "a queued job's failure, at the next synchronising call");
+    assert.equal(s.after, "no error");
     assert.equal(s.memory, 16, "memoryInfo counts the allocations");
   });
 

@@ -132,19 +132,36 @@ export class WebGpuBackend implements Backend, KernelHost {
   copyToHost(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number): void {
     this.mustBlock("copyToHost", "copyToHostAsync");
     const t = this.readTicket(dst, this.range(buf, byteOffset, dst.byteLength, "copy to the host"), byteOffset);
-    if (t) new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(t.wait() as Uint8Array);
+    if (t) new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(this.failing(() => t.wait()) as Uint8Array);
   }
 
   async copyToHostAsync(dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number): Promise<void> {
     const b = this.range(buf, byteOffset, dst.byteLength, "copy to the host");
     await settleStatuses();
     const t = this.readTicket(dst, b, byteOffset);
-    if (t) new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set((await t.promise()) as Uint8Array);
+    if (t) new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set((await this.failingAsync(t.promise())) as Uint8Array);
+  }
+
+  /** runs `f`; a failure of the device is a LaunchError naming the target */
+  private failing<T>(f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      throw this.deviceFailure(e);
+    }
+  }
+
+  private failingAsync<T>(p: Promise<T>): Promise<T> {
+    return p.catch((e: unknown) => Promise.reject(this.deviceFailure(e)));
+  }
+
+  private deviceFailure(e: unknown): LaunchError {
+    return e instanceof LaunchError ? e : new LaunchError(`${this.where}: ${(e as Error).message}`);
   }
 
   /** a failure of queued work, then what the kernels threw */
   private raiseErrors(): void {
-    this.channel.check();
+    this.failing(() => this.channel.check());
     raiseKernelErrors();
   }
 
@@ -193,12 +210,12 @@ export class WebGpuBackend implements Backend, KernelHost {
 
   synchronize(): void {
     this.mustBlock("synchronize", "synchronizeAsync");
-    this.channel.request({ op: "done" }).wait();
+    this.failing(() => this.channel.request({ op: "done" }).wait());
     this.raiseErrors();
   }
 
   async synchronizeAsync(): Promise<void> {
-    await this.channel.request({ op: "done" }).promise();
+    await this.failingAsync(this.channel.request({ op: "done" }).promise());
     await settleStatuses();
     this.raiseErrors();
   }
