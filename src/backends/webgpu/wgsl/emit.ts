@@ -5,8 +5,12 @@
 // Control flow: WGSL's `break` and `continue` reach only the innermost loop, and WGSL has no labelled
 // blocks. A jump to an outer loop or out of a block (the inliner's `return`s are such) sets `nb_jump`
 // to its code; the statements after it in each enclosing list run only while `nb_jump == 0`, and the
-// loop or block it names clears it (a loop it passes on the way breaks). Loops are `loop { … continuing
-// { update; break if … } }`. Every local is a `var` declared at the top (IR names are unique).
+// loop or block it names clears it (a loop it passes on the way breaks). In a kernel with barriers,
+// `return` is such a jump out of the kernel's body: WGSL wants every thread at each barrier, so a thread
+// that returned skips what has effects but not the barriers (see `block`). Loops are `loop { …
+// continuing { update; break if … } }`. Every local is a `var` declared at the top (IR names are unique).
+// Float32 locals are set through an opaque zero, which stops the device compiler reassociating float
+// arithmetic across them (`rounded`).
 //
 // Expressions that need statements (atomic loops, prints, warp votes, bounds checks) put them on the
 // lines before the statement being emitted; a short-circuit or lazy operand with such statements is
