@@ -148,7 +148,7 @@ class NodeChannel implements DeviceChannel {
     const reply = this.replies.get(seq);
     this.replies.delete(seq);
     this.wanted.delete(seq);
-    if (reply === undefined) throw new Error(`the WebGPU device's thread stopped before replying to request ${seq}`);
+    if (reply === undefined) throw new Error(this.failure ?? `the WebGPU device's thread stopped before replying to request ${seq}`);
     if ("error" in reply) throw new Error(reply.error);
     return reply.result as GpuJobResult;
   }

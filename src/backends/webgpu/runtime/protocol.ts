@@ -19,6 +19,8 @@ export const CONTROL_WORDS = 2;
 
 /** the number of the worker's first reply (the adapter); requests count on from it */
 export const OPENED = 1;
+/** CONTROL.done of a worker that stopped: past every request's number, so that no caller waits on */
+export const STOPPED = 0x7fffffff;
 
 export interface WorkerData {
   readonly port: MessagePort;
@@ -38,5 +40,5 @@ export interface DeviceRequest {
 export type DeviceReply =
   | { readonly seq: number; readonly result: GpuJobResult | AdapterFacts }
   | { readonly seq: number; readonly error: string }
-  /** the bootstrap's report of a thread that failed to start */
+  /** the bootstrap's report of a thread that failed to start, or the thread's of its own end */
   | { readonly seq?: undefined; readonly error: string };

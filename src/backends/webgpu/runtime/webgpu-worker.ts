@@ -5,7 +5,7 @@
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { openDevice, type AdapterFacts } from "./adapter.js";
 import { GpuExecutor, type GpuJobResult } from "./executor.js";
-import { CONTROL, OPENED, type DeviceReply, type DeviceRequest, type WorkerData } from "./protocol.js";
+import { CONTROL, OPENED, STOPPED, type DeviceReply, type DeviceRequest, type WorkerData } from "./protocol.js";
 
 const { port, flag, dawnOptions } = workerData as WorkerData;
 
@@ -69,7 +69,15 @@ async function serve(executor: GpuExecutor): Promise<never> {
   }
 }
 
-open().then(serve, (e: unknown) => {
-  send({ seq: OPENED, error: message(e) });
-  finished(OPENED);
-});
+open().then(
+  (executor) =>
+    serve(executor).catch((e: unknown) => {
+      // the thread cannot go on: every job, done and to come, is answered with its end
+      send({ error: `the WebGPU device's thread stopped: ${message(e)}` });
+      finished(STOPPED);
+    }),
+  (e: unknown) => {
+    send({ seq: OPENED, error: message(e) });
+    finished(OPENED);
+  },
+);
