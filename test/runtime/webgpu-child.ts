@@ -300,6 +300,20 @@ Object.assign(SCENARIOS, {
     };
   },
 
+  /** WGSL the device's compiler rejects: a barrier some threads may not reach is a CompileError at the kernel's line; other errors name the WGSL's */
+  rejected: () => {
+    const divergent = cuda.jit((x: Int32Array) => {
+      const t = cuda.threadIdx.x;
+      if (x[t]! > 0) cuda.syncthreads();
+      x[t] = t;
+    });
+    const broken = backend((w) => ({ ...w, code: w.code.replace("c[params.c_off + i] =", "c[params.c_off + i] = nonsense +") }));
+    return {
+      divergent: message(() => divergent.configure(1, 4)(new Int32Array(4))),
+      broken: message(() => broken.compile(irOf("vadd"))),
+    };
+  },
+
   /** a `debug` bounds check that fails is the launch's error, with the kernel's line, as on the simulator */
   bounds: () => {
     const k = cuda.jit((x: Int32Array, n: number) => {

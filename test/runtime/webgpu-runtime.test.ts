@@ -99,6 +99,11 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     assert.equal(s.memory, 16, "memoryInfo counts the allocations");
   });
 
+  each("WGSL the device rejects: a barrier not all threads reach is a CompileError at the kernel's line; other errors show the WGSL's", "rejected", (s) => {
+    assert.match(s.divergent, /^CompileError: a barrier \(cuda\.syncthreads\) that not every thread of the block may reach together is not available on the webgpu target .*\(in 'divergent' at .*webgpu-child\.ts line \d+, column \d+\)\n.*cuda\.syncthreads\(\)/);
+    assert.match(s.broken, /^LaunchError: the webgpu target \(.+\): the WGSL compiler rejected kernel 'vadd':\n\d+:\d+: unresolved value 'nonsense'\n.*nonsense \+/);
+  });
+
   each("a failed debug bounds check is the launch's LaunchError, with the kernel's line; the next launch starts clean", "bounds", (s) => {
     assert.match(s.first, /^LaunchError: index out of bounds: x\w*\[8\] with shape \[8\] in thread \(4, 0, 0\) of block \(0, 0, 0\) of kernel '\w+' at .*webgpu-child\.ts line \d+, column \d+\n.*x\[i \+ n\] = i;/);
     assert.equal(s.again, "no error");

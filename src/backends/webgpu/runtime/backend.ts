@@ -11,6 +11,7 @@ import { kernelInfo } from "../../../abi/kernel-info.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
 import type { FunctionIR } from "../../../compiler/ir.js";
 import { LaunchError } from "../../../errors.js";
+import { explainWgslErrors } from "../wgsl/diagnose.js";
 import type { WgslKernel, WgslTarget } from "../wgsl/layout.js";
 import { wgslTargetOf, type AdapterFacts } from "./adapter.js";
 import type { DeviceChannel, Ticket } from "./channel.js";
@@ -186,7 +187,8 @@ export class WebGpuBackend implements Backend, KernelHost {
   // ------------------------------------------------------------------ kernels
 
   compile(ir: FunctionIR): CompiledKernel {
-    return new WebGpuKernel(this, kernelInfo(ir), this.emit(ir, wgslTargetOf(this.facts)), ir.source);
+    const wgsl = this.emit(ir, wgslTargetOf(this.facts));
+    return new WebGpuKernel(this, kernelInfo(ir), wgsl, ir.source, (errors) => explainWgslErrors(ir, wgsl, errors));
   }
 
   // ------------------------------------------------------------------ the queue

@@ -12,6 +12,8 @@
 // - each dispatch writes its parameter block into its module's uniform buffer and is submitted at once,
 //   so one buffer per module serves every launch (the queue runs writes and submits in order).
 
+import type { WgslMessage } from "../wgsl/diagnose.js";
+
 /** GPUBufferUsage, GPUMapMode and GPUShaderStage bits (constants, so no global of the environment is needed) */
 const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, UNIFORM: 64, STORAGE: 128, QUERY_RESOLVE: 512 } as const;
 const MAP_READ = 1;
@@ -28,7 +30,7 @@ export type GpuJob =
   | { readonly op: "free"; readonly id: number }
   | { readonly op: "write"; readonly id: number; readonly offset: number; readonly data: Uint8Array }
   | { readonly op: "copy"; readonly dst: number; readonly dstOffset: number; readonly src: number; readonly srcOffset: number; readonly bytes: number }
-  /** a shader module with its bind group layout, @group(0) (index: binding); replies once compiled, or fails with the compiler's messages */
+  /** a shader module with its bind group layout, @group(0); replies once compiled with the compiler's errors (none: it is loaded) */
   | { readonly op: "module"; readonly id: number; readonly code: string; readonly layout: BindingLayout }
   /** creates a module's pipeline for one set of overrides ahead of its dispatches, so that a failure is reported to the launch */
   | { readonly op: "pipeline"; readonly module: number; readonly entryPoint: string; readonly overrides: Readonly<Record<string, number>> }
@@ -49,8 +51,8 @@ export type GpuJob =
   /** replies once the work queued before it finished */
   | { readonly op: "done" };
 
-/** What `run` resolves to: a read's bytes, a mark's time, else nothing. */
-export type GpuJobResult = Uint8Array | number | undefined;
+/** What `run` resolves to: a read's bytes, a mark's time, a module's compile errors, else nothing. */
+export type GpuJobResult = Uint8Array | number | readonly WgslMessage[] | undefined;
 
 interface Module {
   readonly shader: GPUShaderModule;
@@ -195,14 +197,15 @@ export class GpuExecutor {
     return this.read(src, srcOffset, bytes).then((data) => this.write(dst, dstOffset, data));
   }
 
-  private async module(id: number, code: string, layout: BindingLayout): Promise<undefined> {
+  private async module(id: number, code: string, layout: BindingLayout): Promise<readonly WgslMessage[]> {
+    // the compiler's errors are taken from the compilation info, not left to the device's error event
+    this.device.pushErrorScope("validation");
     const shader = this.device.createShaderModule({ code });
     const info = await shader.getCompilationInfo();
-    const errors = info.messages.filter((m) => m.type === "error");
-    if (errors.length > 0) {
-      const lines = code.split("\n");
-      throw new Error(`the WebGPU compiler rejected the WGSL:\n${errors.map((m) => `${m.lineNum}:${m.linePos}: ${m.message}\n    ${lines[m.lineNum - 1] ?? ""}`).join("\n")}`);
-    }
+    await this.device.popErrorScope();
+    // plain objects: they cross to the caller's thread
+    const errors = info.messages.filter((m) => m.type === "error").map(({ type, lineNum, linePos, message }) => ({ type, lineNum, linePos, message }));
+    if (errors.length > 0) return errors;
     const entries = layout.map(([binding, type]): GPUBindGroupLayoutEntry => ({ binding, visibility: COMPUTE_STAGE, buffer: { type } }));
     this.device.pushErrorScope("validation");
     const bindGroupLayout = this.device.createBindGroupLayout({ entries });
@@ -210,7 +213,7 @@ export class GpuExecutor {
     const invalid = await this.device.popErrorScope();
     if (invalid) throw new Error(`the bind group layout is invalid: ${invalid.message}`);
     this.modules.set(id, { shader, layout: pipelineLayout, pipelines: new Map() });
-    return undefined;
+    return [];
   }
 
   private pipelineDescriptor(m: Module, entryPoint: string, constants: Readonly<Record<string, number>>): GPUComputePipelineDescriptor {

@@ -11,7 +11,8 @@ import type { KernelInfo } from "../../../abi/kernel-info.js";
 import { noteThrowingLaunch } from "../../../abi/kernel-errors.js";
 import { parseThrowSite } from "../../../abi/launch-abi.js";
 import { DTYPE_INFO, type ScalarName } from "../../../dtypes.js";
-import { KernelError, LaunchError, sourcePosition } from "../../../errors.js";
+import { CompileError, KernelError, LaunchError, sourcePosition } from "../../../errors.js";
+import type { WgslMessage } from "../wgsl/diagnose.js";
 import { decodeStatus, type StatusReport } from "../wgsl/status.js";
 import type { ParamField, WgslKernel } from "../wgsl/layout.js";
 import type { AdapterFacts } from "./adapter.js";
@@ -78,6 +79,8 @@ export class WebGpuKernel implements CompiledKernel {
     private readonly wgsl: WgslKernel,
     /** the kernel's source text, where a failed check points */
     private readonly source: string,
+    /** the CompileError in the kernel's terms for the WGSL compiler's errors, where the target can tell one */
+    explain: (errors: readonly WgslMessage[]) => CompileError | undefined,
   ) {
     this.code = wgsl.code;
     this.staticSharedBytes = wgsl.staticSharedBytes;
@@ -89,7 +92,17 @@ export class WebGpuKernel implements CompiledKernel {
     this.reports = this.readAfterLaunch || info.strings.length > 0;
     this.status = host.allocId(this.statusBytes);
     const loaded = host.channel.request({ op: "module", id: this.module, code: wgsl.code, layout: this.layout });
-    if (host.channel.canBlock) this.failing(() => loaded.wait(), `loading kernel '${info.name}'`);
+    // a thread that cannot wait meets a rejected module at its first launch's synchronising call
+    if (!host.channel.canBlock) return;
+    const errors = this.failing(() => loaded.wait(), `loading kernel '${info.name}'`) as readonly WgslMessage[];
+    if (errors.length > 0) throw explain(errors) ?? this.rejected(errors);
+  }
+
+  /** the WGSL compiler's errors, as they are, beside the lines they name */
+  private rejected(errors: readonly WgslMessage[]): LaunchError {
+    const lines = this.code.split("\n");
+    const told = errors.map((m) => `${m.lineNum}:${m.linePos}: ${m.message}\n    ${lines[m.lineNum - 1] ?? ""}`);
+    return new LaunchError(`${this.host.where}: the WGSL compiler rejected kernel '${this.info.name}':\n${told.join("\n")}`);
   }
 
   /** a failure of the device, as a LaunchError that says what was done */
