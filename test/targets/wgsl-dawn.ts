@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import type { WgslKernel, WgslMessage, WgslTarget } from "../../src/backends/webgpu/wgsl/index.js";
 
 export const ADAPTERS: Readonly<Record<"lavapipe" | "swiftshader", WgslTarget>> = {
-  lavapipe: { subgroupSize: 8, shaderF16: true, maxWorkgroupStorageBytes: 32768, maxStorageBuffers: 16, adapterName: "WebGPU (llvmpipe)" },
+  lavapipe: { subgroupSize: 8, shaderF16: true, unroundedF16: true, maxWorkgroupStorageBytes: 32768, maxStorageBuffers: 16, adapterName: "WebGPU (llvmpipe)" },
   swiftshader: { subgroupSize: 4, shaderF16: false, maxWorkgroupStorageBytes: 32768, maxStorageBuffers: 12, adapterName: "WebGPU (SwiftShader)" },
 };
 

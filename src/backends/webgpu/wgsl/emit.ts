@@ -611,24 +611,30 @@ export class WgslEmitter implements WgslContext {
   private block(body: readonly Stmt[]): void {
     let opened = 0;
     let guarding = this.guarding;
+    /** the only jump that may be pending is the kernel's return (else: a function's result is still to come) */
+    let exitOnly = true;
     /** a jump may have been set since the innermost open guard was tested */
     let recheck = false;
     const open = () => { this.line("if (nb_jump == 0) {"); this.depth++; opened++; };
     const close = () => { for (; opened > 0; opened--) { this.depth--; this.line("}"); } };
     body.forEach((s) => {
-      const barrier = guarding && holdsBarrier(s);
-      // a local set without effects may run in threads that returned too (their locals are dead): left
-      // outside the guard, it keeps the values that barriers' loops depend on uniform
-      if (barrier || (guarding && setsLocalOnly(s, this.ir.options.debug))) close();
+      // after a return, the barriers (with the statements holding them) still run, and so may a local
+      // set without effects (the thread's locals are dead): outside the guard, it keeps the values that
+      // the barriers' loops depend on uniform
+      const free = guarding && exitOnly && (holdsBarrier(s) || setsLocalOnly(s, this.ir.options.debug));
+      if (free) close();
       else if (guarding && (opened === 0 || recheck)) open();
       recheck = false;
       const before = this.jumpsSet;
       const saved = this.guarding;
-      this.guarding = barrier; // the lists inside a barrier's statement guard their own statements
+      this.guarding = free && holdsBarrier(s); // the lists inside a barrier's statement guard their own statements
       this.stmt(s);
       this.guarding = saved;
       // a jump this statement may leave pending skips the rest of the list
-      if (this.jumpsSet > before && this.pending.size > 0 && !endsFlow(s)) guarding = recheck = true;
+      if (this.jumpsSet > before && this.pending.size > 0 && !endsFlow(s)) {
+        guarding = recheck = true;
+        exitOnly &&= [...this.pending].every((l) => l === KERNEL_LABEL);
+      }
     });
     close();
   }
@@ -809,8 +815,11 @@ export class WgslEmitter implements WgslContext {
       case "fma": {
         // WGSL's fma may round twice: exact by emulation, but for fastmath
         const ty = this.scalarType(e.type);
-        const f = this.ir.options.fastmath ? "fma" : this.helper("fma", ty);
-        return `${f}(${this.expr(e.a)}, ${this.expr(e.b)}, ${this.expr(e.c)})`;
+        const [a, b, c] = [e.a, e.b, e.c].map((x) => this.expr(x));
+        if (this.ir.options.fastmath && !this.roundsHalf(e.type)) return `fma(${a}, ${b}, ${c})`;
+        if (ty === "f32") return `${this.helper("fma", "f32")}(${a}, ${b}, ${c})`;
+        const odd = `${this.helper("fma_odd", "f32")}(f32(${a}) * f32(${b}), f32(${c}))`;
+        return this.roundsHalf(e.type) ? this.toHalf(odd) : `f16(${odd})`;
       }
       case "compare": {
         const op = { lt: "<", le: "<=", gt: ">", ge: ">=", eq: "==", ne: "!=" }[e.op];
@@ -889,6 +898,16 @@ export class WgslEmitter implements WgslContext {
     return t;
   }
 
+  /** float16 results are rounded by the target (the adapter does not round them) */
+  private roundsHalf(t: Type): boolean {
+    return t === "float16" && this.target.unroundedF16 === true;
+  }
+
+  /** a float32 value rounded to float16 on the bits */
+  private toHalf(x: string): string {
+    return `${this.helper("to_half", "f32")}(${x})`;
+  }
+
   private opText(op: OpText, ty: string, a: string, b: string): string {
     if ("infix" in op) return `(${a} ${op.infix} ${b})`;
     if ("call" in op) return `${op.call}(${a}, ${b})`;
@@ -901,7 +920,12 @@ export class WgslEmitter implements WgslContext {
     const a = this.expr(e.a), b = this.expr(e.b);
     const missing = () => new InternalCompilerError(`webgpu: binary '${e.op}' on ${t}`, e.loc);
     if (t === "bool") { const op = BINARY_BOOL[e.op]; if (!op) throw missing(); return this.opText(op, ty, a, b); }
-    if (isFloat(t)) { const op = BINARY_FLOAT[e.op]; if (!op) throw missing(); return this.opText(op, ty, a, b); }
+    if (isFloat(t)) {
+      const op = BINARY_FLOAT[e.op];
+      if (!op) throw missing();
+      // float16 on an adapter that does not round it: in float32 (exact, or rounded once harmlessly), rounded here
+      return this.roundsHalf(t) ? this.toHalf(this.opText(op, "f32", `f32(${a})`, `f32(${b})`)) : this.opText(op, ty, a, b);
+    }
     if (e.op === "shl" || e.op === "shr") {
       const amount = `(${e.b.type === "uint32" ? b : `bitcast<u32>(${b})`} & ${bitsOf(t) - 1}u)`;
       const s = `(${a} ${e.op === "shl" ? "<<" : ">>"} ${amount})`;
@@ -923,7 +947,10 @@ export class WgslEmitter implements WgslContext {
       if (e.op === "neg") return `(-${x})`;
       const op = UNARY_FLOAT[e.op];
       if (!op) throw new InternalCompilerError(`webgpu: unary '${e.op}' on ${t}`, e.loc);
-      return "call" in op ? `${op.call}(${x})` : `${this.helper((op as { helper: string }).helper, ty)}(${x})`;
+      const half = this.roundsHalf(t);
+      const [ity, ix] = half ? ["f32", `f32(${x})`] : [ty, x];
+      const r = "call" in op ? `${op.call}(${ix})` : `${this.helper((op as { helper: string }).helper, ity)}(${ix})`;
+      return half ? this.toHalf(r) : r;
     }
     switch (e.op) {
       case "not": return `(!${x})`;
@@ -949,7 +976,7 @@ export class WgslEmitter implements WgslContext {
     // a float is true unless ±0 (NaN is true): tested on the bits, as a WGSL compiler may assume no NaN
     if (to === "bool") return isFloat(from) ? `((bitcast<u32>(${fty === "f32" ? x : `f32(${x})`}) << 1u) != 0u)` : `(${x} != ${fty}(0))`;
     if (from === "bool") return `select(${tty}(0), ${tty}(1), ${x})`;
-    if (isFloat(to)) return `${tty}(${x})`;
+    if (isFloat(to)) return this.roundsHalf(to) ? this.toHalf(`f32(${x})`) : `${tty}(${x})`;
     if (isFloat(from)) return this.floatToInt(x, from, to);
     // int → int: reinterpret the register's bits, then wrap to the width
     const same = fty === tty ? x : `bitcast<${tty}>(${x})`;

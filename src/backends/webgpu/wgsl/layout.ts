@@ -23,6 +23,11 @@ export interface WgslTarget {
   readonly subgroupSize?: number;
   /** the adapter has `shader-f16` */
   readonly shaderF16: boolean;
+  /**
+   * the adapter's f16 arithmetic and conversions are not rounded to half precision (lavapipe keeps f16
+   * values in f32): the target rounds each float16 result itself, on the bits
+   */
+  readonly unroundedF16?: boolean;
   /** maxComputeWorkgroupStorageSize */
   readonly maxWorkgroupStorageBytes: number;
   /** maxStorageBuffersPerShaderStage */

@@ -92,7 +92,7 @@ fn nb_opaque(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) | nb_zero); }`
   // inexact and even: the odd neighbour on the side of the exact value
   return bitcast<f32>(select(v - 1u, v + 1u, (bitcast<u32>(u.y) >> 31u) == (v >> 31u)));
 }`,
-  fma: (ty) => ty === "f32" ? `fn nb_fma_f32(a: f32, b: f32, c: f32) -> f32 {
+  fma: () => `fn nb_fma_f32(a: f32, b: f32, c: f32) -> f32 {
   let p = a * b;
   if ((bitcast<u32>(p) & 0x7f800000u) == 0x7f800000u || (bitcast<u32>(c) & 0x7f800000u) == 0x7f800000u || bitcast<u32>(p) << 1u == 0u) { return p + c; }
   let ah = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
@@ -102,9 +102,33 @@ fn nb_opaque(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) | nb_zero); }`
   let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
   let t = nb_two_sum(c, p);
   return t.x + nb_odd(nb_two_sum(t.y, e));
-}` : `fn nb_fma_f16(a: f16, b: f16, c: f16) -> f16 {
-  // the product of two halves is exact in f32: the exact sum rounded to odd in f32, then once to f16
-  return f16(nb_odd(nb_two_sum(f32(a) * f32(b), f32(c))));
+}`,
+  // float16's fma: the product of two halves is exact in f32, so the exact sum rounded to odd in f32
+  // rounds once more to f16 correctly (the caller converts); an infinite or NaN sum as it is
+  fma_odd: () => `fn nb_fma_odd_f32(p: f32, c: f32) -> f32 {
+  let t = nb_two_sum(p, c);
+  if ((bitcast<u32>(t.x) & 0x7f800000u) == 0x7f800000u) { return t.x; }
+  return nb_odd(t);
+}`,
+  // a float32 rounded to float16 (to nearest, ties to even) on the bits, for adapters that do not round
+  to_half: () => `fn nb_to_half_f32(x: f32) -> f16 {
+  let a = bitcast<u32>(x) & 0x7fffffffu;
+  var h = 0u;
+  if (a > 0x7f800000u) { h = 0x7e00u; }
+  else if (a >= 0x477ff000u) { h = 0x7c00u; }
+  else if (a >= 0x38800000u) {
+    h = (a - 0x38000000u) >> 13u;
+    let rest = a & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u) == 1u)) { h = h + 1u; }
+  } else if (a >= 0x33000000u) {
+    let shift = 126u - (a >> 23u);
+    let m = (a & 0x7fffffu) | 0x800000u;
+    h = m >> shift;
+    let rest = m & ((1u << shift) - 1u);
+    let half = 1u << (shift - 1u);
+    if (rest > half || (rest == half && (h & 1u) == 1u)) { h = h + 1u; }
+  }
+  return bitcast<vec2<f16>>(((bitcast<u32>(x) >> 16u) & 0x8000u) | h).x;
 }`,
   f32_bits: () => `fn nb_f32_bits(x: u32) -> f32 { return bitcast<f32>(x); }`,
   // integer division and remainder: by zero 0 (the IR's rule); INT_MIN / -1 is INT_MIN in WGSL already
@@ -150,7 +174,7 @@ fn nb_opaque(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) | nb_zero); }`
 /** the helpers a helper calls */
 export const HELPER_NEEDS: Readonly<Record<string, readonly string[]>> = {
   "min:f32": ["isnan:f32"], "max:f32": ["isnan:f32"], "min:f16": ["isnan:f32", "isnan:f16", "min:f32"], "max:f16": ["isnan:f32", "isnan:f16", "max:f32"],
-  "fmod:f32": ["f32_bits:f32"], "fma:f32": ["two_sum:f32", "odd:f32"], "fma:f16": ["two_sum:f32", "odd:f32"], "two_sum:f32": ["opaque:f32"],
+  "fmod:f32": ["f32_bits:f32"], "fma:f32": ["two_sum:f32", "odd:f32"], "fma_odd:f32": ["two_sum:f32", "odd:f32"], "two_sum:f32": ["opaque:f32"],
   "copysign:f16": ["signbit:f32"], "round:f16": ["round:f32"], "abs:f16": ["abs:f32"], "fmod:f16": ["fmod:f32"],
   "isnan:f16": ["isnan:f32"], "isinf:f16": ["isinf:f32"],
 };
