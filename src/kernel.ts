@@ -634,6 +634,28 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     return Object.assign(launch, { async: (...args: readonly unknown[]) => this.launchAsync(this.forallSteps(n, args, stream)) }) as Launcher<F>;
   }
 
+  /**
+   * `configure(grid, block, stream)(...args)` as steps (runtime/waiting.ts), for the host calls made of
+   * launches (cuda.reduce, the ufuncs), blocking or awaited as they are. @internal
+   */
+  *configuredSteps(grid: Dim, block: Dim, stream: Stream | undefined, args: readonly unknown[]): Steps<void> {
+    try {
+      // the general launch: these calls pass new arrays each time, which the fast path does not take
+      yield* this.launchSteps({ grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes: 0 }, args, stream);
+    } catch (e) {
+      throw this.failed(e);
+    }
+  }
+
+  /** `forall(n, stream)(...args)` as steps, as configuredSteps. @internal */
+  *forallLaunchSteps(n: number, stream: Stream | undefined, args: readonly unknown[]): Steps<void> {
+    try {
+      yield* this.forallSteps(n, args, stream);
+    } catch (e) {
+      throw this.failed(e);
+    }
+  }
+
   /** forall's launch as steps: the general launch with the block size the compiled kernel suggests. */
   private *forallSteps(n: number, args: readonly unknown[], stream: Stream | undefined): Steps<void> {
     if (n === 0) return;

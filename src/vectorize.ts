@@ -33,6 +33,7 @@ import { Kernel, checkOptionKeys, typeOfArgument, type AnyKernelFunction } from 
 import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./ndarray.js";
 import type { Stream } from "./runtime/streams.js";
+import { runAsync, runBlocking, type Steps, type Twin } from "./runtime/waiting.js";
 
 /** An array operand of a ufunc: a host array (TypedArray or ndarray-style) or a DeviceArray, of any shape that broadcasts. */
 export type ArrayOperand = TypedArray | NDArrayLike | DeviceArray;
@@ -52,6 +53,13 @@ export interface UfuncOptions {
 export interface Ufunc {
   /** Applies the scalar function elementwise over the broadcast inputs. */
   (...args: (ArrayOperand | ScalarOperand | UfuncOptions)[]): UfuncResult;
+  /**
+   * The call's async twin, on every target: the same arguments, resolving to the same result once host
+   * arrays are written (a call of device arrays only resolves once queued, as the call returns then);
+   * it rejects where the call throws. Where the thread cannot block (a browser's main thread) it is the
+   * only form of a call with host arrays.
+   */
+  readonly async: (...args: (ArrayOperand | ScalarOperand | UfuncOptions)[]) => Promise<UfuncResult>;
   /** the number of inputs */
   readonly nin: number;
   /** the eager signatures, as Numba prints them (empty: types are inferred per call) */
@@ -69,6 +77,8 @@ export interface Ufunc {
 export interface Gufunc {
   /** Applies the function to each set of core sub-arrays over the broadcast loop dimensions. */
   (...args: (ArrayOperand | ScalarOperand | GufuncOptions)[]): UfuncResult | UfuncResult[];
+  /** The call's async twin, as a ufunc's (see Ufunc.async): the same result, once host arrays are written. */
+  readonly async: (...args: (ArrayOperand | ScalarOperand | GufuncOptions)[]) => Promise<UfuncResult | UfuncResult[]>;
   /** the number of inputs */
   readonly nin: number;
   /** the number of outputs */
@@ -155,17 +165,17 @@ interface Operand {
  * Launches with the operands' arguments: a complex scalar's parts go to device memory for the launch
  * (kernels take complex arrays from there), freed once the launch is done.
  */
-function launchWith(ops: readonly Operand[], stream: Stream | undefined, launch: (args: Operand["arg"][]) => void): void {
+function* launchWith(ops: readonly Operand[], stream: Stream | undefined, launch: (args: Operand["arg"][]) => Steps<void>): Steps<void> {
   const temps: DeviceArray[] = [];
   try {
-    launch(ops.map((o) => {
+    yield* launch(ops.map((o) => {
       if (!o.complexScalar) return o.arg;
       const d = toDevice(o.arg as TypedArray, { dtype: o.complexScalar, stream });
       temps.push(d);
       return d;
     }));
   } finally {
-    if (temps.length > 0) stream?.synchronize();
+    if (temps.length > 0 && stream) yield* stream.synchronizeSteps();
     for (const t of temps) t.free();
   }
 }
@@ -205,7 +215,12 @@ function scalarOperand(dtype: UType, v: ScalarOperand): Operand {
 }
 
 /** A result array and its operand; `finish` gives the result after the kernel ran (a complex host result: copied back). */
-interface Target { readonly result: UfuncResult; readonly operand: Operand; finish?(): UfuncResult }
+interface Target { readonly result: UfuncResult; readonly operand: Operand; finish?(): Steps<UfuncResult> }
+
+/** A call's result, from its target, once the kernel ran. */
+function* finished(target: Target): Steps<UfuncResult> {
+  return target.finish ? yield* target.finish() : target.result;
+}
 
 /**
  * The target of a result of type `dtype` for `out` (when given): a complex result is written to a
@@ -214,8 +229,8 @@ interface Target { readonly result: UfuncResult; readonly operand: Operand; fini
 function complexTarget(shape: readonly number[], dtype: ComplexName, out: ArrayOperand | undefined, onDevice: boolean): Target | undefined {
   if (out instanceof DeviceArray || (out === undefined && onDevice)) return undefined;
   const d = deviceArray(shape, dtype);
-  const finish = () => {
-    try { return out === undefined ? d.copyToHost() : d.copyToHost(out as never); } finally { d.free(); }
+  const finish = function* (): Steps<UfuncResult> {
+    try { return (yield* d.copyToHostSteps(out as Exclude<ArrayOperand, DeviceArray> | undefined, undefined)) as UfuncResult; } finally { d.free(); }
   };
   return { result: (out ?? d) as UfuncResult, operand: operandOf(d), finish };
 }
@@ -326,6 +341,9 @@ export function withInfo<F extends Function>(f: F, info: object, kernels: Readon
   Object.assign(f, info);
   return Object.defineProperty(f, "kernels", { get: () => [...kernels.values()] });
 }
+
+/** The names in the error for a ufunc call with host arrays on a thread that cannot block. */
+const ufuncCall = (what: string): Twin => ({ call: `${what} with host arrays`, twin: `${what.split(" ")[0]}.async(...args)` });
 
 const safeName = (prefix: string, fn: Function) => `${prefix}_${(functionName(fn) || "fn").replace(/[^A-Za-z0-9_]/g, "_")}`;
 
@@ -474,7 +492,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
   const kernels = new Map<string, Kernel>();
   const returnTypes = new Map<string, UType>();
 
-  const ufunc = (...args: unknown[]): UfuncResult => {
+  function* apply(args: readonly unknown[]): Steps<UfuncResult> {
     const { operands: raw, options } = splitOptions(args, what);
     if (raw.length !== nin && raw.length !== nin + 1) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally an output array; got ${raw.length} argument(s)`);
@@ -506,7 +524,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
       throw new LaunchError(`${what}: out has shape ${showShape(target.operand.shape)}; the broadcast result has shape ${showShape(shape)}`);
     }
     const n = product(shape);
-    if (n === 0) return target.finish?.() ?? target.result;
+    if (n === 0) return yield* finished(target);
 
     const all = [...ops, target.operand];
     const { loopNdim, meta } = buildMeta(shape, all.map((o) => ({ offset: o.offset, loop: broadcastStrides(o.shape, o.strides, shape), core: [] })));
@@ -526,10 +544,12 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
       kernel = makeKernelFunction(safeName("ufunc", fn), ["n", "meta", ...xs, "out"], body, fn);
       kernels.set(key, kernel);
     }
-    launchWith(all, options.stream, (args) => kernel.forall(n, options.stream)(n, meta, ...args));
-    return target.finish?.() ?? target.result;
-  };
-  const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), reduce: reducer(ufunc as Ufunc, what) } : { nin, signatures: sigs.map(signatureToString) };
+    yield* launchWith(all, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, meta, ...args]));
+    return yield* finished(target);
+  }
+  const ufunc = (...args: unknown[]): UfuncResult => runBlocking(apply(args), ufuncCall(what));
+  const async = (...args: unknown[]): Promise<UfuncResult> => runAsync(apply(args));
+  const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), async, reduce: reducer(ufunc as Ufunc, what) } : { nin, signatures: sigs.map(signatureToString), async };
   return withInfo(ufunc, info, kernels) as Ufunc;
 }
 
@@ -654,7 +674,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
   for (const s of sigs) checkGuSignature(s, cores, nin, what);
   const kernels = new Map<string, Kernel>();
 
-  const gufunc = (...args: unknown[]): UfuncResult | UfuncResult[] => {
+  function* apply(args: readonly unknown[]): Steps<UfuncResult | UfuncResult[]> {
     const { operands: raw, options } = splitOptions(args, what) as { operands: unknown[]; options: GufuncOptions };
     if (raw.length !== nin && raw.length !== nin + nout) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally ${nout} output array(s); got ${raw.length} argument(s)`);
@@ -721,12 +741,15 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
         kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin, dtypes), fn);
         kernels.set(key, kernel);
       }
-      launchWith(ops, options.stream, (args) => kernel.forall(n, options.stream)(n, meta, ...args));
+      yield* launchWith(ops, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, meta, ...args]));
     }
-    const results = targets.map((t) => t.finish?.() ?? t.result);
+    const results: UfuncResult[] = [];
+    for (const t of targets) results.push(yield* finished(t));
     return nout === 1 ? results[0]! : results;
-  };
-  return withInfo(gufunc, { nin, nout, layout, signatures: sigs.map(signatureToString) }, kernels) as Gufunc;
+  }
+  const gufunc = (...args: unknown[]): UfuncResult | UfuncResult[] => runBlocking(apply(args), ufuncCall(what));
+  const async = (...args: unknown[]): Promise<UfuncResult | UfuncResult[]> => runAsync(apply(args));
+  return withInfo(gufunc, { nin, nout, layout, signatures: sigs.map(signatureToString), async }, kernels) as Gufunc;
 }
 
 /** The options object a gufunc call may end with: `out` is the output array, or the list of them when there are several. */

@@ -2,7 +2,7 @@
 // thin wrappers over a back end's handles.
 
 import type { Backend, BackendEvent, BackendStream } from "../abi/backend.js";
-import { runAsync, runBlocking, streamDone, wait, type Twin } from "./waiting.js";
+import { runAsync, runBlocking, streamDone, wait, type Steps, type Twin } from "./waiting.js";
 
 /**
  * A queue of device work that runs in order (Numba's `Stream`), made by `cuda.stream()`; work on
@@ -22,11 +22,15 @@ export class Stream {
   }
   /** blocks until all work queued on this stream is done; throws the error of a kernel on it that threw */
   synchronize(): void {
-    runBlocking(wait(streamDone(this.backend, this.handle)), STREAM_SYNCHRONIZE);
+    runBlocking(this.synchronizeSteps(), STREAM_SYNCHRONIZE);
   }
   /** `synchronize`'s async twin: resolves when the work queued so far is done, rejects with the error of a kernel that threw */
   synchronizeAsync(): Promise<void> {
-    return runAsync(wait(streamDone(this.backend, this.handle)));
+    return runAsync(this.synchronizeSteps());
+  }
+  /** synchronize as steps (runtime/waiting.ts), for the host calls that synchronise a stream. @internal */
+  synchronizeSteps(): Steps<void> {
+    return wait(streamDone(this.backend, this.handle));
   }
   /** resolves when the work queued so far is done, without blocking the event loop */
   done(): Promise<void> {
