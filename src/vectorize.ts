@@ -342,8 +342,8 @@ export function withInfo<F extends Function>(f: F, info: object, kernels: Readon
   return Object.defineProperty(f, "kernels", { get: () => [...kernels.values()] });
 }
 
-/** The names in the error for a ufunc call with host arrays on a thread that cannot block. */
-const ufuncCall = (what: string): Twin => ({ call: `${what} with host arrays`, twin: `${what.split(" ")[0]}.async(...args)` });
+/** The names in the error for a ufunc call on a thread that cannot block (each call waits: its `meta` is a host array). */
+const ufuncCall = (what: string): Twin => ({ call: `a call of ${what}`, twin: `${what.split(" ")[0]}.async(...args)` });
 
 const safeName = (prefix: string, fn: Function) => `${prefix}_${(functionName(fn) || "fn").replace(/[^A-Za-z0-9_]/g, "_")}`;
 

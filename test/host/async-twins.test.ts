@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { KernelError, LaunchError, cuda, ndarray } from "../../src/index.js";
+import { KernelError, LaunchError, cuda, float32, ndarray } from "../../src/index.js";
 import type { Backend } from "../../src/abi/backend.js";
 import { getBackend } from "../../src/runtime/select.js";
 
@@ -160,6 +160,68 @@ test("where the thread cannot block, each blocking call is a LaunchError naming 
     assert.deepEqual([...host], [5, 10, 15]);
     await cuda.synchronizeAsync();
     await s.synchronizeAsync();
+  });
+  d.free();
+});
+
+test("a reducer's and a ufunc's .async give their calls' results", async () => {
+  const sum = cuda.reduce((a: number, b: number) => a + b);
+  const data = Float32Array.from({ length: 5000 }, (_, i) => (i % 7) - 3);
+  const expected = data.reduce((a, b) => a + b, 0);
+  assert.equal(await sum.async(data), sum(data));
+  assert.equal(await sum.async(data), expected);
+  assert.equal(await sum.async(data, { init: 10, stream: cuda.stream() }), expected + 10);
+  assert.equal(await sum.async(new Float32Array(0), { init: 4 }), 4);
+  const d = cuda.toDevice(data);
+  const res = cuda.deviceArray(1, "float32");
+  assert.equal(await sum.async(d, { res }), undefined);
+  assert.equal((await res.copyToHostAsync())[0], expected);
+  await assert.rejects(sum.async(ndarray(new Float32Array(4), [2, 2])), /works on 1-d arrays/);
+
+  const add = cuda.vectorize((x: number, y: number) => x + y, ["float32(float32, float32)"]);
+  const x = Float32Array.from([1, 2, 3]), y = Float32Array.from([10, 20, 30]);
+  assert.deepEqual(await add.async(x, y), add(x, y));
+  const out = new Float32Array(3);
+  assert.equal(await add.async(x, 1, { out }), out);
+  assert.deepEqual([...out], [2, 3, 4]);
+  const dx = cuda.toDevice(x);
+  const onDevice = await add.async(dx, dx);
+  assert.deepEqual([...(await (onDevice as typeof dx).copyToHostAsync())], [2, 4, 6]);
+  await assert.rejects(add.async(x, new Float32Array(2)), /cannot be broadcast together/);
+  const cplx = cuda.vectorize((z: { re: number; im: number }) => cuda.cmath.mul(z, z), ["complex128(complex128)"]);
+  const zs = cuda.toDevice(Float64Array.from([1, 2, 0, 1]), { dtype: "complex128" });
+  const squares = await cplx.async(zs);
+  assert.deepEqual([...((await (squares as typeof zs).copyToHostAsync()))], [-3, 4, -1, 0]);
+
+  const rowSums = cuda.guvectorize((a: Float32Array, o: Float32Array) => {
+    let t = float32(0);
+    for (let i = 0; i < a.length; i++) t += a[i];
+    o[0] = t;
+  }, ["void(float32[:], float32[:])"], "(n)->()");
+  const m = ndarray(Float32Array.from([1, 2, 3, 4, 5, 6]), [2, 3]);
+  const sums = await rowSums.async(m);
+  assert.deepEqual([...(sums as Float32Array)], [6, 15]);
+  assert.deepEqual(sums, rowSums(m));
+  dx.free(); d.free(); res.free(); zs.free();
+});
+
+test("where the thread cannot block, reductions that return a value and ufunc calls are refused, naming their twins", async () => {
+  const sum = cuda.reduce((a: number, b: number) => a + b);
+  const add = cuda.vectorize((x: number, y: number) => x + y, ["float32(float32, float32)"]);
+  const d = cuda.toDevice(Float32Array.from([1, 2, 3]));
+  await patched({ canBlock: false }, async () => {
+    assert.throws(() => sum(Float32Array.from([1, 2])), /a reduction \(r\(array\)\) blocks.*use `await r\.async\(array\)`/);
+    assert.throws(() => sum(d), /use `await r\.async\(array\)`/);
+    assert.throws(() => add(Float32Array.from([1]), 2), /a call of ufunc '.*' blocks.*use `await ufunc\.async\(\.\.\.args\)`/);
+    // a ufunc's kernel takes its operands' layout as a host array: every call waits
+    assert.throws(() => add(d, d), /a call of ufunc '.*' blocks/);
+    const res = cuda.deviceArray(1, "float32");
+    sum(d, { res }); // on the device only: nothing to wait for
+    assert.equal((await res.copyToHostAsync())[0], 6);
+    const doubled = await add.async(d, d) as typeof d;
+    assert.deepEqual([...(await doubled.copyToHostAsync())], [2, 4, 6]);
+    assert.equal(await sum.async(d), 6);
+    res.free(); doubled.free();
   });
   d.free();
 });
