@@ -259,7 +259,7 @@ export const cuda = {
   blockDim: dim3("blockDim"),
   /** In a kernel: the grid's extent in blocks (CUDA's `gridDim`). */
   gridDim: dim3("gridDim"),
-  /** In a kernel: the thread's lane within its warp, 0 to 31 (Numba's `cuda.laneid`). */
+  /** In a kernel: the thread's lane within its warp, 0 to `cuda.warpsize` − 1 (Numba's `cuda.laneid`). */
   get laneid(): number { return kernelOnly("laneid"); },
   /**
    * The number of threads in a warp of the current device (Numba's `cuda.warpsize`): 32 on CUDA GPUs and
