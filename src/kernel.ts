@@ -839,7 +839,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     } catch (e) {
       // nothing was copied back; cleaning up does not replace the error (after a kernel fault every call fails)
       try {
-        records?.finish(false);
+        records?.discard();
       } catch {
         // the launch's error is the one to report
       }
@@ -879,7 +879,7 @@ function* copyBack(temps: readonly HostTemp[], records: BoundRecords | undefined
     return;
   }
   const commit = yield* stageToHost(results);
-  records?.finish(true);
+  if (records) yield* records.copyBack();
   commit();
 }
 

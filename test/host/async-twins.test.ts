@@ -164,6 +164,25 @@ test("where the thread cannot block, each blocking call is a LaunchError naming 
   d.free();
 });
 
+test("records: launcher.async writes fields back into host objects; a DeviceRecordArray's copyToHostAsync", async () => {
+  const bump = cuda.jit((a: { x: number; n: number }[]) => {
+    const i = cuda.grid(1);
+    if (i < a.length) a[i].x = a[i].x + a[i].n;
+  });
+  const objects = [{ x: 1, n: 10 }, { x: 2, n: 20 }];
+  await bump.configure(1, 2).async(objects);
+  assert.deepEqual(objects, [{ x: 11, n: 10 }, { x: 22, n: 20 }]);
+  // the same objects twice: each a copy of its own on the device, copied back (the GPU's path)
+  const twice = cuda.jit((a: { x: number; n: number }[], b: { x: number; n: number }[]) => { b[0].n = a[0].x; });
+  await twice.configure(1, 1).async(objects, objects);
+  assert.equal(objects[0]!.n, 11);
+  const d = cuda.toDevice(objects);
+  bump.configure(1, 2)(d);
+  assert.deepEqual((await d.copyToHostAsync()).toObjects(), d.copyToHost().toObjects());
+  assert.deepEqual((await d.copyToHostAsync(undefined, cuda.stream())).toObjects(), [{ x: 22, n: 11 }, { x: 42, n: 20 }]);
+  d.free();
+});
+
 test("a reducer's and a ufunc's .async give their calls' results", async () => {
   const sum = cuda.reduce((a: number, b: number) => a + b);
   const data = Float32Array.from({ length: 5000 }, (_, i) => (i % 7) - 3);
