@@ -822,9 +822,10 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const flat = complex?.values ?? scalars, flatTypes = complex?.types ?? scalarTypes;
     // host arrays and records come back after the kernel: the launch waits for it (refused before it
     // queues anything where the thread cannot wait)
-    const waits = flatTypes.some(recordOf) || args.some((a) => isTypedArray(a) || isNDArrayLike(a));
-    if (waits) yield* wait(willWait(backend));
-    const records = flatTypes.some(recordOf)
+    const hasRecords = flatTypes.some(recordOf);
+    const waits = hasRecords || args.some((a) => isTypedArray(a) || isNDArrayLike(a));
+    if (waits && backend.canBlock === false) yield* wait(willWait(backend));
+    const records = hasRecords
       ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
       : undefined;
     this.fastPath.launch = records || complex || tuples ? undefined : fast;
