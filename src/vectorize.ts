@@ -70,7 +70,7 @@ export interface Ufunc {
    * A two-input ufunc's reduction along an axis (Numba's `ufunc.reduce`): `add.reduce(a)` sums `a`
    * by halving on the device; a scalar for a 1-d array. Absent on ufuncs of other arities.
    */
-  readonly reduce?: (array: ArrayOperand, options?: UfuncReduceOptions) => UfuncResult | number | bigint | ComplexValue;
+  readonly reduce?: UfuncReduce;
 }
 
 /** A generalized GPU ufunc made by `cuda.guvectorize`: `g(...inputs)` or `g(...inputs, ...outputs)`; one output is returned as is, several as a list */
@@ -549,8 +549,16 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
   }
   const ufunc = (...args: unknown[]): UfuncResult => runBlocking(apply(args), ufuncCall(what));
   const async = (...args: unknown[]): Promise<UfuncResult> => runAsync(apply(args));
-  const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), async, reduce: reducer(ufunc as Ufunc, what) } : { nin, signatures: sigs.map(signatureToString), async };
+  const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), async, reduce: reducer(apply, what) } : { nin, signatures: sigs.map(signatureToString), async };
   return withInfo(ufunc, info, kernels) as Ufunc;
+}
+
+/** A two-input ufunc's `reduce` (see Ufunc.reduce), with its async twin. */
+export interface UfuncReduce {
+  /** Folds `array` along `options.axis` (default 0): a scalar for a 1-d array, else an array of the other dimensions. */
+  (array: ArrayOperand, options?: UfuncReduceOptions): UfuncResult | number | bigint | ComplexValue;
+  /** The async twin: the same result, once it is in host memory (a DeviceArray result: once it is queued). */
+  readonly async: (array: ArrayOperand, options?: UfuncReduceOptions) => Promise<UfuncResult | number | bigint | ComplexValue>;
 }
 
 /** The options of a ufunc's `reduce`: the axis folded (default 0; negative counts from the end) and the stream. */
@@ -567,8 +575,8 @@ export interface UfuncReduceOptions {
  * The result has the other dimensions: a scalar for a 1-d array (as Numba's), else a host array for a
  * host input and a DeviceArray for a device one.
  */
-function reducer(f: Ufunc, what: string) {
-  return (array: ArrayOperand, options: UfuncReduceOptions = {}): UfuncResult | number | bigint | ComplexValue => {
+function reducer(apply: (args: readonly unknown[]) => Steps<UfuncResult>, what: string): UfuncReduce {
+  function* reduce(array: ArrayOperand, options: UfuncReduceOptions): Steps<UfuncResult | number | bigint | ComplexValue> {
     if (!isArrayOperand(array)) throw new LaunchError(`${what}.reduce takes a typed array, ndarray or DeviceArray`);
     checkOptionKeys(`${what}.reduce`, options, ["axis", "stream"]);
     const { shape, dtype } = operandOf(array);
@@ -580,30 +588,34 @@ function reducer(f: Ufunc, what: string) {
     const work = array instanceof DeviceArray ? deviceArray(shape, dtype, array.backend) : toDevice(array as TypedArray | NDArrayLike);
     if (array instanceof DeviceArray) work.copyToDevice(array, options.stream);
     const along = (lo: number, hi: number) => work.slice(...shape.map((_, d) => (d === ax ? ([lo, hi] as const) : null)));
-    const fold = (n: number): void => {
+    const fold = function* (n: number): Steps<void> {
       if (n === 1) return;
       if (n % 2 === 1) {
-        fold(n - 1);
-        f(along(0, 1), along(n - 1, n), { out: along(0, 1), stream: options.stream });
+        yield* fold(n - 1);
+        yield* apply([along(0, 1), along(n - 1, n), { out: along(0, 1), stream: options.stream }]);
         return;
       }
-      f(along(0, n / 2), along(n / 2, n), { out: along(0, n / 2), stream: options.stream });
-      fold(n / 2);
+      yield* apply([along(0, n / 2), along(n / 2, n), { out: along(0, n / 2), stream: options.stream }]);
+      yield* fold(n / 2);
     };
-    fold(shape[ax]!);
+    yield* fold(shape[ax]!);
     const result = work.slice(...shape.map((_, d) => (d === ax ? 0 : null)));
     if (ndim > 1 && array instanceof DeviceArray) {
       // an array of its own, which the caller frees: a view would keep `work` allocated, unfreeable
       const own = deviceArray(result.shape, dtype, array.backend);
       own.copyFrom(result, options.stream);
-      options.stream?.synchronize();
+      if (options.stream) yield* options.stream.synchronizeSteps();
       work.free();
       return own;
     }
-    const host = result.copyToHost() as TypedArray | NDArray;
+    const host = (yield* result.copyToHostSteps(undefined, undefined)) as TypedArray | NDArray;
     work.free();
     return ndim > 1 ? host : readElement(dtype, (host as NDArray).data, (host as NDArray).offset);
-  };
+  }
+  const names: Twin = { call: `${what}.reduce(array)`, twin: `${what.split(" ")[0]}.reduce.async(array)` };
+  return Object.assign((array: ArrayOperand, options: UfuncReduceOptions = {}) => runBlocking(reduce(array, options), names), {
+    async: (array: ArrayOperand, options: UfuncReduceOptions = {}) => runAsync(reduce(array, options)),
+  });
 }
 
 // ---------------------------------------------------------------------------

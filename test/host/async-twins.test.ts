@@ -207,6 +207,15 @@ test("a reducer's and a ufunc's .async give their calls' results", async () => {
   const onDevice = await add.async(dx, dx);
   assert.deepEqual([...(await (onDevice as typeof dx).copyToHostAsync())], [2, 4, 6]);
   await assert.rejects(add.async(x, new Float32Array(2)), /cannot be broadcast together/);
+  const m2 = ndarray(Float32Array.from([1, 2, 3, 4, 5, 6]), [2, 3]);
+  assert.equal(await add.reduce!.async(x), add.reduce!(x));
+  assert.equal(await add.reduce!.async(x), 6);
+  assert.deepEqual(await add.reduce!.async(m2, { axis: 1 }), add.reduce!(m2, { axis: 1 }));
+  assert.deepEqual([...((await add.reduce!.async(m2, { axis: 1 })) as Float32Array)], [6, 15]);
+  const dm = cuda.toDevice(m2);
+  const cols = await add.reduce!.async(dm, { stream: cuda.stream() }) as typeof dx;
+  assert.deepEqual([...(await cols.copyToHostAsync())], [5, 7, 9]);
+  cols.free(); dm.free();
   const cplx = cuda.vectorize((z: { re: number; im: number }) => cuda.cmath.mul(z, z), ["complex128(complex128)"]);
   const zs = cuda.toDevice(Float64Array.from([1, 2, 0, 1]), { dtype: "complex128" });
   const squares = await cplx.async(zs);
@@ -232,6 +241,8 @@ test("where the thread cannot block, reductions that return a value and ufunc ca
     assert.throws(() => sum(Float32Array.from([1, 2])), /a reduction \(r\(array\)\) blocks.*use `await r\.async\(array\)`/);
     assert.throws(() => sum(d), /use `await r\.async\(array\)`/);
     assert.throws(() => add(Float32Array.from([1]), 2), /a call of ufunc '.*' blocks.*use `await ufunc\.async\(\.\.\.args\)`/);
+    assert.throws(() => add.reduce!(Float32Array.from([1, 2])), /ufunc '.*'\.reduce\(array\) blocks.*use `await ufunc\.reduce\.async\(array\)`/);
+    assert.equal(await add.reduce!.async(Float32Array.from([1, 2])), 3);
     // a ufunc's kernel takes its operands' layout as a host array: every call waits
     assert.throws(() => add(d, d), /a call of ufunc '.*' blocks/);
     const res = cuda.deviceArray(1, "float32");
