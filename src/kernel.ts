@@ -476,8 +476,8 @@ export type Launcher<F extends (...args: never[]) => void = AnyKernelFunction> =
 /** Where a kernel keeps the specialisation of signature `key` for devices whose warps have `warpSize` threads. */
 const specialisationKey = (key: string, warpSize: number) => `${warpSize}:${key}`;
 
-/** The names in the error for a launch with host arrays on a thread that cannot block. */
-const LAUNCH: Twin = { call: "a launch with host arrays (copied back after the kernel)", twin: "launcher.async(...args)" };
+/** The names in the error for a launch with host arrays or records on a thread that cannot block. */
+const LAUNCH: Twin = { call: "a launch with host arrays or records (copied back after the kernel)", twin: "launcher.async(...args)" };
 
 /** Launch errors that say where the launch was already (an error passes through nested launchers). */
 const located = new WeakSet<Error>();
