@@ -2,8 +2,9 @@
 // s.synchronizeAsync, a reducer's and a ufunc's .async): each gives its blocking call's result, and
 // rejects where the call throws. A back end with async methods has them used; one whose thread cannot
 // block (Backend.canBlock false) refuses each blocking call with a LaunchError naming its twin; and
-// `cuda.warpsize` is the current device's warp size, in kernels and on the host. On the simulator,
-// whose live back end the tests change and restore (each test file runs in a process of its own).
+// `cuda.warpsize` is the current device's warp size, in kernels and on the host. On the current
+// target (the simulator, or the emulated GPU under `npm run test:emu`), whose live back end the tests
+// change and restore (each test file runs in a process of its own).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -11,7 +12,7 @@ import { KernelError, LaunchError, cuda, float32, ndarray } from "../../src/inde
 import type { Backend } from "../../src/abi/backend.js";
 import { getBackend } from "../../src/runtime/select.js";
 
-process.env.NUMBATS_TARGET = "sim";
+process.env.NUMBATS_TARGET ??= "sim";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -145,7 +146,7 @@ test("where the thread cannot block, each blocking call is a LaunchError naming 
   const s = cuda.stream();
   await patched({ canBlock: false }, async () => {
     const refused = (call: () => unknown, twin: string) => assert.throws(call, (e: unknown) =>
-      e instanceof LaunchError && e.message.includes("this thread cannot wait for the sim device") && e.message.includes(`use \`await ${twin}\``));
+      e instanceof LaunchError && e.message.includes(`this thread cannot wait for the ${getBackend().name} device`) && e.message.includes(`use \`await ${twin}\``));
     refused(() => d.copyToHost(), "d.copyToHostAsync()");
     refused(() => cuda.synchronize(), "cuda.synchronizeAsync()");
     refused(() => s.synchronize(), "s.synchronizeAsync()");
