@@ -25,7 +25,7 @@ import {
 } from "../ndarray.js";
 import { deviceBackend, getBackend } from "./select.js";
 import { Stream, streamHandle } from "./streams.js";
-import { copyToHost, runAsync, runBlocking, streamDone, wait, type Steps, type Twin } from "./waiting.js";
+import { copiedToHost, runAsync, runBlocking, streamDone, wait, type Steps, type Twin } from "./waiting.js";
 
 /** A host array: a TypedArray or an ndarray-style `{data, shape, stride, offset}` view (an NDArray among them). */
 export type HostArray = TypedArray | NDArrayLike;
@@ -482,12 +482,12 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   private *readInto(flat: TypedArray, stream: BackendStream | undefined): Steps<void> {
     if (this.size === 0) return;
     if (this.isCContiguous()) {
-      yield* wait(copyToHost(this.backend, flat, this.buffer, this.byteOffset, stream));
+      yield* wait(copiedToHost(this.backend, flat, this.buffer, this.byteOffset, stream));
       return;
     }
     const { lo, hi } = this.span();
     const tmp = new (flat.constructor as new (n: number) => TypedArray)(hi - lo);
-    yield* wait(copyToHost(this.backend, tmp, this.buffer, this.byteOffset + lo * DTYPE_INFO[this.dtype].size, stream));
+    yield* wait(copiedToHost(this.backend, tmp, this.buffer, this.byteOffset + lo * DTYPE_INFO[this.dtype].size, stream));
     if (stream) yield* wait(streamDone(this.backend, stream)); // tmp is read right away
     const src = tmp as unknown as unknown[];
     const dst = flat as unknown as unknown[];

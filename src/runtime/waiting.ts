@@ -119,7 +119,7 @@ export const launchDone = (backend: Backend, stream: BackendStream): Wait<void> 
  * return before they are there); the twin resolves once they are there: the back end's own twin, else
  * the blocking copy and the stream's `done()`.
  */
-export const copyToHost = (backend: Backend, dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream: BackendStream | undefined): Wait<void> => ({
+export const copiedToHost = (backend: Backend, dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream: BackendStream | undefined): Wait<void> => ({
   backend,
   blocking: () => backend.copyToHost(dst, buf, byteOffset, stream),
   async: async () => {
