@@ -671,9 +671,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    * before the steps await anything.
    */
   private launchAsync(steps: Steps<void>): Promise<void> {
-    const stack = new Error().stack;
+    const here = new Error(); // its stack is formatted only if the launch fails
     return runAsync(steps).catch((e: unknown) => {
-      throw this.locateLaunchError(e, stack);
+      throw this.locateLaunchError(e, here.stack);
     });
   }
 

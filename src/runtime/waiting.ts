@@ -7,8 +7,8 @@
 //
 // Where the back end says this thread cannot block (`Backend.canBlock === false`: WebGPU in a
 // browser's main thread), `runBlocking` refuses the call at its first wait with a LaunchError that
-// names the twin; a call that queues work before it waits declares the wait first (`willWait`), so
-// that it is refused before anything is queued.
+// names the twin; a call that queues work before it waits declares the wait first there (`willWait`),
+// so that it is refused before anything is queued.
 
 import type { Backend, BackendStream, DeviceBuffer } from "../abi/backend.js";
 import { raiseKernelErrors } from "../abi/kernel-errors.js";
