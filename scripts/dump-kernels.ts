@@ -44,10 +44,10 @@ function dumpOf(ir: FunctionIR): string {
 /** Records the kernels this process specialises and writes them to `dir` at exit. */
 function recordInto(dir: string): void {
   const seen: FunctionIR[] = [];
-  const proto = Kernel.prototype as unknown as { specialise(types: unknown): { ir: FunctionIR } };
+  const proto = Kernel.prototype as unknown as { specialise(types: unknown, warpSize: number): { ir: FunctionIR } };
   const specialise = proto.specialise;
-  proto.specialise = function (this: unknown, types: unknown) {
-    const spec = specialise.call(this, types);
+  proto.specialise = function (this: unknown, types: unknown, warpSize: number) {
+    const spec = specialise.call(this, types, warpSize);
     if (!seen.includes(spec.ir)) seen.push(spec.ir);
     return spec;
   };

@@ -20,7 +20,10 @@ import { Event, Stream, createEvent, createStream, defaultStream, eventElapsedTi
 import { createXoroshiro128pStates as createStates } from "./random.js";
 import { RANDOM_DEVICE_FUNCTIONS } from "./mathlib/random.js";
 import { reduce } from "./reduce.js";
+import { deviceDone, runAsync, runBlocking, wait, type Twin } from "./runtime/waiting.js";
 import { guvectorize, vectorize } from "./vectorize.js";
+
+const SYNCHRONIZE: Twin = { call: "cuda.synchronize()", twin: "cuda.synchronizeAsync()" };
 
 // ---------------------------------------------------------------------------
 // in-kernel types
@@ -256,10 +259,13 @@ export const cuda = {
   blockDim: dim3("blockDim"),
   /** In a kernel: the grid's extent in blocks (CUDA's `gridDim`). */
   gridDim: dim3("gridDim"),
-  /** In a kernel: the thread's lane within its warp, 0 to 31 (Numba's `cuda.laneid`). */
+  /** In a kernel: the thread's lane within its warp, 0 to `cuda.warpsize` − 1 (Numba's `cuda.laneid`). */
   get laneid(): number { return kernelOnly("laneid"); },
-  /** The number of threads in a warp: 32 (Numba's `cuda.warpsize`). */
-  warpsize: 32,
+  /**
+   * The number of threads in a warp of the current device (Numba's `cuda.warpsize`): 32 on CUDA GPUs and
+   * the simulator; a WebGPU adapter's subgroup size. In a kernel: that of the device it is compiled for.
+   */
+  get warpsize(): number { return getBackend().device.limits.warpSize; },
   /**
    * In a kernel: the thread's absolute index in the grid, `blockIdx * blockDim + threadIdx` per axis
    * (Numba's `cuda.grid(ndim)`): a number for 1, a tuple for 2 or 3 dimensions.
@@ -513,8 +519,13 @@ export const cuda = {
   event: (): Event => createEvent(getBackend()),
   /** Milliseconds between two recorded events (Numba's `cuda.event_elapsed_time(start, end)`). */
   eventElapsedTime,
-  /** Waits until all work queued on the device has finished (Numba's `cuda.synchronize()`). */
-  synchronize: (): void => getBackend().synchronize(),
+  /**
+   * Waits until all work queued on the device has finished (Numba's `cuda.synchronize()`); throws the
+   * error of a kernel that threw.
+   */
+  synchronize: (): void => runBlocking(wait(deviceDone(getBackend())), SYNCHRONIZE),
+  /** `cuda.synchronize()`'s async twin: resolves once the device's work has finished, rejects with the error of a kernel that threw. */
+  synchronizeAsync: (): Promise<void> => runAsync(wait(deviceDone(getBackend()))),
 
   // devices
   /** Whether kernels run on a CUDA GPU (false: on the simulator) (Numba's `cuda.is_available()`). */

@@ -23,7 +23,7 @@ export {
 export { DeviceRecordArray } from "./runtime/records.js";
 export type { DeviceInfo, DeviceLimits } from "./abi/backend.js";
 export type { Reducer, ReduceElement, ReduceInput, ReduceOptions } from "./reduce.js";
-export type { Ufunc, Gufunc, UfuncOptions, GufuncOptions, UfuncReduceOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";
+export type { Ufunc, Gufunc, UfuncOptions, GufuncOptions, UfuncReduce, UfuncReduceOptions, UfuncResult, ArrayOperand, ScalarOperand } from "./vectorize.js";
 export {
   bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64, complex64, complex128,
   type ComplexDType, type ComplexDTypeLike, type ComplexValue, type DType, type HalfDType, type ScalarName, type ArrayType, type TupleType, type RecordLayout, type Type, type Layout, type MemorySpace, type TypedArray,

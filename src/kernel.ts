@@ -14,7 +14,7 @@ import {
 } from "./dtypes.js";
 import { KernelError, LaunchError, SanitizerError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
-import type { FunctionIR } from "./compiler/ir.js";
+import { DEFAULT_COMPILE_OPTIONS, type FunctionIR } from "./compiler/ir.js";
 import { functionName } from "./compiler/recorded.js";
 import { printFunction } from "./compiler/print.js";
 import { didYouMean } from "./compiler/suggest.js";
@@ -23,7 +23,7 @@ import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from
 import { DeviceArray, freeAfterFailure, stageToHost, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
-import { raiseKernelErrors } from "./abi/kernel-errors.js";
+import { launchDone, runAsync, runBlocking, wait, willWait, type Steps, type Twin } from "./runtime/waiting.js";
 import { getBackend } from "./runtime/select.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
@@ -381,7 +381,10 @@ interface Specialisation {
   readonly signature: Signature;
   /** one type per launch argument (a record argument is one type) */
   readonly params: readonly Type[];
+  /** the signature, as `signatures` lists it */
   readonly key: string;
+  /** the threads in a warp of the devices it is for: the IR holds `cuda.warpsize` as a constant */
+  readonly warpSize: number;
   readonly ir: FunctionIR;
   readonly compiled: Map<Backend, CompiledKernel>;
   readonly slots: ArgumentSlots;
@@ -459,7 +462,22 @@ export type AnyKernelFunction = (...args: any[]) => void;
  *
  * @typeParam F the kernel function's type
  */
-export type Launcher<F extends (...args: never[]) => void = AnyKernelFunction> = (...args: LaunchArguments<Parameters<F>>) => void;
+export type Launcher<F extends (...args: never[]) => void = AnyKernelFunction> = ((...args: LaunchArguments<Parameters<F>>) => void) & {
+  /**
+   * The launch's async twin, on every target: launches as the call does, and resolves once the kernel
+   * has run and the host arrays it wrote are copied back (a launch of device arrays and scalars only
+   * waits for nothing, as the call does not: it resolves once queued). It rejects where the call
+   * throws, also with the error of a kernel that threw. Where the thread cannot block (a browser's
+   * main thread) it is the only form of a launch with host arrays.
+   */
+  readonly async: (...args: LaunchArguments<Parameters<F>>) => Promise<void>;
+};
+
+/** Where a kernel keeps the specialisation of signature `key` for devices whose warps have `warpSize` threads. */
+const specialisationKey = (key: string, warpSize: number) => `${warpSize}:${key}`;
+
+/** The names in the error for a launch with host arrays or records on a thread that cannot block. */
+const LAUNCH: Twin = { call: "a launch with host arrays or records (copied back after the kernel)", twin: "launcher.async(...args)" };
 
 /** Launch errors that say where the launch was already (an error passes through nested launchers). */
 const located = new WeakSet<Error>();
@@ -555,7 +573,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const self = uncallableKernel(new.target.prototype) as this;
     const failed = (e: unknown) => self.locateLaunchError(e);
     Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed });
-    for (const sig of eager ?? []) self.specialise(sig.args);
+    // eagerly for 32-thread warps (CUDA's, the simulator's); a device with others compiles at its first launch
+    for (const sig of eager ?? []) self.specialise(sig.args, DEFAULT_COMPILE_OPTIONS.warpSize);
     return self;
   }
 
@@ -573,7 +592,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
 
   /** The compiled signatures, each accepted by inspectAsm / inspectTypes (Numba's `signatures`). */
   get signatures(): string[] {
-    return [...this.specialisations.keys()];
+    return [...new Set([...this.specialisations.values()].map((s) => s.key))];
   }
 
   /**
@@ -591,8 +610,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     } catch (e) {
       throw this.failed(e);
     }
-    const general = (...args: readonly unknown[]) => this.launch(dims, args, stream);
-    return launcherOfArity(this.eager?.[0]!.args.length ?? this.fn.length)(this.fastPath, dims, stream, general, this.failed) as Launcher<F>;
+    const general = (...args: readonly unknown[]) => runBlocking(this.launchSteps(dims, args, stream), LAUNCH);
+    const launcher = launcherOfArity(this.eager?.[0]!.args.length ?? this.fn.length)(this.fastPath, dims, stream, general, this.failed);
+    return Object.assign(launcher, { async: (...args: readonly unknown[]) => this.launchAsync(this.launchSteps(dims, args, stream)) }) as Launcher<F>;
   }
 
   /** A launcher for a 1-d launch covering `n` threads with an occupancy-chosen block size (Numba's `kernel.forall(n)`). */
@@ -604,17 +624,57 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     } catch (e) {
       throw this.failed(e);
     }
-    return (...args: readonly unknown[]) => {
-      if (n === 0) return;
+    const launch = (...args: readonly unknown[]) => {
       try {
-        const backend = getBackend();
-        const spec = this.specialisationFor(args);
-        const block = Math.max(1, Math.min(n, this.compiledFor(spec, backend).suggestedBlockSize(0)));
-        this.launch({ grid: [Math.ceil(n / block), 1, 1], block: [block, 1, 1], sharedMemBytes: 0 }, args, stream);
+        runBlocking(this.forallSteps(n, args, stream), LAUNCH);
       } catch (e) {
         throw this.failed(e);
       }
     };
+    return Object.assign(launch, { async: (...args: readonly unknown[]) => this.launchAsync(this.forallSteps(n, args, stream)) }) as Launcher<F>;
+  }
+
+  /**
+   * `configure(grid, block, stream)(...args)` as steps (runtime/waiting.ts), for the host calls made of
+   * launches (cuda.reduce, the ufuncs), blocking or awaited as they are. @internal
+   */
+  *configuredSteps(grid: Dim, block: Dim, stream: Stream | undefined, args: readonly unknown[]): Steps<void> {
+    try {
+      // the general launch: these calls pass new arrays each time, which the fast path does not take
+      yield* this.launchSteps({ grid: dims3(grid, "grid"), block: dims3(block, "block"), sharedMemBytes: 0 }, args, stream);
+    } catch (e) {
+      throw this.failed(e);
+    }
+  }
+
+  /** `forall(n, stream)(...args)` as steps, as configuredSteps. @internal */
+  *forallLaunchSteps(n: number, stream: Stream | undefined, args: readonly unknown[]): Steps<void> {
+    try {
+      yield* this.forallSteps(n, args, stream);
+    } catch (e) {
+      throw this.failed(e);
+    }
+  }
+
+  /** forall's launch as steps: the general launch with the block size the compiled kernel suggests. */
+  private *forallSteps(n: number, args: readonly unknown[], stream: Stream | undefined): Steps<void> {
+    if (n === 0) return;
+    const backend = getBackend();
+    const spec = this.specialisationFor(args, backend);
+    const block = Math.max(1, Math.min(n, this.compiledFor(spec, backend).suggestedBlockSize(0)));
+    yield* this.launchSteps({ grid: [Math.ceil(n / block), 1, 1], block: [block, 1, 1], sharedMemBytes: 0 }, args, stream);
+  }
+
+  /**
+   * A launch's async twin: its steps, awaited (runtime/waiting.ts). Its errors reject the promise, with
+   * where the launch was, as a launch throws them: the stack that says where is the one of this call,
+   * before the steps await anything.
+   */
+  private launchAsync(steps: Steps<void>): Promise<void> {
+    const here = new Error(); // its stack is formatted only if the launch fails
+    return runAsync(steps).catch((e: unknown) => {
+      throw this.locateLaunchError(e, here.stack);
+    });
   }
 
   /**
@@ -622,10 +682,10 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    * made) and where the user's program launched it (the first stack frame outside numbats). A
    * KernelError or SanitizerError names the kernel and the source lines involved already.
    */
-  private locateLaunchError(e: unknown): unknown {
+  private locateLaunchError(e: unknown, stack = new Error().stack): unknown {
     if (!(e instanceof LaunchError) || e instanceof KernelError || e instanceof SanitizerError || located.has(e)) return e;
     located.add(e);
-    const launch = callerFrame(new Error().stack, (file) => !isAbsolute(file) || isOwnFile(file));
+    const launch = callerFrame(stack, (file) => !isAbsolute(file) || isOwnFile(file));
     const made = this.origin ? ` (made at ${placeOf(this.origin)})` : "";
     appendLine(e, `kernel '${this.name}'${made}${launch ? `, launched at ${placeOf(launch)}` : ""}`);
     return e;
@@ -637,8 +697,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
    * (e.g. `{ computeCapability: [9, 0] }`).
    */
   inspectAsm(sig?: string, target?: PtxTargetOptions): string {
-    const spec = this.lookup(sig);
     const backend = getBackend();
+    const spec = this.specialise(this.lookup(sig).params, backend.device.limits.warpSize);
     return ptxOf(spec.ir, backend, () => this.compiledFor(spec, backend), target);
   }
 
@@ -654,19 +714,18 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   compile(sig: string): string {
     const signature = parseSignature(sig);
     if (signature.ret !== "void") throw new TypeError(`a kernel returns void; the signature says ${signatureToString(signature)}`);
-    return this.specialise(signature.args).key;
+    return this.specialise(signature.args, DEFAULT_COMPILE_OPTIONS.warpSize).key;
   }
 
+  /** The specialisation compiled first for signature `sig` (when omitted, the only signature compiled), of any warp size. */
   private lookup(sig: string | undefined): Specialisation {
-    if (sig === undefined) {
-      if (this.specialisations.size !== 1) {
-        throw new TypeError(`'${this.name}' has ${this.specialisations.size} compiled signatures; name one of: ${this.signatures.join("; ") || "(none yet: launch it or give options.signature)"}`);
-      }
-      return this.specialisations.values().next().value!;
+    const signatures = this.signatures;
+    if (sig === undefined && signatures.length !== 1) {
+      throw new TypeError(`'${this.name}' has ${signatures.length} compiled signatures; name one of: ${signatures.join("; ") || "(none yet: launch it or give options.signature)"}`);
     }
-    const key = this.specialisations.has(sig) ? sig : signatureToString({ ...parseSignature(sig), ret: "void" });
-    const spec = this.specialisations.get(key);
-    if (!spec) throw new TypeError(`'${this.name}' has no specialisation ${sig}; compiled: ${this.signatures.join("; ") || "none"}`);
+    const key = sig === undefined || signatures.includes(sig) ? sig ?? signatures[0] : signatureToString({ ...parseSignature(sig), ret: "void" });
+    const spec = [...this.specialisations.values()].find((s) => s.key === key);
+    if (!spec) throw new TypeError(`'${this.name}' has no specialisation ${sig}; compiled: ${signatures.join("; ") || "none"}`);
     return spec;
   }
 
@@ -682,32 +741,33 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     return sig.args;
   }
 
-  private specialise(argTypes: readonly Type[]): Specialisation {
+  /** The specialisation for `argTypes` on devices whose warps have `warpSize` threads, compiled on first use. */
+  private specialise(argTypes: readonly Type[], warpSize: number): Specialisation {
     const key = signatureToString({ args: argTypes, ret: "void" });
-    let spec = this.specialisations.get(key);
+    let spec = this.specialisations.get(specialisationKey(key, warpSize));
     if (!spec) {
-      const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction });
+      const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize });
       // a record is one parameter per field, a complex scalar two (its parts), a tuple one per scalar;
       // the device arrays from env are the compiled code's last parameters
       const own = argTypes.flatMap(parameterTypes);
       const signature: Signature = { args: [...own, ...(ir.envArrays ?? []).map((a) => a.type)], ret: "void" };
-      const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, ir, compiled: new Map() };
+      const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, warpSize, ir, compiled: new Map() };
       made.slots = new ArgumentSlots(made as Specialisation, this.eager?.length === 1);
       spec = made as Specialisation;
-      this.specialisations.set(key, spec);
+      this.specialisations.set(specialisationKey(key, warpSize), spec);
     }
     return spec;
   }
 
-  /** The specialisation for these arguments; the last one used is checked first without building its key. */
-  private specialisationFor(args: readonly unknown[]): Specialisation {
-    const last = this.last;
-    if (last && args.length === last.params.length) {
+  /** The specialisation for these arguments on `backend`'s device; the last one used is checked first without building its key. */
+  private specialisationFor(args: readonly unknown[], backend: Backend): Specialisation {
+    const last = this.last, warpSize = backend.device.limits.warpSize;
+    if (last && last.warpSize === warpSize && args.length === last.params.length) {
       let ok = true;
       for (let i = 0; ok && i < args.length; i++) ok = this.accepts(last.params[i]!, args[i]);
       if (ok) return last;
     }
-    const spec = this.specialise(this.argumentTypes(args));
+    const spec = this.specialise(this.argumentTypes(args), warpSize);
     this.last = spec;
     return spec;
   }
@@ -741,16 +801,17 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   }
 
   /**
-   * The general launch: types the arguments, compiles for a new signature, copies host arrays in
-   * (and back), and makes this specialisation the configured launchers' fast path.
+   * The general launch, as steps (runtime/waiting.ts: run blocking by a launcher, awaited by its
+   * `async`): types the arguments, compiles for a new signature, copies host arrays in (and back), and
+   * makes this specialisation the configured launchers' fast path.
    */
-  private launch(dims: LaunchDims, args: readonly unknown[], stream: Stream | undefined): void {
+  private *launchSteps(dims: LaunchDims, args: readonly unknown[], stream: Stream | undefined): Steps<void> {
     const params = this.fn.length;
     if (args.length !== params && !this.eager) {
       throw new LaunchError(`'${this.name}' takes ${params} argument(s); the launch passed ${args.length}`);
     }
     const backend = getBackend();
-    const spec = this.specialisationFor(args);
+    const spec = this.specialisationFor(args, backend);
     const fast = spec.slots.fastLaunch(backend, this.compiledFor(spec, backend));
     fast.validate(dims);
     // tuples (one parameter per scalar), complex scalars (two parts) and record arguments (one parameter
@@ -759,7 +820,12 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const scalars = tuples?.values ?? args, scalarTypes = tuples?.types ?? spec.params;
     const complex = scalarTypes.some(isComplexType) ? splitComplexArguments(scalars, scalarTypes, (i) => spec.ir.params[flatIndex(scalarTypes, i)]!.name.replace(/_re$/, "")) : undefined;
     const flat = complex?.values ?? scalars, flatTypes = complex?.types ?? scalarTypes;
-    const records = flatTypes.some(recordOf)
+    // host arrays and records come back after the kernel: the launch waits for it (refused before it
+    // queues anything where the thread cannot wait)
+    const hasRecords = flatTypes.some(recordOf);
+    const waits = hasRecords || args.some((a) => isTypedArray(a) || isNDArrayLike(a));
+    if (waits && backend.canBlock === false) yield* wait(willWait(backend));
+    const records = hasRecords
       ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
       : undefined;
     this.fastPath.launch = records || complex || tuples ? undefined : fast;
@@ -769,12 +835,12 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       fast.launch(dims, stream, false);
       // copying results back synchronises: a kernel that threw leaves the host arrays as they were
       // (the simulator uses host arrays in place, with no temporaries, and synchronises the same)
-      if (temps || records || args.some((a) => isTypedArray(a) || isNDArrayLike(a))) raiseKernelErrors();
-      if (temps || records) copyBack(temps ?? [], records);
+      if (waits) yield* wait(launchDone(backend, streamHandle(stream) ?? backend.defaultStream()));
+      if (temps || records) yield* copyBack(temps ?? [], records);
     } catch (e) {
       // nothing was copied back; cleaning up does not replace the error (after a kernel fault every call fails)
       try {
-        records?.finish(false);
+        records?.discard();
       } catch {
         // the launch's error is the one to report
       }
@@ -807,14 +873,14 @@ function launchStream(stream: unknown): Stream | undefined {
  * more than one to copy back, the arrays are read into new memory first (stageToHost) and written
  * after the records, so that a copy that fails leaves every host array as it was.
  */
-function copyBack(temps: readonly HostTemp[], records: BoundRecords | undefined): void {
+function* copyBack(temps: readonly HostTemp[], records: BoundRecords | undefined): Steps<void> {
   const results = temps.filter((t) => t.written).map((t) => [t.device, t.host] as const);
   if (results.length === 1 && !records) {
-    results[0]![0].copyToHost(results[0]![1]);
+    yield* results[0]![0].copyToHostSteps(results[0]![1], undefined);
     return;
   }
-  const commit = stageToHost(results);
-  records?.finish(true);
+  const commit = yield* stageToHost(results);
+  if (records) yield* records.copyBack();
   commit();
 }
 

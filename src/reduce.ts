@@ -19,6 +19,7 @@ import { Kernel, checkOptionKeys, typeOfArgument, type AnyKernelFunction, type A
 import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray } from "./ndarray.js";
 import type { Stream } from "./runtime/streams.js";
+import { runAsync, runBlocking, type Steps, type Twin } from "./runtime/waiting.js";
 import { readScalar, scalarArray, withInfo } from "./vectorize.js";
 
 /** threads per block: 4 warps, as Numba */
@@ -69,6 +70,15 @@ export interface Reducer<T extends ReduceElement = ReduceElement> {
   (array: ReduceInput<T>, options: ReduceOptions<T> & { res: DeviceArray }): void;
   /** Reduces `array` and returns the result. */
   (array: ReduceInput<T>, options?: ReduceOptions<T>): T;
+  /**
+   * The reduction's async twin, on every target: the same arguments, resolving to the same result (or,
+   * with `options.res`, once the reduction is queued, as the call returns then); it rejects where the
+   * call throws. Where the thread cannot block (a browser's main thread) it is the only form that
+   * returns a result.
+   */
+  async(array: ReduceInput<T>, options: ReduceOptions<T> & { res: DeviceArray }): Promise<void>;
+  /** The reduction's async twin: resolves to the result. */
+  async(array: ReduceInput<T>, options?: ReduceOptions<T>): Promise<T>;
   /** the generated kernels compiled so far, one per dtype (for inspectAsm / inspectTypes) */
   readonly kernels: readonly Kernel[];
 }
@@ -87,8 +97,9 @@ export function reduce<T extends ReduceElement = number>(fn: (a: T, b: T) => T):
     if (!k) { k = new Kernel(reduceKernelSource(dtype), { env: { op: fn } }); kernels.set(dtype, k); }
     return k;
   };
-  const reducer = (array: AnyArray, options: ReduceOptions = {}) => run(kernelFor, array, options);
-  return withInfo(reducer, {}, kernels) as unknown as Reducer<T>;
+  const reducer = (array: AnyArray, options: ReduceOptions = {}) => runBlocking(run(kernelFor, array, options), REDUCE);
+  const async = (array: AnyArray, options: ReduceOptions = {}) => runAsync(run(kernelFor, array, options));
+  return withInfo(reducer, { async }, kernels) as unknown as Reducer<T>;
 }
 
 /** The kernel text for one dtype; `op` is the user's function (from env). */
@@ -129,23 +140,26 @@ function reduceKernelSource(dtype: ScalarName | ComplexName): AnyKernelFunction 
   return f as AnyKernelFunction;
 }
 
+const REDUCE: Twin = { call: "a reduction (r(array))", twin: "r.async(array)" };
+
 /** The keys of ReduceOptions. */
 const REDUCE_OPTIONS: readonly (keyof ReduceOptions)[] = ["init", "dtype", "size", "stream", "res"];
 
-function run(kernelFor: (d: ScalarName | ComplexName) => Kernel, input: AnyArray, options: ReduceOptions): ReduceElement | undefined {
+/** A reduction as steps (runtime/waiting.ts), for the reducer and its async twin. */
+function* run(kernelFor: (d: ScalarName | ComplexName) => Kernel, input: AnyArray, options: ReduceOptions): Steps<ReduceElement | undefined> {
   checkOptionKeys("cuda.reduce", options, REDUCE_OPTIONS);
   const { stream } = options;
   const complexHost = complexDTypeName(options.dtype);
   // a host array of complex parts goes to the device as an array of complex (freed below)
   const staged = complexHost && !(input instanceof DeviceArray) ? toDevice(input, { dtype: complexHost, stream }) : undefined;
   try {
-    return reduceArray(kernelFor, limit(staged ?? input, options.size), options);
+    return yield* reduceArray(kernelFor, limit(staged ?? input, options.size), options);
   } finally {
     staged?.free();
   }
 }
 
-function reduceArray(kernelFor: (d: ScalarName | ComplexName) => Kernel, array: AnyArray, options: ReduceOptions): ReduceElement | undefined {
+function* reduceArray(kernelFor: (d: ScalarName | ComplexName) => Kernel, array: AnyArray, options: ReduceOptions): Steps<ReduceElement | undefined> {
   const { stream, res } = options;
   const type = typeOfArgument(array, 0);
   const ndim = isArrayType(type) ? type.ndim - (type.complex ? 1 : 0) : 0;
@@ -160,7 +174,7 @@ function reduceArray(kernelFor: (d: ScalarName | ComplexName) => Kernel, array: 
   const n = lengthOf(array);
   const init = initialValue(dtype, options.init);
   const useInit = options.init !== undefined;
-  if (n === 0) return finishEmpty(dtype, init, res, stream);
+  if (n === 0) return yield* finishEmpty(dtype, init, res, stream);
 
   const kernel = kernelFor(dtype);
   const temps: DeviceArray[] = [];
@@ -174,18 +188,18 @@ function reduceArray(kernelFor: (d: ScalarName | ComplexName) => Kernel, array: 
       const blocks = Math.min(MAX_BLOCKS, Math.ceil(count / (BLOCK * MIN_PER_THREAD)));
       out = blocks === 1 && res ? res : deviceArray([blocks], dtype) as DeviceArray;
       if (out !== res) temps.push(out);
-      kernel.configure(blocks, BLOCK, stream)(src, count, out, init, first && useInit);
+      yield* kernel.configuredSteps(blocks, BLOCK, stream, [src, count, out, init, first && useInit]);
       first = false;
       if (blocks === 1) break;
       src = out;
       count = blocks;
     }
     if (res) return undefined;
-    const host = out.slice([0, 1]).copyToHost(undefined, stream) as TypedArray;
-    stream?.synchronize();
+    const host = (yield* out.slice([0, 1]).copyToHostSteps(undefined, stream)) as TypedArray;
+    if (stream) yield* stream.synchronizeSteps();
     return type.complex ? { re: host[0] as number, im: host[1] as number } : readScalar(type.dtype, host);
   } finally {
-    if (temps.length > 0) stream?.synchronize(); // the partials must outlive the queued passes
+    if (temps.length > 0 && stream) yield* stream.synchronizeSteps(); // the partials must outlive the queued passes
     for (const t of temps) t.free();
   }
 }
@@ -215,12 +229,12 @@ function initialValue(dtype: ScalarName | ComplexName, init: ReduceOptions["init
 }
 
 /** An empty reduction gives `init` (Numba). */
-function finishEmpty(dtype: ScalarName | ComplexName, init: TypedScalar | ComplexValue, res: DeviceArray | undefined, stream: Stream | undefined): ReduceElement | undefined {
+function* finishEmpty(dtype: ScalarName | ComplexName, init: TypedScalar | ComplexValue, res: DeviceArray | undefined, stream: Stream | undefined): Steps<ReduceElement | undefined> {
   const complex = complexDTypeName(dtype);
   const value = complex ? { re: (init as ComplexValue).re, im: (init as ComplexValue).im } : (init as TypedScalar).valueOf() as number | bigint;
   if (!res) return value;
   const data = complex ? (COMPLEX_PART[complex] === "float32" ? Float32Array : Float64Array).of((init as ComplexValue).re, (init as ComplexValue).im) : scalarArray(res.dtype, value as number | bigint);
   res.slice([0, 1]).copyToDevice(data, stream);
-  stream?.synchronize();
+  if (stream) yield* stream.synchronizeSteps();
   return undefined;
 }

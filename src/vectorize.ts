@@ -33,6 +33,7 @@ import { Kernel, checkOptionKeys, typeOfArgument, type AnyKernelFunction } from 
 import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./ndarray.js";
 import type { Stream } from "./runtime/streams.js";
+import { runAsync, runBlocking, type Steps, type Twin } from "./runtime/waiting.js";
 
 /** An array operand of a ufunc: a host array (TypedArray or ndarray-style) or a DeviceArray, of any shape that broadcasts. */
 export type ArrayOperand = TypedArray | NDArrayLike | DeviceArray;
@@ -52,6 +53,13 @@ export interface UfuncOptions {
 export interface Ufunc {
   /** Applies the scalar function elementwise over the broadcast inputs. */
   (...args: (ArrayOperand | ScalarOperand | UfuncOptions)[]): UfuncResult;
+  /**
+   * The call's async twin, on every target: the same arguments, resolving to the same result once host
+   * arrays are written (a call of device arrays only resolves once queued, as the call returns then);
+   * it rejects where the call throws. Where the thread cannot block (a browser's main thread) it is the
+   * only form of a call with host arrays.
+   */
+  readonly async: (...args: (ArrayOperand | ScalarOperand | UfuncOptions)[]) => Promise<UfuncResult>;
   /** the number of inputs */
   readonly nin: number;
   /** the eager signatures, as Numba prints them (empty: types are inferred per call) */
@@ -62,13 +70,15 @@ export interface Ufunc {
    * A two-input ufunc's reduction along an axis (Numba's `ufunc.reduce`): `add.reduce(a)` sums `a`
    * by halving on the device; a scalar for a 1-d array. Absent on ufuncs of other arities.
    */
-  readonly reduce?: (array: ArrayOperand, options?: UfuncReduceOptions) => UfuncResult | number | bigint | ComplexValue;
+  readonly reduce?: UfuncReduce;
 }
 
 /** A generalized GPU ufunc made by `cuda.guvectorize`: `g(...inputs)` or `g(...inputs, ...outputs)`; one output is returned as is, several as a list */
 export interface Gufunc {
   /** Applies the function to each set of core sub-arrays over the broadcast loop dimensions. */
   (...args: (ArrayOperand | ScalarOperand | GufuncOptions)[]): UfuncResult | UfuncResult[];
+  /** The call's async twin, as a ufunc's (see Ufunc.async): the same result, once host arrays are written. */
+  readonly async: (...args: (ArrayOperand | ScalarOperand | GufuncOptions)[]) => Promise<UfuncResult | UfuncResult[]>;
   /** the number of inputs */
   readonly nin: number;
   /** the number of outputs */
@@ -155,17 +165,17 @@ interface Operand {
  * Launches with the operands' arguments: a complex scalar's parts go to device memory for the launch
  * (kernels take complex arrays from there), freed once the launch is done.
  */
-function launchWith(ops: readonly Operand[], stream: Stream | undefined, launch: (args: Operand["arg"][]) => void): void {
+function* launchWith(ops: readonly Operand[], stream: Stream | undefined, launch: (args: Operand["arg"][]) => Steps<void>): Steps<void> {
   const temps: DeviceArray[] = [];
   try {
-    launch(ops.map((o) => {
+    yield* launch(ops.map((o) => {
       if (!o.complexScalar) return o.arg;
       const d = toDevice(o.arg as TypedArray, { dtype: o.complexScalar, stream });
       temps.push(d);
       return d;
     }));
   } finally {
-    if (temps.length > 0) stream?.synchronize();
+    if (temps.length > 0 && stream) yield* stream.synchronizeSteps();
     for (const t of temps) t.free();
   }
 }
@@ -205,7 +215,12 @@ function scalarOperand(dtype: UType, v: ScalarOperand): Operand {
 }
 
 /** A result array and its operand; `finish` gives the result after the kernel ran (a complex host result: copied back). */
-interface Target { readonly result: UfuncResult; readonly operand: Operand; finish?(): UfuncResult }
+interface Target { readonly result: UfuncResult; readonly operand: Operand; finish?(): Steps<UfuncResult> }
+
+/** A call's result, from its target, once the kernel ran. */
+function* finished(target: Target): Steps<UfuncResult> {
+  return target.finish ? yield* target.finish() : target.result;
+}
 
 /**
  * The target of a result of type `dtype` for `out` (when given): a complex result is written to a
@@ -214,8 +229,8 @@ interface Target { readonly result: UfuncResult; readonly operand: Operand; fini
 function complexTarget(shape: readonly number[], dtype: ComplexName, out: ArrayOperand | undefined, onDevice: boolean): Target | undefined {
   if (out instanceof DeviceArray || (out === undefined && onDevice)) return undefined;
   const d = deviceArray(shape, dtype);
-  const finish = () => {
-    try { return out === undefined ? d.copyToHost() : d.copyToHost(out as never); } finally { d.free(); }
+  const finish = function* (): Steps<UfuncResult> {
+    try { return (yield* d.copyToHostSteps(out as Exclude<ArrayOperand, DeviceArray> | undefined, undefined)) as UfuncResult; } finally { d.free(); }
   };
   return { result: (out ?? d) as UfuncResult, operand: operandOf(d), finish };
 }
@@ -326,6 +341,9 @@ export function withInfo<F extends Function>(f: F, info: object, kernels: Readon
   Object.assign(f, info);
   return Object.defineProperty(f, "kernels", { get: () => [...kernels.values()] });
 }
+
+/** The names in the error for a ufunc call on a thread that cannot block (each call waits: its `meta` is a host array). */
+const ufuncCall = (what: string): Twin => ({ call: `a call of ${what}`, twin: `${what.split(" ")[0]}.async(...args)` });
 
 const safeName = (prefix: string, fn: Function) => `${prefix}_${(functionName(fn) || "fn").replace(/[^A-Za-z0-9_]/g, "_")}`;
 
@@ -474,7 +492,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
   const kernels = new Map<string, Kernel>();
   const returnTypes = new Map<string, UType>();
 
-  const ufunc = (...args: unknown[]): UfuncResult => {
+  function* apply(args: readonly unknown[]): Steps<UfuncResult> {
     const { operands: raw, options } = splitOptions(args, what);
     if (raw.length !== nin && raw.length !== nin + 1) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally an output array; got ${raw.length} argument(s)`);
@@ -506,7 +524,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
       throw new LaunchError(`${what}: out has shape ${showShape(target.operand.shape)}; the broadcast result has shape ${showShape(shape)}`);
     }
     const n = product(shape);
-    if (n === 0) return target.finish?.() ?? target.result;
+    if (n === 0) return yield* finished(target);
 
     const all = [...ops, target.operand];
     const { loopNdim, meta } = buildMeta(shape, all.map((o) => ({ offset: o.offset, loop: broadcastStrides(o.shape, o.strides, shape), core: [] })));
@@ -526,11 +544,21 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
       kernel = makeKernelFunction(safeName("ufunc", fn), ["n", "meta", ...xs, "out"], body, fn);
       kernels.set(key, kernel);
     }
-    launchWith(all, options.stream, (args) => kernel.forall(n, options.stream)(n, meta, ...args));
-    return target.finish?.() ?? target.result;
-  };
-  const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), reduce: reducer(ufunc as Ufunc, what) } : { nin, signatures: sigs.map(signatureToString) };
+    yield* launchWith(all, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, meta, ...args]));
+    return yield* finished(target);
+  }
+  const ufunc = (...args: unknown[]): UfuncResult => runBlocking(apply(args), ufuncCall(what));
+  const async = (...args: unknown[]): Promise<UfuncResult> => runAsync(apply(args));
+  const info = nin === 2 ? { nin, signatures: sigs.map(signatureToString), async, reduce: reducer(apply, what) } : { nin, signatures: sigs.map(signatureToString), async };
   return withInfo(ufunc, info, kernels) as Ufunc;
+}
+
+/** A two-input ufunc's `reduce` (see Ufunc.reduce), with its async twin. */
+export interface UfuncReduce {
+  /** Folds `array` along `options.axis` (default 0): a scalar for a 1-d array, else an array of the other dimensions. */
+  (array: ArrayOperand, options?: UfuncReduceOptions): UfuncResult | number | bigint | ComplexValue;
+  /** The async twin: the same result, once it is in host memory (a DeviceArray result: once it is queued). */
+  readonly async: (array: ArrayOperand, options?: UfuncReduceOptions) => Promise<UfuncResult | number | bigint | ComplexValue>;
 }
 
 /** The options of a ufunc's `reduce`: the axis folded (default 0; negative counts from the end) and the stream. */
@@ -547,8 +575,8 @@ export interface UfuncReduceOptions {
  * The result has the other dimensions: a scalar for a 1-d array (as Numba's), else a host array for a
  * host input and a DeviceArray for a device one.
  */
-function reducer(f: Ufunc, what: string) {
-  return (array: ArrayOperand, options: UfuncReduceOptions = {}): UfuncResult | number | bigint | ComplexValue => {
+function reducer(apply: (args: readonly unknown[]) => Steps<UfuncResult>, what: string): UfuncReduce {
+  function* reduce(array: ArrayOperand, options: UfuncReduceOptions): Steps<UfuncResult | number | bigint | ComplexValue> {
     if (!isArrayOperand(array)) throw new LaunchError(`${what}.reduce takes a typed array, ndarray or DeviceArray`);
     checkOptionKeys(`${what}.reduce`, options, ["axis", "stream"]);
     const { shape, dtype } = operandOf(array);
@@ -560,30 +588,34 @@ function reducer(f: Ufunc, what: string) {
     const work = array instanceof DeviceArray ? deviceArray(shape, dtype, array.backend) : toDevice(array as TypedArray | NDArrayLike);
     if (array instanceof DeviceArray) work.copyToDevice(array, options.stream);
     const along = (lo: number, hi: number) => work.slice(...shape.map((_, d) => (d === ax ? ([lo, hi] as const) : null)));
-    const fold = (n: number): void => {
+    const fold = function* (n: number): Steps<void> {
       if (n === 1) return;
       if (n % 2 === 1) {
-        fold(n - 1);
-        f(along(0, 1), along(n - 1, n), { out: along(0, 1), stream: options.stream });
+        yield* fold(n - 1);
+        yield* apply([along(0, 1), along(n - 1, n), { out: along(0, 1), stream: options.stream }]);
         return;
       }
-      f(along(0, n / 2), along(n / 2, n), { out: along(0, n / 2), stream: options.stream });
-      fold(n / 2);
+      yield* apply([along(0, n / 2), along(n / 2, n), { out: along(0, n / 2), stream: options.stream }]);
+      yield* fold(n / 2);
     };
-    fold(shape[ax]!);
+    yield* fold(shape[ax]!);
     const result = work.slice(...shape.map((_, d) => (d === ax ? 0 : null)));
     if (ndim > 1 && array instanceof DeviceArray) {
       // an array of its own, which the caller frees: a view would keep `work` allocated, unfreeable
       const own = deviceArray(result.shape, dtype, array.backend);
       own.copyFrom(result, options.stream);
-      options.stream?.synchronize();
+      if (options.stream) yield* options.stream.synchronizeSteps();
       work.free();
       return own;
     }
-    const host = result.copyToHost() as TypedArray | NDArray;
+    const host = (yield* result.copyToHostSteps(undefined, undefined)) as TypedArray | NDArray;
     work.free();
     return ndim > 1 ? host : readElement(dtype, (host as NDArray).data, (host as NDArray).offset);
-  };
+  }
+  const names: Twin = { call: `${what}.reduce(array)`, twin: `${what.split(" ")[0]}.reduce.async(array)` };
+  return Object.assign((array: ArrayOperand, options: UfuncReduceOptions = {}) => runBlocking(reduce(array, options), names), {
+    async: (array: ArrayOperand, options: UfuncReduceOptions = {}) => runAsync(reduce(array, options)),
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -654,7 +686,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
   for (const s of sigs) checkGuSignature(s, cores, nin, what);
   const kernels = new Map<string, Kernel>();
 
-  const gufunc = (...args: unknown[]): UfuncResult | UfuncResult[] => {
+  function* apply(args: readonly unknown[]): Steps<UfuncResult | UfuncResult[]> {
     const { operands: raw, options } = splitOptions(args, what) as { operands: unknown[]; options: GufuncOptions };
     if (raw.length !== nin && raw.length !== nin + nout) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally ${nout} output array(s); got ${raw.length} argument(s)`);
@@ -721,12 +753,15 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
         kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin, dtypes), fn);
         kernels.set(key, kernel);
       }
-      launchWith(ops, options.stream, (args) => kernel.forall(n, options.stream)(n, meta, ...args));
+      yield* launchWith(ops, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, meta, ...args]));
     }
-    const results = targets.map((t) => t.finish?.() ?? t.result);
+    const results: UfuncResult[] = [];
+    for (const t of targets) results.push(yield* finished(t));
     return nout === 1 ? results[0]! : results;
-  };
-  return withInfo(gufunc, { nin, nout, layout, signatures: sigs.map(signatureToString) }, kernels) as Gufunc;
+  }
+  const gufunc = (...args: unknown[]): UfuncResult | UfuncResult[] => runBlocking(apply(args), ufuncCall(what));
+  const async = (...args: unknown[]): Promise<UfuncResult | UfuncResult[]> => runAsync(apply(args));
+  return withInfo(gufunc, { nin, nout, layout, signatures: sigs.map(signatureToString), async }, kernels) as Gufunc;
 }
 
 /** The options object a gufunc call may end with: `out` is the output array, or the list of them when there are several. */

@@ -248,7 +248,7 @@ const CUDA = ns("cuda", {
   blockDim: dim3("cuda.blockDim", "ntid"),
   gridDim: dim3("cuda.gridDim", "nctaid"),
   laneid: special("laneid"),
-  warpsize: numberLiteral(32),
+  warpsize: (L) => numberLiteral(L.options.warpSize),
   grid: fn("cuda.grid", (L, args, n) =>
     gridTuple(L, args, n, "cuda.grid", (a) => add32(mul32(reg(`ctaid.${a}`), reg(`ntid.${a}`)), reg(`tid.${a}`)))),
   gridsize: fn("cuda.gridsize", (L, args, n) =>

@@ -26,6 +26,7 @@ export function compileToIR(fn: Function, argTypes: readonly Type[], options: Fr
     debug: options.debug ?? DEFAULT_COMPILE_OPTIONS.debug,
     lineinfo: options.lineinfo ?? DEFAULT_COMPILE_OPTIONS.lineinfo,
     maxRegisters: options.maxRegisters,
+    warpSize: options.warpSize ?? DEFAULT_COMPILE_OPTIONS.warpSize,
   };
   const session = new CompileSession(compile, options.resolveDeviceFunction);
   const parsed = session.parse(fn, options.name ?? (fn.name || "kernel"));

@@ -412,6 +412,8 @@ export interface CompileOptions {
   readonly debug: boolean;
   readonly lineinfo: boolean;
   readonly maxRegisters?: number;
+  /** the threads in a warp of the device compiled for: `cuda.warpsize` in kernels */
+  readonly warpSize: number;
 }
 
 export const DEFAULT_COMPILE_OPTIONS: CompileOptions = {
@@ -419,6 +421,7 @@ export const DEFAULT_COMPILE_OPTIONS: CompileOptions = {
   fma: true,
   debug: false,
   lineinfo: false,
+  warpSize: 32,
 };
 
 // ---------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import {
 } from "../ndarray.js";
 import { deviceBackend, getBackend } from "./select.js";
 import { Stream, streamHandle } from "./streams.js";
+import { copiedToHost, runAsync, runBlocking, streamDone, wait, type Steps, type Twin } from "./waiting.js";
 
 /** A host array: a TypedArray or an ndarray-style `{data, shape, stride, offset}` view (an NDArray among them). */
 export type HostArray = TypedArray | NDArrayLike;
@@ -129,6 +130,8 @@ const hostShape = (a: HostArray): readonly number[] => (isTypedArray(a) ? [a.len
 const shapeList = (s: Shape): number[] => checkShape(typeof s === "number" ? [s] : s);
 const sameShape = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((n, i) => n === b[i]);
 const storage = (d: ScalarName) => DTYPE_INFO[d].array;
+
+const COPY_TO_HOST: Twin = { call: "d.copyToHost()", twin: "d.copyToHostAsync()" };
 
 function checkStorage(array: ScalarName, host: ScalarName): void {
   if (storage(array) !== storage(host)) {
@@ -330,10 +333,26 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   copyToHost<T extends HostArrayOf<D>>(target: T, stream?: StreamLike): T;
   copyToHost<M extends number>(this: DeviceArray<D, M>, target?: undefined, stream?: StreamLike): HostCopyOf<D, M>;
   copyToHost(target?: HostArray, stream?: StreamLike): HostArray {
+    return runBlocking(this.copyToHostSteps(target, stream), COPY_TO_HOST);
+  }
+
+  /**
+   * `copyToHost`'s async twin, on every target: the same arguments and result, resolved once the
+   * elements are in host memory (also on a stream, where `copyToHost` into page-locked memory returns
+   * before they are). Where the thread cannot block (a browser's main thread) it is the only form.
+   */
+  copyToHostAsync<T extends HostArrayOf<D>>(target: T, stream?: StreamLike): Promise<T>;
+  copyToHostAsync<M extends number>(this: DeviceArray<D, M>, target?: undefined, stream?: StreamLike): Promise<HostCopyOf<D, M>>;
+  copyToHostAsync(target?: HostArray, stream?: StreamLike): Promise<HostArray> {
+    return runAsync(this.copyToHostSteps(target, stream));
+  }
+
+  /** copyToHost as steps (runtime/waiting.ts), for the blocking call, its twin and the calls made of them. @internal */
+  *copyToHostSteps(target: HostArray | undefined, stream: StreamLike | undefined): Steps<HostArray> {
     this.check();
     if (target !== undefined) this.checkHostFits(target, (shape) => `copyToHost target of shape [${shape.join(", ")}] does not fit shape [${this.shape.join(", ")}]`);
     const flat = target === undefined || !isTypedArray(target) ? this.newHostStorage() : target;
-    this.readInto(flat, streamHandle(stream));
+    yield* this.readInto(flat, streamHandle(stream));
     if (target === undefined) return this.ndim === 1 ? flat : new NDArray(flat, this.hostCopyShape(), undefined, 0, this.dtype);
     if (!isTypedArray(target)) writeHost(target, flat);
     return target;
@@ -460,16 +479,16 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     return { lo, hi: hi + 1 };
   }
 
-  private readInto(flat: TypedArray, stream: BackendStream | undefined): void {
+  private *readInto(flat: TypedArray, stream: BackendStream | undefined): Steps<void> {
     if (this.size === 0) return;
     if (this.isCContiguous()) {
-      this.backend.copyToHost(flat, this.buffer, this.byteOffset, stream);
+      yield* wait(copiedToHost(this.backend, flat, this.buffer, this.byteOffset, stream));
       return;
     }
     const { lo, hi } = this.span();
     const tmp = new (flat.constructor as new (n: number) => TypedArray)(hi - lo);
-    this.backend.copyToHost(tmp, this.buffer, this.byteOffset + lo * DTYPE_INFO[this.dtype].size, stream);
-    stream?.synchronize(); // tmp is read right away
+    yield* wait(copiedToHost(this.backend, tmp, this.buffer, this.byteOffset + lo * DTYPE_INFO[this.dtype].size, stream));
+    if (stream) yield* wait(streamDone(this.backend, stream)); // tmp is read right away
     const src = tmp as unknown as unknown[];
     const dst = flat as unknown as unknown[];
     const { shape, strides } = this.parts();
@@ -578,8 +597,9 @@ function writeHost(target: HostArray, flat: TypedArray): void {
  * returns what writes them into the host arrays: several arrays are copied back all or none, as a
  * read that fails leaves every host array as it was.
  */
-export function stageToHost(pairs: readonly (readonly [DeviceArray, HostArray])[]): () => void {
-  const read = pairs.map(([d]) => d.copyToHost() as HostArray);
+export function* stageToHost(pairs: readonly (readonly [DeviceArray, HostArray])[]): Steps<() => void> {
+  const read: HostArray[] = [];
+  for (const [d] of pairs) read.push(yield* d.copyToHostSteps(undefined, undefined));
   return () => pairs.forEach(([, host], i) => {
     const r = read[i]!;
     writeHost(host, isTypedArray(r) ? r : (r.data as TypedArray));

@@ -12,6 +12,9 @@ import type { ArrayArg, Backend, DeviceBuffer } from "../abi/backend.js";
 import { DeviceArray, toDevice, type StreamLike } from "./devicearray.js";
 import { getBackend } from "./select.js";
 import { streamHandle } from "./streams.js";
+import { runAsync, runBlocking, streamDone, wait, type Steps, type Twin } from "./waiting.js";
+
+const COPY_TO_HOST: Twin = { call: "d.copyToHost()", twin: "d.copyToHostAsync()" };
 
 /**
  * An array of records in device memory, made by `cuda.toDevice(records)` or `cuda.deviceRecordArray(n,
@@ -34,13 +37,23 @@ export class DeviceRecordArray<T extends object = RecordObject> {
 
   /** Copies the records to the host: into `target` when given, else into a new RecordArray. */
   copyToHost(target?: RecordArray<T>, stream?: StreamLike): RecordArray<T> {
+    return runBlocking(this.copyToHostSteps(target, stream), COPY_TO_HOST);
+  }
+
+  /** `copyToHost`'s async twin: the same records, once they are in host memory. */
+  copyToHostAsync(target?: RecordArray<T>, stream?: StreamLike): Promise<RecordArray<T>> {
+    return runAsync(this.copyToHostSteps(target, stream));
+  }
+
+  private *copyToHostSteps(target: RecordArray<T> | undefined, stream: StreamLike | undefined): Steps<RecordArray<T>> {
     const out = target ?? new RecordArray(this.dtype, this.length);
     if (out.dtype.toString() !== this.dtype.toString() || out.length !== this.length) {
       throw new TypeError(`copyToHost: the target holds ${out.length} × ${out.dtype}; the device array ${this.length} × ${this.dtype}`);
     }
-    this.storage.copyToHost(out.bytes, stream);
+    yield* this.storage.copyToHostSteps(out.bytes, stream);
     if (out.copiesToObjects) {
-      streamHandle(stream)?.synchronize(); // the objects are written now, from the bytes the copy brings
+      const s = streamHandle(stream);
+      if (s) yield* wait(streamDone(this.storage.backend, s)); // the objects are written now, from the bytes the copy brings
       out.copyToObjects();
     }
     return out;
@@ -111,9 +124,14 @@ export class FieldArgument {
 export interface BoundRecords {
   /** one value per flat parameter: each record array's fields as FieldArguments, each record's field values */
   readonly values: unknown[];
-  /** after the launch: written fields back into host records (when it succeeded), temporaries freed */
-  finish(launched: boolean): void;
+  /** after a launch that succeeded: written fields back into the host records, temporaries freed (as steps: the copies wait) */
+  copyBack(): Steps<void>;
+  /** after a launch that failed: the host records as they were, temporaries freed */
+  discard(): void;
 }
+
+/** What one records argument leaves to do after the launch (see BoundRecords). */
+interface AfterLaunch { copyBack(): Steps<void>; discard(): void }
 
 /**
  * Flattens launch arguments for a kernel compiled for `types` (one per argument; records as
@@ -123,7 +141,7 @@ export interface BoundRecords {
  */
 export function bindRecordArguments(backend: Backend, args: readonly unknown[], types: readonly Type[], written: (flat: number) => boolean): BoundRecords {
   const values: unknown[] = [];
-  const after: ((launched: boolean) => void)[] = [];
+  const after: AfterLaunch[] = [];
   try {
     args.forEach((v, i) => {
       const r = recordOf(types[i]!);
@@ -141,10 +159,14 @@ export function bindRecordArguments(backend: Backend, args: readonly unknown[], 
       for (const f of r.fields) values.push(new FieldArgument(storage, r, f, [recordCount(v)]));
     });
   } catch (e) {
-    for (const f of after) f(false);
+    for (const a of after) a.discard();
     throw e;
   }
-  return { values, finish: (launched) => { for (const f of after) f(launched); } };
+  return {
+    values,
+    *copyBack() { for (const a of after) yield* a.copyBack(); },
+    discard: () => { for (const a of after) a.discard(); },
+  };
 }
 
 const recordCount = (v: unknown) => (v instanceof RecordArray || v instanceof DeviceRecordArray ? v.length : (v as readonly object[]).length);
@@ -155,7 +177,7 @@ const recordCount = (v: unknown) => (v instanceof RecordArray || v instanceof De
  * the same records are passed twice (the GPU would see two copies); elsewhere a temporary device copy.
  */
 function deviceStorageOf(
-  backend: Backend, v: unknown, r: RecordDType, i: number, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[], args: readonly unknown[],
+  backend: Backend, v: unknown, r: RecordDType, i: number, writtenFields: ReadonlySet<string>, after: AfterLaunch[], args: readonly unknown[],
 ): DeviceArray {
   if ((v instanceof DeviceRecordArray || v instanceof RecordArray) && v.dtype.toString() !== r.toString()) {
     throw new LaunchError(`argument ${i + 1} holds records of ${v.dtype}; the kernel was compiled for ${r} (convert with cuda.recordArray(dtype, records.toObjects()))`);
@@ -168,14 +190,17 @@ function deviceStorageOf(
   const host = v instanceof RecordArray ? v : new RecordArray(r, v as readonly object[]);
   if (backend.inPlace && args.filter((a) => a === v).length === 1) return inPlace(backend, backend.inPlace(host.bytes), host, host !== v, writtenFields, after);
   const device = toDevice(host.bytes, undefined, backend);
-  after.push((launched) => {
-    try {
-      if (!launched || writtenFields.size === 0) return;
-      device.copyToHost(host.bytes);
-      host.copyToObjects(writtenFields);
-    } finally {
-      device.free();
-    }
+  after.push({
+    *copyBack() {
+      try {
+        if (writtenFields.size === 0) return;
+        yield* device.copyToHostSteps(host.bytes, undefined);
+        host.copyToObjects(writtenFields);
+      } finally {
+        device.free();
+      }
+    },
+    discard: () => device.free(),
   });
   return device;
 }
@@ -184,11 +209,14 @@ function deviceStorageOf(
  * Host records used in place (where kernels address host memory: the simulator): written fields into the objects after a launch, the
  * bytes restored after a failed one (unless they are a `temporary` packing of plain objects).
  */
-function inPlace(backend: Backend, buffer: DeviceBuffer, host: RecordArray, temporary: boolean, writtenFields: ReadonlySet<string>, after: ((launched: boolean) => void)[]): DeviceArray {
+function inPlace(backend: Backend, buffer: DeviceBuffer, host: RecordArray, temporary: boolean, writtenFields: ReadonlySet<string>, after: AfterLaunch[]): DeviceArray {
   const backup = writtenFields.size > 0 && !temporary ? host.bytes.slice() : undefined;
-  after.push((launched) => {
-    if (!launched && backup) host.bytes.set(backup);
-    if (launched && writtenFields.size > 0) host.copyToObjects(writtenFields);
+  after.push({
+    // nothing to wait for: the kernel wrote the host memory itself
+    *copyBack() {
+      if (writtenFields.size > 0) host.copyToObjects(writtenFields);
+    },
+    discard: () => { if (backup) host.bytes.set(backup); },
   });
   return DeviceArray.over(backend, buffer, Math.max(1, host.bytes.byteLength), "uint8");
 }

@@ -2,6 +2,7 @@
 // thin wrappers over a back end's handles.
 
 import type { Backend, BackendEvent, BackendStream } from "../abi/backend.js";
+import { runAsync, runBlocking, streamDone, wait, type Steps, type Twin } from "./waiting.js";
 
 /**
  * A queue of device work that runs in order (Numba's `Stream`), made by `cuda.stream()`; work on
@@ -12,15 +13,24 @@ export class Stream {
   constructor(
     /** the back end's stream @internal */
     readonly handle: BackendStream,
+    private readonly backend: Backend,
   ) {}
 
   /** whether this is the default stream */
   get isDefault(): boolean {
     return this.handle.isDefault;
   }
-  /** blocks until all work queued on this stream is done */
+  /** blocks until all work queued on this stream is done; throws the error of a kernel on it that threw */
   synchronize(): void {
-    this.handle.synchronize();
+    runBlocking(this.synchronizeSteps(), STREAM_SYNCHRONIZE);
+  }
+  /** `synchronize`'s async twin: resolves when the work queued so far is done, rejects with the error of a kernel that threw */
+  synchronizeAsync(): Promise<void> {
+    return runAsync(this.synchronizeSteps());
+  }
+  /** synchronize as steps (runtime/waiting.ts), for the host calls that synchronise a stream. @internal */
+  synchronizeSteps(): Steps<void> {
+    return wait(streamDone(this.backend, this.handle));
   }
   /** resolves when the work queued so far is done, without blocking the event loop */
   done(): Promise<void> {
@@ -61,8 +71,10 @@ export function eventElapsedTime(start: Event, end: Event): number {
   return end.elapsedTime(start);
 }
 
-export const createStream = (backend: Backend) => new Stream(backend.createStream());
-export const defaultStream = (backend: Backend) => new Stream(backend.defaultStream());
+const STREAM_SYNCHRONIZE: Twin = { call: "s.synchronize()", twin: "s.synchronizeAsync()" };
+
+export const createStream = (backend: Backend) => new Stream(backend.createStream(), backend);
+export const defaultStream = (backend: Backend) => new Stream(backend.defaultStream(), backend);
 export const createEvent = (backend: Backend) => new Event(backend.createEvent(), backend);
 
 /** The back-end handle of a user stream (either kind accepted), undefined for none or `0` (Numba's default stream). */

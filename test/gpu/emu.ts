@@ -19,7 +19,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** Test files that run on the current target, beside the GPU suite (the others are the simulator's own or compile only). */
 const TARGET_TESTS = [
   "test/runtime/host-devicearray.test.ts", "test/host/reduce.test.ts", "test/host/vectorize.test.ts", "test/mathlib/random.test.ts",
-  "test/compiler/typing-by-value.test.ts", "test/runtime/device-scope.test.ts", "test/host/launch-fast-path.test.ts", "test/host/kernel-throw.test.ts", "test/host/array-views.test.ts",
+  "test/compiler/typing-by-value.test.ts", "test/runtime/device-scope.test.ts", "test/host/launch-fast-path.test.ts", "test/host/kernel-throw.test.ts", "test/host/array-views.test.ts", "test/host/async-twins.test.ts",
 ];
 
 const why = missingTools("gcc");

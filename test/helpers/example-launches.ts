@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import type { FunctionIR } from "../../src/compiler/ir.js";
 import { convertScalar, isArrayType, type ScalarName } from "../../src/dtypes.js";
 import { Kernel } from "../../src/kernel.js";
-import type { KernelArg, LaunchDims } from "../../src/abi/backend.js";
+import type { Backend, KernelArg, LaunchDims } from "../../src/abi/backend.js";
 import type { SimBuffer } from "../../src/backends/sim/runtime/buffer.js";
 import { DeviceArray } from "../../src/runtime/devicearray.js";
 import { isNDArrayLike } from "../../src/ndarray.js";
@@ -70,14 +70,16 @@ function snapshotArg(ir: FunctionIR, a: unknown, i: number): KernelArg {
 
 const launches: Launch[] = [];
 const replays = new Map<unknown, number>();
-const proto = Kernel.prototype as unknown as { launch(dims: LaunchDims, args: unknown[], stream: unknown): void; specialisationFor(args: unknown[]): { ir: FunctionIR } };
-const launch = proto.launch;
-proto.launch = function (this: typeof proto, dims, args, stream) {
-  const spec = this.specialisationFor(args);
+// the general launch, as the steps a launcher runs (blocking) or its `async` awaits
+type LaunchSteps = (dims: LaunchDims, args: unknown[], stream: unknown) => Generator<unknown, void, unknown>;
+const proto = Kernel.prototype as unknown as { launchSteps: LaunchSteps; specialisationFor(args: unknown[], backend: Backend): { ir: FunctionIR } };
+const launchSteps = proto.launchSteps;
+proto.launchSteps = function (this: typeof proto, dims, args, stream) {
+  const spec = this.specialisationFor(args, getBackend());
   const n = replays.get(spec) ?? 0;
   replays.set(spec, n + 1);
   if (n < REPLAYS) launches.push({ ir: spec.ir, dims, snapshot: snapshotOf(spec.ir, args) });
-  return launch.call(this, dims, args, stream);
+  return launchSteps.call(this, dims, args, stream);
 };
 
 const [file, size] = process.argv.slice(2);

@@ -114,6 +114,18 @@ axpy.configure(1, 8, cuda.defaultStream())(hostF32, dF32, 2, 8);
 axpy.forall(8)(hostF32, dF32, 2, 8);
 axpy.forall(8, cuda.stream())(hostF32, dF32, 2, 8);
 
+// the async twins take the same arguments
+typeOf(launch.async(hostF32, dF32, 2, 8)).is<Promise<void>>(true);
+typeOf(axpy.forall(8).async(mat, hostF32, 2, 8)).is<Promise<void>>(true);
+typeOf(dF32.copyToHostAsync()).is<Promise<Float32Array>>(true);
+typeOf(dF64.copyToHostAsync(undefined, cuda.stream())).is<Promise<NDArray<Float64Array, "float64">>>(true);
+typeOf(cuda.synchronizeAsync()).is<Promise<void>>(true);
+typeOf(cuda.stream().synchronizeAsync()).is<Promise<void>>(true);
+// @ts-expect-error the twin checks the arguments as the launcher does
+launch.async(new Float64Array(8), hostF32, 2, 8);
+// @ts-expect-error and the target of an async copy as copyToHost's
+dF32.copyToHostAsync(new Float64Array(8));
+
 // @ts-expect-error a Float64Array for a Float32Array parameter
 launch(new Float64Array(8), hostF32, 2, 8);
 // @ts-expect-error a float64 DeviceArray for a Float32Array parameter
@@ -228,6 +240,9 @@ const bigSum = cuda.reduce((a: bigint, b: bigint) => a + b);
 const s64: bigint = bigSum(new BigInt64Array(4));
 const s64dev: bigint = bigSum(cuda.deviceArray(4, "uint64"), { init: 2n });
 sum(dF32, { res: cuda.deviceArray(1, float32) }); // into a device array: nothing returned
+typeOf(sum.async(new Float32Array(4))).is<Promise<number>>(true);
+typeOf(bigSum.async(new BigInt64Array(4), { init: 1n })).is<Promise<bigint>>(true);
+typeOf(sum.async(dF32, { res: cuda.deviceArray(1, float32) })).is<Promise<void>>(true);
 // @ts-expect-error a number reduction does not take 64-bit integers
 sum(new BigInt64Array(4));
 // @ts-expect-error a bigint reduction returns a bigint
