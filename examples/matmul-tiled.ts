@@ -81,5 +81,9 @@ const C2 = ndarray(new Float32Array(n * n), [n, n]);
 naive32.configure([blocks, blocks], [TPB, TPB])(A, B, C2);
 checkEqual("fast_matmul equals a naive float32-accumulator kernel bit for bit", C.data, C2.data);
 
-const tiles = (fastMatmul.inspectAsm().match(/^\s*\.shared\b.*$/gm) ?? []).map((d) => d.trim());
-check("the PTX declares the two 16×16 float32 tiles in shared memory", tiles.length === 2 && tiles.every((d) => d.includes(`[${TPB * TPB * 4}]`)), tiles.join(" "));
+// the code the target runs: PTX on a GPU and the simulator (which prints the PTX it would load), WGSL on WebGPU
+const code = fastMatmul.inspectAsm();
+const wgsl = code.includes("@compute");
+const tiles = (code.match(wgsl ? /^\s*var<workgroup>.*$/gm : /^\s*\.shared\b.*$/gm) ?? []).map((d) => d.trim());
+const tileDeclared = (d: string) => d.includes(wgsl ? `array<f32, ${TPB * TPB}>` : `[${TPB * TPB * 4}]`);
+check(`the ${wgsl ? "WGSL" : "PTX"} declares the two 16×16 float32 tiles in shared memory`, tiles.length === 2 && tiles.every(tileDeclared), tiles.join(" "));
