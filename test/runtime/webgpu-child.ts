@@ -279,6 +279,12 @@ const THROWER = (x: Int32Array) => {
   x[i] = i;
 };
 
+const DIVERGENT = (x: Int32Array) => {
+  const t = cuda.threadIdx.x;
+  if (x[t]! > 0) cuda.syncthreads();
+  x[t] = t;
+};
+
 Object.assign(SCENARIOS, {
   /** what WebGPU cannot do fails naming the target; pinned memory is plain host memory */
   unsupported: () => {
@@ -385,7 +391,7 @@ Object.assign(SCENARIOS, {
     const gpu = ((globalThis as { keptGpu?: GPU }).keptGpu = create([]));
     const { device, facts } = await openDevice(gpu);
     const b = new WebGpuBackend(new InThreadChannel(new GpuExecutor(device)), facts, deviceInfoOf(facts, 0, 1 << 30), emitWgsl);
-    const irOfFn = (fn: Function, args: unknown[]) => compileToIR(fn, args.map((v, i) => typeOfArgument(v, i)), { name: fn === PRINTER ? "printer" : "thrower" });
+    const irOfFn = (fn: Function, args: unknown[]) => compileToIR(fn, args.map((v, i) => typeOfArgument(v, i)), { name: fn === PRINTER ? "printer" : fn === DIVERGENT ? "divergent" : "thrower" });
     const buf = b.alloc(4 * 64);
     const arg = (dtype: "int32" | "float32") => ({ kind: "array" as const, buffer: buf, byteOffset: 0, dtype, shape: [64], strides: [1], name: "x" });
     b.copyToDevice(buf, 0, new Float32Array([1.5, -2, 3.25]));
@@ -401,7 +407,15 @@ Object.assign(SCENARIOS, {
     await b.synchronizeAsync().catch((e: Error) => (thrown = `${e.constructor.name}: ${e.message}`));
     const out = new Int32Array(8);
     await b.copyToHostAsync(out, buf, 0);
-    return { lines, blocking, copyBlocks: message(() => b.copyToHost(out, buf, 0)), thrown, copied: [...out], canBlock: b.canBlock };
+    // a kernel the WGSL compiler rejects: its first launch does nothing, the next async twin raises it, later launches too
+    const divergent = b.compile(irOfFn(DIVERGENT, [new Int32Array(1)]));
+    divergent.launch(dims(1, 4), [arg("int32")], b.defaultStream(), false);
+    let rejected = "no error";
+    await b.synchronizeAsync().catch((e: Error) => (rejected = `${e.constructor.name}: ${e.message.split("\n")[0]}`));
+    const relaunched = message(() => divergent.launch(dims(1, 4), [arg("int32")], b.defaultStream(), false)).split("\n")[0];
+    let after = "no error";
+    await b.synchronizeAsync().catch((e: Error) => (after = e.message));
+    return { lines, blocking, copyBlocks: message(() => b.copyToHost(out, buf, 0)), thrown, copied: [...out], canBlock: b.canBlock, rejected, relaunched, after };
   },
 });
 

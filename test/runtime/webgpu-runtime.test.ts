@@ -89,6 +89,9 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     assert.equal(s.lines, "thread 0 sees 1.5\nthread 1 sees -2\nthread 2 sees 3.25\n");
     assert.equal(s.thrown, "KernelError: kernel 'thrower' threw: five (thread (5, 0, 0) of block (0, 0, 0))");
     assert.deepEqual(s.copied, [0, 1, 2, 3, 4, 0, 6, 7]);
+    assert.match(s.rejected, /^CompileError: a barrier \(cuda\.syncthreads\) that not every thread/, "a rejected module, at the next async twin");
+    assert.equal(s.relaunched, s.rejected, "and at each later launch");
+    assert.equal(s.after, "no error", "its launches left nothing else to report");
   });
 
   each("what WebGPU cannot do (mapped host memory, IPC, peers) fails naming the target; so does a queued job, when waited for", "unsupported", (s) => {

@@ -78,6 +78,8 @@ function plainBytes(data: Uint8Array): Uint8Array<ArrayBuffer> {
 export class GpuExecutor {
   private readonly buffers = new Map<number, GPUBuffer>();
   private readonly modules = new Map<number, Module>();
+  /** modules the WGSL compiler rejected: their kernels report it, and their dispatches do nothing */
+  private readonly rejected = new Set<number>();
   /** bind groups by module, pipeline and buffers (cleared when a buffer is freed) */
   private readonly bindGroups = new Map<string, GPUBindGroup>();
   /** the jobs run so far: each starts when the one before has finished */
@@ -129,9 +131,10 @@ export class GpuExecutor {
       case "module":
         return this.module(job.id, job.code, job.layout);
       case "pipeline":
+        if (this.rejected.has(job.module)) return undefined;
         return this.pipelineAsync(this.moduleOf(job.module), job.entryPoint, job.overrides).then(() => undefined);
       case "dispatch":
-        return this.dispatch(job);
+        return this.rejected.has(job.module) ? undefined : this.dispatch(job);
       case "read":
         return this.read(job.id, job.offset, job.bytes);
       case "mark":
@@ -205,7 +208,10 @@ export class GpuExecutor {
     await this.device.popErrorScope();
     // plain objects: they cross to the caller's thread
     const errors = info.messages.filter((m) => m.type === "error").map(({ type, lineNum, linePos, message }) => ({ type, lineNum, linePos, message }));
-    if (errors.length > 0) return errors;
+    if (errors.length > 0) {
+      this.rejected.add(id);
+      return errors;
+    }
     const entries = layout.map(([binding, type]): GPUBindGroupLayoutEntry => ({ binding, visibility: COMPUTE_STAGE, buffer: { type } }));
     this.device.pushErrorScope("validation");
     const bindGroupLayout = this.device.createBindGroupLayout({ entries });

@@ -46,8 +46,17 @@ let moduleIds = 0;
 /** the kernels launched since their status words were last read */
 const unreadKernels = new Set<WebGpuKernel>();
 
-/** Reads every launched kernel's status words without blocking (the async twins do, before they raise kernel errors). */
+/** modules being loaded where the thread cannot wait for them: each resolves to its kernel's error, if the compiler rejected it */
+const loading = new Set<Promise<Error | undefined>>();
+
+/**
+ * Without blocking: throws the error of a kernel whose module the compiler rejected, and reads every
+ * launched kernel's status words (the async twins do, before they raise kernel errors).
+ */
 export async function settleStatuses(): Promise<void> {
+  const rejected = (await Promise.all(loading)).find((e) => e !== undefined);
+  loading.clear();
+  if (rejected) throw rejected;
   await Promise.all([...unreadKernels].map((k) => k.readStatusAsync()));
 }
 
@@ -65,6 +74,8 @@ export class WebGpuKernel implements CompiledKernel {
   private unread = false;
   /** a throw (or, read without waiting, a failed check) the status words held, until the next synchronising call */
   private failure: LaunchError | undefined;
+  /** the error of a module the WGSL compiler rejected, found without waiting */
+  private loadFailure: Error | undefined;
   /** the status is read after each launch: the kernel prints or checks */
   private readonly readAfterLaunch: boolean;
   /**
@@ -92,10 +103,15 @@ export class WebGpuKernel implements CompiledKernel {
     this.reports = this.readAfterLaunch || info.strings.length > 0;
     this.status = host.allocId(this.statusBytes);
     const loaded = host.channel.request({ op: "module", id: this.module, code: wgsl.code, layout: this.layout });
-    // a thread that cannot wait meets a rejected module at its first launch's synchronising call
-    if (!host.channel.canBlock) return;
-    const errors = this.failing(() => loaded.wait(), `loading kernel '${info.name}'`) as readonly WgslMessage[];
-    if (errors.length > 0) throw explain(errors) ?? this.rejected(errors);
+    const failure = (errors: readonly WgslMessage[]) => (errors.length > 0 ? (explain(errors) ?? this.rejected(errors)) : undefined);
+    if (host.channel.canBlock) {
+      const error = failure(this.failing(() => loaded.wait(), `loading kernel '${info.name}'`) as readonly WgslMessage[]);
+      if (error) throw error;
+      return;
+    }
+    // a thread that cannot wait: the launches before the module is known to be rejected do nothing, and
+    // the next async twin raises the rejection; later launches raise it themselves
+    loading.add(loaded.promise().then((errors) => (this.loadFailure = failure(errors as readonly WgslMessage[])), () => undefined));
   }
 
   /** the WGSL compiler's errors, as they are, beside the lines they name */
@@ -120,6 +136,7 @@ export class WebGpuKernel implements CompiledKernel {
   }
 
   launch(dims: LaunchDims, args: readonly KernelArg[], _stream: BackendStream, cooperative: boolean): void {
+    if (this.loadFailure) throw this.loadFailure;
     if (cooperative) throw new LaunchError(`${this.host.where} cannot launch kernel '${this.info.name}' cooperatively (grid-wide sync)`);
     this.checkLimits(dims);
     const bindings = this.bindings(args);
