@@ -30,7 +30,10 @@ import {
   UNSUPPORTED_DTYPE, unsignedBits, WGSL_SCALAR, WIDENING, wrap, zeroOf, type OpText,
 } from "./scalar.js";
 import { atomicPlace, formOf, readElement, wordType, writeElement, type ArrayView, type Root } from "./memory.js";
-import { STATUS_TAIL, STATUS_WORDS, type ArrayBinding, type CheckedAccess, type ParamField, type PrintSite, type SourcePlace, type WgslKernel, type WgslTarget } from "./layout.js";
+import {
+  STATUS_TAIL, STATUS_WORDS,
+  type ArrayBinding, type CheckedAccess, type ParamField, type PrintSite, type SourcePlace, type WgslKernel, type WgslLaunchShape, type WgslTarget,
+} from "./layout.js";
 import { WgslIntrinsics } from "./intrinsics.js";
 import type { TupleValue, WgslContext } from "./context.js";
 
@@ -63,10 +66,13 @@ interface JumpTarget {
   readonly code: number;
 }
 
-/** Compiles a kernel to WGSL for an adapter; a construct outside the WebGPU subset is a CompileError. */
-export function emitWgsl(ir: FunctionIR, target: WgslTarget): WgslKernel {
+/**
+ * Compiles a kernel to WGSL for an adapter; a construct outside the WebGPU subset is a CompileError.
+ * `shape`: for launches whose array arguments share buffers (one binding per group).
+ */
+export function emitWgsl(ir: FunctionIR, target: WgslTarget, shape: WgslLaunchShape = {}): WgslKernel {
   if (ir.kind !== "kernel") throw new InternalCompilerError(`emitWgsl: '${ir.name}' is a device function; only kernels are emitted (device functions are inlined)`);
-  return new WgslEmitter(ir, target).emit();
+  return new WgslEmitter(ir, target, shape.sharedBuffers ?? []).emit();
 }
 
 export class WgslEmitter implements WgslContext {
@@ -115,10 +121,14 @@ export class WgslEmitter implements WgslContext {
   /** threads may read global memory that others wrote: barriers order storage too */
   exchangesGlobal = false;
 
-  constructor(ir: FunctionIR, target: WgslTarget) {
+  /** each array parameter of a shared buffer: its group (launch argument indices, the binding's first) */
+  private readonly groupOf = new Map<number, readonly number[]>();
+
+  constructor(ir: FunctionIR, target: WgslTarget, sharedBuffers: readonly (readonly number[])[]) {
     this.ir = ir;
     this.target = target;
     this.intrinsics = new WgslIntrinsics(this);
+    for (const group of sharedBuffers) if (group.length > 1) for (const arg of group) this.groupOf.set(arg, group);
   }
 
   // ------------------------------------------------------------------ errors and names
@@ -335,16 +345,8 @@ export class WgslEmitter implements WgslContext {
     if (isArrayType(t)) {
       this.scalarType(t.dtype);
       const root = this.roots.get(name)!;
-      const binding = 2 + this.bindings.length;
-      // the status words take one storage buffer too
-      const most = this.target.maxStorageBuffers - 1;
-      if (binding - 2 >= most) {
-        throw this.unsupported(`a kernel with more than ${most} arrays (parameters, record fields and env arrays)`,
-          `${this.target.adapterName} binds at most ${this.target.maxStorageBuffers} storage buffers to a kernel, one of them numbats' status words`);
-      }
-      const readOnly = !this.written.has(name);
-      this.bindings.push({ arg: i, binding, readOnly });
-      this.declare(`@group(0) @binding(${binding}) var<storage, ${readOnly ? "read" : "read_write"}> ${root.id}: array<${wordType(root)}>;`);
+      const group = this.groupOf.get(i);
+      if (!group || group[0] === i) this.bindArray(root, i, group);
       const id = this.ident(name);
       const off = this.field(`${id}_off`, "i32", { arg: i, what: "offset" });
       const n = Array.from({ length: t.ndim }, (_, k) => this.field(`${id}_n${k}`, "i32", { arg: i, what: "shape", dim: k }));
@@ -369,6 +371,21 @@ export class WgslEmitter implements WgslContext {
     } else {
       this.ids.set(name, `(${p})`);
     }
+  }
+
+  /** the storage binding of array argument i (with the other arguments of its group, which view the same words) */
+  private bindArray(root: Root, i: number, group: readonly number[] | undefined): void {
+    const binding = 2 + this.bindings.length;
+    // the status words take one storage buffer too
+    const most = this.target.maxStorageBuffers - 1;
+    if (binding - 2 >= most) {
+      throw this.unsupported(`a kernel with more than ${most} arrays (parameters, record fields and env arrays)`,
+        `${this.target.adapterName} binds at most ${this.target.maxStorageBuffers} storage buffers to a kernel, one of them numbats' status words`);
+    }
+    const members = (group ?? [i]).map((k) => this.ir.params[k]!.name);
+    const readOnly = !members.some((m) => this.written.has(m));
+    this.bindings.push({ arg: i, binding, readOnly, ...(group ? { args: group } : {}) });
+    this.declare(`@group(0) @binding(${binding}) var<storage, ${readOnly ? "read" : "read_write"}> ${root.id}: array<${wordType(root)}>;`);
   }
 
   /** local variables holding an array view, set to `init` when given */
@@ -458,10 +475,22 @@ export class WgslEmitter implements WgslContext {
     const params = new Set(this.ir.params.map((p) => p.name));
     this.exchangesGlobal = [...this.written].some((r) => params.has(r) && read.has(r));
     const dynamicAtomic = [...atomics].some((r) => this.isDynamic(r)) || [...this.written].some((r) => this.isDynamic(r) && bitsOf(this.allocType(r)!.dtype) < 32);
+    // the arguments of a shared buffer: one word array, atomic if any member needs it
+    const groupNames = (name: string) => {
+      const i = this.ir.params.findIndex((p) => p.name === name);
+      return (this.groupOf.get(i) ?? []).map((k) => this.ir.params[k]!.name);
+    };
+    const wordsAtomic = (names: readonly string[]) => names.some((n) => atomics.has(n) || (this.written.has(n) && bitsOf((this.ir.params.find((p) => p.name === n)!.type as ArrayType).dtype) < 32));
     const make = (name: string, t: ArrayType, space: Root["space"]): void => {
       const atomic = atomics.has(name);
       const dynamic = this.isDynamic(name);
-      const form = formOf(t.dtype, space, atomic, dynamic);
+      const group = space === "global" ? groupNames(name) : [];
+      const form = formOf(t.dtype, space, atomic, dynamic || group.length > 0);
+      if (group.length) {
+        const id = this.ident(group[0]!);
+        this.roots.set(name, { name, id, dtype: t.dtype, space, form, atomic: wordsAtomic(group) });
+        return;
+      }
       if (atomic && (bitsOf(t.dtype) !== 32)) throw this.unsupported(`an atomic operation on ${t.dtype}`, "WGSL has 32-bit atomics only", this.firstLoc((e) => e.k === "atomic" && e.array.k === "var" && this.rootsOf.get(e.array.name)?.has(name) === true));
       if (atomic && space === "local") throw this.unsupported("an atomic operation on a local array", "WGSL has atomics in storage and workgroup memory only");
       const id = dynamic ? "nb_dyn" : this.ident(name);

@@ -47,10 +47,21 @@ export type ParamField =
   | { readonly arg: number; readonly what: "offset" }
   | { readonly arg: number; readonly what: "shape" | "stride"; readonly dim: number };
 
+/**
+ * How to compile for one launch's arguments (see `emitWgsl`): groups of array arguments (launch argument
+ * indices) that view one buffer, as a record array's fields do. WebGPU cannot bind a written buffer
+ * twice to one dispatch, so each group is one binding, whose u32 words every member reads and writes.
+ */
+export interface WgslLaunchShape {
+  readonly sharedBuffers?: readonly (readonly number[])[];
+}
+
 /** One array argument's binding. */
 export interface ArrayBinding {
   /** the launch argument it binds (an ArrayArg) */
   readonly arg: number;
+  /** all the launch arguments that view this binding's buffer (a group of WgslLaunchShape.sharedBuffers), `arg` first */
+  readonly args?: readonly number[];
   /** @binding(n) */
   readonly binding: number;
   /** read-only storage (the kernel never writes it) */

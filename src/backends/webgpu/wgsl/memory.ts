@@ -41,10 +41,11 @@ export interface ArrayView {
 }
 
 /** How elements of dtype t sit in a root in `space` (see the top of this file). */
-export function formOf(t: ScalarName, space: Root["space"], atomic: boolean, dynamic: boolean): RootForm {
-  // float16 storage arrays are array<f16> (shader-f16); other 8/16-bit elements of host memory are packed
-  const narrow = bitsOf(t) < 32 && !(t === "float16" && space === "global");
-  if (dynamic) return narrow ? "packed" : "bits";
+export function formOf(t: ScalarName, space: Root["space"], atomic: boolean, words: boolean): RootForm {
+  // float16 storage arrays are array<f16> (shader-f16); other 8/16-bit elements of host memory are packed;
+  // `words`: the root is u32 words that other arrays view too (dynamic shared memory, a shared buffer)
+  const narrow = bitsOf(t) < 32 && !(t === "float16" && space === "global" && !words);
+  if (words) return narrow ? "packed" : "bits";
   if (space === "global" && narrow) return "packed";
   return t === "bool" || (atomic && DTYPE_INFO[t].cls === "float") ? "bits" : "value";
 }
@@ -96,6 +97,7 @@ export function readElement(r: Root, i: string): string {
   const w = loadWord(r, word);
   const n = `${bitsOf(r.dtype)}u`;
   if (r.dtype === "bool") return `(extractBits(${w}, ${shift}, ${n}) != 0u)`;
+  if (r.dtype === "float16") return `bitcast<vec2<f16>>(extractBits(${w}, ${shift}, ${n})).x`;
   return WGSL_SCALAR[r.dtype] === "i32" ? `extractBits(bitcast<i32>(${w}), ${shift}, ${n})` : `extractBits(${w}, ${shift}, ${n})`;
 }
 
@@ -108,7 +110,9 @@ export function writeElement(r: Root, i: string, v: string): string[] {
   }
   const { word, shift } = packedAt(r, `u32(${i})`);
   const mask = `${2 ** bitsOf(r.dtype) - 1}u`;
-  const bits = r.dtype === "bool" ? `select(0u, 1u, ${v})` : `(${WGSL_SCALAR[r.dtype] === "i32" ? `bitcast<u32>(${v})` : v} & ${mask})`;
+  const bits = r.dtype === "bool" ? `select(0u, 1u, ${v})`
+    : r.dtype === "float16" ? `(bitcast<u32>(vec2<f16>(${v}, 0.0h)) & ${mask})`
+    : `(${WGSL_SCALAR[r.dtype] === "i32" ? `bitcast<u32>(${v})` : v} & ${mask})`;
   return [
     `atomicAnd(&${place(r, word)}, ~(${mask} << ${shift}));`,
     `atomicOr(&${place(r, word)}, ${bits} << ${shift});`,
