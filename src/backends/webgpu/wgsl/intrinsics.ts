@@ -48,6 +48,8 @@ export class WgslIntrinsics {
   private readonly w: WgslContext;
   private warpSize = 0;
   private reducing = false;
+  /** barriers count the phases of a printing kernel (nb_phase) */
+  private phases = false;
   private faults = false;
 
   constructor(w: WgslContext) {
@@ -85,7 +87,8 @@ export class WgslIntrinsics {
   }
 
   moduleHelpers(): string[] {
-    if (!this.w.usesStatus) return [];
+    const phase = this.phases || this.w.prints.length ? ["var<private> nb_phase: u32;"] : [];
+    if (!this.w.usesStatus) return phase;
     const s = STATUS_WORDS;
     const tail = `NB_PRINT_END`;
     const out = [
@@ -120,7 +123,7 @@ export class WgslIntrinsics {
 }`);
     }
     if (this.w.prints.length) {
-      out.push("var<private> nb_phase: u32;", "var<private> nb_seq: u32;", `fn nb_record(site: u32, len: u32) -> u32 {
+      out.push("var<private> nb_seq: u32;", `fn nb_record(site: u32, len: u32) -> u32 {
   let at = atomicAdd(&nb_status[${s.printCursor}], len);
   if (${s.printStart}u + at + len > ${tail}) { atomicAdd(&nb_status[${tail} + ${STATUS_TAIL.dropped}u], 1u); return 0u; }
   let p = ${s.printStart}u + at;
@@ -133,7 +136,7 @@ export class WgslIntrinsics {
   return p + ${PRINT_HEADER}u;
 }`);
     }
-    return out;
+    return [...phase, ...out];
   }
 
   faultHelper(): string {
@@ -163,7 +166,7 @@ export class WgslIntrinsics {
         this.w.line("// syncwarp: a subgroup's invocations run together");
         return;
       case "nanosleep": return;
-      case "print": return this.print(e.args[0]!, e.args.slice(1));
+      case "print": this.record(e.args[0]!, e.args.slice(1)); return;
       case "assert": return this.assert(e);
       case "throw": {
         this.w.usesStatus = true;
@@ -184,12 +187,11 @@ export class WgslIntrinsics {
     // thread can read what another wrote there
     if (this.w.exchangesGlobal) this.w.line(`storageBarrier(); ${place}`);
     this.w.line(`workgroupBarrier(); ${place}`);
-    if (this.w.prints.length || this.printsLater()) this.w.line("nb_phase = nb_phase + 1u;");
-  }
-
-  /** the kernel prints (barriers count phases for the print order) */
-  private printsLater(): boolean {
-    return this.w.ir.features.print;
+    // print records carry the barriers passed: the simulator prints what threads print between two barriers together
+    if (this.w.ir.features.print) {
+      this.phases = true;
+      this.w.line("nb_phase = nb_phase + 1u;");
+    }
   }
 
   private stringIndex(e: Expr): number {
@@ -229,10 +231,6 @@ export class WgslIntrinsics {
       this.w.line("}");
     }
     return at;
-  }
-
-  private print(format: Expr, args: readonly Expr[]): void {
-    this.record(format, args);
   }
 
   /** debug console.assert: unless cond, its message as a print record, named by the status word; the thread stops */
