@@ -9,6 +9,7 @@ import { makeDeviceFunction } from "./device-functions.js";
 import { stackAbove } from "./module-file.js";
 import { Kernel, checkJitOptions, jitKernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./abi/backend.js";
+import { BACKENDS } from "./backends/index.js";
 import {
   DeviceArray, deferCleanup, deviceArray, deviceArrayLike, mappedArray, openIpcArray, pinnedArray, toDevice,
   type DeviceArrayLike, type HostArray, type RankOfHost, type Shape, type StreamLike, type ToDeviceOptions,
@@ -198,9 +199,12 @@ export interface Jit {
 function detect(): boolean {
   const info = currentTargetInfo();
   if (onGpu(info)) {
-    console.log(`Found ${info.devices.length} CUDA device(s)`);
+    const kind = BACKENDS.find((b) => b.name === info.target)!.device;
+    console.log(`Found ${info.devices.length} ${kind}${info.devices.length === 1 ? "" : "s"} (the ${info.target} target: ${info.reason})`);
     for (const d of info.devices) {
-      console.log(`id ${d.id}  ${d.name}  compute capability ${d.computeCapability.join(".")}  ${d.multiprocessors} SMs  ${(d.totalMemory / 2 ** 30).toFixed(1)} GiB`);
+      // a compute capability of 0.0 is a device that has none (a WebGPU adapter)
+      const cc = d.computeCapability[0] ? `  compute capability ${d.computeCapability.join(".")}  ${d.multiprocessors} SMs` : "";
+      console.log(`id ${d.id}  ${d.name}${cc}  ${(d.totalMemory / 2 ** 30).toFixed(1)} GiB`);
     }
     return true;
   }
