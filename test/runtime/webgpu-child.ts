@@ -7,7 +7,7 @@
 import type { CompiledKernel, KernelArg, LaunchDims } from "../../src/abi/backend.js";
 import { compileToIR } from "../../src/compiler/index.js";
 import type { FunctionIR } from "../../src/compiler/ir.js";
-import { cuda, int32 } from "../../src/index.js";
+import { cuda, float32, int16, int32, uint8, type KernelArray1, type RecordOf } from "../../src/index.js";
 import { typeOfArgument } from "../../src/kernel.js";
 import { deviceInfoOf } from "../../src/backends/webgpu/runtime/adapter.js";
 import { WebGpuBackend } from "../../src/backends/webgpu/runtime/backend.js";
@@ -197,7 +197,6 @@ const SCENARIOS: Record<string, () => unknown | Promise<unknown>> = {
       grid: launch({ grid: [limits.maxGridDim[0] + 1, 1, 1], block: [1, 1, 1], sharedMemBytes: 0 }),
       shared: launch(dims(1, 32, limits.maxSharedPerBlock + 4), args, shared),
       storage: message(() => tooMany.compile(irOf("vadd"))),
-      twice: launch(dims(1, 32), [args[0]!, c, c, args[3]!]),
       readTwice: launch(dims(1, 32), [args[0]!, args[0]!, c, args[3]!]),
       bindingSize: message(() => b.alloc((b.facts.limits.maxStorageBufferBindingSize ?? 0) + 4)) === "no error"
         ? launch(dims(1, 32), [args[0]!, args[1]!, { ...c, buffer: b.alloc((b.facts.limits.maxStorageBufferBindingSize ?? 0) + 4) }, args[3]!])
@@ -383,6 +382,29 @@ Object.assign(SCENARIOS, {
     const thrown = message(() => cuda.synchronize());
     const copied = [...d.copyToHost()].slice(0, 8);
     return { lines, thrown, copied };
+  },
+
+  /** arrays that view one written buffer, bound once: an array passed three times, a record array's fields at each width */
+  shared: () => {
+    const add = cuda.jit((a: Float32Array, b: Float32Array, c: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i < c.length) c[i] = a[i]! + b[i]! + 0.5;
+    });
+    const d = cuda.toDevice(Float32Array.from({ length: 100 }, (_, i) => i));
+    add.forall(100)(d, d, d);
+    const Rec = cuda.record({ x: float32, h: int16, b: uint8, k: int32 });
+    const bump = cuda.jit((r: KernelArray1<RecordOf<typeof Rec>>) => {
+      const i = cuda.grid(1);
+      if (i < r.length) {
+        r[i]!.x = r[i]!.x * 2 + r[i]!.k;
+        r[i]!.h += 1;
+        r[i]!.b = r[i]!.b + 3;
+      }
+    });
+    const host = cuda.recordArray(Rec, Array.from({ length: 37 }, (_, i) => ({ x: i / 4, h: -i, b: 250 - i, k: 3 * i })));
+    const dr = cuda.toDevice(host);
+    bump.forall(37)(dr);
+    return { added: [...d.copyToHost()], records: dr.copyToHost().toObjects(), from: host.toObjects() };
   },
 
   /** a browser's way, in this thread: nothing blocks, the async twins read the status words */

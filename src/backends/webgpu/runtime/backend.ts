@@ -10,15 +10,15 @@ import type {
 import { kernelInfo } from "../../../abi/kernel-info.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
 import type { FunctionIR } from "../../../compiler/ir.js";
-import { LaunchError } from "../../../errors.js";
-import { explainWgslErrors } from "../wgsl/diagnose.js";
-import type { WgslKernel, WgslTarget } from "../wgsl/layout.js";
+import { CompileError, LaunchError } from "../../../errors.js";
+import { explainWgslErrors, type WgslMessage } from "../wgsl/diagnose.js";
+import type { WgslKernel, WgslLaunchShape, WgslTarget } from "../wgsl/layout.js";
 import { wgslTargetOf, type AdapterFacts } from "./adapter.js";
 import type { DeviceChannel, Ticket } from "./channel.js";
 import { settleStatuses, WebGpuKernel, type KernelHost } from "./kernel.js";
 
-/** The WGSL target: a kernel's typed IR for an adapter. */
-export type WgslCompile = (ir: FunctionIR, target: WgslTarget) => WgslKernel;
+/** The WGSL target: a kernel's typed IR for an adapter (and a launch's arguments that share buffers). */
+export type WgslCompile = (ir: FunctionIR, target: WgslTarget, shape?: WgslLaunchShape) => WgslKernel;
 
 interface WebGpuBuffer extends DeviceBuffer {
   readonly kind: "webgpu";
@@ -187,8 +187,28 @@ export class WebGpuBackend implements Backend, KernelHost {
   // ------------------------------------------------------------------ kernels
 
   compile(ir: FunctionIR): CompiledKernel {
-    const wgsl = this.emit(ir, wgslTargetOf(this.facts));
-    return new WebGpuKernel(this, kernelInfo(ir), wgsl, ir.source, (errors) => explainWgslErrors(ir, wgsl, errors));
+    const target = wgslTargetOf(this.facts);
+    const compiler = {
+      compile: (shape: WgslLaunchShape) => this.emit(ir, target, shape),
+      explain: (wgsl: WgslKernel, errors: readonly WgslMessage[]) => explainWgslErrors(ir, wgsl, errors),
+    };
+    try {
+      return new WebGpuKernel(this, kernelInfo(ir), this.emit(ir, target), ir.source, compiler);
+    } catch (e) {
+      // more arrays than the adapter binds may still run where a launch's arguments share buffers (record fields)
+      const unbounded = e instanceof CompileError ? this.tryEmit(ir, { ...target, maxStorageBuffers: Infinity }) : undefined;
+      if (!unbounded || unbounded.arrays.length < target.maxStorageBuffers) throw e;
+      return new WebGpuKernel(this, kernelInfo(ir), unbounded, ir.source, compiler, e as CompileError);
+    }
+  }
+
+  /** the kernel for `target`, or undefined where the target cannot compile it */
+  private tryEmit(ir: FunctionIR, target: WgslTarget): WgslKernel | undefined {
+    try {
+      return this.emit(ir, target);
+    } catch {
+      return undefined;
+    }
   }
 
   // ------------------------------------------------------------------ the queue

@@ -2,6 +2,10 @@
 // between the target and this runtime): each launch checks the adapter's limits, packs the parameter
 // block from the launch arguments, binds the arrays and its status buffer, and dispatches; the pipeline
 // for a new block size (and dynamic shared size) is made, and waited for, at its first launch.
+// Array arguments that view one buffer (a record array's fields, an array passed twice) are bound once:
+// WebGPU refuses a written buffer bound twice to a dispatch. The target compiles the kernel for each
+// launch's grouping of its arguments by buffer (wgsl/layout.ts: WgslLaunchShape), one module per
+// grouping, kept; a kernel without shared buffers runs the module loaded when it was compiled.
 // Each kernel has a status buffer (layout.ts): what its threads threw is read at the next synchronising
 // call; a kernel that prints, or checks bounds (`debug`), has it read after each launch, its lines
 // printed in the simulator's order and a failed check raised from the launch, as the simulator does.
@@ -14,7 +18,7 @@ import { DTYPE_INFO, type ScalarName } from "../../../dtypes.js";
 import { CompileError, KernelError, LaunchError, sourcePosition } from "../../../errors.js";
 import type { WgslMessage } from "../wgsl/diagnose.js";
 import { decodeStatus, type StatusReport } from "../wgsl/status.js";
-import type { ParamField, WgslKernel } from "../wgsl/layout.js";
+import type { ParamField, WgslKernel, WgslLaunchShape } from "../wgsl/layout.js";
 import type { AdapterFacts } from "./adapter.js";
 import type { DeviceChannel, Ticket } from "./channel.js";
 import type { BindingLayout } from "./executor.js";
@@ -43,6 +47,9 @@ const FIELD_WRITERS: Record<"int" | "uint" | "bool" | "float", (v: DataView, at:
 /** shader module ids, unique in the process (the device outlives a closed back end) */
 let moduleIds = 0;
 
+/** the key of the grouping where no arguments share a buffer */
+const NO_GROUPS = JSON.stringify([]);
+
 /** the kernels launched since their status words were last read */
 const unreadKernels = new Set<WebGpuKernel>();
 
@@ -60,22 +67,35 @@ export async function settleStatuses(): Promise<void> {
   await Promise.all([...unreadKernels].map((k) => k.readStatusAsync()));
 }
 
+/** The kernel compiled for one grouping of its array arguments by buffer, loaded as a shader module. */
+interface Variant {
+  readonly wgsl: WgslKernel;
+  readonly module: number;
+  /** the override sets whose pipeline exists */
+  readonly pipelines: Set<string>;
+  /** the error of a module the WGSL compiler rejected, found without waiting */
+  loadFailure?: Error;
+}
+
+/** How the back end compiles a kernel for the target, and explains the device's compiler's errors. */
+export interface KernelCompiler {
+  /** the kernel for the arguments of a launch, grouped by buffer (WgslLaunchShape) */
+  compile(shape: WgslLaunchShape): WgslKernel;
+  /** the CompileError in the kernel's terms for the WGSL compiler's errors on `wgsl`, where the target can tell one */
+  explain(wgsl: WgslKernel, errors: readonly WgslMessage[]): CompileError | undefined;
+}
+
 export class WebGpuKernel implements CompiledKernel {
   readonly code: string;
   readonly staticSharedBytes: number;
-  private readonly module: number;
   private readonly status: number;
   private readonly statusBytes: number;
-  /** the bind group layout: the parameters, the status words, then each array */
-  private readonly layout: BindingLayout;
-  /** the override sets whose pipeline exists */
-  private readonly pipelines = new Set<string>();
+  /** the kernel compiled for each grouping of its array arguments by buffer (JSON of the groups) */
+  private readonly variants = new Map<string, Variant>();
   /** a launch since the status buffer was last read */
   private unread = false;
   /** a throw (or, read without waiting, a failed check) the status words held, until the next synchronising call */
   private failure: LaunchError | undefined;
-  /** the error of a module the WGSL compiler rejected, found without waiting */
-  private loadFailure: Error | undefined;
   /** the status is read after each launch: the kernel prints or checks */
   private readonly readAfterLaunch: boolean;
   /**
@@ -84,39 +104,77 @@ export class WebGpuKernel implements CompiledKernel {
    */
   private readonly reports: boolean;
 
+  /**
+   * `wgsl`: the kernel compiled with no arguments sharing a buffer; its status words, prints and checks
+   * are every grouping's. `tooManyArrays`: the error that compile raised where the kernel has more
+   * arrays than the adapter binds (`wgsl` then compiled without the limit): only a launch whose
+   * arguments share buffers can run it.
+   */
   constructor(
     private readonly host: KernelHost,
     readonly info: KernelInfo,
     private readonly wgsl: WgslKernel,
     /** the kernel's source text, where a failed check points */
     private readonly source: string,
-    /** the CompileError in the kernel's terms for the WGSL compiler's errors, where the target can tell one */
-    explain: (errors: readonly WgslMessage[]) => CompileError | undefined,
+    private readonly compiler: KernelCompiler,
+    private readonly tooManyArrays?: CompileError,
   ) {
     this.code = wgsl.code;
     this.staticSharedBytes = wgsl.staticSharedBytes;
-    this.module = ++moduleIds;
-    this.layout = [[0, "uniform"], [1, "storage"], ...wgsl.arrays.map((a) => [a.binding, a.readOnly ? "read-only-storage" : "storage"] as const)];
-    this.checkStorageBuffers();
     this.statusBytes = 4 * wgsl.statusWords;
     this.readAfterLaunch = wgsl.printWords > 0 || wgsl.accesses.length > 0;
     this.reports = this.readAfterLaunch || info.strings.length > 0;
     this.status = host.allocId(this.statusBytes);
-    const loaded = host.channel.request({ op: "module", id: this.module, code: wgsl.code, layout: this.layout });
-    const failure = (errors: readonly WgslMessage[]) => (errors.length > 0 ? (explain(errors) ?? this.rejected(errors)) : undefined);
-    if (host.channel.canBlock) {
-      const error = failure(this.failing(() => loaded.wait(), `loading kernel '${info.name}'`) as readonly WgslMessage[]);
+    if (!tooManyArrays) this.load(NO_GROUPS, wgsl);
+  }
+
+  /**
+   * Loads `wgsl` as the module of grouping `key`. Where the thread can wait, the WGSL compiler's
+   * rejection is thrown here; where it cannot, the launches before the rejection is known do nothing,
+   * the next async twin raises it, and later launches raise it themselves.
+   */
+  private load(key: string, wgsl: WgslKernel): Variant {
+    this.checkStorageBuffers(wgsl);
+    const variant: Variant = { wgsl, module: ++moduleIds, pipelines: new Set() };
+    const layout: BindingLayout = [[0, "uniform"], [1, "storage"], ...wgsl.arrays.map((a) => [a.binding, a.readOnly ? "read-only-storage" : "storage"] as const)];
+    const { channel } = this.host;
+    const loaded = channel.request({ op: "module", id: variant.module, code: wgsl.code, layout });
+    const failure = (errors: readonly WgslMessage[]) => (errors.length > 0 ? (this.compiler.explain(wgsl, errors) ?? this.rejected(wgsl, errors)) : undefined);
+    if (channel.canBlock) {
+      const error = failure(this.failing(() => loaded.wait(), `loading kernel '${this.info.name}'`) as readonly WgslMessage[]);
       if (error) throw error;
-      return;
+    } else {
+      loading.add(loaded.promise().then((errors) => (variant.loadFailure = failure(errors as readonly WgslMessage[])), () => undefined));
     }
-    // a thread that cannot wait: the launches before the module is known to be rejected do nothing, and
-    // the next async twin raises the rejection; later launches raise it themselves
-    loading.add(loaded.promise().then((errors) => (this.loadFailure = failure(errors as readonly WgslMessage[])), () => undefined));
+    this.variants.set(key, variant);
+    return variant;
+  }
+
+  /** the kernel for this launch's arguments: its array arguments that view one buffer bound once */
+  private variantFor(args: readonly KernelArg[]): Variant {
+    const groups = this.sharedBuffers(args);
+    const key = JSON.stringify(groups);
+    const known = this.variants.get(key);
+    if (known) return known;
+    if (groups.length === 0) throw this.tooManyArrays!;
+    return this.load(key, this.compiler.compile({ sharedBuffers: groups }));
+  }
+
+  /** the array arguments that view one device buffer, as groups of launch argument indices */
+  private sharedBuffers(args: readonly KernelArg[]): number[][] {
+    const byBuffer = new Map<number, number[]>();
+    for (const { arg } of this.wgsl.arrays) {
+      const id = this.host.bufferId(args[arg] as ArrayArg);
+      const group = byBuffer.get(id);
+      if (group) group.push(arg);
+      else byBuffer.set(id, [arg]);
+    }
+    return [...byBuffer.values()].filter((g) => g.length > 1);
   }
 
   /** the WGSL compiler's errors, as they are, beside the lines they name */
-  private rejected(errors: readonly WgslMessage[]): LaunchError {
-    const lines = this.code.split("\n");
+  private rejected(wgsl: WgslKernel, errors: readonly WgslMessage[]): LaunchError {
+    const lines = wgsl.code.split("\n");
     const told = errors.map((m) => `${m.lineNum}:${m.linePos}: ${m.message}\n    ${lines[m.lineNum - 1] ?? ""}`);
     return new LaunchError(`${this.host.where}: the WGSL compiler rejected kernel '${this.info.name}':\n${told.join("\n")}`);
   }
@@ -136,19 +194,20 @@ export class WebGpuKernel implements CompiledKernel {
   }
 
   launch(dims: LaunchDims, args: readonly KernelArg[], _stream: BackendStream, cooperative: boolean): void {
-    if (this.loadFailure) throw this.loadFailure;
     if (cooperative) throw new LaunchError(`${this.host.where} cannot launch kernel '${this.info.name}' cooperatively (grid-wide sync)`);
+    const { wgsl, module, pipelines, loadFailure } = this.variantFor(args);
+    if (loadFailure) throw loadFailure;
     this.checkLimits(dims);
-    const bindings = this.bindings(args);
+    const bindings = this.bindings(wgsl, args);
     const overrides = this.overrides(dims);
     const key = JSON.stringify(overrides);
     const { channel } = this.host;
-    if (!this.pipelines.has(key)) {
-      const made = channel.request({ op: "pipeline", module: this.module, entryPoint: this.wgsl.entryPoint, overrides });
+    if (!pipelines.has(key)) {
+      const made = channel.request({ op: "pipeline", module, entryPoint: wgsl.entryPoint, overrides });
       if (channel.canBlock) this.failing(() => made.wait(), `creating the pipeline of kernel '${this.info.name}' for block (${dims.block.join(", ")})`);
-      this.pipelines.add(key);
+      pipelines.add(key);
     }
-    channel.post({ op: "dispatch", module: this.module, entryPoint: this.wgsl.entryPoint, overrides, params: this.params(args), bindings, grid: dims.grid });
+    channel.post({ op: "dispatch", module, entryPoint: wgsl.entryPoint, overrides, params: this.params(wgsl, args), bindings, grid: dims.grid });
     if (!this.reports) return;
     this.unread = true;
     unreadKernels.add(this);
@@ -244,41 +303,36 @@ export class WebGpuKernel implements CompiledKernel {
   }
 
   /** the kernel's storage bindings (its arrays and the status words) against the adapter's limit */
-  private checkStorageBuffers(): void {
-    const storage = this.wgsl.arrays.length + 1;
+  private checkStorageBuffers(wgsl: WgslKernel): void {
+    const storage = wgsl.arrays.length + 1;
     const most = this.host.facts.limits.maxStorageBuffersPerShaderStage ?? 0;
     if (storage > most) {
-      throw new LaunchError(`kernel '${this.info.name}' binds ${storage} storage buffers (${this.wgsl.arrays.length} arrays and its status words), more than ${this.host.where} allows (maxStorageBuffersPerShaderStage ${most}): pass fewer arrays`);
+      throw new LaunchError(`kernel '${this.info.name}' binds ${storage} storage buffers (${wgsl.arrays.length} arrays and its status words), more than ${this.host.where} allows (maxStorageBuffersPerShaderStage ${most}): pass fewer arrays`);
     }
   }
 
-  /** [binding, buffer id] of the status words and of each array, checked against the adapter's binding limits */
-  private bindings(args: readonly KernelArg[]): [number, number][] {
+  /**
+   * [binding, buffer id] of the status words and of each binding's array (the first of a group that
+   * views one buffer), checked against the adapter's binding limit
+   */
+  private bindings(wgsl: WgslKernel, args: readonly KernelArg[]): [number, number][] {
     const { facts, where } = this.host;
-    const name = `kernel '${this.info.name}'`;
     const maxBinding = facts.limits.maxStorageBufferBindingSize ?? Infinity;
     const out: [number, number][] = [[1, this.status]];
-    const bound = new Map<number, { param: string; written: boolean }>();
-    for (const a of this.wgsl.arrays) {
+    for (const a of wgsl.arrays) {
       const arg = args[a.arg] as ArrayArg;
-      const param = this.info.params[a.arg]?.name ?? arg.name;
       if (arg.buffer.byteLength > maxBinding) {
-        throw new LaunchError(`${name}: array '${param}' lives in a buffer of ${arg.buffer.byteLength} bytes, more than ${where} binds (maxStorageBufferBindingSize ${maxBinding})`);
+        const param = this.info.params[a.arg]?.name ?? arg.name;
+        throw new LaunchError(`kernel '${this.info.name}': array '${param}' lives in a buffer of ${arg.buffer.byteLength} bytes, more than ${where} binds (maxStorageBufferBindingSize ${maxBinding})`);
       }
-      const id = this.host.bufferId(arg);
-      const other = bound.get(id);
-      if (other && (other.written || !a.readOnly)) {
-        throw new LaunchError(`${name}: arrays '${other.param}' and '${param}' share one buffer, which the kernel writes: ${where} cannot bind a written buffer twice; pass a copy`);
-      }
-      bound.set(id, { param, written: !a.readOnly });
-      out.push([a.binding, id]);
+      out.push([a.binding, this.host.bufferId(arg)]);
     }
     return out;
   }
 
   /** the parameter block: each field's 4 bytes from its launch argument */
-  private params(args: readonly KernelArg[]): Uint8Array {
-    const fields = this.wgsl.params;
+  private params(wgsl: WgslKernel, args: readonly KernelArg[]): Uint8Array {
+    const fields = wgsl.params;
     const bytes = new Uint8Array(4 * fields.length);
     const view = new DataView(bytes.buffer);
     fields.forEach((f, i) => fieldWriter(f, args[f.arg]!)(view, 4 * i));
