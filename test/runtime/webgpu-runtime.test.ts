@@ -48,6 +48,9 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     assert.deepEqual(limits.maxGridDim, Array(3).fill(facts.limits.maxComputeWorkgroupsPerDimension));
     assert.equal(limits.maxSharedPerBlock, facts.limits.maxComputeWorkgroupStorageSize);
     if (facts.features.includes("subgroups") && facts.subgroupSizes[0] === facts.subgroupSizes[1]) assert.equal(limits.warpSize, facts.subgroupSizes[0]);
+    // seen at device open: lavapipe's llvmpipe keeps f16 values in f32; SwiftShader has no shader-f16
+    const f16 = facts.features.includes("shader-f16");
+    assert.equal(facts.unroundedF16, f16 ? /llvmpipe/.test(facts.name) : undefined);
   });
 
   each("a vector add over views at byte offsets", "vadd", (s) => {

@@ -5,6 +5,7 @@
 
 import type { DeviceInfo } from "../../../abi/backend.js";
 import type { WgslTarget } from "../wgsl/layout.js";
+import { MAP_READ, USAGE } from "./executor.js";
 
 /** The optional features numbats asks for where the adapter has them. */
 const WANTED_FEATURES = ["subgroups", "shader-f16", "timestamp-query"] as const;
@@ -20,6 +21,8 @@ export interface AdapterFacts {
   /** subgroupMinSize and subgroupMaxSize (adapter.info), where the adapter says */
   readonly subgroupSizes?: readonly [number, number];
   readonly fallback: boolean;
+  /** with `shader-f16`: the device's f16 arithmetic was seen not to round to half precision (f16ArithmeticRounds) */
+  readonly unroundedF16?: boolean;
 }
 
 /** The adapter's numeric limits as a plain object (GPUSupportedLimits' fields are getters on its prototype). */
@@ -45,7 +48,38 @@ export async function openDevice(gpu: GPU, help = ""): Promise<{ device: GPUDevi
   const info = adapter.info as GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number; isFallbackAdapter?: boolean };
   const name = info.description || [info.vendor, info.architecture, info.device].filter(Boolean).join(" ") || "WebGPU adapter";
   const sizes = info.subgroupMinSize !== undefined && info.subgroupMaxSize !== undefined ? { subgroupSizes: [info.subgroupMinSize, info.subgroupMaxSize] as const } : {};
-  return { device, facts: { name, limits, features, ...sizes, fallback: info.isFallbackAdapter ?? false } };
+  const unrounded = features.includes("shader-f16") ? { unroundedF16: !(await f16ArithmeticRounds(device)) } : {};
+  return { device, facts: { name, limits, features, ...sizes, fallback: info.isFallbackAdapter ?? false, ...unrounded } };
+}
+
+/**
+ * Whether the device rounds f16 arithmetic to half precision: 1 + 2^-12, each operand an f16 read from
+ * a buffer (so no compiler folds it), is 1 in f16 but not where f16 values are kept in f32 (lavapipe's
+ * llvmpipe does). Watching the behaviour rather than matching adapter names also catches other drivers.
+ */
+async function f16ArithmeticRounds(device: GPUDevice): Promise<boolean> {
+  const module = device.createShaderModule({
+    code: `enable f16;
+@group(0) @binding(0) var<storage, read_write> io: array<f32, 2>;
+@compute @workgroup_size(1) fn main() { io[1] = f32((f16(io[0]) + f16(1.0)) - f16(1.0)); }`,
+  });
+  const pipeline = device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: "main" } });
+  const io = device.createBuffer({ size: 8, usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
+  const read = device.createBuffer({ size: 8, usage: USAGE.MAP_READ | USAGE.COPY_DST });
+  device.queue.writeBuffer(io, 0, new Float32Array([2 ** -12, -1]));
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: io } }] }));
+  pass.dispatchWorkgroups(1);
+  pass.end();
+  encoder.copyBufferToBuffer(io, 0, read, 0, 8);
+  device.queue.submit([encoder.finish()]);
+  await read.mapAsync(MAP_READ);
+  const result = new Float32Array(read.getMappedRange().slice(0))[1];
+  read.destroy();
+  io.destroy();
+  return result === 0;
 }
 
 /** The subgroup size kernels can rely on: the adapter's one size with the `subgroups` feature (min = max). */
@@ -86,6 +120,7 @@ export function wgslTargetOf(facts: AdapterFacts): WgslTarget {
   return {
     ...(subgroupSize !== undefined ? { subgroupSize } : {}),
     shaderF16: facts.features.includes("shader-f16"),
+    ...(facts.unroundedF16 ? { unroundedF16: true } : {}),
     maxWorkgroupStorageBytes: limit(facts, "maxComputeWorkgroupStorageSize"),
     maxStorageBuffers: limit(facts, "maxStorageBuffersPerShaderStage"),
     adapterName: `WebGPU (${facts.name})`,

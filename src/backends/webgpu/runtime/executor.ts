@@ -15,8 +15,8 @@
 import type { WgslMessage } from "../wgsl/diagnose.js";
 
 /** GPUBufferUsage, GPUMapMode and GPUShaderStage bits (constants, so no global of the environment is needed) */
-const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, UNIFORM: 64, STORAGE: 128, QUERY_RESOLVE: 512 } as const;
-const MAP_READ = 1;
+export const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, UNIFORM: 64, STORAGE: 128, QUERY_RESOLVE: 512 } as const;
+export const MAP_READ = 1;
 const COMPUTE_STAGE = 4;
 
 /** How a module's binding is declared: the parameter block, or a storage buffer (read-only or not). */
