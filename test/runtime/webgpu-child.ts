@@ -359,16 +359,19 @@ Object.assign(SCENARIOS, {
         let sum = 0;
         for (let i = 0; i < n; i++) sum += s[i]!;
         out[cuda.blockIdx.x] = sum;
+        out[2] = s.length;
       }
     };
     const k = cuda.jit(fn);
-    const out = new Int32Array(2);
-    const sums: number[] = [];
-    for (const n of [16, 1000, 16]) {
-      k.configure(2, 32, 0, 4 * n)(out, int32(n));
+    const out = new Int32Array(3);
+    const sums: number[] = [], lengths: number[] = [];
+    // bytes that are not whole elements: the array has floor(bytes / 4) elements, as on the simulator
+    for (const [n, bytes] of [[16, 67], [1000, 4000], [16, 65], [0, 0], [0, 3]] as const) {
+      k.configure(2, 32, 0, bytes)(out, int32(n));
       sums.push(out[1]!);
+      lengths.push(out[2]!);
     }
-    return { sums };
+    return { sums, lengths };
   },
 
   /** the public API on NUMBATS_TARGET=webgpu: the WGSL target's kernels, printing and throwing */

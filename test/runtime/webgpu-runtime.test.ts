@@ -127,7 +127,8 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
   });
 
   each("dynamic shared memory: a pipeline per size, each launch with its own", "dynamicShared", (s) => {
-    assert.deepEqual(s.sums, [120, 499500, 120]);
+    assert.deepEqual(s.sums, [120, 499500, 120, 0, 0]);
+    assert.deepEqual(s.lengths, [16, 1000, 16, 0, 0], "floor(bytes / 4) elements, 0 for fewer than 4 bytes");
   });
 
   each("events time the queue", "events", (s) => {

@@ -54,7 +54,7 @@ for (const k of kernels) {
       { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: "storage" } },
       ...k.arrays.map((a) => ({ binding: a.binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: a.readOnly ? "read-only-storage" : "storage" } }))];
     const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries })] });
-    const constants = { BLOCK_X: 4, BLOCK_Y: 2, BLOCK_Z: 1, ...(k.dynamicShared ? { DYNAMIC_SHARED_WORDS: 64 } : {}) };
+    const constants = { BLOCK_X: 4, BLOCK_Y: 2, BLOCK_Z: 1, ...(k.dynamicShared ? { DYNAMIC_SHARED_BYTES: 256 } : {}) };
     device.pushErrorScope("validation");
     device.createComputePipeline({ layout, compute: { module, entryPoint: k.entryPoint, constants } });
     const e = await device.popErrorScope();
@@ -82,7 +82,7 @@ export interface WgslJob {
   readonly statusWords: number;
   readonly grid: readonly number[];
   readonly block: readonly number[];
-  readonly dynamicSharedWords?: number;
+  readonly dynamicSharedBytes?: number;
 }
 
 /** What a launch left: each array binding's bytes and the status buffer, or the error that stopped it. */
@@ -127,7 +127,7 @@ for (const job of jobs) {
     { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: "storage" } },
     ...job.arrays.map((a) => ({ binding: a.binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: a.readOnly ? "read-only-storage" : "storage" } }))];
   const bgl = device.createBindGroupLayout({ entries });
-  const constants = { BLOCK_X: job.block[0], BLOCK_Y: job.block[1], BLOCK_Z: job.block[2], ...(job.dynamicSharedWords ? { DYNAMIC_SHARED_WORDS: job.dynamicSharedWords } : {}) };
+  const constants = { BLOCK_X: job.block[0], BLOCK_Y: job.block[1], BLOCK_Z: job.block[2], ...(job.dynamicSharedBytes !== undefined ? { DYNAMIC_SHARED_BYTES: job.dynamicSharedBytes } : {}) };
   const pipeline = device.createComputePipeline({ layout: device.createPipelineLayout({ bindGroupLayouts: [bgl] }), compute: { module, entryPoint: job.entryPoint, constants } });
   const params = buffer(bytes(job.params), GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
   const status = buffer(new Uint8Array(job.statusWords * 4), S);

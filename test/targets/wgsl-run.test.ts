@@ -95,7 +95,7 @@ function job(p: Prepared): WgslJob {
     code: kernel.code, entryPoint: kernel.entryPoint, params: paramBytes(kernel.params, kargs),
     arrays: kernel.arrays.map((b, j) => ({ binding: b.binding, readOnly: b.readOnly, data: p.sent[j]! })),
     statusWords: kernel.statusWords, grid: dims3(c.grid), block: dims3(c.block),
-    ...(kernel.dynamicShared ? { dynamicSharedWords: Math.max(1, Math.ceil((c.sharedMemBytes ?? 0) / 4)) } : {}),
+    ...(kernel.dynamicShared ? { dynamicSharedBytes: c.sharedMemBytes ?? 0 } : {}),
   };
 }
 

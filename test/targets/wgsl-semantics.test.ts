@@ -280,7 +280,7 @@ function webgpuJob(s: Semantic, adapter: keyof typeof ADAPTERS): { job: WgslJob;
     code: kernel.code, entryPoint: kernel.entryPoint, params: new Uint8Array(params.buffer),
     arrays: kernel.arrays.map((b) => ({ binding: b.binding, readOnly: b.readOnly, data: bytes(args[b.arg]!) })),
     statusWords: kernel.statusWords, grid: dims3(s.grid), block: dims3(s.block),
-    ...(kernel.dynamicShared ? { dynamicSharedWords: Math.ceil((s.sharedMemBytes ?? 0) / 4) } : {}),
+    ...(kernel.dynamicShared ? { dynamicSharedBytes: s.sharedMemBytes ?? 0 } : {}),
   };
   return { job, kernel, args, strings: ir.strings };
 }

@@ -65,7 +65,7 @@ interface Module {
 const down4 = (n: number) => n & ~3;
 const up4 = (n: number) => (n + 3) & ~3;
 
-/** the pipeline cache's key for one set of overrides (BLOCK_X/Y/Z, DYNAMIC_SHARED_WORDS) */
+/** the pipeline cache's key for one set of overrides (BLOCK_X/Y/Z, DYNAMIC_SHARED_BYTES) */
 const overrideKey = (entryPoint: string, overrides: Readonly<Record<string, number>>) =>
   `${entryPoint}|${Object.keys(overrides).sort().map((k) => `${k}=${overrides[k]}`).join(",")}`;
 

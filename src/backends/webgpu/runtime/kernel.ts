@@ -274,8 +274,7 @@ export class WebGpuKernel implements CompiledKernel {
   private overrides(dims: LaunchDims): Record<string, number> {
     const [x, y, z] = dims.block;
     const o: Record<string, number> = { BLOCK_X: x, BLOCK_Y: y, BLOCK_Z: z };
-    // a WGSL array has at least one element
-    if (this.wgsl.dynamicShared) o.DYNAMIC_SHARED_WORDS = Math.max(1, Math.ceil(dims.sharedMemBytes / 4));
+    if (this.wgsl.dynamicShared) o.DYNAMIC_SHARED_BYTES = dims.sharedMemBytes;
     return o;
   }
 

@@ -56,7 +56,7 @@ bool f16 f32 i32 u32 vec2 vec3 vec4 array atomic ptr sampler texture_2d mat2x2 m
 all any select min max abs clamp floor ceil trunc round sqrt fma exp2 log2 sin cos tanh sign bitcast countOneBits
 countLeadingZeros firstTrailingBit reverseBits extractBits arrayLength workgroupBarrier storageBarrier atomicLoad atomicStore
 atomicAdd atomicSub atomicMax atomicMin atomicAnd atomicOr atomicXor atomicExchange atomicCompareExchangeWeak subgroupBallot
-subgroupShuffle subgroupAll subgroupAny BLOCK_X BLOCK_Y BLOCK_Z DYNAMIC_SHARED_WORDS Params`.split(/\s+/));
+subgroupShuffle subgroupAll subgroupAny BLOCK_X BLOCK_Y BLOCK_Z DYNAMIC_SHARED_BYTES DYNAMIC_SHARED_WORDS Params`.split(/\s+/));
 
 
 interface JumpTarget {
@@ -265,7 +265,8 @@ export class WgslEmitter implements WgslContext {
       "override BLOCK_X: u32 = 1u;",
       "override BLOCK_Y: u32 = 1u;",
       "override BLOCK_Z: u32 = 1u;",
-      ...(this.dynamicShared ? ["override DYNAMIC_SHARED_WORDS: u32 = 1u;"] : []),
+      // the words hold the bytes (a WGSL array has at least one element); each view has floor(bytes / size) elements, as on CUDA
+      ...(this.dynamicShared ? ["override DYNAMIC_SHARED_BYTES: u32 = 0u;", "override DYNAMIC_SHARED_WORDS: u32 = max(1u, (DYNAMIC_SHARED_BYTES + 3u) / 4u);"] : []),
       "",
       "struct Params {",
       ...(this.fieldDecls.length ? this.fieldDecls.map((f) => `  ${f},`) : ["  nb_unused: u32,"]),
@@ -531,8 +532,7 @@ export class WgslEmitter implements WgslContext {
     if (s.type.space === "shared" && this.isDynamic(s.name)) {
       this.dynamicShared = true;
       this.declare(`var<workgroup> nb_dyn: array<${wordType(root)}, DYNAMIC_SHARED_WORDS>;`);
-      const per = 32 / bitsOf(s.type.dtype);
-      const n = `(i32(DYNAMIC_SHARED_WORDS) * ${per}i)`;
+      const n = `(i32(DYNAMIC_SHARED_BYTES) / ${bitsOf(s.type.dtype) / 8}i)`;
       this.arrays.set(s.name, { roots: [root], off: "0i", n: [n], s: ["1i"] });
       return;
     }

@@ -13,7 +13,7 @@
 // The runtime makes the bind group layout itself from `arrays` (layout: "auto" would drop the bindings a
 // kernel does not use).
 // Overrides: the block's extent (BLOCK_X, BLOCK_Y, BLOCK_Z) and, for dynamic shared memory,
-// DYNAMIC_SHARED_WORDS: one pipeline per distinct set.
+// DYNAMIC_SHARED_BYTES (the launch's bytes, as given): one pipeline per distinct set.
 
 import type { ScalarName } from "../../../dtypes.js";
 
@@ -136,7 +136,7 @@ export interface WgslKernel {
   readonly arrays: readonly ArrayBinding[];
   /** bytes of `var<workgroup>` the kernel declares (without dynamic shared memory) */
   readonly staticSharedBytes: number;
-  /** the kernel declares dynamic shared memory: the pipeline overrides DYNAMIC_SHARED_WORDS */
+  /** the kernel declares dynamic shared memory: the pipeline overrides DYNAMIC_SHARED_BYTES */
   readonly dynamicShared: boolean;
   /** the device features the module enables ("subgroups", "shader-f16") */
   readonly features: readonly string[];
