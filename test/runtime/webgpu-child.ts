@@ -320,7 +320,7 @@ Object.assign(SCENARIOS, {
   },
 
   /** a `debug` bounds check that fails is the launch's error, with the kernel's line, as on the simulator */
-  bounds: () => {
+  bounds: async () => {
     const k = cuda.jit((x: Int32Array, n: number) => {
       const i = cuda.grid(1);
       x[i + n] = i;
@@ -328,7 +328,15 @@ Object.assign(SCENARIOS, {
     const x = new Int32Array(8);
     const first = message(() => k.configure(1, 8)(x, int32(4)));
     const again = message(() => k.configure(1, 4)(x, int32(4)));
-    return { first, again, x: [...x] };
+    // an assertion failing in several threads: the launch's error, nothing printed (as on the simulator)
+    const checked = cuda.jit((y: Int32Array) => {
+      const i = cuda.grid(1);
+      console.assert(i < 2, "i is small");
+      y[i] = 1;
+    }, { debug: true });
+    let asserted = "";
+    const assertLines = await printed(() => void (asserted = message(() => checked.configure(1, 8)(new Int32Array(8)))));
+    return { first, again, x: [...x], asserted, assertLines };
   },
 
   /** cuda.close(): the next back end shares the device; what the closed one left is not the new one's */

@@ -114,10 +114,12 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
     assert.match(s.broken, /^LaunchError: the webgpu target \(.+\): the WGSL compiler rejected kernel 'vadd':\n\d+:\d+: unresolved value 'nonsense'\n.*nonsense \+/);
   });
 
-  each("a failed debug bounds check is the launch's LaunchError, with the kernel's line; the next launch starts clean", "bounds", (s) => {
+  each("a failed debug bounds check or assertion is the launch's LaunchError (the assertion printing nothing), with the kernel's line; the next launch starts clean", "bounds", (s) => {
     assert.match(s.first, /^LaunchError: index out of bounds: x\w*\[8\] with shape \[8\] in thread \(4, 0, 0\) of block \(0, 0, 0\) of kernel '\w+' at .*webgpu-child\.ts line \d+, column \d+\n.*x\[i \+ n\] = i;/);
     assert.equal(s.again, "no error");
     assert.deepEqual(s.x, [0, 0, 0, 0, 0, 1, 2, 3]);
+    assert.match(s.asserted, /^LaunchError: .*i is small/);
+    assert.equal(s.assertLines, "", "a failed assertion prints nothing");
   });
 
   each("after cuda.close() a new back end shares the device; the closed one's collected arrays free none of its buffers", "close", (s) => {

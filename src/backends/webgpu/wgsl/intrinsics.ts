@@ -217,12 +217,12 @@ export class WgslIntrinsics {
     return { word: this.w.expr(e), kind: "u32" };
   }
 
-  /** a print record: the words it stores (returns the local holding its first argument word) */
-  private record(format: Expr, args: readonly Expr[]): string {
+  /** a print record (an assertion's message where `assertion`): the words it stores (returns the local holding its first argument word) */
+  private record(format: Expr, args: readonly Expr[], assertion = false): string {
     this.w.usesStatus = true;
     const parts = args.map((a) => this.printArg(a));
     const words = parts.filter((p) => p.word !== undefined).map((p) => p.word!);
-    const site = this.w.prints.push({ format: this.stringIndex(format), args: parts.map((p) => p.kind) }) - 1;
+    const site = this.w.prints.push({ format: this.stringIndex(format), args: parts.map((p) => p.kind), ...(assertion ? { assertion } : {}) }) - 1;
     const at = this.w.temp();
     this.w.line(`let ${at} = nb_record(${site}u, ${PRINT_HEADER + words.length}u);`);
     if (words.length) {
@@ -238,7 +238,7 @@ export class WgslIntrinsics {
     const [cond, format, ...ids] = e.args;
     this.w.line(`if (!(${this.w.expr(cond!)})) {`);
     this.w.nested(() => {
-      const at = this.record(format!, ids);
+      const at = this.record(format!, ids, true);
       const lost = FAULT_ASSERT + 0x3fffffff;
       this.w.line(`_ = nb_claim(select(${lost >>> 0}u, ${FAULT_ASSERT}u | (${at} - ${STATUS_WORDS.printStart + PRINT_HEADER}u), ${at} != 0u));`);
       this.w.line("return;");

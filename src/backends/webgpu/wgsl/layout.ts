@@ -108,6 +108,8 @@ export interface PrintSite {
   /** the format's index in the kernel's strings */
   readonly format: number;
   readonly args: readonly PrintArgKind[];
+  /** a `debug` assertion's message: the failure's error names it, it is not printed (as on the simulator) */
+  readonly assertion?: true;
 }
 export const PRINT_HEADER = 5;
 

@@ -20,6 +20,8 @@ export interface StatusReport {
 interface Record_ {
   readonly key: readonly number[];
   readonly text: string;
+  /** an assertion's message (PrintSite.assertion), not printed */
+  readonly assertion: boolean;
 }
 
 /** the words of the record at `at` (from the buffer's start), formatted */
@@ -32,7 +34,7 @@ function formatRecord(kernel: WgslKernel, strings: readonly string[], words: Uin
     u32[0] = words[next++]!;
     return kind === "f32" ? f32[0]! : kind === "i32" ? i32[0]! : u32[0]!;
   });
-  return { key: [words[at + 1]!, words[at + 2]!, words[at + 3]!, words[at + 4]!], text: formatPrintf(strings[site.format]!, args) };
+  return { key: [words[at + 1]!, words[at + 2]!, words[at + 3]!, words[at + 4]!], text: formatPrintf(strings[site.format]!, args), assertion: site.assertion === true };
 }
 
 /** the length in words of the record at `at` */
@@ -55,7 +57,7 @@ export function decodeStatus(kernel: WgslKernel, strings: readonly string[], wor
   const thread = [...words.subarray(STATUS_WORDS.thread, STATUS_WORDS.thread + 3)];
   const code = words[STATUS_WORDS.thrown]!;
   // the lines as stdout shows them: a record without a newline continues the line
-  const lines = records.map((r) => r.text).join("").split("\n");
+  const lines = records.filter((r) => !r.assertion).map((r) => r.text).join("").split("\n");
   if (lines.at(-1) === "") lines.pop();
   const report = { lines, dropped: words[end + STATUS_TAIL.dropped] ?? 0 };
   if (code === 0) return report;
