@@ -37,6 +37,17 @@ const FLOATS = [0, -0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, -0.49999997, 1e30,
 
 const SEMANTICS: Semantic[] = [
   {
+    // the product overflows float32 where the sum does not (c cancels it), or c is infinite: as one fused operation
+    name: "cuda.fma: a product past float32's range brought back by c, and an infinite c, as one rounding",
+    kernel: (a: Float32Array, b: Float32Array, c: Float32Array, o: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i < a.length) o[i] = cuda.fma(a[i]!, b[i]!, c[i]!);
+    },
+    args: () => [F32([1.5 * 2 ** 64, 2 ** 64, -(2 ** 100), 3e38, 2 ** 70, 1.5]), F32([2 ** 64, 1.5 * 2 ** 64, 2 ** 30, 2, 2 ** 60, 2]),
+      F32([-3.4028234663852886e38, -3.4028234663852886e38, 3.4028234663852886e38, -Infinity, -Infinity, 0.25]), new Float32Array(6)],
+    grid: 1, block: 8,
+  },
+  {
     name: "int32 / % floordiv by zero and INT_MIN / -1; shifts modulo 32",
     kernel: (a: Int32Array, b: Int32Array, o: Int32Array, u: Uint32Array) => {
       const i = cuda.grid(1);

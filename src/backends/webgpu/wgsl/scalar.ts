@@ -80,7 +80,10 @@ export const HELPERS: Readonly<Record<string, HelperText>> = {
   // fma correctly rounded, as WGSL's fma need not be fused (lavapipe and SwiftShader are not): the
   // product's error by Dekker's algorithm on 12-bit halves cut from the bits (exact whether or not the
   // driver contracts), then Boldo and Melquiond's emulated FMA: c + a*b by TwoSum, the low parts added
-  // rounded to odd, one final rounding. Infinite, NaN and zero products take the plain expression.
+  // rounded to odd, one final rounding. Infinite, NaN and zero products take the plain expression, but
+  // a product of finite factors past float32's range (which c may bring back, as cbrt's a − y³ at
+  // FLT_MAX does) is taken with a and c scaled by 2^-64 and the result scaled back: both exact, as the
+  // exact sum's bits then lie above 2^80.
   // (each step through nb_opaque: lavapipe reassociates float arithmetic, which makes the error 0)
   two_sum: () => `fn nb_two_sum(a: f32, b: f32) -> vec2<f32> { let s = nb_opaque(a + b); let bb = nb_opaque(s - a); return vec2<f32>(s, (a - nb_opaque(s - bb)) + (b - bb)); }`,
   // x, through a value the compiler cannot know is 0 (nb_zero: set from the grid size at the entry)
@@ -92,16 +95,26 @@ fn nb_opaque(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) | nb_zero); }`
   // inexact and even: the odd neighbour on the side of the exact value
   return bitcast<f32>(select(v - 1u, v + 1u, (bitcast<u32>(u.y) >> 31u) == (v >> 31u)));
 }`,
-  fma: () => `fn nb_fma_f32(a: f32, b: f32, c: f32) -> f32 {
-  let p = a * b;
-  if ((bitcast<u32>(p) & 0x7f800000u) == 0x7f800000u || (bitcast<u32>(c) & 0x7f800000u) == 0x7f800000u || bitcast<u32>(p) << 1u == 0u) { return p + c; }
+  fma: () => `fn nb_fma_f32(a0: f32, b: f32, c0: f32) -> f32 {
+  var a = a0;
+  var c = c0;
+  var p = a * b;
+  var scale = 1.0f;
+  let big = 0x7f800000u;
+  if ((bitcast<u32>(p) & big) == big && (bitcast<u32>(a) & big) != big && (bitcast<u32>(b) & big) != big) {
+    a = a * 0x1p-64f;
+    c = c * 0x1p-64f;
+    p = a * b;
+    scale = 0x1p64f;
+  }
+  if ((bitcast<u32>(p) & big) == big || (bitcast<u32>(c) & big) == big || bitcast<u32>(p) << 1u == 0u) { return (p + c) * scale; }
   let ah = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
   let bh = bitcast<f32>(bitcast<u32>(b) & 0xfffff000u);
   let al = a - ah;
   let bl = b - bh;
   let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
   let t = nb_two_sum(c, p);
-  return t.x + nb_odd(nb_two_sum(t.y, e));
+  return (t.x + nb_odd(nb_two_sum(t.y, e))) * scale;
 }`,
   // float16's fma: the product of two halves is exact in f32, so the exact sum rounded to odd in f32
   // rounds once more to f16 correctly (the caller converts); an infinite or NaN sum as it is
