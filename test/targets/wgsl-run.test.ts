@@ -105,7 +105,7 @@ function job(p: Prepared): WgslJob {
  */
 const ADAPTER_FLOATS: Readonly<Record<keyof typeof ADAPTERS, Readonly<Record<string, string>>>> = {
   lavapipe: {},
-  swiftshader: { "32-bit atomic max/min on all-negative int32": "SwiftShader flushes a subnormal float32 sum to zero in workgroup memory too" },
+  swiftshader: { "32-bit atomic max/min on all-negative int32": "SwiftShader flushes float32 subnormals in arithmetic (results and operands, wherever the values live; loads and stores keep them, as WGSL allows), so the shared-memory sum of 32 × 1e-40 is 0" },
 };
 
 for (const adapter of Object.keys(ADAPTERS) as (keyof typeof ADAPTERS)[]) {
