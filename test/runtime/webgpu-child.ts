@@ -415,7 +415,28 @@ Object.assign(SCENARIOS, {
     const host = cuda.recordArray(Rec, Array.from({ length: 37 }, (_, i) => ({ x: i / 4, h: -i, b: 250 - i, k: 3 * i })));
     const dr = cuda.toDevice(host);
     bump.forall(37)(dr);
-    return { added: [...d.copyToHost()], records: dr.copyToHost().toObjects(), from: host.toObjects() };
+    // 16 fields: more arrays than either adapter binds (15, 11), one binding once grouped
+    const fields = Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`f${k}`, float32]));
+    const Wide = cuda.record(fields);
+    const sum = cuda.jit((r: KernelArray1<RecordOf<typeof Wide>>) => {
+      const i = cuda.grid(1);
+      if (i < r.length) {
+        const w = r[i]!;
+        r[i]!.f0 = w.f1 + w.f2 + w.f3 + w.f4 + w.f5 + w.f6 + w.f7 + w.f8 + w.f9 + w.f10 + w.f11 + w.f12 + w.f13 + w.f14 + w.f15;
+      }
+    });
+    const wide = cuda.toDevice(cuda.recordArray(Wide, Array.from({ length: 5 }, (_, i) => Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`f${k}`, i + k])))));
+    sum.forall(5)(wide);
+    const wideSums = wide.copyToHost().toObjects().map((r) => (r as Record<string, number>).f0);
+    // the same many arrays apart cannot share a binding: the first launch says so
+    const apart = Array.from({ length: 16 }, () => cuda.toDevice(new Float32Array(4)));
+    const many = cuda.jit((a0: Float32Array, a1: Float32Array, a2: Float32Array, a3: Float32Array, a4: Float32Array, a5: Float32Array, a6: Float32Array, a7: Float32Array,
+      a8: Float32Array, a9: Float32Array, a10: Float32Array, a11: Float32Array, a12: Float32Array, a13: Float32Array, a14: Float32Array, a15: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i < 4) a0[i] = a1[i]! + a2[i]! + a3[i]! + a4[i]! + a5[i]! + a6[i]! + a7[i]! + a8[i]! + a9[i]! + a10[i]! + a11[i]! + a12[i]! + a13[i]! + a14[i]! + a15[i]!;
+    });
+    const tooMany = message(() => (many.forall(4) as (...a: unknown[]) => void)(...apart));
+    return { added: [...d.copyToHost()], records: dr.copyToHost().toObjects(), from: host.toObjects(), wideSums, tooMany };
   },
 
   /** a browser's way, in this thread: nothing blocks, the async twins read the status words */

@@ -74,6 +74,8 @@ for (const adapter of adapters.length ? adapters : [{ name: "no adapter", env: {
   each("arrays that view one written buffer (an array passed thrice, a record array's fields) are bound once", "shared", (s) => {
     assert.deepEqual(s.added, Array.from({ length: 100 }, (_, i) => 2 * i + 0.5));
     assert.deepEqual(s.records, s.from.map((r: { x: number; h: number; b: number; k: number }) => ({ x: Math.fround(r.x * 2 + r.k), h: r.h + 1, b: (r.b + 3) & 255, k: r.k })));
+    assert.deepEqual(s.wideSums, Array.from({ length: 5 }, (_, i) => 15 * i + 120), "16 record fields in one binding");
+    assert.match(s.tooMany, /^CompileError: .*more than \d+ arrays/);
   });
 
   each("a throw is a KernelError at the next synchronising call: the first thread's, once", "throws", (s) => {
