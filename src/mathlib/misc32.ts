@@ -11,10 +11,11 @@ export function __cbrt32(x: number): number {
   if (!(ax < Infinity) || ax === 0) return x; // ±0, ±Inf, NaN
   let a = ax;
   let scale = Math.fround(1);
-  if (ax < 1.1754943508222875e-38) {
-    // subnormal: cbrt(x·2^24) = cbrt(x)·2^8
-    a = ax * 16777216;
-    scale = Math.fround(0.00390625);
+  if (ax < 8.673617379884035e-19) {
+    // |x| < 2^-60: cbrt(x·2^72) = cbrt(x)·2^24, so that a − y³ below stays a normal number (an adapter
+    // that flushes subnormals, as WebGPU's may, would lose it) and subnormal x becomes normal
+    a = ax * 4722366482869645213696;
+    scale = Math.fround(5.960464477539063e-8);
   }
   let y = __f32frombits(((__f32bits(a) / 3) | 0) + 709958130);
   y = y + (a / (y * y) - y) * 0.3333333432674408;

@@ -201,3 +201,20 @@ export function randomInts<T extends Int32Array | Uint32Array | Int8Array | Uint
   for (let i = 0; i < n; i++) a[i] = Math.floor(lo + (hi - lo) * r());
   return a;
 }
+
+let flushing: { backend: object; flushes: boolean } | undefined;
+
+/**
+ * Whether the current target flushes float32 subnormals in arithmetic: WGSL allows it (SwiftShader does,
+ * lavapipe does not); CUDA and the simulator keep them. Seen by running 1e-40 + 1e-40 there.
+ */
+export function flushesSubnormals(): boolean {
+  const backend = getBackend();
+  if (flushing?.backend !== backend) {
+    const x = new Float32Array([1e-40, 1e-40, 0]);
+    cuda.jit((a: Float32Array) => { if (cuda.grid(1) === 0) a[2] = a[0] + a[1]; }).configure(1, 1)(x);
+    flushing = { backend, flushes: x[2] === 0 };
+  }
+  return flushing.flushes;
+}
+
