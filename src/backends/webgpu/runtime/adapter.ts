@@ -23,6 +23,8 @@ export interface AdapterFacts {
   readonly fallback: boolean;
   /** with `shader-f16`: the device's f16 arithmetic was seen not to round to half precision (f16ArithmeticRounds) */
   readonly unroundedF16?: boolean;
+  /** the device's f32 `fma` was seen to round once (fmaIsFused) */
+  readonly fusedFma?: boolean;
 }
 
 /** The adapter's numeric limits as a plain object (GPUSupportedLimits' fields are getters on its prototype). */
@@ -48,8 +50,16 @@ export async function openDevice(gpu: GPU, help = ""): Promise<{ device: GPUDevi
   const info = adapter.info as GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number; isFallbackAdapter?: boolean };
   const name = info.description || [info.vendor, info.architecture, info.device].filter(Boolean).join(" ") || "WebGPU adapter";
   const sizes = info.subgroupMinSize !== undefined && info.subgroupMaxSize !== undefined ? { subgroupSizes: [info.subgroupMinSize, info.subgroupMaxSize] as const } : {};
-  const unrounded = features.includes("shader-f16") ? { unroundedF16: !(await f16ArithmeticRounds(device)) } : {};
-  return { device, facts: { name, limits, features, ...sizes, fallback: info.isFallbackAdapter ?? false, ...unrounded } };
+  const unrounded = features.includes("shader-f16") ? { unroundedF16: !(await runProbe(device, F16_ROUNDS)) } : {};
+  const fused = (await runProbe(device, FMA_FUSED)) ? { fusedFma: true } : {};
+  return { device, facts: { name, limits, features, ...sizes, fallback: info.isFallbackAdapter ?? false, ...unrounded, ...fused } };
+}
+
+/** A one-thread kernel that tells how the device computes: it reads io[0], writes io[1], and `holds(io[1])` says whether the property holds. */
+interface Probe {
+  readonly code: string;
+  readonly input: number;
+  holds(result: number): boolean;
 }
 
 /**
@@ -57,16 +67,33 @@ export async function openDevice(gpu: GPU, help = ""): Promise<{ device: GPUDevi
  * a buffer (so no compiler folds it), is 1 in f16 but not where f16 values are kept in f32 (lavapipe's
  * llvmpipe does). Watching the behaviour rather than matching adapter names also catches other drivers.
  */
-async function f16ArithmeticRounds(device: GPUDevice): Promise<boolean> {
-  const module = device.createShaderModule({
-    code: `enable f16;
+const F16_ROUNDS: Probe = {
+  code: `enable f16;
 @group(0) @binding(0) var<storage, read_write> io: array<f32, 2>;
 @compute @workgroup_size(1) fn main() { io[1] = f32((f16(io[0]) + f16(1.0)) - f16(1.0)); }`,
-  });
+  input: 2 ** -12,
+  holds: (r) => r === 0,
+};
+
+/**
+ * Whether the device's f32 `fma` rounds once (WGSL lets it round twice): with a = 1 + 2^-12, a·a =
+ * 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11 in f32, so fma(a, a, -(1 + 2^-11)) is 2^-24 fused and 0 not.
+ * Where it is fused, kernels use it (an exact emulation otherwise).
+ */
+const FMA_FUSED: Probe = {
+  code: `@group(0) @binding(0) var<storage, read_write> io: array<f32, 2>;
+@compute @workgroup_size(1) fn main() { let a = 1.0 + io[0]; io[1] = fma(a, a, -(1.0 + 2.0 * io[0])); }`,
+  input: 2 ** -12,
+  holds: (r) => r === 2 ** -24,
+};
+
+/** Runs `probe` on the device. */
+async function runProbe(device: GPUDevice, probe: Probe): Promise<boolean> {
+  const module = device.createShaderModule({ code: probe.code });
   const pipeline = device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: "main" } });
   const io = device.createBuffer({ size: 8, usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
   const read = device.createBuffer({ size: 8, usage: USAGE.MAP_READ | USAGE.COPY_DST });
-  device.queue.writeBuffer(io, 0, new Float32Array([2 ** -12, -1]));
+  device.queue.writeBuffer(io, 0, new Float32Array([probe.input, -1]));
   const encoder = device.createCommandEncoder();
   const pass = encoder.beginComputePass();
   pass.setPipeline(pipeline);
@@ -79,7 +106,7 @@ async function f16ArithmeticRounds(device: GPUDevice): Promise<boolean> {
   const result = new Float32Array(read.getMappedRange().slice(0))[1];
   read.destroy();
   io.destroy();
-  return result === 0;
+  return probe.holds(result!);
 }
 
 /** The subgroup size kernels can rely on: the adapter's one size with the `subgroups` feature (min = max). */
@@ -121,6 +148,7 @@ export function wgslTargetOf(facts: AdapterFacts): WgslTarget {
     ...(subgroupSize !== undefined ? { subgroupSize } : {}),
     shaderF16: facts.features.includes("shader-f16"),
     ...(facts.unroundedF16 ? { unroundedF16: true } : {}),
+    ...(facts.fusedFma ? { fusedFma: true } : {}),
     maxWorkgroupStorageBytes: limit(facts, "maxComputeWorkgroupStorageSize"),
     maxStorageBuffers: limit(facts, "maxStorageBuffersPerShaderStage"),
     adapterName: `WebGPU (${facts.name})`,

@@ -842,10 +842,10 @@ export class WgslEmitter implements WgslContext {
       case "unary": return this.unary(e);
       case "binary": return this.binary(e);
       case "fma": {
-        // WGSL's fma may round twice: exact by emulation, but for fastmath
+        // WGSL's fma may round twice: exact by emulation, but for fastmath and where the adapter's is fused
         const ty = this.scalarType(e.type);
         const [a, b, c] = [e.a, e.b, e.c].map((x) => this.expr(x));
-        if (this.ir.options.fastmath && !this.roundsHalf(e.type)) return `fma(${a}, ${b}, ${c})`;
+        if ((this.ir.options.fastmath || (ty === "f32" && this.target.fusedFma)) && !this.roundsHalf(e.type)) return `fma(${a}, ${b}, ${c})`;
         if (ty === "f32") return `${this.helper("fma", "f32")}(${a}, ${b}, ${c})`;
         const odd = `${this.helper("fma_odd", "f32")}(f32(${a}) * f32(${b}), f32(${c}))`;
         return this.roundsHalf(e.type) ? this.toHalf(odd) : `f16(${odd})`;

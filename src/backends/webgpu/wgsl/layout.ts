@@ -28,6 +28,8 @@ export interface WgslTarget {
    * values in f32): the target rounds each float16 result itself, on the bits
    */
   readonly unroundedF16?: boolean;
+  /** the adapter's f32 `fma` rounds once (probed when the device opens): used as it is, not emulated */
+  readonly fusedFma?: boolean;
   /** maxComputeWorkgroupStorageSize */
   readonly maxWorkgroupStorageBytes: number;
   /** maxStorageBuffersPerShaderStage */
