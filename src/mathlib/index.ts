@@ -47,7 +47,7 @@ export interface MathEntry {
 /** The library's modules, whose functions the compiler registers so that errors point into these files. */
 export const MODULES = { atrig, atrig32, dd, exp, exp32, f32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, special, special32, trig, trig32 };
 
-const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI };
+const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI, __TWO_OVER_PI_I32: trig32.__TWO_OVER_PI_I32 };
 
 /** Every `__`-prefixed function of the library modules, by name. */
 export const MATH_HELPERS: Record<string, Function> = {};
@@ -56,7 +56,7 @@ for (const mod of Object.values(MODULES) as readonly Record<string, unknown>[]) 
 }
 
 /** Tables that helper functions read as free names. */
-export const MATH_HELPER_ENV: Record<string, MathEnv> = { __phDigit: TRIG_ENV, __trig64: TRIG_ENV, __trigPH32: TRIG_ENV };
+export const MATH_HELPER_ENV: Record<string, MathEnv> = { __phDigit: TRIG_ENV, __trig64: TRIG_ENV, __phWord32: TRIG_ENV };
 
 const NAMES = [
   "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow",
