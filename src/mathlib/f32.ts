@@ -13,7 +13,6 @@
 // the value when this file runs as plain JavaScript).
 
 import { __hypot64 } from "./misc.js";
-import { __pow64 } from "./pow.js";
 
 /**
  * float32 (or any float) → float64, as a typed assignment: the local is float64 from its literal.
@@ -24,10 +23,6 @@ export function __toF64(x: number): number {
   let d = 0.5;
   d = x;
   return d;
-}
-
-export function __pow32(x: number, y: number): number {
-  return Math.fround(__pow64(__toF64(x), __toF64(y)));
 }
 
 export function __hypot32(x: number, y: number): number {

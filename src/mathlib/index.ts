@@ -31,6 +31,7 @@ import * as log32 from "./log32.js";
 import * as misc from "./misc.js";
 import * as misc32 from "./misc32.js";
 import * as pow from "./pow.js";
+import * as pow32 from "./pow32.js";
 import * as special from "./special.js";
 import * as special32 from "./special32.js";
 import * as trig from "./trig.js";
@@ -45,7 +46,7 @@ export interface MathEntry {
 }
 
 /** The library's modules, whose functions the compiler registers so that errors point into these files. */
-export const MODULES = { atrig, atrig32, dd, exp, exp32, f32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, special, special32, trig, trig32 };
+export const MODULES = { atrig, atrig32, dd, exp, exp32, f32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, pow32, special, special32, trig, trig32 };
 
 const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI, __TWO_OVER_PI_I32: trig32.__TWO_OVER_PI_I32 };
 
