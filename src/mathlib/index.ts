@@ -22,7 +22,6 @@ import * as atrig32 from "./atrig32.js";
 import * as dd from "./dd.js";
 import * as exp from "./exp.js";
 import * as exp32 from "./exp32.js";
-import * as f32 from "./f32.js";
 import * as fpmanip from "./fpmanip.js";
 import * as fpmanip32 from "./fpmanip32.js";
 import * as hyper from "./hyper.js";
@@ -46,7 +45,7 @@ export interface MathEntry {
 }
 
 /** The library's modules, whose functions the compiler registers so that errors point into these files. */
-export const MODULES = { atrig, atrig32, dd, exp, exp32, f32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, pow32, special, special32, trig, trig32 };
+export const MODULES = { atrig, atrig32, dd, exp, exp32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, pow32, special, special32, trig, trig32 };
 
 const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI, __TWO_OVER_PI_I32: trig32.__TWO_OVER_PI_I32 };
 
