@@ -7,7 +7,7 @@
 // hypot: both operands scaled by the same power of two so that the larger is in [1, 2) (exact, unless the
 // smaller underflows, which is then below 2^-126 of the larger), a² + b² formed as a pair (fma squares,
 // Fast2Sum), its square root corrected by the fma residual (__sqrtLo32), scaled back: one significant
-// rounding (a second one for subnormal results).
+// rounding, a subnormal result rounded once to its own quantum.
 
 import { __f32bits, __f32frombits, __fma32 } from "./bits.js";
 import { __sqrtLo32 } from "./log32.js";
@@ -53,7 +53,20 @@ export function __hypot32(x: number, y: number): number {
   const s = Math.fround(a2 + b2);
   const sl = (((a2 - s) + b2) + __fma32(a, a, -a2)) + __fma32(b, b, -b2); // a² ≥ b²: Fast2Sum
   const r = Math.sqrt(s);
-  const res = Math.fround(r + __sqrtLo32(s, sl, r));
+  const corr = __sqrtLo32(s, sl, r);
+  let res = Math.fround(r + corr);
+  if (k < -126 && res < __f32frombits((1 - k) << 23)) {
+    // a subnormal result (below 2^(−126 − k) here): round r + corr once, to the multiple of the subnormal
+    // quantum q = 2^(−149 − k) ≥ 2^-22: r (< 2^23·q) to the grid by the 2^23·q shifter, then up or down by q
+    // where the rest (r − n, exact) + corr passes ±q/2 (compared without rounding)
+    const q = __f32frombits((-22 - k) << 23);
+    const c = 8388608 * q;
+    const n = Math.fround(r + c) - c; // (fround: the plain-JS run computes in float64)
+    const e = r - n;
+    const h = 0.5 * q;
+    res = e - h > -corr ? n + q : e + h < -corr ? n - q : n;
+  }
+  // exact but for overflow (res·2^k on the float32 grid)
   return Math.fround(Math.fround(res * __f32frombits((127 + k1) << 23)) * __f32frombits((127 + k2) << 23));
 }
 
