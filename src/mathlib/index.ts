@@ -9,7 +9,8 @@
 //   for the `…64` functions, float32 ones for the native float32 helpers
 //   (`…32`, `__poly3f32`/`__poly5f32`), and int32 for integer parameters
 //   (`__trig64`'s `which`, `__expk`'s and `__scalbn`'s `k`, `__kTan`'s `odd`,
-//   `__phDigit`'s `k`, `__ldexp32`'s `k`, the `which` of `__expHyp32` and friends).
+//   `__phDigit`'s `k`, `__phWord32`'s `j` and `r`, `__ldexp32`'s `k`, the `which` of
+//   `__expHyp32` and friends). No `…32` function uses float64 or 64-bit integers (WebGPU has neither).
 // - The bit builtins `__f64hi`, `__f64lo`, `__f64make`, `__f32bits`,
 //   `__f32frombits` (./bits.ts) are IR `words`/`bitcast` nodes, not calls;
 //   `__fma32` is an IR float32 `fma` node.
