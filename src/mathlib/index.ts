@@ -9,7 +9,8 @@
 //   for the `…64` functions, float32 ones for the native float32 helpers
 //   (`…32`, `__poly3f32`/`__poly5f32`), and int32 for integer parameters
 //   (`__trig64`'s `which`, `__expk`'s and `__scalbn`'s `k`, `__kTan`'s `odd`,
-//   `__phDigit`'s `k`, `__ldexp32`'s `k`, the `which` of `__expHyp32` and friends).
+//   `__phDigit`'s `k`, `__phWord32`'s `j` and `r`, `__ldexp32`'s `k`, the `which` of
+//   `__expHyp32` and friends). No `…32` function uses float64 or 64-bit integers (WebGPU has neither).
 // - The bit builtins `__f64hi`, `__f64lo`, `__f64make`, `__f32bits`,
 //   `__f32frombits` (./bits.ts) are IR `words`/`bitcast` nodes, not calls;
 //   `__fma32` is an IR float32 `fma` node.
@@ -22,7 +23,6 @@ import * as atrig32 from "./atrig32.js";
 import * as dd from "./dd.js";
 import * as exp from "./exp.js";
 import * as exp32 from "./exp32.js";
-import * as f32 from "./f32.js";
 import * as fpmanip from "./fpmanip.js";
 import * as fpmanip32 from "./fpmanip32.js";
 import * as hyper from "./hyper.js";
@@ -31,6 +31,7 @@ import * as log32 from "./log32.js";
 import * as misc from "./misc.js";
 import * as misc32 from "./misc32.js";
 import * as pow from "./pow.js";
+import * as pow32 from "./pow32.js";
 import * as special from "./special.js";
 import * as special32 from "./special32.js";
 import * as trig from "./trig.js";
@@ -45,9 +46,9 @@ export interface MathEntry {
 }
 
 /** The library's modules, whose functions the compiler registers so that errors point into these files. */
-export const MODULES = { atrig, atrig32, dd, exp, exp32, f32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, special, special32, trig, trig32 };
+export const MODULES = { atrig, atrig32, dd, exp, exp32, fpmanip, fpmanip32, hyper, log, log32, misc, misc32, pow, pow32, special, special32, trig, trig32 };
 
-const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI };
+const TRIG_ENV: MathEnv = { __TWO_OVER_PI: trig.__TWO_OVER_PI, __TWO_OVER_PI_I32: trig32.__TWO_OVER_PI_I32 };
 
 /** Every `__`-prefixed function of the library modules, by name. */
 export const MATH_HELPERS: Record<string, Function> = {};
@@ -56,7 +57,7 @@ for (const mod of Object.values(MODULES) as readonly Record<string, unknown>[]) 
 }
 
 /** Tables that helper functions read as free names. */
-export const MATH_HELPER_ENV: Record<string, MathEnv> = { __phDigit: TRIG_ENV, __trig64: TRIG_ENV, __trigPH32: TRIG_ENV };
+export const MATH_HELPER_ENV: Record<string, MathEnv> = { __phDigit: TRIG_ENV, __trig64: TRIG_ENV, __phWord32: TRIG_ENV };
 
 const NAMES = [
   "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow",

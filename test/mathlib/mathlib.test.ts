@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { MATH_HELPERS, MATH_HELPER_ENV, MATH_LIBRARY } from "../../src/mathlib/index.js";
 import { __TWO_OVER_PI } from "../../src/mathlib/trig.js";
+import { __TWO_OVER_PI_I32, __trigPH32 } from "../../src/mathlib/trig32.js";
 import { GOAL, fromHex, ulpDistance, type Fmt } from "../helpers/mathlib.js";
 
 type Row = (string | number)[];
@@ -137,6 +138,45 @@ test("the 2/π digit table matches 2/π computed independently", () => {
   }
   assert.equal(MATH_LIBRARY.sin!.env!.__TWO_OVER_PI, __TWO_OVER_PI);
   assert.equal(MATH_HELPER_ENV.__phDigit!.__TWO_OVER_PI, __TWO_OVER_PI);
+  // the float32 reduction's int32 table: a zero digit, then the first nine
+  assert.deepEqual(Array.from(__TWO_OVER_PI_I32), [0, ...Array.from(__TWO_OVER_PI.subarray(0, 9))]);
+  assert.equal(MATH_LIBRARY.sin!.env!.__TWO_OVER_PI_I32, __TWO_OVER_PI_I32);
+  assert.equal(MATH_HELPER_ENV.__phWord32!.__TWO_OVER_PI_I32, __TWO_OVER_PI_I32);
+});
+
+test("float32 Payne–Hanek in 32-bit integers: n mod 4 and the reduced argument against exact BigInt arithmetic", () => {
+  const L = 288; // bits of 2/π: x·2/π's fraction is exact to far below what is checked
+  const B = twoOverPiBits(L);
+  const f32 = new Float32Array(1);
+  const u32 = new Uint32Array(f32.buffer);
+  let seed = 12345;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  const xs: number[] = [16367173 * 2 ** 72, 10741887 * 2 ** 11, 105615, 3.4028234663852886e38];
+  for (let biased = 143; biased <= 254; biased++) {
+    for (let k = 0; k < 40; k++) {
+      u32[0] = (biased << 23) | (next() & 0x7fffff);
+      xs.push(f32[0]!);
+    }
+  }
+  for (const ax of xs) {
+    for (const x of [ax, -ax]) {
+      u32[0] = 0;
+      f32[0] = ax;
+      const m = BigInt((u32[0]! & 0x7fffff) | 0x800000);
+      const shift = BigInt(L - (((u32[0]! >>> 23) & 0xff) - 150)); // |x|·2/π = m·B·2^-shift
+      const p = m * B;
+      const half = 1n << (shift - 1n);
+      let n = p >> shift;
+      let frac = p & ((1n << shift) - 1n);
+      if (frac >= half) { n += 1n; frac -= 1n << shift; }
+      const fExact = Number(frac) / 2 ** Number(shift); // |x|·2/π − n, rounded to float64
+      const q = Number(n & 3n);
+      const [nq, rh, rl] = __trigPH32(x);
+      assert.equal(nq, x < 0 ? (4 - q) & 3 : q, `n mod 4 at ${x}`);
+      const r = (x < 0 ? -fExact : fExact) * (Math.PI / 2);
+      assert.ok(Math.abs(rh + rl - r) <= 2 ** -66 + 2 ** -44 * Math.abs(r), `reduced argument at ${x}: ${rh} + ${rl} vs ${r}`);
+    }
+  }
 });
 
 test("library code stays inside the kernel language's call rules", () => {
