@@ -366,6 +366,8 @@ function fieldWriter(f: ParamField, arg: KernelArg): (view: DataView, at: number
     const write = FIELD_WRITERS[DTYPE_INFO[f.dtype].cls];
     // a tuple's item: its path in the argument's value
     const value = (f.item ?? []).reduce<unknown>((v, k) => (v as readonly unknown[])[k], arg.value);
+    // a 64-bit integer's word: its two's complement bits, 32 at a time
+    if (f.word !== undefined) return (view, at) => view.setUint32(at, Number(BigInt.asUintN(32, BigInt.asUintN(64, BigInt(value as bigint | number)) >> BigInt(32 * f.word!))), true);
     return (view, at) => write(view, at, Number(value));
   }
   if (arg.kind !== "array") throw new LaunchError(`parameter field ${f.arg} expects an array argument`);

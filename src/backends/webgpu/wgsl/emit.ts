@@ -20,7 +20,7 @@
 // record of names, arrays and module declarations.
 
 import { isArrayType, isFloat, isScalarType, isSigned, isTupleType, isUnsigned, type ArrayType, type ScalarName, type Type } from "../../../dtypes.js";
-import type { BinaryExpr, CastExpr, Expr, FunctionIR, IntrinsicExpr, Loc, Stmt, UnaryExpr } from "../../../compiler/ir.js";
+import type { BinaryExpr, CastExpr, CompareExpr, Expr, FunctionIR, IntrinsicExpr, Loc, Stmt, UnaryExpr } from "../../../compiler/ir.js";
 import { assignedNames, exprHas, forEachExpr, stmtExprs, walkStmts } from "../../../compiler/walk.js";
 import { INTRINSICS } from "../../../compiler/intrinsics.js";
 import { cStrides, product } from "../../../ndarray.js";
@@ -35,6 +35,7 @@ import {
   type ArrayBinding, type CheckedAccess, type ParamField, type PrintSite, type SourcePlace, type WgslKernel, type WgslLaunchShape, type WgslTarget,
 } from "./layout.js";
 import { WgslIntrinsics } from "./intrinsics.js";
+import { BINARY_64, COMPARE_64, HELPER64_NEEDS, HELPERS64, helperFor, is64, sign64, UNARY_64, V64 } from "./int64.js";
 import type { TupleValue, WgslContext } from "./context.js";
 
 /** print area words of a kernel that prints: 1 MiB, as CUDA's default printf buffer */
@@ -203,6 +204,18 @@ export class WgslEmitter implements WgslContext {
     return `nb_${name}_${ty}`;
   }
 
+  /** a 64-bit integer helper of int64.ts (with the helpers it calls), emitted once; returns its function name */
+  helper64(name: string): string {
+    const key = `${name}:64`;
+    if (!this.helpers.has(key)) {
+      for (const need of HELPER64_NEEDS[name] ?? []) {
+        if (need.includes(":")) { const [n, t] = need.split(":"); this.helper(n!, t!); } else this.helper64(need);
+      }
+      this.helpers.set(key, HELPERS64[name]!);
+    }
+    return `nb_${name}`;
+  }
+
   /** a module-scope declaration, once */
   declare(text: string): void {
     if (!this.moduleDecls.includes(text)) this.moduleDecls.push(text);
@@ -330,6 +343,11 @@ export class WgslEmitter implements WgslContext {
   /** a value field's WGSL member type, and the register value read from it */
   private valueField(name: string, t: ScalarName, arg: number, item?: number[]): string {
     const reg = this.scalarType(t);
+    if (reg === V64) {
+      // two u32 fields (a vec2<u32> member would be 8-byte aligned): the low word, then the high one
+      const [lo, hi] = ([0, 1] as const).map((word) => this.field(`${name}_${word ? "hi" : "lo"}`, "u32", { arg, what: "value", dtype: t, word, ...(item ? { item } : {}) }));
+      return `${V64}(${lo}, ${hi})`;
+    }
     const member = reg === "bool" ? "u32" : reg === "f16" ? "f32" : reg;
     const p = this.field(name, member, { arg, what: "value", dtype: t, ...(item ? { item } : {}) });
     return reg === "bool" ? `(${p} != 0u)` : reg === "f16" ? `f16(${p})` : p;
@@ -540,9 +558,9 @@ export class WgslEmitter implements WgslContext {
     const decl = `array<${wordType(root)}, ${count}>`;
     this.scalarType(s.type.dtype, s.loc);
     if (s.type.space === "shared") {
-      this.staticSharedBytes += count * 4;
+      this.staticSharedBytes += count * (bitsOf(s.type.dtype) === 64 ? 8 : 4);
       if (this.staticSharedBytes > this.target.maxWorkgroupStorageBytes) {
-        throw this.unsupported(`${this.staticSharedBytes} bytes of shared memory`, `${this.target.adapterName} has ${this.target.maxWorkgroupStorageBytes} bytes of workgroup storage (each element of a shared array takes 4 bytes in WGSL)`, s.loc);
+        throw this.unsupported(`${this.staticSharedBytes} bytes of shared memory`, `${this.target.adapterName} has ${this.target.maxWorkgroupStorageBytes} bytes of workgroup storage (each element of a shared array takes 4 bytes in WGSL, 8 for 64-bit integers)`, s.loc);
       }
       this.declare(`var<workgroup> ${root.id}: ${decl};`);
     } else {
@@ -589,6 +607,7 @@ export class WgslEmitter implements WgslContext {
     const ix = index.map((x) => {
       if (x.type !== "int32" && x.type !== "uint32") this.scalarType(x.type as ScalarName, x.loc ?? loc);
       const v = this.expr(x);
+      if (is64(x.type as ScalarName)) return `${this.helper64("index64")}(${v})`;
       return x.type === "uint32" ? `bitcast<i32>(${v})` : v;
     });
     if (!this.ir.options.debug) {
@@ -853,6 +872,7 @@ export class WgslEmitter implements WgslContext {
       case "compare": {
         const op = { lt: "<", le: "<=", gt: ">", ge: ">=", eq: "==", ne: "!=" }[e.op];
         const t = e.a.type as ScalarName;
+        if (is64(t)) return this.compare64(e.op, t, this.expr(e.a), this.expr(e.b));
         if (!isFloat(t)) return `(${this.expr(e.a)} ${op} ${this.expr(e.b)})`;
         // NaN tested on the bits: a WGSL compiler may assume that no comparison sees a NaN (and fold v != v)
         const a = this.once(this.expr(e.a)), b = this.once(this.expr(e.b));
@@ -955,6 +975,7 @@ export class WgslEmitter implements WgslContext {
       // float16 on an adapter that does not round it: in float32 (exact, or rounded once harmlessly), rounded here
       return this.roundsHalf(t) ? this.toHalf(this.opText(op, "f32", `f32(${a})`, `f32(${b})`)) : this.opText(op, ty, a, b);
     }
+    if (ty === V64) return this.binary64(e.op, t, a, e.b.type === "uint32" ? b : `bitcast<u32>(${b})`, b);
     if (e.op === "shl" || e.op === "shr") {
       const amount = `(${e.b.type === "uint32" ? b : `bitcast<u32>(${b})`} & ${bitsOf(t) - 1}u)`;
       const s = `(${a} ${e.op === "shl" ? "<<" : ">>"} ${amount})`;
@@ -981,6 +1002,7 @@ export class WgslEmitter implements WgslContext {
       const r = "call" in op ? `${op.call}(${ix})` : `${this.helper((op as { helper: string }).helper, ity)}(${ix})`;
       return half ? this.toHalf(r) : r;
     }
+    if (sty === V64) return this.unary64(e, x);
     switch (e.op) {
       case "not": return `(!${x})`;
       case "neg": return wrap(t, isUnsigned(t) ? `(0u - ${x})` : `(-${x})`);
@@ -1002,6 +1024,7 @@ export class WgslEmitter implements WgslContext {
     const fty = this.scalarType(from), tty = this.scalarType(to);
     const x = this.expr(e.x);
     if (from === to) return x;
+    if (fty === V64 || tty === V64) return this.cast64(from, to, x);
     // a float is true unless ±0 (NaN is true): tested on the bits, as a WGSL compiler may assume no NaN
     if (to === "bool") return isFloat(from) ? `((bitcast<u32>(${fty === "f32" ? x : `f32(${x})`}) << 1u) != 0u)` : `(${x} != ${fty}(0))`;
     if (from === "bool") return `select(${tty}(0), ${tty}(1), ${x})`;
@@ -1011,6 +1034,53 @@ export class WgslEmitter implements WgslContext {
     const same = fty === tty ? x : `bitcast<${tty}>(${x})`;
     const fits = bitsOf(to) === 32 || (bitsOf(to) > bitsOf(from) && !(isSigned(from) && !isSigned(to)));
     return fits ? same : wrap(to, same);
+  }
+
+  // ------------------------------------------------------------------ 64-bit integers (int64.ts)
+
+  private binary64(op: BinaryExpr["op"], t: ScalarName, a: string, amount: string, b: string): string {
+    const o = BINARY_64[op];
+    if (!o) throw new InternalCompilerError(`webgpu: binary '${op}' on ${t}`, this.loc);
+    if ("infix" in o) return `(${a} ${o.infix} ${b})`;
+    return `${this.helper64(helperFor(o.helper, t))}(${a}, ${op === "shl" || op === "shr" ? amount : b})`;
+  }
+
+  private compare64(op: CompareExpr["op"], t: ScalarName, a: string, b: string): string {
+    if (op === "eq") return `all(${a} == ${b})`;
+    if (op === "ne") return `any(${a} != ${b})`;
+    const { swap, not } = COMPARE_64[op];
+    const lt = `${this.helper64(`lt_${sign64(t)}`)}(${swap ? `${b}, ${a}` : `${a}, ${b}`})`;
+    return not ? `(!${lt})` : lt;
+  }
+
+  private unary64(e: UnaryExpr, x: string): string {
+    if (e.op === "abs" && isUnsigned(e.type)) return x;
+    const u = UNARY_64[e.op];
+    if (!u) throw new InternalCompilerError(`webgpu: unary '${e.op}' on ${e.x.type as string}`, e.loc);
+    if (u.needs) this.helper64(u.needs);
+    return u.text(this.once(x));
+  }
+
+  /** a conversion to or from a 64-bit integer (not both the same dtype) */
+  private cast64(from: ScalarName, to: ScalarName, x: string): string {
+    if (is64(from) && is64(to)) return x;
+    if (to === "bool") return `any(${x} != ${V64}())`;
+    if (from === "bool") return `select(${V64}(), ${V64}(1u, 0u), ${x})`;
+    if (isFloat(from)) return `${this.helper64(`f32_to_${sign64(to)}`)}(${from === "float32" ? x : `f32(${x})`})`;
+    if (isFloat(to)) {
+      // below 2^24 the float32 is exact, at or above it float16 overflows either way: one rounding
+      const f = `${this.helper64(`${sign64(from)}_to_f32`)}(${x})`;
+      return to === "float32" ? f : this.roundsHalf(to) ? this.toHalf(f) : `f16(${f})`;
+    }
+    if (is64(to)) {
+      // a ≤32-bit int: its value's high word is the sign's (signed) or zero
+      if (!isSigned(from)) return `${V64}(${x}, 0u)`;
+      const v = this.once(x);
+      return `${V64}(bitcast<u32>(${v}), bitcast<u32>(${v} >> 31u))`;
+    }
+    // to a ≤32-bit int: the low word, wrapped to the width
+    const lo = `${x}.x`;
+    return wrap(to, isSigned(to) ? `bitcast<i32>(${lo})` : lo);
   }
 
   /** float → int: toward zero, saturating, NaN → 0 (PTX cvt.rzi) */

@@ -41,11 +41,12 @@ export interface WgslTarget {
 /**
  * One 4-byte field of the parameter block, in order: its value comes from launch argument `arg`.
  * A value field holds the scalar's 32-bit form: signed integers as i32, unsigned ones as u32, bool as
- * u32 0/1, float32 as f32, float16 as the f32 of its value. `item`, when present, is the path of the
+ * u32 0/1, float32 as f32, float16 as the f32 of its value; an int64 or uint64 takes two fields, `word`
+ * 0 (its low 32 bits, as u32) then 1 (its high 32 bits). `item`, when present, is the path of the
  * value inside a tuple argument (`[1, 0]`: item 0 of item 1).
  */
 export type ParamField =
-  | { readonly arg: number; readonly what: "value"; readonly dtype: ScalarName; readonly item?: readonly number[] }
+  | { readonly arg: number; readonly what: "value"; readonly dtype: ScalarName; readonly item?: readonly number[]; readonly word?: 0 | 1 }
   | { readonly arg: number; readonly what: "offset" }
   | { readonly arg: number; readonly what: "shape" | "stride"; readonly dim: number };
 

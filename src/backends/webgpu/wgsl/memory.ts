@@ -4,7 +4,7 @@
 // How an element sits in its root's words (`form`):
 //  - value:  one element of the register type per array element (atomic<T> when the kernel updates it
 //            atomically): 32-bit storage arrays, float16 with shader-f16, shared and local arrays;
-//  - bits:   one u32 word per element, its bits (float32 arrays with atomics: WGSL has no atomic<f32>;
+//  - bits:   one u32 word per element (two for int64/uint64: low, high), its bits (float32 arrays with atomics: WGSL has no atomic<f32>;
 //            bool in shared and local memory; dynamic shared memory, one word array for every dtype);
 //  - packed: 8- and 16-bit elements packed in u32 words, as the host lays them out (storage arrays and
 //            dynamic shared memory); stores clear and set their bits with atomicAnd/atomicOr, so that
@@ -92,6 +92,7 @@ export function toBits(t: ScalarName, v: string): string {
 /** element `i` (an i32 flat index, a plain expression: it may be repeated) of the root, read */
 export function readElement(r: Root, i: string): string {
   if (r.form === "value") return loadWord(r, i);
+  if (r.form === "bits" && bitsOf(r.dtype) === 64) return `vec2<u32>(${loadWord(r, `2i * ${i}`)}, ${loadWord(r, `2i * ${i} + 1i`)})`;
   if (r.form === "bits") return fromBits(r.dtype, loadWord(r, i));
   const { word, shift } = packedAt(r, `u32(${i})`);
   const w = loadWord(r, word);
@@ -104,6 +105,10 @@ export function readElement(r: Root, i: string): string {
 /** statements writing value `v` (a plain expression) to element `i` (a plain i32 expression) */
 export function writeElement(r: Root, i: string, v: string): string[] {
   if (r.form === "value") return [r.atomic ? `atomicStore(&${place(r, i)}, ${v});` : `${place(r, i)} = ${v};`];
+  if (r.form === "bits" && bitsOf(r.dtype) === 64) {
+    const words: [string, string][] = [[`2i * ${i}`, `${v}.x`], [`2i * ${i} + 1i`, `${v}.y`]];
+    return words.map(([w, x]) => (r.atomic ? `atomicStore(&${place(r, w)}, ${x});` : `${place(r, w)} = ${x};`));
+  }
   if (r.form === "bits") {
     const w = toBits(r.dtype, v);
     return [r.atomic ? `atomicStore(&${place(r, i)}, ${w});` : `${place(r, i)} = ${w};`];

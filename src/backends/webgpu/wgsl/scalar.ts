@@ -7,18 +7,17 @@
 
 import { DTYPE_INFO, isFloat, isUnsigned, type ScalarName } from "../../../dtypes.js";
 import type { BinaryOp, UnaryOp } from "../../../compiler/ir.js";
+import { is64, literal64, V64 } from "./int64.js";
 
-/** WGSL register types of the dtypes the target has; the others (64-bit, bfloat16) are subset errors */
+/** WGSL register types of the dtypes the target has (64-bit integers: int64.ts); the others (float64, bfloat16) are subset errors */
 export const WGSL_SCALAR: Partial<Record<ScalarName, string>> = {
   bool: "bool", int8: "i32", int16: "i32", int32: "i32", uint8: "u32", uint16: "u32", uint32: "u32",
-  float16: "f16", float32: "f32",
+  int64: V64, uint64: V64, float16: "f16", float32: "f32",
 };
 
 /** why a dtype is outside the subset, for its CompileError */
 export const UNSUPPORTED_DTYPE: Partial<Record<ScalarName, string>> = {
   float64: "WGSL has no 64-bit floats; in kernels a number that is not an integer, and a float literal on its own, are float64: float32(x), Float32Array and float32 literals keep values float32",
-  int64: "WGSL has no 64-bit integers",
-  uint64: "WGSL has no 64-bit integers",
   bfloat16: "WGSL has no bfloat16",
   float16: "this adapter lacks the shader-f16 feature",
 };
@@ -39,6 +38,7 @@ export function wrap(t: ScalarName, x: string): string {
 /** a literal of dtype t */
 export function literal(t: ScalarName, v: number | bigint | boolean): string {
   if (t === "bool") return String(v === true || (typeof v === "number" && v !== 0));
+  if (is64(t)) return literal64(v);
   const n = Number(v);
   if (isFloat(t)) {
     const suffix = t === "float16" ? "h" : "f";
