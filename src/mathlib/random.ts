@@ -6,7 +6,7 @@
 // These are written in the kernel language and compile as device functions;
 // they also run as plain JS on a BigUint64Array (stores into it wrap to 64
 // bits; BigInt.asUintN wraps the sum).
-import { float64 } from "../dtypes.js";
+import { float32, float64 } from "../dtypes.js";
 
 // Only literals and calls between these functions: module-level constants are
 // not visible inside kernels.
@@ -27,9 +27,13 @@ export function xoroshiro128pUniformFloat64(states: BigUint64Array, i: number): 
   return float64(xoroshiro128pNextAt(states, i) >> 11n) * 1.1102230246251565e-16; // 2^-53
 }
 
-/** A float32 in [0, 1] from generator `i` (Numba rounds the float64 draw, so 1.0 is possible). */
+/**
+ * A float32 in [0, 1] from generator `i` (Numba rounds the float64 draw, so 1.0 is possible). Without
+ * float64: the 53-bit draw m is exact in float64, and scaling by 2^-53 commutes with rounding, so
+ * fround(m * 2^-53) is fround(m) * 2^-53, a float32 product.
+ */
 export function xoroshiro128pUniformFloat32(states: BigUint64Array, i: number): number {
-  return Math.fround(xoroshiro128pUniformFloat64(states, i));
+  return float32(xoroshiro128pNextAt(states, i) >> 11n) * float32(1.1102230246251565e-16); // 2^-53
 }
 
 /** A standard normal float32 from generator `i` (Box–Muller; consumes two draws). */

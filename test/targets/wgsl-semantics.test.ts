@@ -10,7 +10,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
-import { cuda, float32, int8, int16, uint16 } from "../../src/index.js";
+import { cuda, float32, int8, int16, int32, int64, uint16, uint32, uint64 } from "../../src/index.js";
+import { initXoroshiro128pStates } from "../../src/random.js";
 import { parseThrowSite } from "../../src/abi/launch-abi.js";
 import { capture, dims3, argumentTypes, type HostArg, type KernelCase } from "../helpers/crosscheck.js";
 import { decodeStatus, emitWgsl, type StatusReport, type WgslKernel } from "../../src/backends/webgpu/wgsl/index.js";
@@ -35,7 +36,83 @@ const INTS = [0, 1, -1, 7, -7, 2147483647, -2147483648, 123456, -99, 3];
 // (no subnormals: SwiftShader flushes them, as WGSL allows)
 const FLOATS = [0, -0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, -0.49999997, 1e30, -1e30, 3e9, -3e9, NaN, Infinity, -Infinity, 255.9, -128.5, 65535.5];
 
+/** 64-bit edge values (as int64; the uint64 inputs are their bits) */
+const WIDE = [0n, 1n, -1n, 2n, -2n, 3n, 7n, -7n, 0xffffffffn, 0x100000000n, -0x100000000n, 0x7fffffffn, -0x80000000n, 0x123456789abcdefn,
+  -0x123456789abcdefn, 0x7fffffffffffffffn, -0x8000000000000000n, 0x7fffffffffffffffn - 0x7fffffffffn, 0x20000001n << 30n, 0xfedcba9876543n];
+/** float32 values to convert to 64-bit integers, past both ranges, NaN, halves, tiny */
+const TO_WIDE = [0, -0, 0.75, -0.75, 1.5, -2.5, 2 ** 31, -(2 ** 31), 2 ** 32 + 2 ** 9, 2 ** 52 * 1.5, 2 ** 62, -(2 ** 62), 2 ** 63, -(2 ** 63), 2 ** 64,
+  -(2 ** 64), 1e30, -1e30, NaN, Infinity, -Infinity, 1e-30, 16777217];
+const B64 = (xs: bigint[]) => BigInt64Array.from(xs);
+const U64 = (xs: bigint[]) => BigUint64Array.from(xs, (x) => BigInt.asUintN(64, x));
+/** int64 → float32 rounding cases: halfway between float32s with and without bits below (ties to even), near 2^63 and 2^64 */
+const ROUNDING = [(1n << 40n) + (1n << 16n), (1n << 40n) + (3n << 16n), (1n << 40n) + (1n << 16n) + 1n, (1n << 40n) + (1n << 16n) - 1n,
+  (1n << 63n) - 1n, (1n << 64n) - 1n, (1n << 64n) - (1n << 39n), (1n << 64n) - (1n << 39n) - 1n, 16777217n, 16777219n, 0x7fffff7fffffffffn];
+
 const SEMANTICS: Semantic[] = [
+  {
+    name: "int64 and uint64: + - * / % & | ^, shifts modulo 64, compares, neg abs ~, popc clz ffs brev",
+    kernel: (a: BigInt64Array, u: BigUint64Array, sh: Int32Array, o: BigInt64Array, p: BigUint64Array, c: Int32Array) => {
+      const i = cuda.grid(1);
+      if (i >= a.length) return;
+      const x = a[i]!, ux = u[i]!;
+      for (let j = 0; j < a.length; j++) {
+        const y = a[j]!, uy = u[j]!;
+        const k = 6 * (i * a.length + j);
+        o[k] = x + y; o[k + 1] = x - y; o[k + 2] = x * y; o[k + 3] = x / y; o[k + 4] = x % y; o[k + 5] = (x & y) | (x ^ ~y);
+        p[k] = ux + uy; p[k + 1] = ux - uy; p[k + 2] = ux * uy; p[k + 3] = ux / uy; p[k + 4] = ux % uy; p[k + 5] = ux | uy;
+        c[k] = (x < y ? 1 : 0) + (x <= y ? 2 : 0) + (x > y ? 4 : 0) + (x >= y ? 8 : 0) + (x === y ? 16 : 0) + (x !== y ? 32 : 0);
+        c[k + 1] = (ux < uy ? 1 : 0) + (ux <= uy ? 2 : 0) + (ux > uy ? 4 : 0) + (ux >= uy ? 8 : 0) + (ux === uy ? 16 : 0) + (ux !== uy ? 32 : 0);
+      }
+      for (let j = 0; j < sh.length; j++) {
+        const k = 3 * (i * sh.length + j) + 6 * a.length * a.length;
+        o[k] = x << BigInt(sh[j]!); o[k + 1] = x >> BigInt(sh[j]!); p[k] = ux >> BigInt(sh[j]!);
+      }
+      const k = 3 * a.length * sh.length + 6 * a.length * a.length + 4 * i;
+      o[k] = -x; o[k + 1] = x < 0n ? -x : x; o[k + 2] = ~x; p[k] = cuda.brev(ux);
+      c[6 * a.length * a.length + 4 * i] = cuda.popc(x);
+      c[6 * a.length * a.length + 4 * i + 1] = cuda.clz(x);
+      c[6 * a.length * a.length + 4 * i + 2] = cuda.ffs(ux);
+    },
+    args: () => [B64(WIDE), U64(WIDE), I32([0, 1, 31, 32, 33, 63, 64, 65, -1, -33]),
+      new BigInt64Array(6 * 400 + 3 * 200 + 80), new BigUint64Array(6 * 400 + 3 * 200 + 80), new Int32Array(6 * 400 + 80)],
+    grid: 1, block: 32,
+  },
+  {
+    name: "64-bit conversions: ↔ int8/int16/int32/uint32/bool, → float32 rounded once (ties to even), float32 → int64/uint64 truncated, saturated, NaN → 0; 64-bit scalar parameters",
+    kernel: (a: BigInt64Array, r: BigUint64Array, f: Float32Array, n: Int32Array, g: Float32Array, o: BigInt64Array, p: BigUint64Array, s: bigint, t: bigint) => {
+      const i = cuda.grid(1);
+      if (i < a.length) {
+        const x = a[i]!;
+        n[6 * i] = int8(x); n[6 * i + 1] = int16(x); n[6 * i + 2] = int32(x); n[6 * i + 3] = int32(uint32(x)); n[6 * i + 4] = x ? 1 : 0;
+        n[6 * i + 5] = int32(uint16(uint64(x)));
+        g[2 * i] = float32(x); g[2 * i + 1] = float32(uint64(x));
+        o[2 * i] = int64(int32(x) ^ 0x5a5a5a5a) + s;
+        p[2 * i] = uint64(uint32(int32(x))) + uint64(t);
+      }
+      if (i < r.length) g[2 * a.length + 2 * i] = float32(r[i]!) + float32(int64(r[i]!));
+      if (i < f.length) { o[2 * i + 1] = int64(f[i]!); p[2 * i + 1] = uint64(f[i]!); }
+    },
+    args: () => [B64(WIDE), U64(ROUNDING), F32(TO_WIDE), new Int32Array(6 * 20), new Float32Array(2 * 20 + 2 * 11), new BigInt64Array(2 * 23), new BigUint64Array(2 * 23),
+      -0x123456789n as unknown as HostArg, 0xfedcba987654321n as unknown as HostArg],
+    grid: 1, block: 32,
+  },
+  {
+    // the simulator's uniform draws are checked against float64's rounded (the formula before float32 only) in the random test
+    name: "cuda.random on int64 states: xoroshiro128+ next, uniform float32 and normal float32 draws",
+    kernel: (states: BigUint64Array, u: Float32Array, nrm: Float32Array, nx: BigUint64Array) => {
+      const i = cuda.grid(1);
+      if (i >= nrm.length) return;
+      for (let k = 0; k < 4; k++) u[4 * i + k] = cuda.random.xoroshiro128pUniformFloat32(states, i);
+      nrm[i] = cuda.random.xoroshiro128pNormalFloat32(states, i);
+      nx[i] = cuda.random.xoroshiro128pNextAt(states, i);
+    },
+    args: () => {
+      const states = new BigUint64Array(2 * 64);
+      initXoroshiro128pStates(states, 99);
+      return [states, new Float32Array(4 * 64), new Float32Array(64), new BigUint64Array(64)];
+    },
+    grid: 2, block: 32,
+  },
   {
     // the product overflows float32 where the sum does not (c cancels it), or c is infinite: as one fused operation
     name: "cuda.fma: a product past float32's range brought back by c, and an infinite c, as one rounding",
@@ -277,7 +354,8 @@ function webgpuJob(s: Semantic, adapter: keyof typeof ADAPTERS): { job: WgslJob;
   kernel.params.forEach((f, k) => {
     const a = args[f.arg]!;
     if (f.what === "value") {
-      if (f.dtype === "float32") params.setFloat32(4 * k, Number(a), true);
+      if (f.word !== undefined) params.setUint32(4 * k, Number(BigInt.asUintN(32, BigInt.asUintN(64, a as bigint) >> BigInt(32 * f.word))), true);
+      else if (f.dtype === "float32") params.setFloat32(4 * k, Number(a), true);
       else params.setInt32(4 * k, Number(a) | 0, true);
     } else params.setInt32(4 * k, f.what === "offset" ? 0 : f.what === "shape" ? (a as ArrayLike<number>).length : 1, true);
   });
