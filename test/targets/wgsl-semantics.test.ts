@@ -78,7 +78,7 @@ const SEMANTICS: Semantic[] = [
     grid: 1, block: 32,
   },
   {
-    name: "64-bit conversions: ↔ int8/int16/int32/uint32/bool, → float32 rounded once (ties to even), float32 → int64/uint64 truncated, saturated, NaN → 0; 64-bit scalar parameters",
+    name: "64-bit conversions: ↔ int8/int16/int32/uint32/bool, → float32 rounded once (ties to even), float32 → int64/uint64 truncated, saturated, NaN → 0; 64-bit scalar parameters; console.log of 64-bit values",
     kernel: (a: BigInt64Array, r: BigUint64Array, f: Float32Array, n: Int32Array, g: Float32Array, o: BigInt64Array, p: BigUint64Array, s: bigint, t: bigint) => {
       const i = cuda.grid(1);
       if (i < a.length) {
@@ -88,6 +88,7 @@ const SEMANTICS: Semantic[] = [
         g[2 * i] = float32(x); g[2 * i + 1] = float32(uint64(x));
         o[2 * i] = int64(int32(x) ^ 0x5a5a5a5a) + s;
         p[2 * i] = uint64(uint32(int32(x))) + uint64(t);
+        if (i % 4 === 1) console.log("%d %u %lld %d", x, uint64(x), s, -0x7fffffffffffn);
       }
       if (i < r.length) g[2 * a.length + 2 * i] = float32(r[i]!) + float32(int64(r[i]!));
       if (i < f.length) { o[2 * i + 1] = int64(f[i]!); p[2 * i + 1] = uint64(f[i]!); }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { arrayType, complexArrayType, type Type } from "../../src/dtypes.js";
-import { CompileError, cuda, float16, float32 } from "../../src/index.js";
+import { CompileError, cuda, float16, float32, float64 } from "../../src/index.js";
 import { emitWgsl, explainWgslErrors, type WgslTarget } from "../../src/backends/webgpu/wgsl/index.js";
 import { ADAPTERS, dawnSetup, validateWgsl } from "./wgsl-dawn.js";
 
@@ -32,9 +32,11 @@ test("float64 values and arrays", () => {
   assert.match(subsetError((o: Float64Array) => { o[0] = 1; }, [F64]).message, /^float64 /);
 });
 
-test("int64 and uint64", () => {
-  const e = subsetError((o: BigInt64Array) => { const i = cuda.grid(1); o[i] = 5n; }, [I64]);
-  assert.match(e.message, /^int64 is not available on the webgpu target \(WGSL has no 64-bit integers\)/);
+test("int64 and uint64 are two u32 words; their conversion to float64 is outside", () => {
+  const ir = compileToIR((o: BigInt64Array) => { const i = cuda.grid(1); o[i] = o[i]! * 5n; }, [I64], { name: "k", resolveDeviceFunction });
+  assert.match(emitWgsl(ir, ADAPTERS.lavapipe).code, /array<vec2<u32>>/);
+  const e = subsetError((o: BigInt64Array, f: Float64Array) => { const i = cuda.grid(1); f[i] = float64(o[i]!); }, [I64, F64]);
+  assert.match(e.message, /^float64 is not available on the webgpu target/);
 });
 
 test("64-bit atomics", () => {

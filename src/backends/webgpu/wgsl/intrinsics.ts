@@ -11,6 +11,7 @@ import { InternalCompilerError } from "../../../errors.js";
 import { FAULT_ASSERT, FAULT_BOUNDS, PRINT_HEADER, STATUS_TAIL, STATUS_WORDS, type PrintArgKind } from "./layout.js";
 import { fromBits, toBits, type Root } from "./memory.js";
 import { WGSL_SCALAR } from "./scalar.js";
+import { is64 } from "./int64.js";
 import type { TupleValue, WgslContext } from "./context.js";
 
 const SPECIAL: Partial<Record<SpecialReg, string>> = {
@@ -200,28 +201,33 @@ export class WgslIntrinsics {
   }
 
   /** a print record's argument: the word it stores (none for constants) and its kind */
-  private printArg(e: Expr): { word?: string; kind: PrintArgKind } {
-    if (e.k === "intrinsic" && e.name === "cstring") return { kind: { string: this.stringIndex(e.args[0]!) } };
-    if (e.k === "const") return { kind: { value: Number(e.value) } };
+  private printArg(e: Expr): { words: string[]; kind: PrintArgKind } {
+    const one = (word: string, kind: PrintArgKind) => ({ words: [word], kind });
+    if (e.k === "intrinsic" && e.name === "cstring") return { words: [], kind: { string: this.stringIndex(e.args[0]!) } };
+    if (e.k === "const" && typeof e.value !== "bigint") return { words: [], kind: { value: Number(e.value) } };
     const t = e.type as ScalarName;
     // floats reach printf as doubles: a float32 or float16 value converted is its float32
     if (t === "float64" && e.k === "cast" && isFloat(e.x.type as ScalarName)) {
       const v = this.w.expr(e.x);
-      return { word: `bitcast<u32>(${e.x.type === "float32" ? v : `f32(${v})`})`, kind: "f32" };
+      return one(`bitcast<u32>(${e.x.type === "float32" ? v : `f32(${v})`})`, "f32");
     }
     const ty = this.w.scalarType(t, e.loc);
-    if (ty === "f32") return { word: `bitcast<u32>(${this.w.expr(e)})`, kind: "f32" };
-    if (ty === "i32") return { word: `bitcast<u32>(${this.w.expr(e)})`, kind: "i32" };
-    if (ty === "bool") return { word: `select(0u, 1u, ${this.w.expr(e)})`, kind: "i32" };
-    if (ty === "f16") return { word: `bitcast<u32>(f32(${this.w.expr(e)}))`, kind: "f32" };
-    return { word: this.w.expr(e), kind: "u32" };
+    if (is64(t)) {
+      const v = this.w.once(this.w.expr(e));
+      return { words: [`${v}.x`, `${v}.y`], kind: t === "int64" ? "i64" : "u64" };
+    }
+    if (ty === "f32") return one(`bitcast<u32>(${this.w.expr(e)})`, "f32");
+    if (ty === "i32") return one(`bitcast<u32>(${this.w.expr(e)})`, "i32");
+    if (ty === "bool") return one(`select(0u, 1u, ${this.w.expr(e)})`, "i32");
+    if (ty === "f16") return one(`bitcast<u32>(f32(${this.w.expr(e)}))`, "f32");
+    return one(this.w.expr(e), "u32");
   }
 
   /** a print record (an assertion's message where `assertion`): the words it stores (returns the local holding its first argument word) */
   private record(format: Expr, args: readonly Expr[], assertion = false): string {
     this.w.usesStatus = true;
     const parts = args.map((a) => this.printArg(a));
-    const words = parts.filter((p) => p.word !== undefined).map((p) => p.word!);
+    const words = parts.flatMap((p) => p.words);
     const site = this.w.prints.push({ format: this.stringIndex(format), args: parts.map((p) => p.kind), ...(assertion ? { assertion } : {}) }) - 1;
     const at = this.w.temp();
     this.w.line(`let ${at} = nb_record(${site}u, ${PRINT_HEADER + words.length}u);`);

@@ -98,14 +98,17 @@ export const FAULT_ASSERT = 0x40000000;
  */
 export const STATUS_TAIL = { dropped: 0, index: 1, shape: 4, words: 7 } as const;
 
-/** What a print record's argument word is (a constant argument takes no word). */
-export type PrintArgKind = "i32" | "u32" | "f32" | { readonly string: number } | { readonly value: number };
+/** What a print record's argument words are: one word, two for "i64"/"u64" (low, high), none for a constant argument. */
+export type PrintArgKind = "i32" | "u32" | "f32" | "i64" | "u64" | { readonly string: number } | { readonly value: number };
+
+/** the words a print argument of this kind takes in its record */
+export const printArgWords = (kind: PrintArgKind): number => (typeof kind === "object" ? 0 : kind === "i64" || kind === "u64" ? 2 : 1);
 
 /**
  * A console.log (or a `debug` assertion's message). Its records in the print area are PRINT_HEADER
  * words (the site's index, the block's linear index, the barriers the thread had passed, the thread's
- * linear index in its block, the thread's count of records before it), then one word per non-constant
- * argument.
+ * linear index in its block, the thread's count of records before it), then each non-constant
+ * argument's words (printArgWords).
  */
 export interface PrintSite {
   /** the format's index in the kernel's strings */

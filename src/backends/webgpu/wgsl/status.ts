@@ -4,7 +4,7 @@
 // a thread's own lines in the order it printed them).
 
 import { formatPrintf, type PrintArg } from "../../../abi/printf.js";
-import { FAULT_ASSERT, FAULT_BOUNDS, PRINT_HEADER, STATUS_TAIL, STATUS_WORDS, type WgslKernel } from "./layout.js";
+import { FAULT_ASSERT, FAULT_BOUNDS, PRINT_HEADER, printArgWords, STATUS_TAIL, STATUS_WORDS, type WgslKernel } from "./layout.js";
 
 export interface StatusReport {
   /** a `throw`: its site (the index of its string in the kernel's strings) and the thrower */
@@ -31,6 +31,11 @@ function formatRecord(kernel: WgslKernel, strings: readonly string[], words: Uin
   let next = at + PRINT_HEADER;
   const args = site.args.map((kind): PrintArg => {
     if (typeof kind === "object") return "string" in kind ? strings[kind.string]! : kind.value;
+    if (kind === "i64" || kind === "u64") {
+      const bits = BigInt(words[next]!) | (BigInt(words[next + 1]!) << 32n);
+      next += 2;
+      return kind === "i64" ? BigInt.asIntN(64, bits) : bits;
+    }
     u32[0] = words[next++]!;
     return kind === "f32" ? f32[0]! : kind === "i32" ? i32[0]! : u32[0]!;
   });
@@ -39,7 +44,7 @@ function formatRecord(kernel: WgslKernel, strings: readonly string[], words: Uin
 
 /** the length in words of the record at `at` */
 const recordWords = (kernel: WgslKernel, words: Uint32Array, at: number) =>
-  PRINT_HEADER + kernel.prints[words[at]!]!.args.filter((a) => typeof a !== "object").length;
+  PRINT_HEADER + kernel.prints[words[at]!]!.args.reduce((n, a) => n + printArgWords(a), 0);
 
 export function decodeStatus(kernel: WgslKernel, strings: readonly string[], words: Uint32Array): StatusReport {
   const end = STATUS_WORDS.printStart + kernel.printWords;
