@@ -316,6 +316,23 @@ const SEMANTICS: Semantic[] = [
       assert.deepEqual(Array.from(u as Uint32Array), Array.from(ballots));
     },
   },
+  {
+    name: "subgroup shuffles and matchAnySync of int64 values (two words each)",
+    kernel: (x: BigInt64Array, o: BigInt64Array, u: Uint32Array) => {
+      const i = cuda.grid(1);
+      const m = cuda.activemask();
+      o[i] = cuda.shflXorSync(m, x[i]!, 1);
+      u[i] = cuda.matchAnySync(m, x[i]!);
+    },
+    // equal pairs of lanes, differing in the high word only from pair to pair
+    args: () => [B64(Array.from({ length: 16 }, (_, k) => (BigInt(k >> 1) << 32n) | 5n)), new BigInt64Array(16), new Uint32Array(16)],
+    grid: 1, block: 16,
+    expect: ([x, o, u], n) => {
+      const X = x as BigInt64Array;
+      assert.deepEqual(Array.from(o as BigInt64Array), Array.from({ length: 16 }, (_, i) => X[i ^ 1]!));
+      assert.deepEqual(Array.from(u as Uint32Array), Array.from({ length: 16 }, (_, i) => (3 << ((i % n) & ~1)) >>> 0));
+    },
+  },
 ];
 
 /** a `throw` and a `debug` bounds fault: what decodeStatus reports */

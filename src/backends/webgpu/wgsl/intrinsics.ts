@@ -315,8 +315,10 @@ export class WgslIntrinsics {
     this.w.scalarType(t, value.loc);
     const bits = this.w.once(toBits(t, this.w.expr(value)));
     const m = this.w.temp();
+    // a 64-bit value is two words, equal when both are
+    const same = `subgroupShuffle(${bits}, nb_l) == ${bits}`;
     this.w.line(`var ${m} = 0u;`);
-    this.w.line(`for (var nb_l = 0u; nb_l < ${this.warpSize}u; nb_l++) { if (subgroupShuffle(${bits}, nb_l) == ${bits}) { ${m} = ${m} | (1u << nb_l); } }`);
+    this.w.line(`for (var nb_l = 0u; nb_l < ${this.warpSize}u; nb_l++) { if (${is64(t) ? `all(${same})` : same}) { ${m} = ${m} | (1u << nb_l); } }`);
     return `(${m} & subgroupBallot(true).x)`;
   }
 
