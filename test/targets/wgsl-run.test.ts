@@ -22,8 +22,30 @@ import type { KernelArg } from "../../src/abi/backend.js";
 import type { SimBuffer } from "../../src/backends/sim/runtime/buffer.js";
 import { decodeStatus, emitWgsl, type ParamField, type WgslKernel } from "../../src/backends/webgpu/wgsl/index.js";
 import { ADAPTERS, dawnSetup, runWgsl, type WgslJob } from "./wgsl-dawn.js";
+import { cuda, int8, int32, int64, type RecordArray } from "../../src/index.js";
 
-const CASES: readonly KernelCase[] = [...LANGUAGE_CASES, ...LITERAL_CASES, ...API_CASES, ...RECORD_CASES, ...HALF_CASES, ...COMPLEX_CASES];
+/** an int64 field among narrower ones: its elements are two words of the record's one binding, at a computed index */
+const Wide = cuda.record({ k: int64, n: int32, b: int8 });
+const wideRecords = () => cuda.recordArray(Wide, Array.from({ length: 40 }, (_, i) => ({ k: BigInt(i) * 3_000_000_007n - 5n, n: i * 7 - 100, b: i - 20 })));
+
+const WIDE_CASES: readonly KernelCase[] = [{
+  name: "records with an int64 field and an int64 scalar parameter",
+  kernel: ((a: any, s: bigint) => {
+    const i = cuda.grid(1);
+    if (i < a.length) { a[i].k = a[i].k * 6364136223846793005n + s + BigInt(a[i].n); a[i].b = int8(a[i].k >> 56n); a[i].n = int32(a[i].k >> 20n); }
+  }) as (...args: never[]) => void,
+  grid: 2, block: 32,
+  args: () => [wideRecords(), -77n],
+  check: ([ra]) => {
+    const want = wideRecords().toObjects().map((o, i) => {
+      const k = BigInt.asIntN(64, BigInt(o.k as bigint) * 6364136223846793005n - 77n + BigInt(i * 7 - 100));
+      return { k, n: Number(BigInt.asIntN(32, k >> 20n)), b: Number(BigInt.asIntN(8, k >> 56n)) };
+    });
+    assert.deepEqual((ra as RecordArray).toObjects(), want);
+  },
+}];
+
+const CASES: readonly KernelCase[] = [...LANGUAGE_CASES, ...LITERAL_CASES, ...API_CASES, ...RECORD_CASES, ...HALF_CASES, ...COMPLEX_CASES, ...WIDE_CASES];
 
 interface Prepared {
   readonly c: KernelCase;
@@ -44,7 +66,8 @@ function paramBytes(fields: readonly ParamField[], kargs: readonly KernelArg[]):
     if (f.what === "value") {
       if (a.kind !== "scalar") throw new Error("a value field of an array argument");
       const v = a.value;
-      if (f.dtype === "float32" || f.dtype === "float16") view.setFloat32(4 * k, Number(v), true);
+      if (f.word !== undefined) view.setUint32(4 * k, Number(BigInt.asUintN(32, BigInt.asUintN(64, BigInt(v as bigint)) >> BigInt(32 * f.word))), true);
+      else if (f.dtype === "float32" || f.dtype === "float16") view.setFloat32(4 * k, Number(v), true);
       else if (f.dtype === "bool") view.setUint32(4 * k, v ? 1 : 0, true);
       else view.setInt32(4 * k, Number(v) | 0, true);
       return;

@@ -249,6 +249,21 @@ const SEMANTICS: Semantic[] = [
     grid: 4, block: 32, sharedMemBytes: 32 * 4,
   },
   {
+    // two words an element in the word array, at a computed index; and a static shared int64 array
+    name: "dynamic and static shared int64 arrays: a block-reversed copy, 8 bytes an element",
+    kernel: (x: BigInt64Array, o: BigInt64Array) => {
+      const s = cuda.shared.array(0, "int64");
+      const w = cuda.shared.array(32, "uint64");
+      const t = cuda.threadIdx.x, i = cuda.grid(1);
+      s[t] = i < x.length ? x[i]! : -1n;
+      w[31 - t] = uint64(s[t]!) ^ uint64(-0x100000000000000n);
+      cuda.syncthreads();
+      if (i < o.length) o[i] = s[cuda.blockDim.x - 1 - t]! + BigInt(s.length) + int64(w[t]!);
+    },
+    args: () => [B64(Array.from({ length: 100 }, (_, k) => (BigInt(k) << 40n) - 3n)), new BigInt64Array(100)],
+    grid: 4, block: 32, sharedMemBytes: 32 * 8,
+  },
+  {
     name: "console.log in the simulator's order: blocks, then the code between barriers of each thread in turn",
     kernel: (o: Int32Array) => {
       const t = cuda.threadIdx.x, b = cuda.blockIdx.x;

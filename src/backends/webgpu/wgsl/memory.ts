@@ -92,7 +92,7 @@ export function toBits(t: ScalarName, v: string): string {
 /** element `i` (an i32 flat index, a plain expression: it may be repeated) of the root, read */
 export function readElement(r: Root, i: string): string {
   if (r.form === "value") return loadWord(r, i);
-  if (r.form === "bits" && bitsOf(r.dtype) === 64) return `vec2<u32>(${loadWord(r, `2i * ${i}`)}, ${loadWord(r, `2i * ${i} + 1i`)})`;
+  if (r.form === "bits" && bitsOf(r.dtype) === 64) return `vec2<u32>(${loadWord(r, `2i * (${i})`)}, ${loadWord(r, `2i * (${i}) + 1i`)})`;
   if (r.form === "bits") return fromBits(r.dtype, loadWord(r, i));
   const { word, shift } = packedAt(r, `u32(${i})`);
   const w = loadWord(r, word);
@@ -106,7 +106,7 @@ export function readElement(r: Root, i: string): string {
 export function writeElement(r: Root, i: string, v: string): string[] {
   if (r.form === "value") return [r.atomic ? `atomicStore(&${place(r, i)}, ${v});` : `${place(r, i)} = ${v};`];
   if (r.form === "bits" && bitsOf(r.dtype) === 64) {
-    const words: [string, string][] = [[`2i * ${i}`, `${v}.x`], [`2i * ${i} + 1i`, `${v}.y`]];
+    const words: [string, string][] = [[`2i * (${i})`, `${v}.x`], [`2i * (${i}) + 1i`, `${v}.y`]];
     return words.map(([w, x]) => (r.atomic ? `atomicStore(&${place(r, w)}, ${x});` : `${place(r, w)} = ${x};`));
   }
   if (r.form === "bits") {
