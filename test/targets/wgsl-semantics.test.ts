@@ -82,7 +82,7 @@ const SEMANTICS: Semantic[] = [
     kernel: (a: BigInt64Array, r: BigUint64Array, f: Float32Array, n: Int32Array, g: Float32Array, o: BigInt64Array, p: BigUint64Array, s: bigint, t: bigint) => {
       const i = cuda.grid(1);
       if (i < a.length) {
-        const x = a[i]!;
+        const x = a[BigInt(i)]!; // an int64 index
         n[6 * i] = int8(x); n[6 * i + 1] = int16(x); n[6 * i + 2] = int32(x); n[6 * i + 3] = int32(uint32(x)); n[6 * i + 4] = x ? 1 : 0;
         n[6 * i + 5] = int32(uint16(uint64(x)));
         g[2 * i] = float32(x); g[2 * i + 1] = float32(uint64(x));
