@@ -132,7 +132,7 @@ export const HELPERS64: Readonly<Record<string, string>> = {
 }`,
 };
 
-/** the helpers a helper calls (scalar.ts's helpers as "name:type") */
+/** the helpers a helper calls: these, or scalar.ts's as "name:type" */
 export const HELPER64_NEEDS: Readonly<Record<string, readonly string[]>> = {
   mul64: ["mulwide"], neg64: ["sub64"], abs64: ["neg64"],
   min_u64: ["lt_u64"], max_u64: ["lt_u64"], min_i64: ["lt_i64"], max_i64: ["lt_i64"],
@@ -161,18 +161,17 @@ export function helperFor(name: string, t: ScalarName): string {
   return name.replace("$", sign64(t));
 }
 
-/** compare ops: [a < b helper applied to (first, second), negated] */
+/** the ordered compares through lt_i64/lt_u64: a > b is b < a, a <= b is !(b < a), a >= b is !(a < b) */
 export const COMPARE_64: Readonly<Record<Exclude<CompareOp, "eq" | "ne">, { readonly swap: boolean; readonly not: boolean }>> = {
   lt: { swap: false, not: false }, gt: { swap: true, not: false }, le: { swap: true, not: true }, ge: { swap: false, not: true },
 };
 
-/** unary ops on a value `x` (a plain expression: it may be repeated); the result type in the comment */
+/** unary ops on a value `x` (a plain expression: it may be repeated), with the helper they call; popc, clz and ffs give an int32 */
 export const UNARY_64: Partial<Record<UnaryOp, { readonly needs?: string; readonly text: (x: string) => string }>> = {
   neg: { needs: "neg64", text: (x) => `nb_neg64(${x})` },
   bitnot: { text: (x) => `(~${x})` },
-  abs: { needs: "abs64", text: (x) => `nb_abs64(${x})` }, // unsigned: as it is (the caller)
+  abs: { needs: "abs64", text: (x) => `nb_abs64(${x})` }, // signed only: an unsigned abs is its operand
   brev: { text: (x) => `${V}(reverseBits(${x}.y), reverseBits(${x}.x))` },
-  // → int32
   popc: { text: (x) => `i32(countOneBits(${x}.x) + countOneBits(${x}.y))` },
   clz: { text: (x) => `i32(select(32u + countLeadingZeros(${x}.x), countLeadingZeros(${x}.y), ${x}.y != 0u))` },
   ffs: { text: (x) => `select(select(0i, 33i + bitcast<i32>(firstTrailingBit(${x}.y)), ${x}.y != 0u), 1i + bitcast<i32>(firstTrailingBit(${x}.x)), ${x}.x != 0u)` },
