@@ -65,14 +65,24 @@ export const HELPERS64: Readonly<Record<string, string>> = {
   min_i64: `fn nb_min_i64(a: ${V}, b: ${V}) -> ${V} { return select(b, a, nb_lt_i64(a, b)); }`,
   max_i64: `fn nb_max_i64(a: ${V}, b: ${V}) -> ${V} { return select(b, a, nb_lt_i64(b, a)); }`,
   abs64: `fn nb_abs64(a: ${V}) -> ${V} { return select(a, nb_neg64(a), (a.y >> 31u) == 1u); }`,
-  // division by shift and subtract, one bit a step: (quotient, remainder); by zero both 0 (the IR's rule)
+  // (quotient, remainder); by zero both 0 (the IR's rule). Two 32-bit values by WGSL's division, else
+  // by shift and subtract, one bit a step from a's highest set bit
   divmod_u64: `fn nb_divmod_u64(a: ${V}, b: ${V}) -> vec4<u32> {
   if (all(b == ${V}())) { return vec4<u32>(); }
+  if (a.y == 0u && b.y == 0u) { return vec4<u32>(a.x / b.x, 0u, a.x % b.x, 0u); }
   var q = ${V}();
   var r = ${V}();
-  for (var i = 63i; i >= 0i; i--) {
-    r = nb_shl64(r, 1u) | (nb_shr_u64(a, u32(i)) & ${V}(1u, 0u));
-    if (!nb_lt_u64(r, b)) { r = nb_sub64(r, b); q = q | nb_shl64(${V}(1u, 0u), u32(i)); }
+  let top = select(31i - i32(countLeadingZeros(a.x)), 63i - i32(countLeadingZeros(a.y)), a.y != 0u);
+  for (var i = top; i >= 0i; i--) {
+    // (WGSL takes a shift amount of a value that is not constant modulo 32)
+    let hi = i >= 32i;
+    let bit = (select(a.x, a.y, hi) >> u32(i)) & 1u;
+    r = ${V}((r.x << 1u) | bit, (r.y << 1u) | (r.x >> 31u));
+    if (!nb_lt_u64(r, b)) {
+      r = nb_sub64(r, b);
+      let one = 1u << u32(i);
+      q = q | select(${V}(one, 0u), ${V}(0u, one), hi);
+    }
   }
   return vec4<u32>(q, r);
 }`,
@@ -136,7 +146,7 @@ export const HELPERS64: Readonly<Record<string, string>> = {
 export const HELPER64_NEEDS: Readonly<Record<string, readonly string[]>> = {
   mul64: ["mulwide"], neg64: ["sub64"], abs64: ["neg64"],
   min_u64: ["lt_u64"], max_u64: ["lt_u64"], min_i64: ["lt_i64"], max_i64: ["lt_i64"],
-  divmod_u64: ["shl64", "shr_u64", "lt_u64", "sub64"], divmod_i64: ["divmod_u64", "abs64", "neg64"],
+  divmod_u64: ["lt_u64", "sub64"], divmod_i64: ["divmod_u64", "abs64", "neg64"],
   div_u64: ["divmod_u64"], rem_u64: ["divmod_u64"], div_i64: ["divmod_i64"], rem_i64: ["divmod_i64"],
   floordiv_i64: ["divmod_i64", "sub64"],
   u64_to_f32: ["shl64"], i64_to_f32: ["u64_to_f32", "abs64"],
