@@ -78,7 +78,7 @@ const SEMANTICS: Semantic[] = [
     grid: 1, block: 32,
   },
   {
-    name: "64-bit conversions: ↔ int8/int16/int32/uint32/bool, → float32 rounded once (ties to even), float32 → int64/uint64 truncated, saturated, NaN → 0; 64-bit scalar parameters; console.log of 64-bit values",
+    name: "64-bit conversions: ↔ int8/int16/int32/uint32/bool, → float32 rounded once (ties to even), float32 → int64/uint64 truncated, saturated, NaN → 0; 64-bit scalar parameters and tuple items; console.log of 64-bit values",
     kernel: (a: BigInt64Array, r: BigUint64Array, f: Float32Array, n: Int32Array, g: Float32Array, o: BigInt64Array, p: BigUint64Array, s: bigint, t: bigint) => {
       const i = cuda.grid(1);
       if (i < a.length) {
@@ -86,7 +86,8 @@ const SEMANTICS: Semantic[] = [
         n[6 * i] = int8(x); n[6 * i + 1] = int16(x); n[6 * i + 2] = int32(x); n[6 * i + 3] = int32(uint32(x)); n[6 * i + 4] = x ? 1 : 0;
         n[6 * i + 5] = int32(uint16(uint64(x)));
         g[2 * i] = float32(x); g[2 * i + 1] = float32(uint64(x));
-        o[2 * i] = int64(int32(x) ^ 0x5a5a5a5a) + s;
+        const pair = x < 0n ? [x, -x] : [-x, x]; // a tuple of int64s, chosen at run time
+        o[2 * i] = int64(int32(x) ^ 0x5a5a5a5a) + s + pair[0]! * 3n - pair[1]!;
         p[2 * i] = uint64(uint32(int32(x))) + uint64(t);
         if (i % 4 === 1) console.log("%d %u %lld %d", x, uint64(x), s, -0x7fffffffffffn);
       }
