@@ -76,11 +76,15 @@ export function __pow32(x: number, y: number): number {
     return negX && yOdd ? -mag : mag;
   }
   if (negX && !yInt) return Math.fround(NaN);
-  const sign = negX && yOdd ? Math.fround(-1) : Math.fround(1);
-  if (ax === 1) return sign;
-  const [lh, ll] = __log2Pair32(ax);
-  const th = Math.fround(y * lh);
-  if (!(th < 129)) return sign * Math.fround(Infinity); // 2^t overflows (th = +Inf included)
-  if (!(th > -152)) return sign * Math.fround(0); // below half the least subnormal
-  return sign * __exp2Pair32(th, __fma32(y, lh, -th) + y * ll);
+  // the sign is applied by negation, never by multiplying by -1: a WGSL compiler may fold `s * 0` to +0
+  const negative = negX && yOdd;
+  let r = Math.fround(1);
+  if (ax !== 1) {
+    const [lh, ll] = __log2Pair32(ax);
+    const th = Math.fround(y * lh);
+    if (!(th < 129)) r = Math.fround(Infinity); // 2^t overflows (th = +Inf included)
+    else if (!(th > -152)) r = Math.fround(0); // below half the least subnormal
+    else r = __exp2Pair32(th, __fma32(y, lh, -th) + y * ll);
+  }
+  return negative ? -r : r;
 }

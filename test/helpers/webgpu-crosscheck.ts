@@ -36,9 +36,11 @@ function ordinal(x: number): number {
   return b & 0x80000000 ? -(b & 0x7fffffff) : b;
 }
 
-/** ulps between two float32 values (0 for two NaNs or a flushed subnormal). */
+/** ulps between two float32 values (0 for two NaNs or a flushed subnormal; a zero of the wrong sign is Infinity). */
 export function ulpDistance(got: number, want: number): number {
   if (Number.isNaN(got) || Number.isNaN(want)) return Number.isNaN(got) && Number.isNaN(want) ? 0 : Infinity;
+  if (got === 0 && want === 0) return Object.is(got, want) ? 0 : Infinity; // the sign of zero counts
+  // a subnormal flushed to zero (WGSL allows it), by the adapter or by the simulator's run
   if (got === 0 && Math.abs(want) < 2 ** -126) return 0;
   if (Math.abs(got) < 2 ** -126 && want === 0) return 0;
   return Math.abs(ordinal(got) - ordinal(want));
