@@ -50,7 +50,7 @@ const ROUNDING = [(1n << 40n) + (1n << 16n), (1n << 40n) + (3n << 16n), (1n << 4
 
 const SEMANTICS: Semantic[] = [
   {
-    name: "int64 and uint64: + - * / % floordiv & | ^, shifts modulo 64, compares, neg abs ~, popc clz ffs brev",
+    name: "int64 and uint64: + - * / % floordiv min max & | ^, shifts modulo 64, compares, neg abs ~, popc clz ffs brev",
     kernel: (a: BigInt64Array, u: BigUint64Array, sh: Int32Array, o: BigInt64Array, p: BigUint64Array, c: Int32Array) => {
       const i = cuda.grid(1);
       if (i >= a.length) return;
@@ -62,6 +62,7 @@ const SEMANTICS: Semantic[] = [
         p[k] = ux + uy; p[k + 1] = ux - uy; p[k + 2] = ux * uy; p[k + 3] = ux / uy; p[k + 4] = ux % uy; p[k + 5] = ux | uy;
         c[k] = (x < y ? 1 : 0) + (x <= y ? 2 : 0) + (x > y ? 4 : 0) + (x >= y ? 8 : 0) + (x === y ? 16 : 0) + (x !== y ? 32 : 0);
         c[k + 2] = int32(Math.floor((x / y) as never) ^ (x >> 32n)); // Math.floor of a bigint quotient: floordiv
+        c[k + 3] = int32(Math.min(x as never, y as never) as never) ^ int32(Math.max(ux as never, uy as never) as never);
         c[k + 1] = (ux < uy ? 1 : 0) + (ux <= uy ? 2 : 0) + (ux > uy ? 4 : 0) + (ux >= uy ? 8 : 0) + (ux === uy ? 16 : 0) + (ux !== uy ? 32 : 0);
       }
       for (let j = 0; j < sh.length; j++) {
