@@ -95,26 +95,28 @@ fn nb_opaque(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) | nb_zero); }`
   // inexact and even: the odd neighbour on the side of the exact value
   return bitcast<f32>(select(v - 1u, v + 1u, (bitcast<u32>(u.y) >> 31u) == (v >> 31u)));
 }`,
-  fma: () => `fn nb_fma_f32(a0: f32, b: f32, c0: f32) -> f32 {
-  var a = a0;
-  var c = c0;
-  var p = a * b;
-  var scale = 1.0f;
+  // the exact sum in nb_fma_core; a product of finite factors that overflows is formed with a and c
+  // scaled by 2^-64 (exact) and the result scaled back, in a second call: scaling every call's operands
+  // by a select made SwiftShader's pipeline creation run for minutes on a loop of math library calls
+  fma: () => `fn nb_fma_core(a: f32, b: f32, c: f32) -> f32 {
   let big = 0x7f800000u;
-  if ((bitcast<u32>(p) & big) == big && (bitcast<u32>(a) & big) != big && (bitcast<u32>(b) & big) != big) {
-    a = a * 0x1p-64f;
-    c = c * 0x1p-64f;
-    p = a * b;
-    scale = 0x1p64f;
-  }
-  if ((bitcast<u32>(p) & big) == big || (bitcast<u32>(c) & big) == big || bitcast<u32>(p) << 1u == 0u) { return (p + c) * scale; }
+  let p = a * b;
+  if ((bitcast<u32>(p) & big) == big || (bitcast<u32>(c) & big) == big || bitcast<u32>(p) << 1u == 0u) { return p + c; }
   let ah = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
   let bh = bitcast<f32>(bitcast<u32>(b) & 0xfffff000u);
   let al = a - ah;
   let bl = b - bh;
   let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
   let t = nb_two_sum(c, p);
-  return (t.x + nb_odd(nb_two_sum(t.y, e))) * scale;
+  return t.x + nb_odd(nb_two_sum(t.y, e));
+}
+fn nb_fma_f32(a: f32, b: f32, c: f32) -> f32 {
+  let big = 0x7f800000u;
+  let p = a * b;
+  if ((bitcast<u32>(p) & big) == big && (bitcast<u32>(a) & big) != big && (bitcast<u32>(b) & big) != big) {
+    return nb_fma_core(a * 0x1p-64f, b, c * 0x1p-64f) * 0x1p64f;
+  }
+  return nb_fma_core(a, b, c);
 }`,
   // float16's fma: the product of two halves is exact in f32, so the exact sum rounded to odd in f32
   // rounds once more to f16 correctly (the caller converts); an infinite or NaN sum as it is
