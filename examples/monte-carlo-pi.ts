@@ -19,7 +19,7 @@
 // The draw functions are device functions that also run as plain JS on the
 // host, which is how the host reference below replays every thread's draws.
 
-import { cuda } from "../src/index.js";
+import { cuda, float32 } from "../src/index.js";
 import { check, checkEqual, sizeArg } from "./lib/check.js";
 
 const computePi = cuda.jit((rngStates: BigUint64Array, iterations: number, out: Float32Array) => {
@@ -30,7 +30,7 @@ const computePi = cuda.jit((rngStates: BigUint64Array, iterations: number, out: 
     const y = cuda.random.xoroshiro128pUniformFloat32(rngStates, threadId);
     if (x * x + y * y <= 1.0) inside += 1;
   }
-  out[threadId] = (4.0 * inside) / iterations;
+  out[threadId] = float32(4 * inside) / float32(iterations); // float32 throughout, so it runs on WebGPU too
 });
 
 const threadsPerBlock = 64, blocks = 24, threads = threadsPerBlock * blocks;
