@@ -96,7 +96,7 @@ test("-s with a driver library that does not exist: not usable, simulator, and w
 
   const bad = cli(["-s"], { NUMBATS_TARGET: "gpu" });
   assert.equal(bad.status, 0, bad.stderr);
-  assert.match(row(bad.stdout, "Target"), /NUMBATS_TARGET=gpu is not a target: use cuda, sim or auto/);
+  assert.match(row(bad.stdout, "Target"), /NUMBATS_TARGET=gpu is not a target: use cuda, webgpu, sim or auto/);
 });
 
 test("-s through the mock libcuda lists its device and picks the GPU", (t) => {
