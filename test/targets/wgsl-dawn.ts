@@ -1,27 +1,25 @@
 // For the WGSL target's tests: the two CPU adapters the tests compile for, and Dawn's verdict on WGSL
-// modules, asked in a child process (dawn.node can crash a process) on the Vulkan driver that
-// VK_ICD_FILENAMES names (its directory holds both drivers' ICD files: lvp_icd.json, swiftshader_icd.json).
+// modules, asked in a child process (dawn.node can crash a process) on each CPU adapter
+// (test/helpers/webgpu.ts finds them).
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { WgslKernel, WgslMessage, WgslTarget } from "../../src/backends/webgpu/wgsl/index.js";
+import { cpuAdapters } from "../helpers/webgpu.js";
 
 export const ADAPTERS: Readonly<Record<"lavapipe" | "swiftshader", WgslTarget>> = {
   lavapipe: { subgroupSize: 8, shaderF16: true, unroundedF16: true, maxWorkgroupStorageBytes: 32768, maxStorageBuffers: 16, adapterName: "WebGPU (llvmpipe)" },
   swiftshader: { subgroupSize: 4, shaderF16: false, maxWorkgroupStorageBytes: 32768, maxStorageBuffers: 12, adapterName: "WebGPU (SwiftShader)" },
 };
 
-const ICD: Readonly<Record<keyof typeof ADAPTERS, string>> = { lavapipe: "lvp_icd.json", swiftshader: "swiftshader_icd.json" };
-
 /** the child's environment for an adapter, or why there is none */
 export function dawnSetup(adapter: string): NodeJS.ProcessEnv | string {
-  const icd = process.env.VK_ICD_FILENAMES;
-  if (!icd || !process.env.LD_LIBRARY_PATH) return "no CPU WebGPU adapter: VK_ICD_FILENAMES and LD_LIBRARY_PATH are unset (source the env-lavapipe.sh that get-webgpu-cpu.sh writes)";
-  const file = join(dirname(icd), ICD[adapter as keyof typeof ADAPTERS]);
-  if (!existsSync(file)) return `no ${adapter} ICD file at ${file}`;
-  return { ...process.env, VK_ICD_FILENAMES: file };
+  const found = cpuAdapters();
+  if ("reason" in found) return found.reason;
+  const a = found.adapters.find((x) => x.name === adapter);
+  return a ? { ...process.env, ...a.env } : `no ${adapter} adapter among the CPU adapters found (${found.adapters.map((x) => x.name).join(", ")})`;
 }
 
 // the child: one device with the adapter's features and limits; per module, the compiler's messages and
