@@ -6,7 +6,9 @@
 // run and against the same library, a bare koffi call of cuLaunchKernel (declared as numbats declared
 // it before cuLaunchKernelEx, with `void *` parameters) with a prepared parameter array: the floor
 // a launch from JavaScript is measured against. Rows: numba-cuda-mlir's launch benchmark (eager
-// signatures, grid 1, block 1). Each round times `LAUNCHES` launches of ours and as many bare calls;
+// signatures, grid 1, block 1), then its 256 scalars again through `launch.callWith(list)`, which
+// takes them in one list (the same array of numbers, then a Float64Array of them) where
+// `launch(...args)` spreads the array, boxing every number. Each round times `LAUNCHES` launches of ours and as many bare calls;
 // the figures are the medians of `ROUNDS` rounds, after a warm-up of `WARMUP_MS` milliseconds: V8
 // compiles a 256-parameter kernel's generated fast path in the background, which takes 0.1 to 0.6 s
 // on a busy machine, so a warm-up counted in launches measured the unoptimised code in some rounds.
@@ -20,7 +22,11 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const OUT = process.env.BENCH_OUT ?? join(HERE, "out");
 const LAUNCHES = 20000, ROUNDS = 9, WARMUP_MS = 1500;
 
-interface Row { label: string; params: number; type: "float32" | "float32[::1]" | ""; goal: number }
+interface Row {
+  label: string; params: number; type: "float32" | "float32[::1]" | ""; goal: number;
+  /** launched as `launch.callWith(list)` with the arguments in this form, else as `launch(...args)` */
+  list?: "array" | "Float64Array";
+}
 
 const ROWS: readonly Row[] = [
   { label: "empty kernel", params: 0, type: "", goal: 1 },
@@ -28,6 +34,8 @@ const ROWS: readonly Row[] = [
   { label: "16 scalars", params: 16, type: "float32", goal: 1 },
   { label: "16 arrays", params: 16, type: "float32[::1]", goal: 1 },
   { label: "256 scalars", params: 256, type: "float32", goal: 3 },
+  { label: "256 scalars, `callWith(array)`", params: 256, type: "float32", goal: 3, list: "array" },
+  { label: "256 scalars, `callWith(Float64Array)`", params: 256, type: "float32", goal: 3, list: "Float64Array" },
 ];
 
 /** Builds the stand-in driver; its path, or why it could not be built. */
@@ -68,13 +76,14 @@ function measure(row: Row): Measured {
   const kernel = cuda.jit(new Function(...names, "") as (...a: never[]) => void, { signature: `void(${names.map(() => row.type).join(", ")})` });
   const args = names.map((_, i) => (row.type === "float32" ? i + 0.5 : cuda.deviceArray(1, float32)));
   const launch = kernel.configure(1, 1);
-  const ours = () => launch(...args);
+  const list = row.list === "Float64Array" ? new Float64Array(args as number[]) : args;
+  const ours = row.list ? () => launch.callWith(list) : () => launch(...args);
   const fn = koffi.alloc("uint8_t", 8), params = koffi.alloc("void *", Math.max(1, row.params));
   const floor = () => bare(fn, 1, 1, 1, 1, 1, 1, 0, null, row.params ? params : null, null);
   // the same call into a function of the same parameters that does nothing: JavaScript's own share
   // (spreading an array of doubles boxes each one)
-  const nothing = new Function(...names, "") as (...a: unknown[]) => void;
-  const call = () => nothing(...args);
+  const nothing = new Function(...(row.list ? ["list"] : names), "") as (...a: unknown[]) => void;
+  const call = row.list ? () => nothing(list) : () => nothing(...args);
   for (const end = performance.now() + WARMUP_MS; performance.now() < end;) ours(), floor(), call();
   const times: Record<keyof Measured, number[]> = { ours: [], bare: [], call: [] };
   // alternating rounds: a slow patch of a shared machine hits every side
