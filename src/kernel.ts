@@ -640,16 +640,16 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     } catch (e) {
       throw this.failed(e);
     }
-    const launch = (...args: readonly unknown[]) => {
+    const callWith = (list: ArrayLike<unknown>) => {
       try {
-        runBlocking(this.forallSteps(n, args, stream), LAUNCH);
+        runBlocking(this.forallSteps(n, Array.from(argumentList(list)), stream), LAUNCH);
       } catch (e) {
         throw this.failed(e);
       }
     };
-    return Object.assign(launch, {
+    return Object.assign((...args: readonly unknown[]) => callWith(args), {
       async: (...args: readonly unknown[]) => this.launchAsync(this.forallSteps(n, args, stream)),
-      callWith: (list: ArrayLike<unknown>) => launch(...Array.from(list)),
+      callWith,
     }) as Launcher<F>;
   }
 
@@ -1125,6 +1125,7 @@ function listLauncher(
 ): (list: ArrayLike<unknown>) => void {
   return function callWith(list) {
     try {
+      argumentList(list);
       const fast = fastPath.launch;
       if (fast !== undefined && list.length === arity && fast.backend === getBackend() && fast.fillList(dims, list)) fast.launch(dims, stream, true);
       else general(...Array.from(list));
@@ -1132,6 +1133,14 @@ function listLauncher(
       throw failed(e);
     }
   };
+}
+
+/** `list`, given to `callWith`, if it is a list (an array, a typed array or another array-like object). */
+function argumentList(list: unknown): ArrayLike<unknown> {
+  if (typeof list !== "object" || list === null || typeof (list as ArrayLike<unknown>).length !== "number") {
+    throw new LaunchError(`callWith takes the launch's arguments in one array or typed array; got ${describe(list)}`);
+  }
+  return list as ArrayLike<unknown>;
 }
 
 /** The index among the compiled kernel's parameters of launch argument `i`'s first (records, complex scalars and tuples take several). */

@@ -322,10 +322,14 @@ test("callWith with 64-bit integers, bool and float16 scalars and a host array: 
   assert.match(firstLine(() => launch.callWith([o, u, f, 2n ** 63n, 1n, true, 1])), /^argument 4 \('a'\) is 9223372036854775808n, which its int64 parameter cannot hold exactly/);
 });
 
-test("forall launchers take callWith too", () => {
+test("forall launchers take callWith too; callWith refuses anything but a list", () => {
   const add = ptxChecked(cuda.jit((a: Float32Array, k: number) => { const i = cuda.grid(1); if (i < a.length) a[i] += k; }));
   const host = new Float32Array([1, 2, 3]);
   add.forall(3).callWith([host, 10]);
   add.configure(1, 4).callWith([host, 100]);
   assert.deepEqual(Array.from(host), [111, 112, 113]);
+  for (const launch of [add.configure(1, 4), add.forall(3)]) {
+    assert.throws(() => launch.callWith(5 as never), (e: unknown) => e instanceof LaunchError && /^callWith takes the launch's arguments in one array or typed array; got a number\n\s+kernel .*launched at /.test(e.message));
+    assert.throws(() => launch.callWith(null as never), /got null/);
+  }
 });
