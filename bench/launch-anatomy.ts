@@ -3,7 +3,9 @@
 // NUMBATS_CUDA_LIBRARY=bench/out/libcuda-standin.so once `npm run bench:launch` has built it):
 // the raw cuLaunchKernel through koffi with prepared parameters; the launch's own call, its arguments
 // spread into a function of as many parameters that does nothing (JavaScript's share); the fast fill
-// alone (every check and store); the back end's launch after it; the whole configured launch.
+// alone (every check and store); the back end's launch after it; the whole configured launch; then the
+// same launch by `callWith` (the arguments in one array): its fast fill alone, and the whole launch.
+// µs of the process's CPU time, as bench:launch measures.
 process.env.NUMBATS_TARGET = "cuda";
 const { cuda, float32 } = await import("../dist/src/index.js");
 const { cudaDriver } = await import("../dist/src/backends/cuda/driver/driver.js");
@@ -11,6 +13,7 @@ const { cudaDriver } = await import("../dist/src/backends/cuda/driver/driver.js"
 /** The dispatcher's fast path (src/kernel.ts FastLaunch) and its CudaKernel, reached past TypeScript's `private`. */
 interface FastLaunch {
   fill(dims: unknown, ...args: unknown[]): boolean;
+  fillList(dims: unknown, list: ArrayLike<unknown>): boolean;
   launch(dims: unknown, stream: undefined, filled: boolean): void;
   validDims: unknown;
   compiled: { current(): unknown; params: { kernelParams: unknown } };
@@ -24,10 +27,11 @@ const { api } = load.driver;
 const time = (f: () => void, n = 20000) => {
   for (const end = performance.now() + 1500; performance.now() < end;) f();
   cuda.synchronize();
-  const t0 = performance.now();
+  const t0 = process.cpuUsage();
   for (let i = 0; i < n; i++) f();
   cuda.synchronize();
-  return (((performance.now() - t0) * 1000) / n).toFixed(2);
+  const { user, system } = process.cpuUsage(t0);
+  return ((user + system) / n).toFixed(2);
 };
 
 for (const [n, type] of [[0, ""], [1, "float32[::1]"], [16, "float32"], [16, "float32[::1]"], [256, "float32"]] as const) {
@@ -46,6 +50,8 @@ for (const [n, type] of [[0, ""], [1, "float32[::1]"], [16, "float32"], [16, "fl
     "fast fill": time(() => { fast.fill(dims, ...args); }),
     "back end": time(() => fast.launch(dims, undefined, true)),
     "whole launch": time(() => launch(...args)),
+    "list fill": time(() => { fast.fillList(dims, args); }),
+    "whole callWith": time(() => launch.callWith(args)),
   };
   console.log(`${n} ${type || "(none)"}: ${Object.entries(parts).map(([what, us]) => `${what} ${us}`).join(", ")}`);
 }

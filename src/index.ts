@@ -9,6 +9,7 @@ export {
   Kernel, type JitOptions, type Dim, type Launcher, type LaunchArgument, type LaunchArguments, type KernelArgument,
   type ArrayArgument, type HostRecord, type RecordElement, type RecordsArgument, type AnyKernelFunction, type TypedLaunchArgument, type InnermostElement,
   type HostTuple, type TupleArgument, type ArrayOfAnyLength,
+  type NumberList,
 } from "./kernel.js";
 export { NDArray, ndarray, type NDArrayLike, type ElementOf, type Nested } from "./ndarray.js";
 export {

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cuda, float32, LaunchError, type DeviceArray, type Kernel } from "../../src/index.js";
+import { cuda, float16, float32, LaunchError, type DeviceArray, type Kernel } from "../../src/index.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 
 process.env.NUMBATS_TARGET ??= "sim";
@@ -231,4 +231,105 @@ test("stream 0 is the default stream, as Numba's kernel[grid, block, 0, 0]: conf
       e instanceof LaunchError && /the stream must be a Stream from cuda\.stream\(\), or 0 or undefined for the default stream/.test(e.message));
   }
   assert.deepEqual(Array.from(host), [12, 13, 14], "a refused launch leaves the host array as it was");
+});
+
+// ---------------------------------------------------------------------------
+// launcher.callWith(list): the same launches with the arguments in one list
+
+/** The first line of what `f` throws: the error itself, without where the launch was. */
+function firstLine(f: () => void): string {
+  try {
+    f();
+  } catch (e) {
+    return (e as Error).message.split("\n")[0]!;
+  }
+  assert.fail("expected the launch to throw");
+}
+
+test("callWith stores every value as the spread call does: general, then fast, then general for a typed scalar", () => {
+  const k = storeEach();
+  const o = cuda.deviceArray(255, "float64");
+  const launch = k.configure(1, 1);
+  for (let round = 0; round < 4; round++) {
+    const { values, stored } = scalars(round);
+    launch.callWith([o, ...values]);
+    assert.deepEqual(Array.from(o.copyToHost()), stored, `round ${round}`);
+  }
+  const { values, stored } = scalars(9);
+  const list: unknown[] = [o, ...values];
+  list[100] = float32(2.5); // argument 101: a typed scalar after 99 values stored by the fast fill
+  launch.callWith(list as Parameters<typeof launch>);
+  assert.deepEqual(Array.from(o.copyToHost()), [...stored.slice(0, 99), 2.5, ...stored.slice(100)]);
+  launch(o, ...scalars(10).values); // the spread call and callWith share the fast path
+  assert.deepEqual(Array.from(o.copyToHost()), scalars(10).stored);
+  launch.callWith([o, ...scalars(11).values]);
+  assert.deepEqual(Array.from(o.copyToHost()), scalars(11).stored);
+});
+
+test("callWith refuses what the spread call refuses, with its error, and launches nothing", () => {
+  const k = storeEach();
+  const o = cuda.deviceArray(255, "float64");
+  const launch = k.configure(1, 1);
+  const good = scalars(1);
+  launch.callWith([o, ...good.values]);
+  launch.callWith([o, ...good.values]); // fast
+  const fraction: unknown[] = [o, ...good.values];
+  fraction[200] = 2.5; // argument 201, a200: int32, after 199 values stored
+  const spread = firstLine(() => launch(...(fraction as Parameters<typeof launch>)));
+  assert.match(spread, /^argument 201 \('a200'\) is 2.5, which its int32 parameter cannot hold exactly/);
+  assert.equal(firstLine(() => launch.callWith(fraction as Parameters<typeof launch>)), spread);
+  const notANumber: unknown[] = [o, ...good.values];
+  notANumber[199] = "7";
+  assert.match(firstLine(() => launch.callWith(notANumber as Parameters<typeof launch>)), /^argument 200 is a string/);
+  assert.match(firstLine(() => launch.callWith([o, ...good.values.slice(1)] as unknown as Parameters<typeof launch>)), /compiled for void\(array\(float64, 1d, C\), float32, int32/);
+  assert.deepEqual(Array.from(o.copyToHost()), good.stored, "nothing launched");
+  const two = scalars(2);
+  launch.callWith([o, ...two.values]); // every value its own after the refused fills' stores
+  assert.deepEqual(Array.from(o.copyToHost()), two.stored);
+  const tooBig = k.configure(1, 2048);
+  assert.match(firstLine(() => tooBig.callWith([o, ...scalars(3).values])), /block of 2048×1×1 = 2048 threads exceeds the limit of 1024/);
+  assert.deepEqual(Array.from(o.copyToHost()), two.stored);
+});
+
+test("callWith of a typed array: each number converted to its parameter's type; a fraction for an int32 refused", () => {
+  const names = ["a", "b", "c", "d"];
+  const k = ptxChecked(cuda.jit(new Function(...names, "o", names.map((n, i) => `o[${i}] = ${n};`).join("\n")) as (...a: never[]) => void, { signature: "void(float32, int32, float64, float32, float64[::1])" }));
+  const o = cuda.deviceArray(4, "float64");
+  const launch = k.configure(1, 1);
+  // the output array last: a typed array of numbers cannot hold it, so a list of numbers needs a kernel of numbers only
+  const numbersOnly = ptxChecked(cuda.jit((a: number, b: number, c: number) => { if (a !== Math.fround(0.1) || b !== 7 || c !== 0.1) throw new Error("wrong value"); }, { signature: "void(float32, int32, float64)" }));
+  const values = new Float64Array([0.1, 7, 0.1]);
+  for (let i = 0; i < 3; i++) numbersOnly.configure(1, 1).callWith(values);
+  cuda.synchronize();
+  values[1] = 7.5;
+  assert.match(firstLine(() => numbersOnly.configure(1, 1).callWith(values)), /^argument 2 \('b'\) is 7.5, which its int32 parameter cannot hold exactly/);
+  for (let round = 0; round < 3; round++) {
+    launch.callWith([0.1 + round, 1 - 3 * round, 1 / 3 + round, 0.7, o]);
+    assert.deepEqual(Array.from(o.copyToHost()), [Math.fround(0.1 + round), 1 - 3 * round, 1 / 3 + round, Math.fround(0.7)]);
+  }
+});
+
+test("callWith with 64-bit integers, bool and float16 scalars and a host array: exact, and the host array copied back", () => {
+  const k = ptxChecked(cuda.jit((o: BigInt64Array, u: BigUint64Array, f: Float32Array, a: bigint, b: bigint, c: boolean, h: number) => {
+    o[0] = a; u[0] = b; f[0] = h; f[1] = c ? 1 : 2;
+  }, { signature: "void(int64[::1], uint64[::1], float32[::1], int64, uint64, bool, float16)" }));
+  const o = cuda.deviceArray(1, "int64"), u = cuda.deviceArray(1, "uint64"), f = new Float32Array(2);
+  const launch = k.configure(1, 1);
+  for (const [a, b, c, h] of [[-(2n ** 62n) - 3n, 2n ** 64n - 5n, true, 0.1], [5n, 1n, false, -65504], [-1n, 2n ** 63n, true, 2 ** -24]] as const) {
+    launch.callWith([o, u, f, a, b, c, h]);
+    assert.deepEqual([o.copyToHost()[0], u.copyToHost()[0], f[0], f[1]], [a, b, float16.fromBits(float16.toBits(h)), c ? 1 : 2]);
+  }
+  assert.match(firstLine(() => launch.callWith([o, u, f, 2n ** 63n, 1n, true, 1])), /^argument 4 \('a'\) is 9223372036854775808n, which its int64 parameter cannot hold exactly/);
+});
+
+test("forall launchers take callWith too; callWith refuses anything but a list", () => {
+  const add = ptxChecked(cuda.jit((a: Float32Array, k: number) => { const i = cuda.grid(1); if (i < a.length) a[i] += k; }));
+  const host = new Float32Array([1, 2, 3]);
+  add.forall(3).callWith([host, 10]);
+  add.configure(1, 4).callWith([host, 100]);
+  assert.deepEqual(Array.from(host), [111, 112, 113]);
+  for (const launch of [add.configure(1, 4), add.forall(3)]) {
+    assert.throws(() => launch.callWith(5 as never), (e: unknown) => e instanceof LaunchError && /^callWith takes the launch's arguments in one array or typed array; got a number\n\s+kernel .*launched at /.test(e.message));
+    assert.throws(() => launch.callWith(null as never), /got null/);
+  }
 });

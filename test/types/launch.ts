@@ -126,6 +126,26 @@ launch.async(new Float64Array(8), hostF32, 2, 8);
 // @ts-expect-error and the target of an async copy as copyToHost's
 dF32.copyToHostAsync(new Float64Array(8));
 
+// callWith takes the same arguments in one list; a typed array of numbers only where every parameter is a number
+launch.callWith([hostF32, dF32, 2, 8]);
+axpy.forall(8).callWith([dF32, mat, float32(2), 8]);
+// @ts-expect-error the list is checked as the arguments are
+launch.callWith([new Float64Array(8), hostF32, 2, 8]);
+// @ts-expect-error one argument short
+launch.callWith([hostF32, dF32, 2]);
+// @ts-expect-error a kernel with array parameters takes no list of numbers
+launch.callWith(new Float64Array(4));
+const sum4 = cuda.jit((a: number, b: number, c: number, d: number) => { console.log(a + b + c + d); });
+sum4.configure(1, 1).callWith(new Float64Array(4));
+sum4.configure(1, 1).callWith([1, 2, 3, 4]);
+const someNumbers: number[] = [1, 2, 3, 4];
+sum4.configure(1, 1).callWith(someNumbers);
+// @ts-expect-error the elements must be numbers
+sum4.configure(1, 1).callWith(new BigInt64Array(4));
+const plainJs = cuda.jit(new Function("a", "b", "") as (...args: never[]) => void);
+plainJs.configure(1, 1).callWith(new Float32Array(2));
+plainJs.configure(1, 1).callWith([dF32, 2n]);
+
 // @ts-expect-error a Float64Array for a Float32Array parameter
 launch(new Float64Array(8), hostF32, 2, 8);
 // @ts-expect-error a float64 DeviceArray for a Float32Array parameter
