@@ -1,0 +1,93 @@
+// CUDA graphs by stream capture: cuStreamBeginCapture_v2 in thread-local mode (the host API runs on
+// one thread, and other threads' driver use is not disturbed), cuStreamEndCapture, then
+// cuGraphInstantiateWithFlags; a graph's launch is cuGraphLaunch. A capture that failed is ended
+// with cuStreamEndCapture all the same (the driver answers CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+// after a refused call) and its partial graph destroyed, so the stream captures nothing afterwards.
+
+import type { BackendGraph, BackendStream } from "../../../abi/backend.js";
+import { CudaError, LaunchError } from "../../../errors.js";
+import { CUDA_SUCCESS } from "./driver.js";
+import type { DeviceContext } from "./context.js";
+
+const CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+const CUDA_ERROR_CONTEXT_IS_DESTROYED = 709;
+
+interface GraphHandles {
+  readonly owner: DeviceContext;
+  readonly generation: number;
+  readonly graph: unknown;
+  readonly exec: unknown;
+}
+
+/** Destroys a graph's driver objects, unless the context they were made in is gone (reset or closed). */
+function destroy(h: GraphHandles): [exec: number, graph: number] {
+  if (h.generation !== h.owner.generation) return [CUDA_SUCCESS, CUDA_SUCCESS];
+  const { api } = h.owner.driver;
+  return [api.cuGraphExecDestroy(h.exec), api.cuGraphDestroy(h.graph)];
+}
+
+// the backstop for graphs nobody freed
+const unfreed = new FinalizationRegistry<GraphHandles>((h) => {
+  try {
+    destroy(h);
+  } catch {
+    // a closed device: its graphs went with its context
+  }
+});
+
+export function beginCapture(owner: DeviceContext, stream: BackendStream): void {
+  const s = owner.useStream(stream, "cuStreamBeginCapture_v2");
+  owner.driver.check("cuStreamBeginCapture_v2", owner.driver.api.cuStreamBeginCapture_v2(s.handle, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+}
+
+/** Ends the capture on `stream` and instantiates what it recorded. */
+export function endCapture(owner: DeviceContext, stream: BackendStream): BackendGraph {
+  const { driver } = owner;
+  const s = owner.useStream(stream, "cuStreamEndCapture");
+  const graph: unknown[] = [null];
+  driver.check("cuStreamEndCapture", driver.api.cuStreamEndCapture(s.handle, graph));
+  const exec: unknown[] = [null];
+  const rc = driver.api.cuGraphInstantiateWithFlags(exec, graph[0], 0);
+  if (rc !== CUDA_SUCCESS) {
+    driver.api.cuGraphDestroy(graph[0]);
+    throw driver.error("cuGraphInstantiateWithFlags", rc, "instantiating the graph stream.capture() recorded");
+  }
+  return new CudaGraph({ owner, generation: owner.generation, graph: graph[0], exec: exec[0] });
+}
+
+/** Ends a failed capture on `stream` and destroys what it recorded. */
+export function abandonCapture(owner: DeviceContext, stream: BackendStream): void {
+  const s = owner.useStream(stream, "cuStreamEndCapture");
+  const graph: unknown[] = [null];
+  // an invalidated capture ends with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph: ended all the same
+  owner.driver.api.cuStreamEndCapture(s.handle, graph);
+  if (graph[0]) owner.driver.api.cuGraphDestroy(graph[0]);
+}
+
+class CudaGraph implements BackendGraph {
+  private live = true;
+
+  constructor(private readonly handles: GraphHandles) {
+    unfreed.register(this, handles, this);
+  }
+
+  launch(stream: BackendStream): void {
+    if (!this.live) throw new LaunchError("graph.launch(): the graph was freed");
+    const { owner, generation, exec } = this.handles;
+    const s = owner.useStream(stream, "cuGraphLaunch");
+    if (generation !== owner.generation) {
+      throw new CudaError("cuGraphLaunch", CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "the graph belongs to a context that was reset; capture it again");
+    }
+    owner.driver.check("cuGraphLaunch", owner.driver.api.cuGraphLaunch(exec, s.handle));
+  }
+
+  free(): void {
+    if (!this.live) return;
+    this.live = false;
+    unfreed.unregister(this);
+    this.handles.owner.activate();
+    const [exec, graph] = destroy(this.handles);
+    this.handles.owner.driver.check("cuGraphExecDestroy", exec);
+    this.handles.owner.driver.check("cuGraphDestroy", graph);
+  }
+}
