@@ -22,11 +22,12 @@ export function isCapturing(stream: BackendStream | undefined): boolean {
 }
 
 /** What refused calls do that a capture cannot record. */
-export type Refusal = "waits" | "allocates";
+export type Refusal = "waits" | "allocates" | "records an event";
 
 const BECAUSE: Readonly<Record<Refusal, string>> = {
   waits: "waits for the device, which it cannot do while a stream capture records (captured work runs only when the graph is launched): do it before stream.capture() or after it returns",
   allocates: "allocates device memory, which it cannot do while a stream capture records: allocate the arrays before stream.capture(); captured launches and copies use them as they are",
+  "records an event": "on the capturing or the default stream during a capture: graphs do not record events; record them around g.launch(stream)",
 };
 
 /** Throws the LaunchError for `call` while a capture is open (and invalidates the capture); nothing otherwise. */

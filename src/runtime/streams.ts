@@ -3,7 +3,7 @@
 
 import type { Backend, BackendEvent, BackendGraph, BackendStream } from "../abi/backend.js";
 import { LaunchError } from "../errors.js";
-import { captureOn } from "./graph-capture.js";
+import { captureOn, isCapturing, refuseDuringCapture } from "./graph-capture.js";
 import { runAsync, runBlocking, streamDone, wait, type Steps, type Twin } from "./waiting.js";
 
 /**
@@ -93,7 +93,9 @@ export class Event {
 
   /** records the event on `stream` (default: the default stream) */
   record(stream?: Stream | BackendStream): this {
-    this.handle.record(streamHandle(stream) ?? this.backend.defaultStream());
+    const on = streamHandle(stream) ?? this.backend.defaultStream();
+    if (on.isDefault || isCapturing(on)) refuseDuringCapture("e.record(stream)", "records an event");
+    this.handle.record(on);
     return this;
   }
   /** blocks until the work recorded before this event has finished */

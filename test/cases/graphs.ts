@@ -156,6 +156,7 @@ export function graphCases(): GraphCase[] {
         abandoned(() => cuda.deviceArray(4, float32), /new device array.*allocates device memory/);
         abandoned((s) => sum(d, { stream: s }), /allocates device memory/);
         abandoned(() => cuda.pinnedArray(4, float32), /cuda\.pinnedArray\(\) allocates/);
+        abandoned((s) => cuda.event().record(s), /e\.record\(stream\) on the capturing or the default stream during a capture/);
         d.free();
       },
     },

@@ -45,7 +45,12 @@ export function endCapture(owner: DeviceContext, stream: BackendStream): Backend
   const { driver } = owner;
   const s = owner.useStream(stream, "cuStreamEndCapture");
   const graph: unknown[] = [null];
-  driver.check("cuStreamEndCapture", driver.api.cuStreamEndCapture(s.handle, graph));
+  const ended = driver.api.cuStreamEndCapture(s.handle, graph);
+  if (ended !== CUDA_SUCCESS) {
+    // where the failed call left the capture open, ending it again closes it (else: CUDA_ERROR_ILLEGAL_STATE)
+    abandonCapture(owner, stream);
+    throw driver.error("cuStreamEndCapture", ended, "ending the capture of stream.capture()");
+  }
   const exec: unknown[] = [null];
   const rc = driver.api.cuGraphInstantiateWithFlags(exec, graph[0], 0);
   if (rc !== CUDA_SUCCESS) {
