@@ -156,6 +156,8 @@ export function graphCases(): GraphCase[] {
         abandoned(() => cuda.deviceArray(4, float32), /new device array.*allocates device memory/);
         abandoned((s) => sum(d, { stream: s }), /allocates device memory/);
         abandoned(() => cuda.pinnedArray(4, float32), /cuda\.pinnedArray\(\) allocates/);
+        const twice = cuda.vectorize((v: number) => 2 * v, ["float32(float32)"]);
+        abandoned((s) => twice(d, { out: d, stream: s }), /a call of ufunc .* during a stream capture: a ufunc launch takes its operands' layout from host memory/);
         abandoned((s) => cuda.event().record(s), /e\.record\(stream\) on the capturing or the default stream during a capture/);
         d.free();
       },
