@@ -2,7 +2,7 @@
 // runs on the simulator and test/gpu/graphs.test.ts on the cuda target.
 
 import assert from "node:assert/strict";
-import { cuda, float32, Graph, LaunchError, type Stream } from "../../src/index.js";
+import { cuda, float32, Graph, KernelError, LaunchError, type Stream } from "../../src/index.js";
 
 export interface GraphCase { readonly name: string; run(): void }
 
@@ -117,6 +117,32 @@ export function graphCases(): GraphCase[] {
         assert.equal(res.copyToHost()[0], 2 * data.reduce((a, b) => a + b, 0));
         g.free();
         d.free(), res.free();
+      },
+    },
+    {
+      name: "a kernel's throw in a replayed launch is a KernelError at the next synchronisation, at each launch of the graph",
+      run() {
+        const s = cuda.stream();
+        const x = cuda.toDevice(Float32Array.of(1, 2, 3));
+        const checked = cuda.jit((a: Float32Array) => {
+          const i = cuda.grid(1);
+          if (i < a.length) {
+            if (a[i]! < 0) throw new Error("negative input");
+            a[i] = a[i]! - 1;
+          }
+        });
+        checked.configure(1, 32, s)(x); // compiled before the capture: x = [0, 1, 2]
+        s.synchronize();
+        const g = s.capture(() => checked.configure(1, 32, s)(x));
+        s.synchronize(); // nothing ran, nothing to report
+        g.launch(s);
+        s.synchronize(); // x = [-1, 0, 1]
+        for (let k = 0; k < 2; k++) {
+          g.launch(s);
+          assert.throws(() => s.synchronize(), (e: unknown) => e instanceof KernelError && /negative input/.test(e.message), `launch ${k + 2}`);
+        }
+        g.free();
+        x.free();
       },
     },
     {

@@ -3,10 +3,13 @@
 // cuGraphInstantiateWithFlags; a graph's launch is cuGraphLaunch. A capture that failed is ended
 // with cuStreamEndCapture all the same (the driver answers CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
 // after a refused call) and its partial graph destroyed, so the stream captures nothing afterwards.
+// A kernel that may throw notes its error record's reader at each launch; a graph keeps the readers
+// of the launches it recorded and notes them at each of its launches.
 
 import type { BackendGraph, BackendStream } from "../../../abi/backend.js";
 import { CudaError, LaunchError } from "../../../errors.js";
 import { CUDA_SUCCESS } from "./driver.js";
+import { collectThrowingLaunches, noteThrowingLaunch, type ThrowRecord } from "../../../abi/kernel-errors.js";
 import type { DeviceContext } from "./context.js";
 
 const CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
@@ -35,15 +38,28 @@ const unfreed = new FinalizationRegistry<GraphHandles>((h) => {
   }
 });
 
+/** per capturing stream: the readers of kernel errors its recorded launches noted */
+const throwRecords = new Map<BackendStream, ReturnType<typeof collectThrowingLaunches>>();
+
 export function beginCapture(owner: DeviceContext, stream: BackendStream): void {
   const s = owner.useStream(stream, "cuStreamBeginCapture_v2");
   owner.driver.check("cuStreamBeginCapture_v2", owner.driver.api.cuStreamBeginCapture_v2(s.handle, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+  throwRecords.set(stream, collectThrowingLaunches());
+}
+
+/** The readers of kernel errors the capture on `stream` collected; the collection ends. */
+function takeThrowRecords(stream: BackendStream): readonly ThrowRecord[] {
+  const collected = throwRecords.get(stream);
+  throwRecords.delete(stream);
+  collected?.stop();
+  return [...(collected?.records ?? [])];
 }
 
 /** Ends the capture on `stream` and instantiates what it recorded. */
 export function endCapture(owner: DeviceContext, stream: BackendStream): BackendGraph {
   const { driver } = owner;
   const s = owner.useStream(stream, "cuStreamEndCapture");
+  const throws = takeThrowRecords(stream);
   const graph: unknown[] = [null];
   const ended = driver.api.cuStreamEndCapture(s.handle, graph);
   if (ended !== CUDA_SUCCESS) {
@@ -57,11 +73,12 @@ export function endCapture(owner: DeviceContext, stream: BackendStream): Backend
     driver.api.cuGraphDestroy(graph[0]);
     throw driver.error("cuGraphInstantiateWithFlags", rc, "instantiating the graph stream.capture() recorded");
   }
-  return new CudaGraph({ owner, generation: owner.generation, graph: graph[0], exec: exec[0] });
+  return new CudaGraph({ owner, generation: owner.generation, graph: graph[0], exec: exec[0] }, throws);
 }
 
 /** Ends a failed capture on `stream` and destroys what it recorded. */
 export function abandonCapture(owner: DeviceContext, stream: BackendStream): void {
+  takeThrowRecords(stream);
   const s = owner.useStream(stream, "cuStreamEndCapture");
   const graph: unknown[] = [null];
   // an invalidated capture ends with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph: ended all the same
@@ -72,7 +89,7 @@ export function abandonCapture(owner: DeviceContext, stream: BackendStream): voi
 class CudaGraph implements BackendGraph {
   private live = true;
 
-  constructor(private readonly handles: GraphHandles) {
+  constructor(private readonly handles: GraphHandles, private readonly throws: readonly ThrowRecord[]) {
     unfreed.register(this, handles, this);
   }
 
@@ -83,6 +100,7 @@ class CudaGraph implements BackendGraph {
     if (generation !== owner.generation) {
       throw new CudaError("cuGraphLaunch", CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "the graph belongs to a context that was reset; capture it again");
     }
+    for (const r of this.throws) noteThrowingLaunch(r);
     owner.driver.check("cuGraphLaunch", owner.driver.api.cuGraphLaunch(exec, s.handle));
   }
 
