@@ -366,9 +366,11 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     if (source instanceof DeviceArray) return this.copyFrom(source, stream);
     const s = streamHandle(stream);
     this.checkHostFits(source, (shape) => `cannot copy a host array of shape [${shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
-    // a capture records a copy from page-locked memory into a contiguous array; anything else waits
-    if (isCapturing(s) && !(hostAllocationOf(source) && isTypedArray(source) && this.isCContiguous())) {
-      refuseDuringCapture("d.copyToDevice(hostArray, stream) from pageable memory or into a strided view", "waits");
+    // during a capture: recorded from page-locked memory into a contiguous array on the capturing stream,
+    // run on another stream, and refused where it would wait (no capture open: nothing refused)
+    const recorded = isCapturing(s) && hostAllocationOf(source) !== undefined && isTypedArray(source) && this.isCContiguous();
+    if (!recorded && (s === undefined || s.isDefault || isCapturing(s))) {
+      refuseDuringCapture("d.copyToDevice(hostArray, stream) from pageable memory, into a strided view or on the default stream", "waits");
     }
     this.writeFrom(contiguousHost(source), s);
   }
