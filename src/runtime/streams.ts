@@ -51,7 +51,7 @@ export class Stream {
 }
 
 /**
- * Work recorded by `stream.capture(fn)` (Numba-CUDA's and CUDA's graph): `launch()` replays it as one
+ * Work recorded by `stream.capture(fn)` (a CUDA graph): `launch()` replays it as one
  * submission. Release it with `free()` or `using`.
  */
 export class Graph {

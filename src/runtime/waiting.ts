@@ -20,7 +20,7 @@ export interface Wait<T = unknown> {
   readonly backend: Backend;
   readonly blocking: () => T;
   readonly async: () => Promise<T>;
-  /** true where the wait only queues work on a capturing stream (a copy into page-locked memory), which a capture records */
+  /** true where the blocking wait only queues work on a capturing stream (a copy into page-locked memory), which a capture records */
   readonly capturable?: boolean;
 }
 
@@ -68,7 +68,8 @@ export async function runAsync<R>(steps: Steps<R>): Promise<R> {
   while (!step.done) {
     let result: unknown;
     try {
-      if (!step.value.capturable) refuseDuringCapture("an awaited call (…Async())", "waits");
+      // (an async twin awaits the stream after queueing, which a capture cannot: refused even where capturable)
+      refuseDuringCapture("an awaited call (…Async())", "waits");
       result = await step.value.async();
     } catch (e) {
       step = steps.throw(e);
