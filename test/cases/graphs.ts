@@ -120,6 +120,24 @@ export function graphCases(): GraphCase[] {
       },
     },
     {
+      name: "a graph launched into a capture is recorded in the new graph, not run",
+      run() {
+        const s = cuda.stream();
+        const y = cuda.toDevice(Float32Array.of(1, 2));
+        const inner = s.capture(() => scale.configure(1, 32, s)(y, 2.5));
+        const outer = s.capture(() => {
+          inner.launch(s);
+          inner.launch(s);
+        });
+        assert.deepEqual(Array.from(y.copyToHost()), [1, 2], "nothing ran");
+        outer.launch(s);
+        s.synchronize();
+        assert.deepEqual(Array.from(y.copyToHost()), [6.25, 12.5]);
+        outer.free(), inner.free();
+        y.free();
+      },
+    },
+    {
       name: "a kernel's throw in a replayed launch is a KernelError at the next synchronisation, at each launch of the graph",
       run() {
         const s = cuda.stream();

@@ -26,11 +26,13 @@ export class SimCapture {
 
   end(stream: BackendStream): BackendGraph {
     const work = this.stop(stream);
+    const replay = () => { for (const w of work) w(); };
     let live = true;
     return {
-      launch() {
+      // into a capture on `on` too, where it is recorded as one step (CUDA records a child graph)
+      launch: (on) => {
         if (!live) throw new LaunchError("graph.launch(): the graph was freed");
-        for (const w of work) w();
+        this.run(on, "a graph's launch", replay);
       },
       free() {
         live = false;
