@@ -120,6 +120,26 @@ export function graphCases(): GraphCase[] {
       },
     },
     {
+      name: "a launch on another stream during a capture runs, unrecorded",
+      run() {
+        const s = cuda.stream(), other = cuda.stream();
+        const y = cuda.toDevice(Float32Array.of(1, 2)), z = cuda.toDevice(Float32Array.of(4, 8));
+        const g = s.capture(() => {
+          scale.configure(1, 32, s)(y, 2.5);
+          scale.configure(1, 32, other)(z, 0.5);
+        });
+        other.synchronize();
+        assert.deepEqual(Array.from(z.copyToHost()), [2, 4], "ran on the other stream");
+        assert.deepEqual(Array.from(y.copyToHost()), [1, 2], "recorded on the capturing one");
+        g.launch(s);
+        s.synchronize();
+        assert.deepEqual(Array.from(y.copyToHost()), [2.5, 5]);
+        assert.deepEqual(Array.from(z.copyToHost()), [2, 4], "not part of the graph");
+        g.free();
+        y.free(), z.free();
+      },
+    },
+    {
       name: "a graph launched into a capture is recorded in the new graph, not run",
       run() {
         const s = cuda.stream();
