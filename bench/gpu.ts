@@ -6,7 +6,8 @@
 //
 // Sections: kernel time (CUDA events, median of reps × batch), launch
 // overhead (numba-cuda-mlir's launch-latency rows), first launch of a new
-// kernel, compile time (source → PTX) and ptxas time, transfer bandwidth.
+// kernel, compile time (source → PTX) and ptxas time, transfer bandwidth, and 100 small launches
+// as a graph (stream capture) against the same launches one by one.
 // Every kernel result is checked against a host reference, so a wrong kernel
 // cannot look fast. The three implementations share the input data (an integer
 // hash of the index), launch geometry and sizes (passed to the peers as flags).
@@ -698,6 +699,51 @@ function benchLaunch(s: Sizes): Record<string, number | { error: string }> {
 }
 
 // ---------------------------------------------------------------------------
+// graphs: 100 small launches captured once and launched as a graph, against the same 100 launched one
+// by one (host wall time per 100, median of rounds; each round as many hundreds as the launch rows' launches)
+
+const GRAPH_LAUNCHES = 100;
+
+interface GraphRow { graphUs: number; oneByOneUs: number; ok: boolean; detail: string }
+
+function benchGraph(s: Sizes): GraphRow | { error: string } {
+  try {
+    const bump = cuda.jit((y: Float32Array) => {
+      const i = cuda.grid(1);
+      if (i < y.length) y[i] += 1;
+    }, { signature: "void(float32[::1])" });
+    const stream = cuda.stream();
+    const y = cuda.toDevice(new Float32Array(BLOCK), stream);
+    const launch = bump.configure(1, BLOCK, stream);
+    const hundred = () => { for (let i = 0; i < GRAPH_LAUNCHES; i++) launch(y); };
+    const graph = stream.capture(hundred);
+    const per = Math.max(1, Math.round(s.launches / GRAPH_LAUNCHES));
+    const time = (run: () => void): number => {
+      run();
+      stream.synchronize();
+      const rounds: number[] = [];
+      for (let r = 0; r < s.rounds; r++) {
+        const t0 = performance.now();
+        for (let k = 0; k < per; k++) run();
+        stream.synchronize();
+        rounds.push(((performance.now() - t0) * 1000) / per);
+      }
+      return median(rounds);
+    };
+    const graphUs = time(() => graph.launch(stream));
+    const oneByOneUs = time(hundred);
+    const want = 2 * (s.rounds * per + 1) * GRAPH_LAUNCHES;
+    const got = y.copyToHost();
+    const ok = got.every((v) => v === want);
+    graph.free();
+    y.free();
+    return { graphUs, oneByOneUs, ok, detail: ok ? "" : `y[0] = ${got[0]}, want ${want}` };
+  } catch (e) {
+    return { error: errorText(e) };
+  }
+}
+
+// ---------------------------------------------------------------------------
 // transfer bandwidth (GB/s = 1e9 bytes/s), median of 5 synchronous copies
 
 function benchTransfer(s: Sizes): Record<string, number> | { error: string } {
@@ -866,6 +912,7 @@ interface Results {
   firstLaunch?: Record<string, Outcome>;
   launch?: Record<string, number | { error: string }>;
   transfer?: Record<string, number> | { error: string };
+  graph?: GraphRow | { error: string };
   compile: Record<string, CompileRow | { error: string }>;
   nvcc?: Peer;
   numba?: Peer;
@@ -964,6 +1011,16 @@ function transferSection(r: Results): string {
   return [`## Transfer bandwidth (GB/s, ${r.sizes.mib} MiB, median of 5)`, "", table(["copy", "ours", "nvcc", "Numba", "ours/nvcc"], rows) + err].join("\n");
 }
 
+function graphSection(r: Results): string {
+  const g = r.graph;
+  const body = !g ? "not run" : "error" in g ? `error: ${g.error}` : table(["100 launches of a 1-block kernel", "µs"], [
+    ["as one graph (g.launch)", fmt(g.graphUs, 2)],
+    ["one by one (configured launcher)", fmt(g.oneByOneUs, 2)],
+    ["one by one / graph", ratio(g.oneByOneUs, g.graphUs)],
+  ]) + (g.ok ? "" : `\nWRONG: ${g.detail}`);
+  return [`## Graphs (µs per 100 launches, host wall time + synchronize; median of ${r.sizes.rounds} rounds)`, "", body].join("\n");
+}
+
 function peerLines(r: Results): string {
   const line = (name: string, p: Peer | undefined) =>
     !p ? `- ${name}: not run` : p.ok ? `- ${name}: ${p.note}${p.report.device ? ` on ${p.report.device}` : ""}` : `- ${name}: n/a — ${p.reason}`;
@@ -998,12 +1055,13 @@ function main(): void {
     const kernels = benchKernels(sizes);
     const launch = benchLaunch(sizes);
     const transfer = benchTransfer(sizes);
+    const graph = benchGraph(sizes);
     const compile = benchCompile();
-    results = { sizes, kernels, firstLaunch, launch, transfer, compile, nvcc: runNvccPeer(sizes), numba: runNumbaPeer(sizes) };
+    results = { sizes, kernels, firstLaunch, launch, transfer, graph, compile, nvcc: runNvccPeer(sizes), numba: runNumbaPeer(sizes) };
   }
 
   const sections = results.kernels
-    ? [kernelSection(results), launchSection(results), firstLaunchSection(results), transferSection(results), compileSection(results), peerLines(results)]
+    ? [kernelSection(results), launchSection(results), firstLaunchSection(results), transferSection(results), graphSection(results), compileSection(results), peerLines(results)]
     : [compileSection(results)];
   const markdown = [header.join("\n"), ...sections].join("\n\n") + "\n";
   process.stdout.write(markdown);
@@ -1014,7 +1072,8 @@ function main(): void {
   writeFileSync(join(outDir, "gpu.json"), JSON.stringify({ date: new Date().toISOString(), node: process.version, target, reason, device, tiny: TINY, ...results }, null, 2) + "\n");
   process.stdout.write(`\nwritten: ${join(outDir, "gpu.md")}, ${join(outDir, "gpu.json")}\n`);
 
-  const failed = [...Object.entries(results.kernels ?? {}), ...Object.entries(results.firstLaunch ?? {})].filter(([, o]) => "error" in o || !o.ok);
+  const failed = [...Object.entries(results.kernels ?? {}), ...Object.entries(results.firstLaunch ?? {}), ...(results.graph ? [["graph", results.graph] as const] : [])]
+    .filter(([, o]) => "error" in o || !o.ok);
   if (failed.length) {
     process.stderr.write(`our kernels failed: ${failed.map(([n]) => n).join(", ")}\n`);
     process.exitCode = 1;

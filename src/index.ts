@@ -17,7 +17,7 @@ export {
   type RankOfHost, type Shape, type SliceSpec, type StreamLike, type ToDeviceOptions,
 } from "./runtime/devicearray.js";
 export type { Complex, ComplexOperand, CMath } from "./complex.js";
-export { Stream, Event } from "./runtime/streams.js";
+export { Stream, Event, Graph } from "./runtime/streams.js";
 export {
   RecordDType, RecordArray, type RecordField, type RecordObject, type RecordValue, type RecordOf, type RecordOfFields,
 } from "./records.js";

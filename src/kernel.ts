@@ -26,6 +26,7 @@ import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray
 import { launchDone, runAsync, runBlocking, wait, willWait, type Steps, type Twin } from "./runtime/waiting.js";
 import { getBackend } from "./runtime/select.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
+import { isCapturing } from "./runtime/graph-capture.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
 import { isOwnFileOutsideBundle } from "./module-file.js";
 import { ptxOf, type PtxTargetOptions } from "./backends/index.js";
@@ -833,6 +834,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const spec = this.specialisationFor(args, backend);
     const fast = spec.slots.fastLaunch(backend, this.compiledFor(spec, backend));
     fast.validate(dims);
+    if (isCapturing(streamHandle(stream))) refuseHostArrays(args, spec.ir.params.length === args.length ? spec.ir.params.map((p) => p.name) : []);
     // tuples (one parameter per scalar), complex scalars (two parts) and record arguments (one parameter
     // per field) are flattened on every launch: no fast path
     const tuples = spec.params.some(isTupleArgument) ? spreadTuples(args, spec.params) : undefined;
@@ -879,6 +881,17 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
  * the launch fails.)
  */
 interface HostTemp { readonly device: DeviceArray; readonly host: TypedArray | NDArrayLike; readonly written: boolean }
+
+/**
+ * A captured launch takes device arrays and scalars, as they are at capture: a host array (which a
+ * launch copies to the device and back) is a LaunchError naming it.
+ */
+function refuseHostArrays(args: readonly unknown[], names: readonly string[]): void {
+  const i = args.findIndex((a) => isTypedArray(a) || isNDArrayLike(a));
+  if (i < 0) return;
+  const which = names[i] === undefined ? `argument ${i + 1}` : argumentLabel(i, names[i]);
+  throw new LaunchError(`${which} is a host array, which a captured launch cannot take (it would be copied to the device and back at capture, not at each launch of the graph): pass a device array (cuda.toDevice before stream.capture(), and captured copies from or to page-locked memory where the host must see the data)`);
+}
 
 /** A launch's stream: a Stream, or none for `0` and `undefined` (the default stream, as Numba's `kernel[g, b, 0]`). */
 function launchStream(stream: unknown): Stream | undefined {

@@ -34,6 +34,7 @@ import { DeviceArray, deviceArray, toDevice } from "./runtime/devicearray.js";
 import { NDArray, dtypeOfNDArrayLike, isNDArrayLike, isTypedArray, product, type NDArrayLike } from "./ndarray.js";
 import type { Stream } from "./runtime/streams.js";
 import { runAsync, runBlocking, type Steps, type Twin } from "./runtime/waiting.js";
+import { refuseDuringCapture } from "./runtime/graph-capture.js";
 
 /** An array operand of a ufunc: a host array (TypedArray or ndarray-style) or a DeviceArray, of any shape that broadcasts. */
 export type ArrayOperand = TypedArray | NDArrayLike | DeviceArray;
@@ -493,6 +494,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
   const returnTypes = new Map<string, UType>();
 
   function* apply(args: readonly unknown[]): Steps<UfuncResult> {
+    refuseDuringCapture(`a call of ${what}`, "passes host memory");
     const { operands: raw, options } = splitOptions(args, what);
     if (raw.length !== nin && raw.length !== nin + 1) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally an output array; got ${raw.length} argument(s)`);
@@ -687,6 +689,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
   const kernels = new Map<string, Kernel>();
 
   function* apply(args: readonly unknown[]): Steps<UfuncResult | UfuncResult[]> {
+    refuseDuringCapture(`a call of ${what}`, "passes host memory");
     const { operands: raw, options } = splitOptions(args, what) as { operands: unknown[]; options: GufuncOptions };
     if (raw.length !== nin && raw.length !== nin + nout) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally ${nout} output array(s); got ${raw.length} argument(s)`);

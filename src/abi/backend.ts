@@ -40,6 +40,14 @@ export interface ScalarSlots {
   readonly offsets: readonly (number | undefined)[];
 }
 
+/** Work recorded from a stream by capture (a CUDA graph), to be replayed as often as wanted. */
+export interface BackendGraph {
+  /** queues the recorded work, in its order, on `stream` */
+  launch(stream: BackendStream): void;
+  /** releases the graph; it is not launched afterwards */
+  free(): void;
+}
+
 /** A kernel compiled by one back end and loaded into it, ready to launch. */
 export interface CompiledKernel {
   readonly info: KernelInfo;
@@ -152,6 +160,16 @@ export interface Backend {
    */
   readonly canBlock?: boolean;
   memoryInfo(): { free: number; total: number };
+  /**
+   * Stream capture: from here until endCapture/abandonCapture, launches and copies queued on `stream`
+   * (a non-default stream) are recorded instead of run. Absent (with its two partners): the target
+   * cannot capture.
+   */
+  beginCapture?(stream: BackendStream): void;
+  /** ends the capture on `stream` and returns what it recorded */
+  endCapture?(stream: BackendStream): BackendGraph;
+  /** ends a capture that failed, discarding what it recorded: `stream` runs work again */
+  abandonCapture?(stream: BackendStream): void;
   /**
    * Releases the device for `cuda.close()` (GPUs: resets the context, a kernel fault with it); the
    * back end is not used afterwards. Without it there is nothing to release.

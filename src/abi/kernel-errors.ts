@@ -11,9 +11,24 @@ export type ThrowRecord = () => KernelError | undefined;
 /** one reader per kernel on the GPU (its record stays the first throw until read), one per failed launch on the simulator */
 const pending = new Set<ThrowRecord>();
 
+/** what a stream capture collects: the readers of the launches it records, noted again at each replay */
+let capturing: Set<ThrowRecord> | undefined;
+
 /** Notes a launch of a kernel that may throw, to be checked at the next synchronising call. */
 export function noteThrowingLaunch(record: ThrowRecord): void {
   pending.add(record);
+  capturing?.add(record);
+}
+
+/**
+ * Collects the readers that launches note from now until `stop()` (a graph's recorded launches: its
+ * replays note them again, with noteThrowingLaunch, as each launch does).
+ */
+export function collectThrowingLaunches(): { readonly records: ReadonlySet<ThrowRecord>; stop(): void } {
+  const records = new Set<ThrowRecord>();
+  const outer = capturing;
+  capturing = records;
+  return { records, stop: () => { capturing = outer; } };
 }
 
 /**

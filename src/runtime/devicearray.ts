@@ -25,6 +25,7 @@ import {
 } from "../ndarray.js";
 import { deviceBackend, getBackend } from "./select.js";
 import { Stream, streamHandle } from "./streams.js";
+import { isCapturing, refuseDuringCapture } from "./graph-capture.js";
 import { copiedToHost, runAsync, runBlocking, streamDone, wait, type Steps, type Twin } from "./waiting.js";
 
 /** A host array: a TypedArray or an ndarray-style `{data, shape, stride, offset}` view (an NDArray among them). */
@@ -112,6 +113,7 @@ function endDefer(): void {
 
 /** New device memory of `bytes` (at least 1: drivers reject empty allocations), released when its arrays are collected. */
 function ownMemory(backend: Backend, bytes: number): Memory {
+  refuseDuringCapture("a new device array (cuda.deviceArray, cuda.toDevice, or a temporary: a ufunc call without `out`, a reduction without `res` or over more than 1024 elements)", "allocates");
   const memory: Memory = { backend, buffer: backend.alloc(Math.max(1, bytes)), released: false };
   collector.register(memory, { backend, buffer: memory.buffer }, memory);
   return memory;
@@ -364,6 +366,12 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
     if (source instanceof DeviceArray) return this.copyFrom(source, stream);
     const s = streamHandle(stream);
     this.checkHostFits(source, (shape) => `cannot copy a host array of shape [${shape.join(", ")}] into shape [${this.shape.join(", ")}]`);
+    // during a capture: recorded from page-locked memory into a contiguous array on the capturing stream,
+    // run on another stream, and refused where it would wait (no capture open: nothing refused)
+    const recorded = isCapturing(s) && hostAllocationOf(source) !== undefined && isTypedArray(source) && this.isCContiguous();
+    if (!recorded && (s === undefined || s.isDefault || isCapturing(s))) {
+      refuseDuringCapture("d.copyToDevice(hostArray, stream) from pageable memory, into a strided view or on the default stream", "waits");
+    }
     this.writeFrom(contiguousHost(source), s);
   }
 
@@ -482,7 +490,7 @@ export class DeviceArray<out D extends ScalarName = ScalarName, out N extends nu
   private *readInto(flat: TypedArray, stream: BackendStream | undefined): Steps<void> {
     if (this.size === 0) return;
     if (this.isCContiguous()) {
-      yield* wait(copiedToHost(this.backend, flat, this.buffer, this.byteOffset, stream));
+      yield* wait(copiedToHost(this.backend, flat, this.buffer, this.byteOffset, stream, hostAllocationOf(flat) !== undefined));
       return;
     }
     const { lo, hi } = this.span();
@@ -695,6 +703,7 @@ export function hostAllocationOf(view: ArrayBufferView | NDArrayLike): HostAlloc
 }
 
 function hostArray(shape: Shape, dtype: unknown, backend: Backend, mapped: boolean): TypedArray | NDArray {
+  refuseDuringCapture(mapped ? "cuda.mappedArray()" : "cuda.pinnedArray()", "allocates");
   const dims = shapeList(shape);
   const d = resolveDType(dtype);
   const n = product(dims);

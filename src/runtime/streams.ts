@@ -1,7 +1,9 @@
 // User-facing streams and events (Numba's `cuda.stream()`, `cuda.event()`),
 // thin wrappers over a back end's handles.
 
-import type { Backend, BackendEvent, BackendStream } from "../abi/backend.js";
+import type { Backend, BackendEvent, BackendGraph, BackendStream } from "../abi/backend.js";
+import { LaunchError } from "../errors.js";
+import { captureOn, isCapturing, refuseDuringCapture } from "./graph-capture.js";
 import { runAsync, runBlocking, streamDone, wait, type Steps, type Twin } from "./waiting.js";
 
 /**
@@ -36,6 +38,48 @@ export class Stream {
   done(): Promise<void> {
     return this.handle.done();
   }
+  /**
+   * Records the launches and copies that `fn` queues on this stream, instead of running them, into a
+   * `Graph` that `g.launch()` replays (CUDA stream capture). Arrays and scalars are fixed at capture.
+   * What cannot be recorded (waiting for the device, allocating, host arrays in a launch, another
+   * capture inside) is a LaunchError naming it; that, or anything `fn` throws, abandons the capture,
+   * leaves the stream usable, and is thrown.
+   */
+  capture(fn: () => void): Graph {
+    return new Graph(captureOn(this.backend, this.handle, fn), this.backend);
+  }
+}
+
+/**
+ * Work recorded by `stream.capture(fn)` (a CUDA graph): `launch()` replays it as one
+ * submission. Release it with `free()` or `using`.
+ */
+export class Graph {
+  private recorded: BackendGraph | undefined;
+
+  /** Wraps a back end's graph; use `stream.capture(fn)` to make one. @internal */
+  constructor(recorded: BackendGraph, private readonly backend: Backend) {
+    this.recorded = recorded;
+  }
+
+  /** queues the recorded work on `stream` (default: the default stream), in the order it was captured */
+  launch(stream?: Stream | 0): void {
+    if (this.recorded === undefined) throw new LaunchError("graph.launch(): the graph was freed");
+    this.recorded.launch(streamHandle(stream) ?? this.backend.defaultStream());
+  }
+  /** whether the graph can still be launched (not freed) */
+  get alive(): boolean {
+    return this.recorded !== undefined;
+  }
+  /** releases the graph (idempotent); launching it afterwards is a LaunchError */
+  free(): void {
+    const g = this.recorded;
+    this.recorded = undefined;
+    g?.free();
+  }
+  [Symbol.dispose](): void {
+    this.free();
+  }
 }
 
 /** A marker in a stream's work, for timing and waiting (Numba's `Event`), made by `cuda.event()`. */
@@ -49,7 +93,9 @@ export class Event {
 
   /** records the event on `stream` (default: the default stream) */
   record(stream?: Stream | BackendStream): this {
-    this.handle.record(streamHandle(stream) ?? this.backend.defaultStream());
+    const on = streamHandle(stream) ?? this.backend.defaultStream();
+    if (on.isDefault || isCapturing(on)) refuseDuringCapture("e.record(stream)", "records an event");
+    this.handle.record(on);
     return this;
   }
   /** blocks until the work recorded before this event has finished */

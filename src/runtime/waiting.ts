@@ -13,12 +13,15 @@
 import type { Backend, BackendStream, DeviceBuffer } from "../abi/backend.js";
 import { raiseKernelErrors } from "../abi/kernel-errors.js";
 import { LaunchError } from "../errors.js";
+import { isCapturing, refuseDuringCapture } from "./graph-capture.js";
 
 /** A point where a host call waits for `backend`: the blocking wait, and its async twin. */
 export interface Wait<T = unknown> {
   readonly backend: Backend;
   readonly blocking: () => T;
   readonly async: () => Promise<T>;
+  /** true where the blocking wait only queues work on a capturing stream (a copy into page-locked memory), which a capture records */
+  readonly capturable?: boolean;
 }
 
 /** A host call's steps: each yield is a Wait, and resumes with what the wait gave. */
@@ -52,6 +55,7 @@ export function runBlocking<R>(steps: Steps<R>, names: Twin): R {
 }
 
 function blockAt(w: Wait, { call, twin }: Twin): unknown {
+  if (!w.capturable) refuseDuringCapture(call, "waits");
   if (w.backend.canBlock === false) {
     throw new LaunchError(`${call} blocks, and this thread cannot wait for the ${w.backend.name} device (as a browser's main thread cannot): use \`await ${twin}\``);
   }
@@ -64,6 +68,8 @@ export async function runAsync<R>(steps: Steps<R>): Promise<R> {
   while (!step.done) {
     let result: unknown;
     try {
+      // (an async twin awaits the stream after queueing, which a capture cannot: refused even where capturable)
+      refuseDuringCapture("an awaited call (…Async())", "waits");
       result = await step.value.async();
     } catch (e) {
       step = steps.throw(e);
@@ -117,10 +123,12 @@ export const launchDone = (backend: Backend, stream: BackendStream): Wait<void> 
 /**
  * `buf`'s bytes from `byteOffset` into `dst` (Backend.copyToHost: on a stream, from pinned memory, it may
  * return before they are there); the twin resolves once they are there: the back end's own twin, else
- * the blocking copy and the stream's `done()`.
+ * the blocking copy and the stream's `done()`. Into page-locked memory (`pinned`) on a capturing stream
+ * it is recorded.
  */
-export const copiedToHost = (backend: Backend, dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream: BackendStream | undefined): Wait<void> => ({
+export const copiedToHost = (backend: Backend, dst: ArrayBufferView, buf: DeviceBuffer, byteOffset: number, stream: BackendStream | undefined, pinned = false): Wait<void> => ({
   backend,
+  capturable: pinned && isCapturing(stream),
   blocking: () => backend.copyToHost(dst, buf, byteOffset, stream),
   async: async () => {
     if (backend.copyToHostAsync) return backend.copyToHostAsync(dst, buf, byteOffset, stream);

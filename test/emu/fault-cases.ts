@@ -21,7 +21,7 @@
 // checked against the host). After a sticky (700-series) error the recovery is cuda.close(), which
 // must not throw; memory is then that of a fresh context.
 
-import { cuda, type DeviceArray, type Stream, type Event } from "../../src/index.js";
+import { cuda, type DeviceArray, type Stream, type Event, type Graph } from "../../src/index.js";
 import { getBackend } from "../../src/runtime/select.js";
 import { STICKY_ERRORS } from "../../src/backends/cuda/driver/driver.js";
 import type { CudaBuffer } from "../../src/backends/cuda/driver/buffer.js";
@@ -172,6 +172,32 @@ const timedEvents = () => {
   e2.synchronize();
   return { s, e1, e2 };
 };
+
+/**
+ * A stream with a kernel launched on it once (its module loaded before any capture), for stream.capture:
+ * `capture()` records a launch of out = 3a; `out` holds 3a, as it must after a failed capture or replay.
+ */
+const captureWork = () => {
+  const s = { s: cuda.stream(), k: scaleKernel(), a: cuda.toDevice(input()), out: cuda.toDevice(filled(-1)) };
+  s.k.configure(1, N, s.s)(s.a, s.out);
+  s.s.synchronize();
+  return { ...s, capture: () => s.s.capture(() => s.k.configure(1, N, s.s)(s.a, s.out)) };
+};
+type CaptureWork = ReturnType<typeof captureWork>;
+/** what holds after a failed capture or graph launch: the stream runs a launch again, and the host launch works */
+const captureNext = (w: World, s: CaptureWork) => {
+  s.k.configure(1, N, s.s)(s.out, s.out);
+  same(contents(s.out), input().map((v) => 9 * v), "a launch on the stream after the failure");
+  w.canary();
+};
+const captureSpec = {
+  setup: captureWork,
+  device: (s: CaptureWork) => [[s.out, input().map((v) => 3 * v)]] as const,
+  next: captureNext,
+};
+/** the same, with the launch captured into a graph */
+const capturedGraph = { ...captureSpec, setup: () => { const s = captureWork(); return { ...s, g: s.capture() }; } };
+type CapturedGraph = CaptureWork & { g: Graph };
 
 /** the finaliser of something made and dropped in `make`: `op` collects garbage */
 const finaliser = (call: string, what: string, make: () => unknown): Spec => ({
@@ -445,6 +471,14 @@ function table(): FaultCase[] {
     ...both({ call: "cuEventSynchronize", op: "event.synchronize()", setup: () => { const e = cuda.event(); e.record(); return { e }; }, run: (_w, s: { e: Event }) => s.e.synchronize() }),
     ...both({ call: "cuEventQuery", op: "event.query()", setup: () => { const e = cuda.event(); e.record(); return { e }; }, run: (_w, s: { e: Event }) => s.e.query() }),
     ...both({ call: "cuEventElapsedTime", op: "cuda.eventElapsedTime(start, end)", setup: timedEvents, run: (_w, s: { e1: Event; e2: Event }) => cuda.eventElapsedTime(s.e1, s.e2) }),
+
+    // graphs: a failed capture is ended (its partial graph destroyed), the stream usable again
+    ...both({ call: "cuStreamBeginCapture_v2", op: "stream.capture(fn)", ...captureSpec, run: (_w, s: CaptureWork) => s.capture() }),
+    ...both({ call: "cuStreamEndCapture", op: "stream.capture(fn)", ...captureSpec, run: (_w, s: CaptureWork) => s.capture() }),
+    ...both({ call: "cuGraphInstantiateWithFlags", op: "stream.capture(fn)", ...captureSpec, run: (_w, s: CaptureWork) => s.capture() }),
+    ...both({ call: "cuGraphLaunch", op: "graph.launch(stream)", ...capturedGraph, run: (_w, s: CapturedGraph) => s.g.launch(s.s) }),
+    ...both({ call: "cuGraphExecDestroy", op: "graph.free()", ...capturedGraph, run: (_w, s: CapturedGraph) => s.g.free() }),
+    ...both({ call: "cuGraphDestroy", op: "graph.free()", ...capturedGraph, run: (_w, s: CapturedGraph) => s.g.free() }),
 
     // IPC (stand-ins: fakecuda has none)
     ...both({

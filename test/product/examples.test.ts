@@ -15,7 +15,7 @@ const harness = fileURLToPath(new URL("../helpers/example-launches.ts", import.m
 const EXAMPLES: Record<string, number> = {
   "increment-by-one.ts": 3000, "vector-add.ts": 3000, "matmul-naive.ts": 40, "matmul-tiled.ts": 40, "normalize.ts": 5000,
   "sum-reduce.ts": 5000, "histogram.ts": 5000, "monte-carlo-pi.ts": 4, "mandelbrot.ts": 8, "julia.ts": 8,
-  "nbody-records.ts": 100, "phasors.ts": 256,
+  "nbody-records.ts": 100, "phasors.ts": 256, "graph.ts": 256,
   "distributed-heat.ts": 120, "distributed-histogram.ts": 2000,
 };
 

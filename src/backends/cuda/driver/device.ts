@@ -10,7 +10,7 @@
 
 import { koffi } from "./ffi.js";
 import type {
-  ArrayArg, Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory,
+  ArrayArg, Backend, BackendEvent, BackendGraph, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory,
 } from "../../../abi/backend.js";
 import { kernelInfo, type KernelInfo } from "../../../abi/kernel-info.js";
 import type { FunctionIR } from "../../../compiler/ir.js";
@@ -24,6 +24,7 @@ import type { DeviceContext } from "./context.js";
 import { CudaKernel } from "./kernel.js";
 import { ptxVersionForDriver } from "./ptxversion.js";
 import { CudaEvent, CudaStream } from "./stream.js";
+import { abandonCapture, beginCapture, endCapture } from "./graph.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
 
 const CU_MEMHOSTALLOC_DEVICEMAP = 2;
@@ -386,6 +387,17 @@ export class CudaDevice implements Backend, DeviceContext {
     }
     this.activate();
     return event;
+  }
+
+  // graphs by stream capture (graph.ts)
+  beginCapture(stream: BackendStream): void {
+    beginCapture(this, stream);
+  }
+  endCapture(stream: BackendStream): BackendGraph {
+    return endCapture(this, stream);
+  }
+  abandonCapture(stream: BackendStream): void {
+    abandonCapture(this, stream);
   }
 
   // ------------------------------------------------------------------ device-wide

@@ -82,6 +82,14 @@ const PROTOTYPES = {
   cuEventQuery: "int cuEventQuery(void *event)",
   // the plain name: every driver exports it (CUDA 13 headers remap to _v2, new in 12.8)
   cuEventElapsedTime: "int cuEventElapsedTime(_Out_ float *ms, void *start, void *end)",
+
+  // graphs by stream capture (graph.ts)
+  cuStreamBeginCapture_v2: "int cuStreamBeginCapture_v2(void *stream, int mode)",
+  cuStreamEndCapture: "int cuStreamEndCapture(void *stream, _Out_ void **graph)",
+  cuGraphInstantiateWithFlags: "int cuGraphInstantiateWithFlags(_Out_ void **exec, void *graph, uint64_t flags)",
+  cuGraphLaunch: "int cuGraphLaunch(void *exec, void *stream)",
+  cuGraphExecDestroy: "int cuGraphExecDestroy(void *exec)",
+  cuGraphDestroy: "int cuGraphDestroy(void *graph)",
 } as const;
 
 let typesDeclared = false;
@@ -130,6 +138,9 @@ const KNOWN_ERRORS: Readonly<Record<number, readonly [string, string]>> = {
   718: ["CUDA_ERROR_INVALID_PC", "invalid program counter"],
   719: ["CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"],
   720: ["CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", "too many blocks in cooperative launch"],
+  900: ["CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "operation not permitted when stream is capturing"],
+  901: ["CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "operation failed due to a previous error during capture"],
+  906: ["CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "operation would make the legacy stream depend on a capturing blocking stream"],
   803: ["CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination"],
   804: ["CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "forward compatibility was attempted on non supported HW"],
 };

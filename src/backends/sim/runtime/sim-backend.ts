@@ -15,6 +15,7 @@ import { loadSimKernel } from "./sim-kernel.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
 import { noteAlloc, noteCollected, noteDeviceCopy, noteFree, noteHostCopy, sanitizes, simChecks } from "./sanitize.js";
 import { hostBuffers } from "./sim-workers.js";
+import { SimCapture, capturedLaunches } from "./sim-graph.js";
 
 /** Simulated device `id` (NUMBATS_SIM_DEVICES=N gives ids 0…N-1, all alike). */
 export function simDevice(id: number): DeviceInfo {
@@ -217,6 +218,8 @@ export function createSimBackend(id = 0): Backend {
   };
   // the sanitizer's view of memory (written bits, frees, leaks); nothing when it is off
   const sanitizing = () => simChecks().tools !== undefined;
+  // copies and launches on a capturing stream are recorded (sim-graph.ts)
+  const capture = new SimCapture();
   return {
     name: "sim",
     device: simDevice(id),
@@ -235,28 +238,34 @@ export function createSimBackend(id = 0): Backend {
       if (counted.delete(b)) allocated -= b.byteLength;
       if (sanitizing()) noteFree(buf as SimBuffer);
     },
-    copyToDevice(buf, byteOffset, src) {
-      bytesOf(buf, byteOffset, src.byteLength).set(viewBytes(src));
-      storeShared(buf as SimBuffer, byteOffset, src.byteLength);
-      if (sanitizing()) noteHostCopy(buf as SimBuffer, byteOffset, src.byteLength);
+    copyToDevice(buf, byteOffset, src, stream) {
+      capture.run(stream, "a copy to the device", () => {
+        bytesOf(buf, byteOffset, src.byteLength).set(viewBytes(src));
+        storeShared(buf as SimBuffer, byteOffset, src.byteLength);
+        if (sanitizing()) noteHostCopy(buf as SimBuffer, byteOffset, src.byteLength);
+      });
     },
-    copyToHost(dst, buf, byteOffset) {
-      raiseKernelErrors();
-      loadShared(simBuffer(buf), byteOffset, dst.byteLength);
-      viewBytes(dst).set(bytesOf(buf, byteOffset, dst.byteLength));
+    copyToHost(dst, buf, byteOffset, stream) {
+      capture.run(stream, "a copy to the host", () => {
+        raiseKernelErrors();
+        loadShared(simBuffer(buf), byteOffset, dst.byteLength);
+        viewBytes(dst).set(bytesOf(buf, byteOffset, dst.byteLength));
+      });
     },
-    copyDeviceToDevice(dst, dstOffset, src, srcOffset, bytes) {
-      copyBytes(dst, dstOffset, src, srcOffset, bytes);
-      if (sanitizing()) noteDeviceCopy(dst as SimBuffer, dstOffset, src as SimBuffer, srcOffset, bytes);
+    copyDeviceToDevice(dst, dstOffset, src, srcOffset, bytes, stream) {
+      capture.run(stream, "a copy between device arrays", () => {
+        copyBytes(dst, dstOffset, src, srcOffset, bytes);
+        if (sanitizing()) noteDeviceCopy(dst as SimBuffer, dstOffset, src as SimBuffer, srcOffset, bytes);
+      });
     },
     // every simulated device's memory is this process's: a peer copy is a copy
-    copyFromPeer(dst, dstOffset, srcBackend, src, srcOffset, bytes) {
+    copyFromPeer(dst, dstOffset, srcBackend, src, srcOffset, bytes, stream) {
       if (srcBackend.name !== "sim") throw new TypeError("a CUDA device buffer was given to the simulator back end");
-      copyBytes(dst, dstOffset, src, srcOffset, bytes);
+      capture.run(stream, "a copy between devices", () => copyBytes(dst, dstOffset, src, srcOffset, bytes));
     },
     ipcExport: (buf) => exportShared(simBuffer(buf)),
     ipcOpen: openShared,
-    compile: (ir) => syncingShared(loadSimKernel(compileJs(ir))),
+    compile: (ir) => capturedLaunches(syncingShared(loadSimKernel(compileJs(ir))), capture),
     inPlace: wrapHostArray,
     hostBytes(buf) {
       const b = buf as SimBuffer;
@@ -268,6 +277,9 @@ export function createSimBackend(id = 0): Backend {
     createStream: () => new SimStream(false),
     createEvent: () => new SimEvent(),
     synchronize: raiseKernelErrors,
+    beginCapture: (stream) => capture.begin(stream),
+    endCapture: (stream) => capture.end(stream),
+    abandonCapture: (stream) => capture.abandon(stream),
     // each simulated device has the host's memory as its size, less what its own arrays take
     memoryInfo: () => ({ free: Math.max(0, totalmem() - allocated), total: totalmem() }),
   };

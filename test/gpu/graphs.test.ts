@@ -1,0 +1,31 @@
+// Graphs on the cuda target (`npm run test:gpu`, or the emulated GPU of `npm run test:emu`): the cases of
+// test/cases/graphs.ts (stream capture, replay, scalars fixed at capture, every refusal and the stream
+// usable after it) against host references, and the driver's own refusals (calls made straight on the
+// back end, below the host API's checks) ending the capture cleanly. Skips without a GPU.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
+import { cuda, CudaError } from "../../src/index.js";
+import { getBackend } from "../../src/runtime/select.js";
+import { graphCases } from "../cases/graphs.js";
+
+process.env.NUMBATS_TARGET = "cuda";
+const probe = probeCuda();
+const skip = probe.ok ? false : `no GPU: ${probe.reason}`;
+
+for (const c of skip ? [] : graphCases()) test(`GPU: ${c.name}`, () => c.run());
+
+test("GPU: a synchronisation the driver refuses during capture ends it cleanly (CUDA_ERROR_STREAM_CAPTURE_*), the stream usable after", { skip }, () => {
+  const backend = getBackend();
+  const s = cuda.stream();
+  const y = cuda.toDevice(Float32Array.of(1, 2));
+  backend.beginCapture!(s.handle);
+  assert.throws(() => s.handle.synchronize(), (e: unknown) => e instanceof CudaError && /STREAM_CAPTURE_UNSUPPORTED/.test(e.message));
+  backend.abandonCapture!(s.handle);
+  const k = cuda.jit((a: Float32Array) => { const i = cuda.grid(1); if (i < a.length) a[i] += 1; });
+  k.configure(1, 32, s)(y);
+  s.synchronize();
+  assert.deepEqual(Array.from(y.copyToHost()), [2, 3]);
+  y.free();
+});
