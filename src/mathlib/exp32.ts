@@ -36,15 +36,19 @@ export function __expRl32(x: number, k: number, r: number): number {
   return __fma32(-k, -1.9046542121259336e-09, __fma32(-k, 0.6931471824645996, x) - r);
 }
 
-/** t with e^(r + cl) ≈ 1 + r + t, for |r| ≤ 0.34661 and |cl| ≲ ulp(r). */
-export function __expT32(r: number, cl: number): number {
-  const q = __poly5f32(
+/** Q(r) ≈ (e^r − 1 − r)/r², |r| ≤ 0.34661. */
+export function __expQ32(r: number): number {
+  return __poly5f32(
     r,
     Math.fround(0.00019890991097781807), Math.fround(0.0013933649752289057),
     Math.fround(0.00833331048488617), Math.fround(0.04166646674275398), Math.fround(0.1666666716337204),
     Math.fround(0.5),
   );
-  return __fma32(r * r, q, cl);
+}
+
+/** t with e^(r + cl) ≈ 1 + r + t, for |r| ≤ 0.34661 and |cl| ≲ ulp(r). */
+export function __expT32(r: number, cl: number): number {
+  return __fma32(r * r, __expQ32(r), cl);
 }
 
 /** e^(r + cl) in [0.7, 1.42]: (1 + r) split exactly, then one rounding. */
@@ -63,31 +67,34 @@ export function __expJ32(x: number): number {
 }
 
 /**
- * e^x·2^shift, rounded once, for −104 ≤ x ≤ 89.5 (shift an int32, k + shift in [-151, 128]). y·2^(k + shift)
- * is y·2^(k + shift − kb), exact (normal: an integer add to y's exponent field), times 2^kb, kb = ±64 by x's
- * sign: one rounding, subnormal and overflowing results included.
+ * e^x·2^shift for −104 ≤ x ≤ 89.5 (shift an int32, k + shift in [-151, 128]), NaN for NaN. e^r = 1 + s with
+ * s = u + (nk·LN2LO + r²·Q(r)): u = x − k·LN2HI is exact and r (u + nk·LN2LO rounded) is only the
+ * polynomial's argument, so the reduction's rounding error never reaches the result; s and 1 + s round
+ * (≤ ¼ and ½ ulp of e^r, the tail ≤ 0.1 ulp more). y·2^(k + shift) is y·2^(k + shift − kb), exact (normal: an
+ * integer add to y's exponent field), times 2^kb, kb = ±64 by x's sign: one rounding, subnormal and
+ * overflowing results included; 2^kb is x·0 + 2^kb, which is NaN for a NaN x, so NaN needs no test.
  */
 export function __expScaled32(x: number, shift: number): number {
   const j = __expJ32(x);
   const nk = 12582912 - j; // −k, exact
   const u = __fma32(nk, 0.6931471824645996, x); // x − k·LN2HI, exact
   const r = __fma32(nk, -1.9046542121259336e-09, u);
-  const y = __expY32(r, __fma32(nk, -1.9046542121259336e-09, u - r));
-  const neg = x < 0;
+  const s = u + __fma32(r * r, __expQ32(r), nk * -1.9046542121259336e-09);
+  const y = 1 + s;
+  const down = x < 0 ? 128 : 0; // kb = 64 − down
   // __f32bits(j) is 0x4b400000 + k, and 0x4b400000 << 23 vanishes in 32 bits
-  const t = __f32frombits(__f32bits(y) + ((__f32bits(j) + shift - (neg ? -64 : 64)) << 23));
-  // 2^kb; fround: the plain-JS run multiplies in float64
-  return Math.fround(t * (neg ? Math.fround(5.421010862427522e-20) : Math.fround(18446744073709551616)));
+  const t = __f32frombits(__f32bits(y) + ((__f32bits(j) + shift - 64 + down) << 23));
+  // 2^kb from its bits; fround: the plain-JS run multiplies in float64
+  return Math.fround(t * __fma32(x, 0, __f32frombits(0x5f800000 - (down << 23))));
 }
 
 /**
  * No branch: x is clamped to [−104, 89], where e^x already rounds to 0 resp. ∞ (below −103.97208, above
- * 88.72283), so out-of-range inputs need no test of their own; NaN is passed through at the end.
+ * 88.72283), so out-of-range inputs need no test of their own; NaN passes the clamp and __expScaled32.
  */
 export function __exp32(x: number): number {
   const lo = x < -104 ? Math.fround(-104) : x;
-  const res = __expScaled32(lo > 89 ? Math.fround(89) : lo, 0);
-  return Number.isNaN(x) ? x : res;
+  return __expScaled32(lo > 89 ? Math.fround(89) : lo, 0);
 }
 
 export function __exp232(x: number): number {
