@@ -206,10 +206,11 @@ export function __cosh32(x: number): number {
 }
 
 export function __tanh32(x: number): number {
-  // Both paths for every input, then selects: a warp with inputs on both sides of 0.625 does not diverge
+  // Both paths for every input, then one select: a warp with inputs on both sides of 0.625 does not diverge.
+  // Both give tanh |x|, and x's sign is copied onto the result (so −0 stays −0, with no test of its own).
   const ax = Math.abs(x);
-  // |x| < 0.625: tanh(x) = x + x³·T(x²), T a degree-5 fit on x² ≤ 0.390625 (mpmath Chebyshev fit, |error| ≤ 1.3e-8);
-  // |x| < 2^-12 gives x itself (x³/3 is below half an ulp; keeps −0)
+  // |x| < 0.625: tanh |x| = |x| + |x|³·T(x²), T a degree-5 fit on x² ≤ 0.390625 (mpmath Chebyshev fit, |error| ≤ 1.3e-8);
+  // below 2^-12 this rounds to |x| itself (|x|³/3 is below half an ulp)
   const z = x * x;
   const p = __poly5f32(
     z,
@@ -217,10 +218,11 @@ export function __tanh32(x: number): number {
     Math.fround(0.02176891826093197), Math.fround(-0.053959257900714874),
     Math.fround(0.13333304226398468), Math.fround(-0.3333333432674408),
   );
-  const near = ax < 2.44140625e-4 ? x : __fma32(x * z, p, x);
+  const near = __fma32(ax * z, p, ax);
   // 0.625 ≤ |x|: tanh |x| = 1 − 2/(e^2|x| + 1), which rounds to 1 from 9.0109 on: |x| is capped there (NaN too)
   const capped = ax < 9.010913848876953 ? ax : Math.fround(9.010913848876953);
   const far = __expHyp32(capped + capped, 2);
   // NaN takes the first arm (its comparisons are false) and stays NaN
-  return !(ax >= 0.625) ? near : x < 0 ? -far : far;
+  const res = !(ax >= 0.625) ? near : far;
+  return __f32frombits((__f32bits(res) & 0x7fffffff) | (__f32bits(x) & -2147483648));
 }
