@@ -144,9 +144,9 @@ export function __expHyp32(x: number, which: number): number {
   const j = __expJ32(x);
   const nk = 12582912 - j; // −k, exact
   const xr = __fma32(nk, 0.6931471824645996, x); // x − k·LN2HI, exact
-  const r = __fma32(nk, -1.9046542121259336e-09, xr);
-  const h = 1 + r;
-  const u = ((1 - h) + r) + __expT32(r, __fma32(nk, -1.9046542121259336e-09, xr - r));
+  const r = __fma32(nk, -1.9046542121259336e-09, xr); // only the polynomial's argument, as in __expScaled32
+  const h = 1 + xr;
+  const u = ((1 - h) + xr) + __fma32(r * r, __expQ32(r), nk * -1.9046542121259336e-09);
   const y = h + u;
   const p = __f32frombits((__f32bits(j) - 0x4b400000 + 127) << 23); // 2^k, k ≤ 26
   const e = p * y; // exact
