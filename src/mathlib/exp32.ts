@@ -70,9 +70,10 @@ export function __expJ32(x: number): number {
  * e^x·2^shift for −104 ≤ x ≤ 89.5 (shift an int32, k + shift in [-151, 128]), NaN for NaN. e^r = 1 + s with
  * s = u + (nk·LN2LO + r²·Q(r)): u = x − k·LN2HI is exact and r (u + nk·LN2LO rounded) is only the
  * polynomial's argument, so the reduction's rounding error never reaches the result; s and 1 + s round
- * (≤ ¼ and ½ ulp of e^r, the tail ≤ 0.1 ulp more). y·2^(k + shift) is y·2^(k + shift − kb), exact (normal: an
- * integer add to y's exponent field), times 2^kb, kb = ±64 by x's sign: one rounding, subnormal and
- * overflowing results included; 2^kb is x·0 + 2^kb, which is NaN for a NaN x, so NaN needs no test.
+ * (≤ ¼ and ½ ulp of e^r, the rest a small fraction of one; measured in docs/mathlib.md). y·2^(k + shift)
+ * is y·2^(k + shift − kb), exact (normal: an integer add to y's exponent field), times 2^kb, kb = ±64 by
+ * x's sign: one rounding, subnormal and overflowing results included; 2^kb is x·0 + 2^kb, which is NaN
+ * for a NaN x, so NaN needs no test.
  */
 export function __expScaled32(x: number, shift: number): number {
   const j = __expJ32(x);
