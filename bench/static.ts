@@ -11,6 +11,8 @@
 // (see `hotLoop`). Without nvdisasm it prints how to get it and reports the
 // ptxas -v columns only.
 //
+// `BENCH_ONLY=math_f32,softmax` compares only the kernels named.
+//
 // Output: markdown on stdout and in $BENCH_OUT (default bench/out/) as static.md,
 // with each kernel's SASS under static/ beside it.
 
@@ -105,6 +107,8 @@ const TARGET = /`\((\.L_x_\d+|\$?[^)]+)\)/;
 const opcode = (text: string) => text.replace(/^@!?U?P\w+\s+/, "").split(/\s+/)[0]!;
 
 const usesLocal = (op: string) => /^(LDL|STL)\b/.test(op) || /^(LD|ST)\.LOCAL/.test(op);
+/** A constant-bank load at a register index (`LDC R0, c[0x3][R1]`): the 2/π table of the float32 Payne–Hanek reduction. */
+const indexesConstants = (ins: { op: string; text: string }) => /^LDC\b/.test(ins.op) && /c\[0x[0-9a-f]+\]\[R\d/.test(ins.text);
 const usesF64 = (op: string) => /^(DADD|DMUL|DFMA|DSETP|DSET|DMNMX|DMMA)\b/.test(op) || /\.F64|64H/.test(op);
 
 /**
@@ -148,14 +152,15 @@ function basicBlocks(lines: string[], f64Kernel: boolean): Block[] {
     if (last.op.startsWith("CALL") && to !== undefined) b.calls.push(to);
     else if (to !== undefined) b.succs.push(to);
     if (falls && next !== undefined) b.succs.push(next);
-    b.slow = b.instrs.some((x) => usesLocal(x.op) || (!f64Kernel && usesF64(x.op)));
+    b.slow = b.instrs.some((x) => usesLocal(x.op) || indexesConstants(x) || (!f64Kernel && usesF64(x.op)));
   });
   return blocks;
 }
 
 /**
  * The hot path: blocks reached from the entry without entering a cold block. Cold: a block that uses
- * local memory (LDL/STL: the math library's argument-reduction tables, spills) or float64 arithmetic
+ * local memory (LDL/STL: the math library's argument-reduction tables, spills), loads constant memory at a
+ * register index (our float32 Payne–Hanek reduction's table), or float64 arithmetic
  * (in a kernel whose data is not float64: the slow paths of float32 functions), a subroutine reached
  * only by CALL (nvcc's `__internal_*_slowpath`, ptxas's IEEE division and square-root fallbacks), and
  * anything reached only through those.
@@ -291,7 +296,7 @@ function report(rows: Row[], nvdisasm: string | undefined, versions: string): st
     "",
     "Ours: our PTX through `ptxas -O3 -v`; nvcc: the CUDA C++ twin (bench/peers/gpu_kernels.cu) through `nvcc -O3 -cubin -Xptxas -v`. " +
       "Spill bytes: stores + loads. SASS: instructions in the kernel's section (subroutines included, NOP padding not). " +
-      "Hot path: without the blocks that use local memory or float64 arithmetic (float64 counts as hot in float64 kernels), " +
+      "Hot path: without the blocks that use local memory, constant memory at a register index, or float64 arithmetic (float64 counts as hot in float64 kernels), " +
       "subroutines reached only by CALL (IEEE division / square-root slow paths), and what is reached only through them. " +
       "Hot loop: the innermost loop (a backward branch) loading the most elements from the kernel's hot-loop memory; " +
       "unroll = elements it loads ÷ elements one source iteration loads; per iteration = body ÷ unroll, loop overhead included.",
@@ -316,10 +321,11 @@ function main(): void {
   mkdirSync(sassDir, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), "numbats-static-"));
   const rows: Row[] = [];
+  const only = process.env.BENCH_ONLY?.split(",");
   try {
     for (const arch of ARCHES) {
       const peer = nvccCubin(arch, dir);
-      for (const b of KERNELS.filter((k) => k.peer !== undefined)) {
+      for (const b of KERNELS.filter((k) => k.peer !== undefined && (!only || only.includes(k.name)))) {
         const name = mangled(peer.infos, b.peer!);
         const nvcc = attempt(() => {
           if (!name) throw new Error(`no kernel ${b.peer} in gpu_kernels.cu`);

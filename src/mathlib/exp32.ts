@@ -36,15 +36,19 @@ export function __expRl32(x: number, k: number, r: number): number {
   return __fma32(-k, -1.9046542121259336e-09, __fma32(-k, 0.6931471824645996, x) - r);
 }
 
-/** t with e^(r + cl) ≈ 1 + r + t, for |r| ≤ 0.34661 and |cl| ≲ ulp(r). */
-export function __expT32(r: number, cl: number): number {
-  const q = __poly5f32(
+/** Q(r) ≈ (e^r − 1 − r)/r², |r| ≤ 0.34661. */
+export function __expQ32(r: number): number {
+  return __poly5f32(
     r,
     Math.fround(0.00019890991097781807), Math.fround(0.0013933649752289057),
     Math.fround(0.00833331048488617), Math.fround(0.04166646674275398), Math.fround(0.1666666716337204),
     Math.fround(0.5),
   );
-  return __fma32(r * r, q, cl);
+}
+
+/** t with e^(r + cl) ≈ 1 + r + t, for |r| ≤ 0.34661 and |cl| ≲ ulp(r). */
+export function __expT32(r: number, cl: number): number {
+  return __fma32(r * r, __expQ32(r), cl);
 }
 
 /** e^(r + cl) in [0.7, 1.42]: (1 + r) split exactly, then one rounding. */
@@ -63,31 +67,35 @@ export function __expJ32(x: number): number {
 }
 
 /**
- * e^x·2^shift, rounded once, for −104 ≤ x ≤ 89.5 (shift an int32, k + shift in [-151, 128]). y·2^(k + shift)
- * is y·2^(k + shift − kb), exact (normal: an integer add to y's exponent field), times 2^kb, kb = ±64 by x's
- * sign: one rounding, subnormal and overflowing results included.
+ * e^x·2^shift for −104 ≤ x ≤ 89.5 (shift an int32, k + shift in [-151, 128]), NaN for NaN. e^r = 1 + s with
+ * s = u + (nk·LN2LO + r²·Q(r)): u = x − k·LN2HI is exact and r (u + nk·LN2LO rounded) is only the
+ * polynomial's argument, so the reduction's rounding error never reaches the result; s and 1 + s round
+ * (≤ ¼ and ½ ulp of e^r, the rest a small fraction of one; measured in docs/mathlib.md). y·2^(k + shift)
+ * is y·2^(k + shift − kb), exact (normal: an integer add to y's exponent field), times 2^kb, kb = ±64 by
+ * x's sign: one rounding, subnormal and overflowing results included; 2^kb is x·0 + 2^kb, which is NaN
+ * for a NaN x, so NaN needs no test.
  */
 export function __expScaled32(x: number, shift: number): number {
   const j = __expJ32(x);
   const nk = 12582912 - j; // −k, exact
   const u = __fma32(nk, 0.6931471824645996, x); // x − k·LN2HI, exact
   const r = __fma32(nk, -1.9046542121259336e-09, u);
-  const y = __expY32(r, __fma32(nk, -1.9046542121259336e-09, u - r));
-  const neg = x < 0;
+  const s = u + __fma32(r * r, __expQ32(r), nk * -1.9046542121259336e-09);
+  const y = 1 + s;
+  const down = x < 0 ? 128 : 0; // kb = 64 − down
   // __f32bits(j) is 0x4b400000 + k, and 0x4b400000 << 23 vanishes in 32 bits
-  const t = __f32frombits(__f32bits(y) + ((__f32bits(j) + shift - (neg ? -64 : 64)) << 23));
-  // 2^kb; fround: the plain-JS run multiplies in float64
-  return Math.fround(t * (neg ? Math.fround(5.421010862427522e-20) : Math.fround(18446744073709551616)));
+  const t = __f32frombits(__f32bits(y) + ((__f32bits(j) + shift - 64 + down) << 23));
+  // 2^kb from its bits; fround: the plain-JS run multiplies in float64
+  return Math.fround(t * __fma32(x, 0, __f32frombits(0x5f800000 - (down << 23))));
 }
 
 /**
  * No branch: x is clamped to [−104, 89], where e^x already rounds to 0 resp. ∞ (below −103.97208, above
- * 88.72283), so out-of-range inputs need no test of their own; NaN is passed through at the end.
+ * 88.72283), so out-of-range inputs need no test of their own; NaN passes the clamp and __expScaled32.
  */
 export function __exp32(x: number): number {
   const lo = x < -104 ? Math.fround(-104) : x;
-  const res = __expScaled32(lo > 89 ? Math.fround(89) : lo, 0);
-  return Number.isNaN(x) ? x : res;
+  return __expScaled32(lo > 89 ? Math.fround(89) : lo, 0);
 }
 
 export function __exp232(x: number): number {
@@ -137,9 +145,9 @@ export function __expHyp32(x: number, which: number): number {
   const j = __expJ32(x);
   const nk = 12582912 - j; // −k, exact
   const xr = __fma32(nk, 0.6931471824645996, x); // x − k·LN2HI, exact
-  const r = __fma32(nk, -1.9046542121259336e-09, xr);
-  const h = 1 + r;
-  const u = ((1 - h) + r) + __expT32(r, __fma32(nk, -1.9046542121259336e-09, xr - r));
+  const r = __fma32(nk, -1.9046542121259336e-09, xr); // only the polynomial's argument, as in __expScaled32
+  const h = 1 + xr;
+  const u = ((1 - h) + xr) + __fma32(r * r, __expQ32(r), nk * -1.9046542121259336e-09);
   const y = h + u;
   const p = __f32frombits((__f32bits(j) - 0x4b400000 + 127) << 23); // 2^k, k ≤ 26
   const e = p * y; // exact
@@ -199,10 +207,11 @@ export function __cosh32(x: number): number {
 }
 
 export function __tanh32(x: number): number {
-  // Both paths for every input, then selects: a warp with inputs on both sides of 0.625 does not diverge
+  // Both paths for every input, then one select: a warp with inputs on both sides of 0.625 does not diverge.
+  // Both give tanh |x|, and x's sign is copied onto the result (so −0 stays −0, with no test of its own).
   const ax = Math.abs(x);
-  // |x| < 0.625: tanh(x) = x + x³·T(x²), T a degree-5 fit on x² ≤ 0.390625 (mpmath Chebyshev fit, |error| ≤ 1.3e-8);
-  // |x| < 2^-12 gives x itself (x³/3 is below half an ulp; keeps −0)
+  // |x| < 0.625: tanh |x| = |x| + |x|³·T(x²), T a degree-5 fit on x² ≤ 0.390625 (mpmath Chebyshev fit, |error| ≤ 1.3e-8);
+  // below 2^-12 this rounds to |x| itself (|x|³/3 is below half an ulp)
   const z = x * x;
   const p = __poly5f32(
     z,
@@ -210,10 +219,11 @@ export function __tanh32(x: number): number {
     Math.fround(0.02176891826093197), Math.fround(-0.053959257900714874),
     Math.fround(0.13333304226398468), Math.fround(-0.3333333432674408),
   );
-  const near = ax < 2.44140625e-4 ? x : __fma32(x * z, p, x);
+  const near = __fma32(ax * z, p, ax);
   // 0.625 ≤ |x|: tanh |x| = 1 − 2/(e^2|x| + 1), which rounds to 1 from 9.0109 on: |x| is capped there (NaN too)
   const capped = ax < 9.010913848876953 ? ax : Math.fround(9.010913848876953);
   const far = __expHyp32(capped + capped, 2);
   // NaN takes the first arm (its comparisons are false) and stays NaN
-  return !(ax >= 0.625) ? near : x < 0 ? -far : far;
+  const res = !(ax >= 0.625) ? near : far;
+  return __f32frombits((__f32bits(res) & 0x7fffffff) | (__f32bits(x) & -2147483648));
 }

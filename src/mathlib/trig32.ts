@@ -158,9 +158,9 @@ export function __sincos32(x: number): [number, number] {
   const sv = odd ? c : s;
   const cv = odd ? s : c;
   // sin(x) = ±sin r or ±cos r by n mod 4; cos(x) = sin(x + π/2), quadrant n + 1; |x| < 2^-12 (a select, not a
-  // branch): sin x = x, cos x = 1 rounded (keeps −0)
+  // branch): sin x = x (keeps −0; the kernels round cos x to 1 there themselves)
   const tiny = Math.abs(x) < 2.44140625e-4;
-  return [tiny ? x : (n & 2) === 0 ? sv : -sv, tiny ? Math.fround(1) : ((n + 1) & 2) === 0 ? cv : -cv];
+  return [tiny ? x : (n & 2) === 0 ? sv : -sv, ((n + 1) & 2) === 0 ? cv : -cv];
 }
 
 export function __sin32(x: number): number {

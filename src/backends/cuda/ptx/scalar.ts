@@ -29,6 +29,8 @@ const F16_ARITH: Requirement = { ptx: "4.2", cc: [5, 3] };
 const F16_NATIVE = new Set<BinaryOp>(["add", "sub", "mul"]);
 const BF16_CVT: Requirement = { ptx: "7.0", cc: [8, 0] };
 const SIGNED_ZERO_MIN_MAX: Requirement = { ptx: "1.0", cc: [8, 0] };
+/** `max.NaN/min.NaN.f32`: JS Math.max/min in one instruction (there is no `.NaN` for f64) */
+const NAN_MIN_MAX_F32: Requirement = { ptx: "7.0", cc: [8, 0] };
 
 /** a float16/bfloat16 value as float32 (exact) */
 function halfTo32(cx: EmitContext, t: ScalarName, s: Scalar): Reg {
@@ -174,10 +176,12 @@ function floatBinary(cx: EmitContext, op: BinaryOp, f: "f32" | "f64", a: Scalar,
 }
 
 /**
- * JS Math.min/max: NaN if either is NaN; −0 < +0. On sm_80 and newer, plain min/max order −0 below +0 (PTX ISA),
- * so a select of NaN for unordered operands completes them; older targets also fix the sign of equal zeros.
+ * JS Math.min/max: NaN if either is NaN; −0 < +0. On sm_80 and newer, `max.NaN/min.NaN.f32` is exactly that (the
+ * canonical NaN, −0 < +0); float64's plain min/max order −0 below +0 (PTX ISA), so a select of NaN for unordered
+ * operands completes them; older targets also fix the sign of equal zeros.
  */
 export function jsMinMax(cx: EmitContext, op: "min" | "max", f: "f32" | "f64", a: Scalar, b: Scalar): Reg {
+  if (f === "f32" && cx.supports(NAN_MIN_MAX_F32)) return cx.out(f, `${op}.NaN.${f}`, a, b);
   const nan = () => cx.out("pred", `setp.nan.${f}`, a, b);
   if (cx.supports(SIGNED_ZERO_MIN_MAX)) return cx.out(f, `selp.${f}`, imm(CANONICAL_NAN[f]), cx.out(f, `${op}.${f}`, a, b), nan());
   const bits = f === "f32" ? "b32" : "b64";
