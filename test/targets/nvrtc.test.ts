@@ -28,7 +28,8 @@ function unavailable(open: () => unknown, wheel: string): string | undefined {
     return undefined;
   } catch (e) {
     if (!(e instanceof CudaError)) throw e;
-    return `${e.message.split("\n")[0]} (pip install ${wheel}, or set the NUMBATS_…_LIBRARY variable)`;
+    // the places tried, on one line
+    return `${e.message.split("\n").map((l) => l.trim()).join(" ")} (pip install ${wheel})`;
   }
 }
 
