@@ -10,6 +10,7 @@ export {
   type ArrayArgument, type HostRecord, type RecordElement, type RecordsArgument, type AnyKernelFunction, type TypedLaunchArgument, type InnermostElement,
   type HostTuple, type TupleArgument, type ArrayOfAnyLength,
 } from "./kernel.js";
+export { declareDevice, type DeclareDeviceOptions } from "./declare-device.js";
 export { NDArray, ndarray, type NDArrayLike, type ElementOf, type Nested } from "./ndarray.js";
 export {
   DeviceArray, type HostArray, type HostArrayOf, type HostCopyOf, type DeviceArrayLike, type DTypeOfHost, type RankOf,

@@ -11,6 +11,7 @@ import type { AtomicOp } from "../../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../../../fp.js";
 import { bfloat16Bits, bfloat16FromBits, bfloat16Round, float16Bits, float16FromBits } from "../../../half.js";
 import { formatPrintf, type PrintArg } from "../../../abi/printf.js";
+import { externalImplementation } from "../../../abi/external-functions.js";
 import { blockRange, runThreads } from "./sim.js";
 
 // ---------------------------------------------------------------------------
@@ -335,6 +336,6 @@ export const rt = {
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
   atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, kernelThrow, subarrayBound, viewAs, printf, runThreads, blockRange,
-  fma16, fma32, fma64, copysign, rint, selp, ftz32,
+  fma16, fma32, fma64, copysign, rint, selp, ftz32, externalImplementation,
 };
 export type Runtime = typeof rt;
