@@ -17,6 +17,7 @@ import { dirname, extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { moduleFile } from "./module-file.js";
+import { packageVersion } from "./runtime/version.js";
 import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
@@ -85,17 +86,6 @@ class CliError extends Error {}
 // ---------------------------------------------------------------------------
 // numbats -s, numbats --version
 
-function packageVersion(): string {
-  // src/cli.ts and dist/src/cli.js sit at different depths below package.json
-  for (let dir = dirname(moduleFile() ?? "."); dir !== dirname(dir); dir = dirname(dir)) {
-    const file = join(dir, "package.json");
-    if (!existsSync(file)) continue;
-    const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-    if (pkg.name === "numbats") return pkg.version ?? "unknown";
-  }
-  return "unknown";
-}
-
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 
 const describeDevice = (d: DeviceInfo) =>
@@ -111,7 +101,7 @@ function section(title: string, rows: readonly (readonly [string, string])[]): s
 function systemReport(): string {
   const cpus = os.cpus();
   const system = section("System", [
-    ["numbats", packageVersion()],
+    ["numbats", packageVersion() ?? "unknown"],
     ["Node.js", `${process.version} (V8 ${process.versions.v8})`],
     ["Platform", `${process.platform} ${process.arch}, ${os.type()} ${os.release()}`],
     ["CPU", `${cpus.length} × ${cpus[0]?.model.trim() ?? "unknown"}`],
@@ -336,7 +326,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (values.version) {
-    process.stdout.write(`numbats ${packageVersion()}\n`);
+    process.stdout.write(`numbats ${packageVersion() ?? "unknown"}\n`);
     return 0;
   }
   const ptxOnly = values.kernel !== undefined || values.sig !== undefined || values.arch !== undefined;

@@ -14,12 +14,12 @@ import {
 } from "./dtypes.js";
 import { KernelError, LaunchError, SanitizerError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
-import { DEFAULT_COMPILE_OPTIONS, type FunctionIR } from "./compiler/ir.js";
+import { DEFAULT_COMPILE_OPTIONS, type EnvArray, type FunctionIR } from "./compiler/ir.js";
 import { functionName } from "./compiler/recorded.js";
 import { printFunction } from "./compiler/print.js";
 import { didYouMean } from "./compiler/suggest.js";
 import { boundName, callerFrame, placeOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
-import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./abi/backend.js";
+import type { Backend, CompiledKernel, KernelArg, KernelInfo, LaunchDims, ScalarSlots } from "./abi/backend.js";
 import { DeviceArray, freeAfterFailure, stageToHost, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
@@ -27,6 +27,8 @@ import { launchDone, runAsync, runBlocking, wait, willWait, type Steps, type Twi
 import { getBackend } from "./runtime/select.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
+import { cacheEntry } from "./kernel-cache.js";
+import { cacheWanted } from "./runtime/cache.js";
 import { isOwnFileOutsideBundle } from "./module-file.js";
 import { ptxOf, type PtxTargetOptions } from "./backends/index.js";
 import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
@@ -56,7 +58,11 @@ export interface JitOptions {
   readonly lineinfo?: boolean;
   /** the most registers a thread may use (Numba's `max_registers`) */
   readonly maxRegisters?: number;
-  /** accepted for Numba compatibility: compiled code is kept per process (see docs/decisions.md) */
+  /**
+   * keep each specialisation's compiled code on disk (NUMBATS_CACHE_DIR, default the user's cache
+   * directory), so that later processes load it instead of compiling (default: NUMBATS_CACHE=1); see
+   * docs/cache.md
+   */
   readonly cache?: boolean;
   /**
    * The name kernels call a device function by (an arrow function passed to cuda.jit has none), or a
@@ -385,10 +391,16 @@ interface Specialisation {
   readonly key: string;
   /** the threads in a warp of the devices it is for: the IR holds `cuda.warpsize` as a constant */
   readonly warpSize: number;
+  /** the typed IR, compiled at its first use: a specialisation loaded from the on-disk cache may never need it */
   readonly ir: FunctionIR;
+  /** what launches read of the compiled code's parameters: the IR's, or the loaded kernel's (the same) */
+  readonly facts: LaunchFacts;
   readonly compiled: Map<Backend, CompiledKernel>;
   readonly slots: ArgumentSlots;
 }
+
+/** The compiled code's parameters (names, which it writes, the env arrays after the launch's own). */
+type LaunchFacts = Pick<KernelInfo, "params" | "writtenParams"> & { readonly envArrays?: readonly EnvArray[] };
 
 // ---------------------------------------------------------------------------
 // launch argument types: what a launch accepts for each of the kernel's own parameters
@@ -573,8 +585,10 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const self = uncallableKernel(new.target.prototype) as this;
     const failed = (e: unknown) => self.locateLaunchError(e);
     Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed });
-    // eagerly for 32-thread warps (CUDA's, the simulator's); a device with others compiles at its first launch
-    for (const sig of eager ?? []) self.specialise(sig.args, DEFAULT_COMPILE_OPTIONS.warpSize);
+    // eagerly for 32-thread warps (CUDA's, the simulator's; a device with others compiles at its first
+    // launch), or, caching, for the current device, which may load the code from the cache
+    const backend = eager && cacheWanted(options.cache) ? getBackend() : undefined;
+    for (const sig of eager ?? []) self.specialise(sig.args, backend?.device.limits.warpSize ?? DEFAULT_COMPILE_OPTIONS.warpSize, backend);
     return self;
   }
 
@@ -741,17 +755,27 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     return sig.args;
   }
 
-  /** The specialisation for `argTypes` on devices whose warps have `warpSize` threads, compiled on first use. */
-  private specialise(argTypes: readonly Type[], warpSize: number): Specialisation {
+  /**
+   * The specialisation for `argTypes` on devices whose warps have `warpSize` threads, compiled on first
+   * use; for `backend`, loaded from the on-disk cache where the kernel caches and the code is there.
+   */
+  private specialise(argTypes: readonly Type[], warpSize: number, backend?: Backend): Specialisation {
     const key = signatureToString({ args: argTypes, ret: "void" });
     let spec = this.specialisations.get(specialisationKey(key, warpSize));
     if (!spec) {
-      const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize });
+      let ir: FunctionIR | undefined;
+      const compileIR = () => (ir ??= compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize }));
+      const stored = backend && cacheEntry(this, key, warpSize, backend)?.artifact;
+      const loaded = stored && backend.load!(stored, { origin: this.fn, ir: compileIR });
+      const facts: LaunchFacts = loaded?.info ?? compileIR();
       // a record is one parameter per field, a complex scalar two (its parts), a tuple one per scalar;
       // the device arrays from env are the compiled code's last parameters
       const own = argTypes.flatMap(parameterTypes);
-      const signature: Signature = { args: [...own, ...(ir.envArrays ?? []).map((a) => a.type)], ret: "void" };
-      const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, warpSize, ir, compiled: new Map() };
+      const signature: Signature = { args: [...own, ...(facts.envArrays ?? []).map((a) => a.type)], ret: "void" };
+      const made: Omit<Specialisation, "slots" | "ir"> & { slots?: ArgumentSlots; readonly ir: FunctionIR } = {
+        signature, params: argTypes, key, warpSize, facts, compiled: new Map(loaded ? [[backend!, loaded]] : []),
+        get ir() { return compileIR(); },
+      };
       made.slots = new ArgumentSlots(made as Specialisation, this.eager?.length === 1);
       spec = made as Specialisation;
       this.specialisations.set(specialisationKey(key, warpSize), spec);
@@ -767,7 +791,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       for (let i = 0; ok && i < args.length; i++) ok = this.accepts(last.params[i]!, args[i]);
       if (ok) return last;
     }
-    const spec = this.specialise(this.argumentTypes(args), warpSize);
+    const spec = this.specialise(this.argumentTypes(args), warpSize, backend);
     this.last = spec;
     return spec;
   }
@@ -796,8 +820,19 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
 
   private compiledFor(spec: Specialisation, backend: Backend): CompiledKernel {
     let c = spec.compiled.get(backend);
-    if (!c) { c = backend.compile(spec.ir); spec.compiled.set(backend, c); }
+    if (!c) { c = this.compileOn(backend, spec); spec.compiled.set(backend, c); }
     return c;
+  }
+
+  /** `spec` compiled for `backend`: loaded from the on-disk cache, or compiled (and stored there, where the kernel caches). */
+  private compileOn(backend: Backend, spec: Specialisation): CompiledKernel {
+    const entry = cacheEntry(this, spec.key, spec.warpSize, backend);
+    if (!entry) return backend.compile(spec.ir);
+    const source = { origin: this.fn, ir: () => spec.ir };
+    if (entry.artifact) return backend.load!(entry.artifact, source);
+    const artifact = backend.build!(spec.ir);
+    entry.store(artifact);
+    return backend.load!(artifact, source);
   }
 
   /**
@@ -818,7 +853,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     // per field) are flattened on every launch: no fast path
     const tuples = spec.params.some(isTupleArgument) ? spreadTuples(args, spec.params) : undefined;
     const scalars = tuples?.values ?? args, scalarTypes = tuples?.types ?? spec.params;
-    const complex = scalarTypes.some(isComplexType) ? splitComplexArguments(scalars, scalarTypes, (i) => spec.ir.params[flatIndex(scalarTypes, i)]!.name.replace(/_re$/, "")) : undefined;
+    const complex = scalarTypes.some(isComplexType) ? splitComplexArguments(scalars, scalarTypes, (i) => spec.facts.params[flatIndex(scalarTypes, i)]!.name.replace(/_re$/, "")) : undefined;
     const flat = complex?.values ?? scalars, flatTypes = complex?.types ?? scalarTypes;
     // host arrays and records come back after the kernel: the launch waits for it (refused before it
     // queues anything where the thread cannot wait)
@@ -826,7 +861,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const waits = hasRecords || args.some((a) => isTypedArray(a) || isNDArrayLike(a));
     if (waits && backend.canBlock === false) yield* wait(willWait(backend));
     const records = hasRecords
-      ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
+      ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.facts.writtenParams.has(spec.facts.params[k]!.name))
       : undefined;
     this.fastPath.launch = records || complex || tuples ? undefined : fast;
     let temps: HostTemp[] | undefined;
@@ -1038,7 +1073,7 @@ class FastLaunch {
   launch(dims: LaunchDims, stream: Stream | undefined, filled: boolean): void {
     const { backend, compiled, spec } = this;
     const scalarsStored = filled && compiled.scalarSlots !== undefined;
-    compiled.launch(dims, spec.slots.args, streamHandle(stream) ?? backend.defaultStream(), spec.ir.features.gridSync, scalarsStored);
+    compiled.launch(dims, spec.slots.args, streamHandle(stream) ?? backend.defaultStream(), compiled.info.gridSync, scalarsStored);
   }
 }
 
@@ -1096,12 +1131,12 @@ class ArgumentSlots {
   constructor(private readonly spec: Specialisation, converting: boolean) {
     const types = spec.signature.args;
     this.scalars = types.map((t) => (isArrayType(t) ? undefined : { kind: "scalar" as const, dtype: t as ScalarName, value: 0 }));
-    this.convert = types.map((t, i) => (isArrayType(t) ? undefined : scalarConverter(t as ScalarName, i, spec.ir.params[i]!.name)));
+    this.convert = types.map((t, i) => (isArrayType(t) ? undefined : scalarConverter(t as ScalarName, i, spec.facts.params[i]!.name)));
     // scalar records are fixed; array records are set by fill()
     this.args = new Array<KernelArg>(types.length);
     this.scalars.forEach((slot, i) => { if (slot) this.args[i] = slot; });
     this.arrays = types.map(() => null);
-    const own = types.length - (spec.ir.envArrays?.length ?? 0);
+    const own = types.length - (spec.facts.envArrays?.length ?? 0);
     this.kinds = types.map((t, i) => (i < own ? fastKind(t, converting) : Fast.EnvArray));
   }
 
@@ -1147,18 +1182,18 @@ class ArgumentSlots {
   /** Binds array parameter `i` to the record `make` makes; `device`: the DeviceArray it is of (the fast fill then knows it bound). */
   bindArray(i: number, make: (name: string, type: ArrayType) => KernelArg, device: DeviceArray | null = null): void {
     this.arrays[i] = null; // until the record is made
-    this.args[i] = make(this.spec.ir.params[i]!.name, this.spec.signature.args[i] as ArrayType);
+    this.args[i] = make(this.spec.facts.params[i]!.name, this.spec.signature.args[i] as ArrayType);
     this.arrays[i] = device;
   }
 
   /** Whether the kernel writes parameter `name` (a host array then comes back). */
   writes(name: string): boolean {
-    return this.spec.ir.writtenParams.has(name);
+    return this.spec.facts.writtenParams.has(name);
   }
 
   /** Binds the hidden parameters after the launch's own to the device arrays the kernel captured from env. */
   private fillEnvArrays(backend: Backend): void {
-    const captured = this.spec.ir.envArrays ?? [];
+    const captured = this.spec.facts.envArrays ?? [];
     const first = this.args.length - captured.length;
     captured.forEach(({ envName, array }, j) => {
       const i = first + j;

@@ -58,6 +58,31 @@ export interface CompiledKernel {
   readonly staticSharedBytes: number;
 }
 
+/**
+ * A kernel compiled by a back end's target as plain data, which a later process can load without the
+ * compiler (the on-disk cache, bundles): strings, numbers, booleans, bigints, arrays, plain objects,
+ * Sets and typed arrays only.
+ */
+export interface Artifact {
+  /** what the code was built for (`Backend.artifactTarget`); a back end loads only its own */
+  readonly target: string;
+  readonly info: KernelInfo;
+  /** the code the target made (PTX text; the simulator's JavaScript) */
+  readonly code: string;
+  /** the code as the device runs it, where the back end makes one (cuda: the linked cubin) */
+  readonly binary?: Uint8Array;
+  /** what else the back end needs to load it (its own shape) */
+  readonly facts: object;
+}
+
+/** What loading an artifact may need of the kernel it was built from. */
+export interface ArtifactSource {
+  /** the kernel function (it places source positions in the user's file) */
+  readonly origin?: Function;
+  /** the kernel's typed IR, compiled on demand (for code variants an artifact does not hold) */
+  readonly ir: () => FunctionIR;
+}
+
 /** A device's launch limits (CUDA's device attributes). */
 export interface DeviceLimits {
   /** the most threads a block may have */
@@ -124,6 +149,16 @@ export interface Backend {
 
   /** compiles `ir` with the back end's target for this device and loads the result */
   compile(ir: FunctionIR): CompiledKernel;
+  /**
+   * What this back end's artifacts depend on besides the IR (the target, its compute capability and
+   * driver version): artifacts built for another value are not loaded. Absent: the back end builds no
+   * artifacts, and compiles each process (webgpu).
+   */
+  readonly artifactTarget?: string;
+  /** compiles `ir` into an artifact (`load(build(ir))` runs as `compile(ir)` does) */
+  build?(ir: FunctionIR): Artifact;
+  /** loads an artifact this back end built (of its `artifactTarget`), with no compiler */
+  load?(artifact: Artifact, source: ArtifactSource): CompiledKernel;
 
   /**
    * A host array's memory as a buffer kernels use in place, where the back end's kernels can address

@@ -7,9 +7,9 @@ import { availableParallelism, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type {
-  Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory, KernelArg,
+  Artifact, Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory, KernelArg,
 } from "../../../abi/backend.js";
-import { compileJs } from "../js/index.js";
+import { buildJs, compileJs, loadJs, type JsArtifactFacts } from "../js/index.js";
 import { isSimBuffer, type SimBuffer } from "./buffer.js";
 import { loadSimKernel } from "./sim-kernel.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
@@ -205,6 +205,9 @@ class SimEvent implements BackendEvent {
   }
 }
 
+/** What the simulator's artifacts are for: its JavaScript runs on every simulated device alike. */
+const SIM_ARTIFACTS = "sim";
+
 /** The back end of simulated device `id`; each device counts its own allocations. */
 export function createSimBackend(id = 0): Backend {
   const defaultStream = new SimStream(true);
@@ -257,6 +260,9 @@ export function createSimBackend(id = 0): Backend {
     ipcExport: (buf) => exportShared(simBuffer(buf)),
     ipcOpen: openShared,
     compile: (ir) => syncingShared(loadSimKernel(compileJs(ir))),
+    artifactTarget: SIM_ARTIFACTS,
+    build: (ir) => ({ target: SIM_ARTIFACTS, ...buildJs(ir) }),
+    load: ({ info, code, facts }: Artifact, { origin, ir }) => syncingShared(loadSimKernel(loadJs(info, code, facts as JsArtifactFacts, origin, ir))),
     inPlace: wrapHostArray,
     hostBytes(buf) {
       const b = buf as SimBuffer;
