@@ -159,6 +159,10 @@ test("a CUDA C++ syntax error is a CompileError: each of NVRTC's errors at its l
     return true;
   });
 });
+  // an error at the end of the source is placed after its last line
+  assert.throws(() => compileCuda({ source: 'extern "C" __device__ float f(float x) {\n  return x;\n', name: "open.cu" }, { computeCapability: SM90, output: "ptx" }),
+    (e: unknown) => e instanceof CompileError && e.line === 2 && e.column === "  return x;".length && /expected a "\}"/.test(e.message));
+
 
 test("a .cu file finds its #includes in its own folder", { skip: noNvrtc }, () => {
   const dir = mkdtempSync(join(tmpdir(), "numbats-cu-"));
@@ -168,6 +172,10 @@ test("a .cu file finds its #includes in its own folder", { skip: noNvrtc }, () =
     const ptx = text(compileCudaFile(join(dir, "lib.cu"), { computeCapability: SM90, output: "ptx" }).code);
     assert.match(ptx, /\.visible \.func\s+\(\.param \.b32 func_retval0\) thrice\(/);
     assert.match(ptx, /mul(\.rn)?\.f32\s+%f\d+, %f\d+, 0f40400000;/, "3.0f from the header");
+    // an error in the header: the header's name and line, in words
+    writeFileSync(join(dir, "scale.h"), "#define SCALE 3.0f\n__device__ int broken() { return nowhere; }\n");
+    assert.throws(() => compileCudaFile(join(dir, "lib.cu"), { computeCapability: SM90, output: "ptx" }),
+      (e: unknown) => e instanceof CompileError && e.problems.some((p) => p.message.endsWith(`(${join(dir, "scale.h")} line 2)`)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -174,7 +174,8 @@ const LOG_ERROR = /^(?:(.*)\((\d+)\)|At end of source): (?:catastrophic )?error:
 
 /**
  * The CompileError for NVRTC's `log`: one problem per error, at its line of `source` with the column
- * NVRTC's caret shows; an error in another file (an included header) is shown with its place in words.
+ * NVRTC's caret shows (an error at the end of the source: after its last line); an error in another
+ * file (an included header) is shown with its place in words.
  */
 function compileError({ source, name }: CudaSource, arch: string, log: string): CompileError {
   const lines = log.split("\n"), sourceLines = source.split("\n");
@@ -183,12 +184,16 @@ function compileError({ source, name }: CudaSource, arch: string, log: string): 
     const m = LOG_ERROR.exec(text);
     if (!m) return;
     const [, file, lineText, what] = m;
-    const inSource = file === undefined || file === name;
-    const line = lineText ? Number(lineText) : sourceLines.length;
-    const message = `NVRTC (${arch}): ${what}${inSource ? "" : ` (${file} line ${line})`}`;
-    if (!inSource) return problems.push({ message, line: 0, column: 0 });
-    const column = lineText ? caretColumn(sourceLines[line - 1] ?? "", lines[i + 1], lines[i + 2]) : (sourceLines[line - 1] ?? "").length;
-    problems.push({ message, line, column });
+    const message = `NVRTC (${arch}): ${what}`;
+    if (file !== undefined && file !== name) {
+      return problems.push({ message: `${message} (${file} line ${lineText})`, line: 0, column: 0 });
+    }
+    if (!lineText) {
+      const last = sourceLines.reduce((at, l, k) => (l.trim() === "" ? at : k), 0);
+      return problems.push({ message, line: last + 1, column: sourceLines[last]?.length ?? 0 });
+    }
+    const line = Number(lineText);
+    problems.push({ message, line, column: caretColumn(sourceLines[line - 1] ?? "", lines[i + 1], lines[i + 2]) });
   });
   if (problems.length === 0) problems.push({ message: `NVRTC (${arch}) could not compile it:\n${log}`, line: 0, column: 0 });
   const error = new CompileError(name, source, problems);
