@@ -15,6 +15,7 @@ import { openLibrary, realLibraryHost, searchPlaces, type LibraryHost, type Load
 import { compileCuda, compileCudaFile, NVRTC_LIBRARY, nvrtc, openNvrtc } from "../../src/backends/cuda/nvrtc/nvrtc.js";
 import { jitLink, NVJITLINK_LIBRARY, nvJitLink, openNvJitLink, type JitLinkInput } from "../../src/backends/cuda/nvrtc/nvjitlink.js";
 import { CompileError, CudaError } from "../../src/errors.js";
+import { cuda } from "../../src/index.js";
 import { elfSymbols } from "../helpers/elf.js";
 import { hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 import { PTXSIM } from "../helpers/tools.js";
@@ -38,35 +39,20 @@ const noLinker = noNvrtc ?? unavailable(nvJitLink, "nvidia-nvjitlink");
 if (noNvrtc) console.log(`# NVRTC tests skip: ${noNvrtc}`);
 else if (noLinker) console.log(`# nvJitLink tests skip: ${noLinker}`);
 
-const SM90 = [9, 0] as const;
+const SM90: [number, number] = [9, 0];
 
 const TWICE = { source: 'extern "C" __device__ float twice(float x) { return 2.0f * x; }\n', name: "twice.cu" };
 
-/** A kernel as numbats emits one calling a declared device function: out[0] = twice(x), through nvcc's ABI for extern "C" functions. */
-const SCALE_PTX = `.version 8.0
-.target sm_90
-.address_size 64
-
-.extern .func (.param .b32 func_retval0) twice(.param .b32 p0);
-
-.visible .entry scale(.param .u64 out, .param .f32 x)
-{
-\t.reg .f32 %f<3>;
-\t.reg .b64 %rd<3>;
-\tld.param.u64 %rd1, [out];
-\tld.param.f32 %f1, [x];
-\tcvta.to.global.u64 %rd2, %rd1;
-\t{
-\t.param .b32 arg0;
-\tst.param.f32 [arg0], %f1;
-\t.param .b32 ret0;
-\tcall.uni (ret0), twice, (arg0);
-\tld.param.f32 %f2, [ret0];
-\t}
-\tst.global.f32 [%rd2], %f2;
-\tret;
+/** A numbats kernel calling a declared device function: its PTX declares `twice` .extern and calls it. */
+function scalePtx(): string {
+  const twice = cuda.declareDevice<(x: number) => number>("twice", "float32(float32)");
+  const scale = cuda.jit((out: Float32Array, x: Float32Array) => {
+    const i = cuda.grid(1);
+    if (i < out.length) out[i] = twice(x[i]!);
+  }, { env: { twice }, name: "scale" });
+  scale.compile("void(float32[:], float32[:])");
+  return scale.inspectAsm(undefined, { computeCapability: SM90 });
 }
-`;
 
 const text = (code: Uint8Array) => new TextDecoder().decode(code);
 
@@ -102,10 +88,12 @@ test("NVRTC's PTX of a __global__ kernel runs on the PTX interpreter with the ho
   assert.deepEqual([...got], [...want]);
 });
 
-test("LTO-IR, PTX and a cubin from NVRTC link with a PTX kernel through nvJitLink: the cubin defines the kernel and the function", { skip: noLinker }, () => {
+test("LTO-IR, PTX and a cubin from NVRTC link with a numbats kernel through nvJitLink: the cubin defines the kernel and the function", { skip: noLinker }, () => {
+  const kernel = scalePtx();
+  assert.match(kernel, /^\.extern \.func \(\.param \.b32 func_retval0\) twice\(/m);
   for (const output of ["ltoir", "ptx", "cubin"] as const) {
     const compiled = compileCuda(TWICE, { computeCapability: SM90, output });
-    const inputs: JitLinkInput[] = [{ kind: "ptx", name: "scale.ptx", data: SCALE_PTX }, { kind: output, name: "twice.cu", data: compiled.code }];
+    const inputs: JitLinkInput[] = [{ kind: "ptx", name: "scale.ptx", data: kernel }, { kind: output, name: "twice.cu", data: compiled.code }];
     const { cubin } = jitLink(inputs, { computeCapability: SM90 });
     const symbols = elfSymbols(cubin);
     const defined = (name: string) => symbols.find((s) => s.name === name && s.defined);
@@ -140,8 +128,50 @@ function readelfFunctions(cubin: Uint8Array): string[] {
   }
 }
 
+/** Declared device functions of every type a call passes, each with a C definition of the same types. */
+const PASSED_TYPES = [
+  ["f32", "float32(float32, float32)", "float f32(float a, float b) { return a * b; }"],
+  ["f64", "float64(float64)", "double f64(double a) { return a + 1; }"],
+  ["i32", "int32(int32, int8, int16)", "int i32(int a, signed char b, short c) { return a + b + c; }"],
+  ["i64", "int64(uint64)", "long long i64(unsigned long long a) { return a * 3; }"],
+  ["flag", "bool(bool, uint8)", "bool flag(bool a, unsigned char u) { return !a && u; }"],
+  ["u32", "uint32(uint16)", "unsigned u32(unsigned short a) { return a; }"],
+  ["fill", "void(float32[:], int32)", "void fill(float *p, int n) { for (int i = 0; i < n; i++) p[i] = i; }"],
+] as const;
+
+/** A function's PTX prototype, `(.param .b32 func_retval0) f(.param .b32 f_param_0, …)`, spaced one way. */
+function prototypes(ptx: string, keyword: RegExp): Map<string, string> {
+  const found = [...ptx.matchAll(new RegExp(`${keyword.source}\\s+(\\([^)]*\\)\\s*)?(\\w+)\\(([^)]*)\\)`, "g"))];
+  const spaced = (t: string) => t.replace(/\s+/g, " ").trim();
+  return new Map(found.map((m) => [m[2]!, spaced(`${m[1] ?? ""} ${m[2]}(${spaced(m[3]!)})`)]));
+}
+
+test("numbats declares each passed type as NVRTC defines it (nvcc's extern \"C\" ABI), and the kernel links with them through nvJitLink", { skip: noLinker }, () => {
+  const [f32, f64, i32, i64, flag, u32, fill] = PASSED_TYPES.map(([name, signature]) => cuda.declareDevice<(...args: any[]) => any>(name, signature));
+  const callAll = cuda.jit((f: Float32Array, d: Float64Array, n: Int32Array, u: Uint8Array, l: BigInt64Array) => {
+    f[0] = f32(f[1]!, f[2]!);
+    d[0] = f64(d[1]!);
+    n[0] = i32(n[1]!, n[2]!, n[3]!);
+    l[0] = i64(l[1]!);
+    u[0] = flag(u[1] !== 0, u[2]!) ? 1 : 0;
+    n[4] = u32(u[3]!);
+    fill(f, n[5]!);
+  }, { env: { f32, f64, i32, i64, flag, u32, fill }, name: "callAll" });
+  callAll.compile("void(float32[:], float64[:], int32[:], uint8[:], int64[:])");
+  const kernel = callAll.inspectAsm(undefined, { computeCapability: SM90 });
+  const source = PASSED_TYPES.map(([, , c]) => `extern "C" __device__ ${c}\n`).join("");
+  const defined = prototypes(text(compileCuda({ source, name: "types.cu" }, { computeCapability: SM90, output: "ptx" }).code), /\.visible \.func/);
+  const declared = prototypes(kernel, /\.extern \.func/);
+  assert.deepEqual([...declared.keys()].sort(), PASSED_TYPES.map(([name]) => name).sort());
+  for (const [name, signature] of PASSED_TYPES) assert.equal(declared.get(name), defined.get(name), `${signature}`);
+  const { cubin } = jitLink([{ kind: "ptx", name: "callAll.ptx", data: kernel },
+    { kind: "ltoir", name: "types.cu", data: compileCuda({ source, name: "types.cu" }, { computeCapability: SM90, output: "ltoir" }).code }], { computeCapability: SM90 });
+  const functions = definedFunctions(elfSymbols(cubin));
+  for (const name of ["callAll", ...PASSED_TYPES.map(([n]) => n)]) assert.ok(functions.includes(name), `${name} defined in the cubin`);
+});
+
 test("a link that lacks the called function is nvJitLink's undefined reference, with its error log", { skip: noLinker }, () => {
-  assert.throws(() => jitLink([{ kind: "ptx", name: "scale.ptx", data: SCALE_PTX }], { computeCapability: SM90 }), (e: unknown) => {
+  assert.throws(() => jitLink([{ kind: "ptx", name: "scale.ptx", data: scalePtx() }], { computeCapability: SM90 }), (e: unknown) => {
     assert.ok(e instanceof CudaError);
     assert.equal(e.call, "nvJitLinkComplete");
     assert.match(e.message, /nvJitLink's error log:\n.*Undefined reference to 'twice' in 'scale\.ptx'/);
