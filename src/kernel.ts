@@ -14,7 +14,8 @@ import {
 } from "./dtypes.js";
 import { KernelError, LaunchError, SanitizerError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
-import { DEFAULT_COMPILE_OPTIONS, type EnvArray, type FunctionIR } from "./compiler/ir.js";
+import { DEFAULT_COMPILE_OPTIONS, type EnvArray, type FunctionIR, type LinkSource } from "./compiler/ir.js";
+import { readLinkSources, type LinkEntry } from "./link-sources.js";
 import { functionName } from "./compiler/recorded.js";
 import { printFunction } from "./compiler/print.js";
 import { didYouMean } from "./compiler/suggest.js";
@@ -69,12 +70,18 @@ export interface JitOptions {
    * kernel's name in errors and in its PTX entry; default: the function's own name.
    */
   readonly name?: string;
+  /**
+   * device code compiled elsewhere that defines the functions the kernel calls (`cuda.declareDevice`),
+   * linked in on the GPU: files (`.ptx`, `.cubin`, `.fatbin`, `.o`, `.a`, `.ltoir`, `.cu`), CUDA C++
+   * (`{ source, name }`, compiled with NVRTC) or PTX text (`{ ptx, name }`); see docs/linking.md
+   */
+  readonly link?: readonly LinkEntry[];
 }
 
 /** What takes each option of `cuda.jit`: kernels only, or device functions too (which compile into each kernel that calls them, with its options). */
 const JIT_OPTIONS: Readonly<Record<keyof JitOptions, "kernel" | "both">> = {
   device: "both", signature: "kernel", env: "both", name: "both", fastmath: "kernel", fma: "kernel", debug: "kernel",
-  lineinfo: "kernel", maxRegisters: "kernel", cache: "both",
+  lineinfo: "kernel", maxRegisters: "kernel", cache: "both", link: "kernel",
 };
 
 /** Numba's options that numbats does not implement (in Numba's spelling and ours), and why. */
@@ -83,8 +90,7 @@ const NOT_IMPLEMENTED: Readonly<Record<string, string>> = {
   forceinline: "numbats inlines every device function call already",
   opt: "numbats always optimises",
   boundscheck: "bounds are checked with debug: true (and always on the simulator)",
-  link: "numbats does not link external device code",
-  lto: "numbats does not link external device code",
+  lto: "give LTO-IR as a `link` entry (a .ltoir file): nvJitLink then links with -lto",
   extensions: "numbats has no extension types",
   launch_bounds: "numbats takes no launch bounds (maxRegisters caps the registers per thread)",
   launchBounds: "numbats takes no launch bounds (maxRegisters caps the registers per thread)",
@@ -563,6 +569,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   declare private binding: string | null | undefined;
   /** a launch's error with where it happened (see locateLaunchError), for the launchers to throw */
   declare private readonly failed: (e: unknown) => unknown;
+  /** the `link` option's entries, read when the kernel was made */
+  declare private readonly linkSources: readonly LinkSource[];
 
   /**
    * A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one.
@@ -584,7 +592,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     // the object constructed is a function (see the class comment): its state is set on it, not on `this`
     const self = uncallableKernel(new.target.prototype) as this;
     const failed = (e: unknown) => self.locateLaunchError(e);
-    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed });
+    const linkSources = readLinkSources(options.link);
+    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed, linkSources });
     // eagerly for 32-thread warps (CUDA's, the simulator's; a device with others compiles at its first
     // launch), or, caching, for the current device, which may load the code from the cache
     const backend = eager && cacheWanted(options.cache) ? getBackend() : undefined;
@@ -764,7 +773,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     let spec = this.specialisations.get(specialisationKey(key, warpSize));
     if (!spec) {
       let ir: FunctionIR | undefined;
-      const compileIR = () => (ir ??= compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize }));
+      const compileIR = () => (ir ??= compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize, linkSources: this.linkSources }));
       const stored = backend && cacheEntry(this, key, warpSize, backend)?.artifact;
       const loaded = stored && backend.load!(stored, { origin: this.fn, ir: compileIR });
       const facts: LaunchFacts = loaded?.info ?? compileIR();

@@ -22,7 +22,7 @@ import { CUDA_SUCCESS, STICKY_ERRORS, type CudaCall, type CudaDriver } from "./d
 import { deviceInfo, initDriver } from "./detect.js";
 import type { DeviceContext } from "./context.js";
 import { CudaKernel } from "./kernel.js";
-import { linkImage } from "./link.js";
+import { linkKernel, needsLink } from "./link-kernel.js";
 import { ptxVersionForDriver } from "./ptxversion.js";
 import { CudaEvent, CudaStream } from "./stream.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
@@ -326,7 +326,9 @@ export class CudaDevice implements Backend, DeviceContext {
   }
 
   compile(ir: FunctionIR): CompiledKernel {
-    return this.loadPtx(kernelInfo(ir), emitPtx(ir, this.ptxTarget));
+    const ptx = emitPtx(ir, this.ptxTarget);
+    if (!needsLink(ir)) return this.loadPtx(kernelInfo(ir), ptx);
+    return new CudaKernel(this, kernelInfo(ir), ptx, linkKernel(this, ptx, ir.link ?? [], ir.options.maxRegisters));
   }
 
   /** Artifacts are cubins for this device's compute capability, made by this driver's JIT. */
@@ -338,7 +340,7 @@ export class CudaDevice implements Backend, DeviceContext {
   build(ir: FunctionIR): Artifact {
     const info = kernelInfo(ir), { text, ...facts } = emitPtx(ir, this.ptxTarget);
     this.activate();
-    const { image } = linkImage(this.driver, [{ kind: "ptx", name: `${facts.entry}.ptx`, data: text }], { maxRegisters: info.maxRegisters });
+    const image = linkKernel(this, { text, entry: facts.entry }, ir.link ?? [], info.maxRegisters);
     return { target: this.artifactTarget, info, code: text, binary: image, facts };
   }
 
