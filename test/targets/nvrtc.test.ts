@@ -1,7 +1,8 @@
 // NVRTC and nvJitLink, for real where the libraries are found (an installed nvidia-cuda-nvrtc /
 // nvidia-nvjitlink wheel is enough: compiling and linking need no GPU): CUDA C++ to PTX and LTO-IR,
-// linked with a PTX kernel into a cubin whose ELF symbol table defines both; NVRTC's PTX run on the
-// PTX interpreter against the host's arithmetic; the errors (NVRTC's log, nvJitLink's undefined
+// linked with a numbats kernel that calls it (cuda.declareDevice) into a cubin whose ELF symbol table
+// defines both; numbats' call prototypes against NVRTC's for every type a call passes; NVRTC's PTX run
+// on the PTX interpreter against the host's arithmetic; the errors (NVRTC's log, nvJitLink's undefined
 // reference); and where the libraries are looked for, with no library needed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
