@@ -109,7 +109,7 @@ export function nvJitLink(): NvJitLink {
 }
 
 /** nvJitLink's options for a link of `inputs`: -lto where one is LTO-IR (nvJitLink refuses it otherwise). */
-export function jitLinkOptions(inputs: readonly JitLinkInput[], options: JitLinkOptions): string[] {
+function jitLinkOptions(inputs: readonly JitLinkInput[], options: JitLinkOptions): string[] {
   const [major, minor] = options.computeCapability;
   return [`-arch=sm_${major}${minor}`, ...(inputs.some((i) => i.kind === "ltoir") ? ["-lto"] : []), ...(options.options ?? [])];
 }

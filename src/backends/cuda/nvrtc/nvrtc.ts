@@ -124,7 +124,7 @@ export function nvrtc(): Nvrtc {
 }
 
 /** NVRTC's options for `options`. */
-export function nvrtcOptions(options: CudaCompileOptions): string[] {
+function nvrtcOptions(options: CudaCompileOptions): string[] {
   const [major, minor] = options.computeCapability;
   const output = OUTPUTS[options.output];
   return [`-arch=${output.arch}_${major}${minor}`, ...output.options, ...(options.includeDirs ?? []).map((d) => `-I${d}`), ...(options.options ?? [])];
