@@ -19,6 +19,7 @@ const EXAMPLES = [
   "julia.ts",
   "phasors.ts",
   "sanitizer.ts",
+  "link-cuda-cpp.ts",
   // one rank here; test/launcher.test.ts runs them with numbats run -n 2 and -n 4
   "distributed-heat.ts",
   "distributed-histogram.ts",
