@@ -190,9 +190,10 @@ test("a CUDA C++ syntax error is a CompileError: each of NVRTC's errors at its l
     return true;
   });
 });
-  // an error at the end of the source is placed after its last line
+  // an error at the end of the source is placed after its last line, with NVRTC's note on it
   assert.throws(() => compileCuda({ source: 'extern "C" __device__ float f(float x) {\n  return x;\n', name: "open.cu" }, { computeCapability: SM90, output: "ptx" }),
-    (e: unknown) => e instanceof CompileError && e.line === 2 && e.column === "  return x;".length && /expected a "\}"/.test(e.message));
+    (e: unknown) => e instanceof CompileError && e.line === 2 && e.column === "  return x;".length
+      && e.message.startsWith('NVRTC (compute_90): expected a "}"; note at line 1: to match this "{" (in \'open.cu\' at line 2, column 12)'));
 
 
 test("a .cu file finds its #includes in its own folder", { skip: noNvrtc }, () => {

@@ -169,25 +169,29 @@ function fetchBytes(lib: Nvrtc, prog: unknown, size: NvrtcCall, get: NvrtcCall, 
   return out.subarray(0, end);
 }
 
-/** `lib.cu(12): error: expected a ";"`, or `At end of source: error: …` */
-const LOG_ERROR = /^(?:(.*)\((\d+)\)|At end of source): (?:catastrophic )?error: (.*)$/;
+/** `lib.cu(12): error: expected a ";"`, `At end of source: error: …`, `lib.cu(3): note #3196-D: to match this "{"` */
+const LOG_LINE = /^(?:(.*)\((\d+)\)|At end of source): (?:catastrophic )?(error|note)(?: #[\w-]+)?: (.*)$/;
 
 /**
  * The CompileError for NVRTC's `log`: one problem per error, at its line of `source` with the column
- * NVRTC's caret shows (an error at the end of the source: after its last line); an error in another
- * file (an included header) is shown with its place in words.
+ * NVRTC's caret shows (an error at the end of the source: after its last line), followed by NVRTC's
+ * notes on it; an error in another file (an included header) is shown with its place in words.
  */
 function compileError({ source, name }: CudaSource, arch: string, log: string): CompileError {
   const lines = log.split("\n"), sourceLines = source.split("\n");
   const problems: SourceProblem[] = [];
+  const place = (file: string | undefined, line: string | undefined) => (file === undefined || file === name ? `line ${line}` : `${file} line ${line}`);
   lines.forEach((text, i) => {
-    const m = LOG_ERROR.exec(text);
+    const m = LOG_LINE.exec(text);
     if (!m) return;
-    const [, file, lineText, what] = m;
-    const message = `NVRTC (${arch}): ${what}`;
-    if (file !== undefined && file !== name) {
-      return problems.push({ message: `${message} (${file} line ${lineText})`, line: 0, column: 0 });
+    const [, file, lineText, kind, what] = m;
+    if (kind === "note") {
+      const last = problems.pop();
+      if (last) problems.push({ ...last, message: `${last.message}; note at ${place(file, lineText)}: ${what}` });
+      return;
     }
+    const message = `NVRTC (${arch}): ${what}`;
+    if (file !== undefined && file !== name) return problems.push({ message: `${message} (${place(file, lineText)})`, line: 0, column: 0 });
     if (!lineText) {
       const last = sourceLines.reduce((at, l, k) => (l.trim() === "" ? at : k), 0);
       return problems.push({ message, line: last + 1, column: sourceLines[last]?.length ?? 0 });
