@@ -189,12 +189,11 @@ test("a CUDA C++ syntax error is a CompileError: each of NVRTC's errors at its l
     assert.match((e as CompileError & { log: string }).log, /^broken\.cu\(3\): error: expected a ";"$/m);
     return true;
   });
-});
   // an error at the end of the source is placed after its last line, with NVRTC's note on it
   assert.throws(() => compileCuda({ source: 'extern "C" __device__ float f(float x) {\n  return x;\n', name: "open.cu" }, { computeCapability: SM90, output: "ptx" }),
     (e: unknown) => e instanceof CompileError && e.line === 2 && e.column === "  return x;".length
       && e.message.startsWith('NVRTC (compute_90): expected a "}"; note at line 1: to match this "{" (in \'open.cu\' at line 2, column 12)'));
-
+});
 
 test("a .cu file finds its #includes in its own folder", { skip: noNvrtc }, () => {
   const dir = mkdtempSync(join(tmpdir(), "numbats-cu-"));

@@ -122,10 +122,10 @@ export interface OpenedLibrary {
 
 /**
  * Opens the first candidate that loads, in the order of `searchPlaces`; a CudaError naming every place
- * tried (and why each failed) when none does. `bind` checks the library is the right one (a missing
+ * tried (and why each failed) when none does (an Error saying why where koffi cannot load at all). `bind` checks the library is the right one (a missing
  * symbol throws), so a wrong file named by the variable is reported, not returned.
  */
-export function openLibrary<T>(spec: LibrarySpec, bind: (opened: OpenedLibrary) => T, host: LibraryHost = realLibraryHost, load: LibraryLoader = (path) => koffi().load(path)): T {
+export function openLibrary<T>(spec: LibrarySpec, bind: (opened: OpenedLibrary) => T, host: LibraryHost = realLibraryHost, load: LibraryLoader = koffiLoader()): T {
   const places = searchPlaces(spec, host);
   const tried: string[] = [];
   for (const { place, candidates, missing } of places) {
@@ -144,6 +144,12 @@ export function openLibrary<T>(spec: LibrarySpec, bind: (opened: OpenedLibrary) 
     : `install it (pip install ${spec.wheel}) or set ${spec.envVar} to the library's path`;
   const what = `${spec.title} was not found`;
   throw new CudaError(`dlopen(${spec.title})`, -1, `${spec.title.toUpperCase()}_NOT_FOUND`, what, "", `${what}; looked in:\n  ${tried.join("\n  ")}\n${fix}`);
+}
+
+/** koffi's load; where koffi itself cannot load, its Error (the reason), before any place is tried. */
+function koffiLoader(): LibraryLoader {
+  const ffi = koffi();
+  return (path) => ffi.load(path);
 }
 
 /** Loads the libraries matching `pattern` in `dir` (a failure is left for the library's own calls to report). */
