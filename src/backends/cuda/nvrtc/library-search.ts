@@ -122,8 +122,9 @@ export interface OpenedLibrary {
 
 /**
  * Opens the first candidate that loads, in the order of `searchPlaces`; a CudaError naming every place
- * tried (and why each failed) when none does (an Error saying why where koffi cannot load at all). `bind` checks the library is the right one (a missing
- * symbol throws), so a wrong file named by the variable is reported, not returned.
+ * tried (and why each failed) when none does, or koffi's Error where koffi cannot load at all. `bind`
+ * checks the library is the right one (a missing symbol throws), so a wrong file is reported, not
+ * returned.
  */
 export function openLibrary<T>(spec: LibrarySpec, bind: (opened: OpenedLibrary) => T, host: LibraryHost = realLibraryHost, load: LibraryLoader = koffiLoader()): T {
   const places = searchPlaces(spec, host);
