@@ -11,14 +11,18 @@ import { registerDeclaredDevice } from "./device-functions.js";
 import { checkOptionKeys } from "./kernel.js";
 import { isOwnFileOutsideBundle, stackAbove } from "./module-file.js";
 
+/** Any function: what a declared function without a `sim` is typed as (its signature is a string). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyDeviceFunction = (...args: any[]) => any;
+
 /** Options of `cuda.declareDevice`. */
-export interface DeclareDeviceOptions {
+export interface DeclareDeviceOptions<F extends ExternalImplementation = AnyDeviceFunction> {
   /**
    * What the simulator runs for the function: a JavaScript function of the same parameters (int64 and
    * uint64 as bigint, bool as boolean, an array as a typed array starting at its first element) returning
    * the result, which is converted to the declared type (a float32 rounded, an integer wrapped)
    */
-  readonly sim?: ExternalImplementation;
+  readonly sim?: F;
 }
 
 /** The scalar types that cross a call to code compiled elsewhere (C's bool, integers, float and double). */
@@ -48,8 +52,8 @@ function checkedTypes(name: string, signature: string): { params: Type[]; return
  * `env`; a kernel calling it is linked with the code that defines it (`cuda.jit(fn, { link: [...] })`).
  * Called on the host, or in a kernel on the simulator, it runs `options.sim`.
  */
-export function declareDevice<F extends (...args: never[]) => unknown = (...args: never[]) => unknown>(
-  name: string, signature: string, options: DeclareDeviceOptions = {},
+export function declareDevice<F extends ExternalImplementation = AnyDeviceFunction>(
+  name: string, signature: string, options: DeclareDeviceOptions<F> = {},
 ): F {
   if (typeof name !== "string" || !SYMBOL.test(name)) throw new TypeError(`cuda.declareDevice: the name must be a C identifier (the function's symbol); got ${JSON.stringify(name)}`);
   if (typeof signature !== "string") throw new TypeError(`cuda.declareDevice('${name}', …): the signature must be a Numba signature string such as "float32(float32, float32)"; got ${typeof signature}`);
