@@ -9,6 +9,7 @@ import type { CMath, Complex } from "./complex.js";
 import type { ComplexDType, ComplexDTypeLike, ComplexName, DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
 import { BUILTIN_NAMESPACE } from "./compiler/recorded.js";
 import { makeDeviceFunction } from "./device-functions.js";
+import { loadBundle } from "./runtime/bundle.js";
 import { declareDevice } from "./declare-device.js";
 import { stackAbove } from "./module-file.js";
 import { Kernel, checkJitOptions, jitKernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
@@ -257,6 +258,13 @@ export const cuda = {
     checkJitOptions(options, "device function");
     return makeDeviceFunction(fn, options, callStack);
   } as Jit,
+  /**
+   * Makes later launches of the kernels a bundle holds (`npx numbats build`) use its compiled code
+   * without compiling; refuses a bundle that another numbats version built. Kernels with
+   * `options.signature` compile at `cuda.jit`: load the bundle before the module that makes them. See
+   * docs/cache.md.
+   */
+  loadBundle: (file: string): void => loadBundle(file),
   declareDevice,
 
   // indexing

@@ -1,5 +1,5 @@
-// A kernel's specialisations in the on-disk cache (runtime/cache.ts), for the dispatcher (kernel.ts):
-// where a kernel caches (`cache: true` or NUMBATS_CACHE=1, on a back end that builds artifacts, with
+// Where a kernel's compiled code may be kept, for the dispatcher (kernel.ts): a loaded bundle
+// (runtime/bundle.ts), whose code a launch uses first, and the on-disk cache (runtime/cache.ts): where a kernel caches (`cache: true` or NUMBATS_CACHE=1, on a back end that builds artifacts, with
 // no DeviceArray captured from env and no `link` entries), its code for a signature is looked up by
 // key before the compiler runs, and stored after it ran. Kernels linked with code compiled elsewhere
 // are linked in each process: their artifact would need the linked files' contents in its key, and
@@ -8,8 +8,9 @@
 import type { Artifact, Backend } from "./abi/backend.js";
 import { moduleOf } from "./compiler/lower.js";
 import { resolveDeviceFunction } from "./device-functions.js";
+import { bundledArtifact, bundlesLoaded } from "./runtime/bundle.js";
 import { cacheWanted, openCache } from "./runtime/cache.js";
-import { kernelKey } from "./runtime/cache-key.js";
+import { kernelKey, sourceHash, type Places } from "./runtime/cache-key.js";
 import { compilerVersion } from "./runtime/version.js";
 
 /** What of a kernel its key reads. */
@@ -19,7 +20,7 @@ export interface CachingKernel {
   readonly options: { readonly cache?: boolean; readonly env?: Readonly<Record<string, unknown>>; readonly link?: unknown } & object;
 }
 
-/** One specialisation's place in the cache: what is stored there, if anything, and how to store it. */
+/** One specialisation's place in a bundle or the cache: what is stored there, if anything, and how to store it. */
 export interface CacheEntry {
   readonly artifact: Artifact | undefined;
   store(artifact: Artifact): void;
@@ -28,20 +29,36 @@ export interface CacheEntry {
 /** The options that do not change the compiled code, or are in the key otherwise (env, name). */
 const NOT_CODE = new Set(["cache", "device", "signature", "env", "name"]);
 
+/** The key of `kernel`'s specialisation (undefined: it cannot be kept, see kernelKey). */
+function keyOf(kernel: CachingKernel, signature: string, warpSize: number, target: string, version: string, places: Places): string | undefined {
+  const options = Object.fromEntries(Object.entries(kernel.options).filter(([k]) => !NOT_CODE.has(k)));
+  return kernelKey({ fn: kernel.fn, name: kernel.name, module: moduleOf(kernel.fn), signature, warpSize, env: kernel.options.env, options, resolve: resolveDeviceFunction }, target, version, places);
+}
+
+/** The key of a specialisation in a bundle: without target, version (the bundle's) and paths. */
+export const bundleKey = (kernel: CachingKernel, signature: string, warpSize: number): string | undefined =>
+  keyOf(kernel, signature, warpSize, "bundle", "", "without paths");
+
 /**
- * The cache entry of `kernel`'s specialisation for `signature` on `backend`, or undefined where it
- * does not cache (the option is off, the back end builds no artifacts, env holds a DeviceArray, it
- * has `link` entries).
+ * Where the code of `kernel`'s specialisation for `signature` on `backend` is kept: a loaded bundle's
+ * (stores nothing), else the cache's; undefined where neither applies (no bundle holds it and the
+ * kernel does not cache: the option is off, the back end builds no artifacts, env holds a
+ * DeviceArray, it has `link` entries).
  */
-export function cacheEntry(kernel: CachingKernel, signature: string, warpSize: number, backend: Backend): CacheEntry | undefined {
+export function storedCode(kernel: CachingKernel, signature: string, warpSize: number, backend: Backend): CacheEntry | undefined {
   const target = backend.artifactTarget;
-  if (!cacheWanted(kernel.options.cache) || target === undefined || !backend.build || !backend.load) return undefined;
+  if (target === undefined || !backend.build || !backend.load) return undefined;
+  if (bundlesLoaded()) {
+    const query = { name: kernel.name, sourceHash: sourceHash(kernel.fn), signature, warpSize, key: () => bundleKey(kernel, signature, warpSize) };
+    const artifact = bundledArtifact(query, target);
+    if (artifact) return { artifact, store: () => {} };
+  }
+  if (!cacheWanted(kernel.options.cache)) return undefined;
   if (Array.isArray(kernel.options.link) && kernel.options.link.length > 0) return undefined;
   const cache = openCache();
   if (!cache) return undefined;
-  const options = Object.fromEntries(Object.entries(kernel.options).filter(([k]) => !NOT_CODE.has(k)));
   const version = compilerVersion();
-  const key = kernelKey({ fn: kernel.fn, name: kernel.name, module: moduleOf(kernel.fn), signature, warpSize, env: kernel.options.env, options, resolve: resolveDeviceFunction }, target, version);
+  const key = keyOf(kernel, signature, warpSize, target, version, "with paths");
   if (key === undefined) return undefined;
   const what = `'${kernel.name}' ${signature} for ${target}`;
   const artifact = cache.read(key, version, what);

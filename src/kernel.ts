@@ -28,8 +28,9 @@ import { launchDone, runAsync, runBlocking, wait, willWait, type Steps, type Twi
 import { getBackend } from "./runtime/select.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
-import { cacheEntry } from "./kernel-cache.js";
+import { storedCode } from "./kernel-cache.js";
 import { cacheWanted } from "./runtime/cache.js";
+import { bundlesLoaded } from "./runtime/bundle.js";
 import { isOwnFileOutsideBundle } from "./module-file.js";
 import { ptxOf, type PtxTargetOptions } from "./backends/index.js";
 import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
@@ -595,8 +596,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const linkSources = readLinkSources(options.link);
     Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed, linkSources });
     // eagerly for 32-thread warps (CUDA's, the simulator's; a device with others compiles at its first
-    // launch), or, caching, for the current device, which may load the code from the cache
-    const backend = eager && cacheWanted(options.cache) ? getBackend() : undefined;
+    // launch), or, caching or with bundles loaded, for the current device, whose code may be kept
+    const backend = eager && (cacheWanted(options.cache) || bundlesLoaded()) ? getBackend() : undefined;
     for (const sig of eager ?? []) self.specialise(sig.args, backend?.device.limits.warpSize ?? DEFAULT_COMPILE_OPTIONS.warpSize, backend);
     return self;
   }
@@ -725,6 +726,11 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     return ptxOf(spec.ir, backend, () => this.compiledFor(spec, backend), target);
   }
 
+  /** The typed IR of compiled signature `sig` (as `signatures` spells it): what `numbats build` bundles. @internal */
+  typedIR(sig: string): FunctionIR {
+    return this.lookup(sig).ir;
+  }
+
   /** The typed IR of a compiled specialisation, each value with its type (Numba's `inspect_types`). */
   inspectTypes(sig?: string): string {
     return printFunction(this.lookup(sig).ir);
@@ -774,7 +780,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (!spec) {
       let ir: FunctionIR | undefined;
       const compileIR = () => (ir ??= compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize, linkSources: this.linkSources }));
-      const stored = backend && cacheEntry(this, key, warpSize, backend)?.artifact;
+      const stored = backend && storedCode(this, key, warpSize, backend)?.artifact;
       const loaded = stored && backend.load!(stored, { origin: this.fn, ir: compileIR });
       const facts: LaunchFacts = loaded?.info ?? compileIR();
       // a record is one parameter per field, a complex scalar two (its parts), a tuple one per scalar;
@@ -833,9 +839,9 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     return c;
   }
 
-  /** `spec` compiled for `backend`: loaded from the on-disk cache, or compiled (and stored there, where the kernel caches). */
+  /** `spec` compiled for `backend`: loaded from a bundle or the on-disk cache, or compiled (and cached, where the kernel caches). */
   private compileOn(backend: Backend, spec: Specialisation): CompiledKernel {
-    const entry = cacheEntry(this, spec.key, spec.warpSize, backend);
+    const entry = storedCode(this, spec.key, spec.warpSize, backend);
     if (!entry) return backend.compile(spec.ir);
     const source = { origin: this.fn, ir: () => spec.ir };
     if (entry.artifact) return backend.load!(entry.artifact, source);

@@ -64,7 +64,10 @@ export interface CompiledKernel {
  * Sets and typed arrays only.
  */
 export interface Artifact {
-  /** what the code was built for (`Backend.artifactTarget`); a back end loads only its own */
+  /**
+   * what the code was built for (`Backend.artifactTarget`); a back end loads only its own, or one whose
+   * target is its own's first words (a bundle's "cuda sm_90": PTX, which any sm_90 driver JIT-compiles)
+   */
   readonly target: string;
   readonly info: KernelInfo;
   /** the code the target made (PTX text; the simulator's JavaScript) */
@@ -233,6 +236,11 @@ export interface BackendDescriptor<Name extends string = string> {
   workers?(): string;
   /** starts its worker threads and resolves once they run (a browser starts a thread only when its creator yields) */
   startWorkers?(): Promise<void>;
+  /**
+   * The artifacts of `ir` made without a device, for bundles (`numbats build`): the simulator's
+   * JavaScript; the PTX for each compute capability of `computeCapabilities`. Absent: none.
+   */
+  aheadOfTime?(ir: FunctionIR, computeCapabilities: readonly (readonly [number, number])[]): Artifact[];
   /**
    * finds its devices where the environment finds them only asynchronously (WebGPU in a browser:
    * navigator.gpu.requestAdapter), once; `probe`, which is synchronous, reports them after it resolves

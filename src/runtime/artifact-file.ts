@@ -47,18 +47,25 @@ function untagged(value: unknown): unknown {
   }
 }
 
-/** An artifact as JSON text. */
-export function encodeArtifact(artifact: Artifact): string {
-  return JSON.stringify(artifact, function (this: Record<string, unknown>, key: string, value: unknown) {
+/** Data holding artifacts as JSON text. */
+export function encodeData(data: unknown): string {
+  return JSON.stringify(data, function (this: Record<string, unknown>, key: string, value: unknown) {
     return tagged(this[key], value);
   });
 }
 
-/** The artifact of encodeArtifact's text (it throws on text that is not one). */
+/** The data of encodeData's text. */
+export const decodeData = (text: string): unknown => JSON.parse(text, (_key, value: unknown) => untagged(value));
+
+/** Whether `a` is an artifact (as read from a file). */
+export function isArtifact(a: unknown): a is Artifact {
+  const x = a as Partial<Artifact> | null;
+  return typeof x === "object" && x !== null && typeof x.target === "string" && typeof x.code === "string" && typeof x.info === "object" && typeof x.facts === "object";
+}
+
+/** The artifact of encodeData's text (it throws on text that is not one). */
 export function decodeArtifact(text: string): Artifact {
-  const a = JSON.parse(text, (_key, value: unknown) => untagged(value)) as Artifact;
-  if (typeof a !== "object" || a === null || typeof a.target !== "string" || typeof a.code !== "string" || typeof a.info !== "object") {
-    throw new TypeError("not an artifact");
-  }
+  const a = decodeData(text);
+  if (!isArtifact(a)) throw new TypeError("not an artifact");
   return a;
 }

@@ -42,11 +42,11 @@ const WORDS = /[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*/gu;
  * undefined where the kernel cannot be cached: it captures a DeviceArray from env (its code binds that
  * array, which a later process does not have).
  */
-export function kernelKey(parts: KernelKeyParts, target: string, version: string): string | undefined {
+export function kernelKey(parts: KernelKeyParts, target: string, version: string, places: Places = "with paths"): string | undefined {
   const hash = crypto.createHash("sha256");
-  const f = new Fingerprint(hash, parts.resolve);
+  const f = new Fingerprint(hash, parts.resolve, places === "with paths");
   try {
-    f.text(`numbats ${version}\0${target}\0${parts.signature}\0warp ${parts.warpSize}\0${parts.name}\0${parts.module ?? ""}`);
+    f.text(`numbats ${version}\0${target}\0${parts.signature}\0warp ${parts.warpSize}\0${parts.name}\0${f.place(parts.module)}`);
     f.options(parts.options);
     f.function(parts.fn, parts.env, parts.module);
   } catch (e) {
@@ -56,6 +56,12 @@ export function kernelKey(parts: KernelKeyParts, target: string, version: string
   return hash.digest("hex");
 }
 
+/**
+ * Whether a key includes the files kernels and device functions were made in: the cache's do (line
+ * information names them); a bundle's do not, as it is built on one machine and loaded on others.
+ */
+export type Places = "with paths" | "without paths";
+
 /** The sha256 of a kernel function's source text (bundles match kernels by it). */
 export const sourceHash = (fn: Function): string => crypto.createHash("sha256").update(functionText(fn)).digest("hex");
 
@@ -64,7 +70,12 @@ class Fingerprint {
   /** functions being or already fingerprinted (cycles: a device function in its own env) */
   private readonly seen = new Set<unknown>();
 
-  constructor(private readonly hash: crypto.Hash, private readonly resolve: DeviceResolver) {}
+  constructor(private readonly hash: crypto.Hash, private readonly resolve: DeviceResolver, private readonly paths: boolean) {}
+
+  /** A module's path, where the key includes paths. */
+  place(module: string | undefined): string {
+    return this.paths ? module ?? "" : "";
+  }
 
   text(s: string): void {
     this.hash.update(`${s.length}:`).update(s);
@@ -73,7 +84,7 @@ class Fingerprint {
   /** A kernel's or device function's text, its env, and the device functions and recorded names its words may denote. */
   function(fn: Function, env: Readonly<Record<string, unknown>> | undefined, module: string | undefined): void {
     const text = functionText(fn);
-    this.text(`function ${module ?? ""}`);
+    this.text(`function ${this.place(module)}`);
     this.text(text);
     this.text("env");
     for (const [name, v] of Object.entries(env ?? {})) { this.text(name); this.value(v); }

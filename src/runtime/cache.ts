@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import { join } from "node:path";
 import type { Artifact } from "../abi/backend.js";
-import { decodeArtifact, encodeArtifact } from "./artifact-file.js";
+import { decodeArtifact, encodeData } from "./artifact-file.js";
 
 const MAGIC = "numbats-cache 1";
 
@@ -31,8 +31,8 @@ export const cacheWanted = (option: boolean | undefined): boolean => option ?? p
 /** What the cache did in this process (tests and the benchmark read it). */
 export const cacheStats = { loaded: 0, written: 0, rejected: 0 };
 
-/** NUMBATS_CACHE_TRACE=1: a line on stderr per entry loaded, written or rejected. */
-function trace(what: string): void {
+/** NUMBATS_CACHE_TRACE=1: a line on stderr per entry loaded, written or rejected, and per kernel a bundle gives. */
+export function trace(what: string): void {
   if (process.env.NUMBATS_CACHE_TRACE === "1") process.stderr.write(`numbats cache: ${what}\n`);
 }
 
@@ -73,7 +73,7 @@ export class DiskCache {
 
   /** Stores `artifact` under `key` (atomically); an unwritable directory warns once and turns the cache off. */
   write(key: string, version: string, artifact: Artifact, what: string): void {
-    const payload = Buffer.from(encodeArtifact(artifact), "utf8");
+    const payload = Buffer.from(encodeData(artifact), "utf8");
     const header = JSON.stringify({ key, version, bytes: payload.byteLength, sha256: sha256(payload) });
     const file = this.file(key), temp = `${file}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`;
     try {

@@ -10,6 +10,7 @@ import type {
   Artifact, Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory, KernelArg,
 } from "../../../abi/backend.js";
 import { buildJs, compileJs, loadJs, type JsArtifactFacts } from "../js/index.js";
+import type { FunctionIR } from "../../../compiler/ir.js";
 import { isSimBuffer, type SimBuffer } from "./buffer.js";
 import { loadSimKernel } from "./sim-kernel.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
@@ -208,6 +209,9 @@ class SimEvent implements BackendEvent {
 /** What the simulator's artifacts are for: its JavaScript runs on every simulated device alike. */
 const SIM_ARTIFACTS = "sim";
 
+/** The simulator's artifact of `ir`: its plain JavaScript and what loading it needs. */
+export const simArtifact = (ir: FunctionIR): Artifact => ({ target: SIM_ARTIFACTS, ...buildJs(ir) });
+
 /** The back end of simulated device `id`; each device counts its own allocations. */
 export function createSimBackend(id = 0): Backend {
   const defaultStream = new SimStream(true);
@@ -261,7 +265,7 @@ export function createSimBackend(id = 0): Backend {
     ipcOpen: openShared,
     compile: (ir) => syncingShared(loadSimKernel(compileJs(ir))),
     artifactTarget: SIM_ARTIFACTS,
-    build: (ir) => ({ target: SIM_ARTIFACTS, ...buildJs(ir) }),
+    build: simArtifact,
     load: ({ info, code, facts }: Artifact, { origin, ir }) => syncingShared(loadSimKernel(loadJs(info, code, facts as JsArtifactFacts, origin, ir))),
     inPlace: wrapHostArray,
     hostBytes(buf) {
