@@ -7,6 +7,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { cuda, declareDevice, CompileError, LaunchError, TypingError } from "../../src/index.js";
 import { setSimChecks, simChecks } from "../../src/backends/sim/runtime/sanitize.js";
+import { linkKernel } from "../../src/backends/cuda/driver/link-kernel.js";
+import type { DeviceContext } from "../../src/backends/cuda/driver/context.js";
+import { compileCuda, nvrtc } from "../../src/backends/cuda/nvrtc/nvrtc.js";
+import { nvJitLink } from "../../src/backends/cuda/nvrtc/nvjitlink.js";
+import { elfSymbols } from "../helpers/elf.js";
 
 process.env.NUMBATS_TARGET = "sim";
 
@@ -156,4 +161,30 @@ test("the PTX calls the symbol with nvcc's ABI, with no GPU: inspectAsm", () => 
   assert.match(ptx, /call\.uni \(retval0\), lerp_f32, \(param0, param1, param2\);\n\s*ld\.param\.f32 %f\d+, \[retval0\];/);
   assert.match(ptx, /call\.uni fill_from, \(param0, param1, param2\);/);
   assert.match(ptx, /cvta\.global\.u64 %rd\d+, %rd\d+;[\s\S]*st\.param\.b64 \[param0\], %rd\d+;/);
+});
+
+const noLto = (() => {
+  try {
+    nvrtc();
+    nvJitLink();
+    return false;
+  } catch (e) {
+    return `NVRTC or nvJitLink is not installed: ${(e as Error).message.split("\n")[0]}`;
+  }
+})();
+if (noLto) console.log(`# test/host/link.test.ts: the LTO link skipped: ${noLto}`);
+
+test("with LTO-IR among the link entries, the kernel, its CUDA C++ (compiled to LTO-IR) and the rest link through nvJitLink, no GPU", { skip: noLto }, () => {
+  const k = cuda.jit((x: Float32Array) => { x[0] = lerp(x[1], x[2], 0.5) + hyp(x[3], x[4]); }, { signature: "void(float32[::1])" });
+  const text = k.inspectAsm(undefined, { computeCapability: [9, 0] });
+  const entry = /^\.visible \.entry (\w+)\(/m.exec(text)![1]!;
+  const lto = compileCuda({ source: 'extern "C" __device__ float lerp_f32(float a, float b, float t) { return a + (b - a) * t; }', name: "lerp.cu" }, { computeCapability: [9, 0], output: "ltoir" });
+  // only the compute capability of the device is asked of it: nvJitLink needs no driver
+  const owner = { device: { computeCapability: [9, 0] } } as unknown as DeviceContext;
+  const cubin = linkKernel(owner, { text, entry }, [
+    { kind: "ltoir", name: "lerp.ltoir", data: lto.code },
+    { kind: "cuda", name: "hyp.cu", data: 'extern "C" __device__ double hyp_f64(double x, double y) { return sqrt(x * x + y * y); }' },
+  ]);
+  const defined = elfSymbols(cubin).filter((sym) => sym.defined && sym.type === "func").map((sym) => sym.name);
+  for (const name of [entry, "lerp_f32", "hyp_f64"]) assert.ok(defined.includes(name), `${name} is defined in the cubin (functions: ${defined.join(", ")})`);
 });
