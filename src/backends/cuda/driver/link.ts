@@ -84,11 +84,3 @@ export function linkImage(driver: CudaDriver, inputs: readonly LinkInput[], opti
     ffi.free(infoLog);
   }
 }
-
-/** The kind of a link input by its file name's extension, or undefined for one the linker does not take. */
-export function linkInputKind(file: string): LinkInputKind | undefined {
-  const ext = /\.([^./\\]+)$/.exec(file)?.[1]?.toLowerCase();
-  return ext === undefined ? undefined : FILE_KINDS[ext];
-}
-
-const FILE_KINDS: Readonly<Record<string, LinkInputKind>> = { ptx: "ptx", cubin: "cubin", fatbin: "fatbin", o: "object", a: "library" };

@@ -1,7 +1,8 @@
 // The helpers generated simulator code calls (as `rt.*`): integer division
 // rules, float→int saturation, bit tricks, bitcasts, atomics, argument
-// binding, bounds errors and printf. Generated code inlines the cheap cases
-// (wrap-around arithmetic, float32 rounding) and calls these for the rest.
+// binding, bounds errors, printf and the stand-ins of declared device
+// functions. Generated code inlines the cheap cases (wrap-around arithmetic,
+// float32 rounding) and calls these for the rest.
 
 import { parseThrowSite, type ArrayArg, type KernelArg } from "../../../abi/launch-abi.js";
 import { isSimBuffer } from "./buffer.js";
