@@ -12,6 +12,11 @@ import type { DeviceContext } from "../../src/backends/cuda/driver/context.js";
 import { compileCuda, nvrtc } from "../../src/backends/cuda/nvrtc/nvrtc.js";
 import { nvJitLink } from "../../src/backends/cuda/nvrtc/nvjitlink.js";
 import { elfSymbols } from "../helpers/elf.js";
+import { compileToIR } from "../../src/compiler/index.js";
+import { resolveDeviceFunction } from "../../src/device-functions.js";
+import { arrayType } from "../../src/dtypes.js";
+import { emitWgsl } from "../../src/backends/webgpu/wgsl/index.js";
+import { ADAPTERS } from "../targets/wgsl-dawn.js";
 
 process.env.NUMBATS_TARGET = "sim";
 
@@ -145,6 +150,15 @@ test("the sanitizer treats a call as opaque: what the stand-in writes through a 
   } finally {
     setSimChecks(before);
   }
+});
+
+test("the webgpu target refuses a call of a declared function: a CompileError naming the target, the function and the line", () => {
+  const ir = compileToIR((o: Float32Array) => {
+    o[0] = lerp(1, 2, 0.5);
+  }, [arrayType("float32", 1, "C")], { name: "k", resolveDeviceFunction });
+  assert.throws(() => emitWgsl(ir, ADAPTERS.lavapipe), (e: unknown) => e instanceof CompileError
+    && /^a call of 'lerp_f32', a device function declared with cuda\.declareDevice is not available on the webgpu target \(WebGPU cannot link device code compiled elsewhere/.test(e.message)
+    && /o\[0\] = lerp\(1, 2, 0\.5\);/.test(e.sourceLine));
 });
 
 test("the PTX calls the symbol with nvcc's ABI, with no GPU: inspectAsm", () => {
