@@ -45,6 +45,30 @@ test("a kernel calling functions defined in a .ptx file: values and a pointer th
   assert.deepEqual([...rows], Array.from({ length: 3 * n }, (_, j) => (j % 3 < 2 ? 1.5 : 0.5)));
 });
 
+test("called from a device function inside nested loops (the call's result is defined in the loop, not hoisted)", { skip: noGpu }, () => {
+  const halveStep = cuda.jit((x: number, n: number) => { let s = x; for (let j = 0; j < n; j++) s = scaleAdd(s, 0.5, j); return s; }, { device: true });
+  const k = cuda.jit((o: Float32Array, n: number) => {
+    const i = cuda.grid(1);
+    if (i < o.length) {
+      let t = 0;
+      for (let r = 0; r < 3; r++) t += halveStep(o[i] + r, n);
+      o[i] = t;
+    }
+  }, { link: [fixture] });
+  const o = Float32Array.from({ length: 40 }, (_, i) => i * 0.75);
+  const want = o.map((v) => {
+    let t = 0;
+    for (let r = 0; r < 3; r++) {
+      let s = f32(v + r);
+      for (let j = 0; j < 5; j++) s = f32(f32(s * 0.5) + j);
+      t = f32(t + s);
+    }
+    return t;
+  });
+  k.forall(40)(o, 5);
+  assert.deepEqual([...o], [...want]);
+});
+
 test("PTX text as a link entry ({ ptx, name }), and the same symbol linked into two kernels", { skip: noGpu }, () => {
   const ptx = `.version 7.8\n.target sm_75\n.address_size 64\n.visible .func (.param .b64 func_retval0) halve(.param .b64 p)\n{\n\t.reg .f64 %fd<3>;\n\tld.param.f64 %fd1, [p];\n\tmul.rn.f64 %fd2, %fd1, 0d3FE0000000000000;\n\tst.param.f64 [func_retval0], %fd2;\n\tret;\n}\n`;
   const halve = cuda.declareDevice("halve", "float64(float64)", { sim: (v: number) => v / 2 });
