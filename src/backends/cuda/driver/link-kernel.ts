@@ -49,10 +49,13 @@ export function linkKernel(owner: DeviceContext, ptx: KernelPtx, sources: readon
   }
 }
 
-/** A link error with a line naming the functions the kernel declares and what was linked to define them. */
+/** What the linkers' logs say of a symbol nothing defines (the driver's, nvJitLink's). */
+const UNDEFINED = /Unresolved extern function|Undefined reference/;
+
+/** An undefined-symbol error with a line naming the functions the kernel declares and what was linked to define them. */
 function withDeclaredFunctions(e: unknown, ptx: KernelPtx, sources: readonly LinkSource[]): unknown {
   const declared = externalFunctions(ptx.text);
-  if (!(e instanceof CudaError) || declared.length === 0) return e;
+  if (!(e instanceof CudaError) || !UNDEFINED.test(e.message) || declared.length === 0) return e;
   const linked = sources.length ? `it was linked with ${sources.map((s) => `'${s.name}'`).join(", ")}` : "it has no `link` entries";
   const note = `kernel '${ptx.entry}' calls ${declared.map((n) => `'${n}'`).join(", ")} (declared with cuda.declareDevice) and ${linked}: each declared function must be defined (extern "C" __device__) by the code given in cuda.jit's link option`;
   e.message = `${e.message}\n${note}`;
