@@ -4,7 +4,7 @@
 // signature, its key without paths (cache-key.ts: source, env, device functions, options) and its
 // artifacts (the simulator's JavaScript, PTX per compute capability).
 
-import * as fs from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Artifact } from "../abi/backend.js";
 import { LaunchError } from "../errors.js";
 import { decodeData, encodeData, isArtifact } from "./artifact-file.js";
@@ -32,12 +32,12 @@ export interface Bundle {
 }
 
 export function writeBundle(file: string, bundle: Bundle): void {
-  fs.writeFileSync(file, `${MAGIC}\n${encodeData(bundle)}\n`);
+  writeFileSync(file, `${MAGIC}\n${encodeData(bundle)}\n`);
 }
 
 /** The bundle in `file`; a TypeError where it is none. */
 export function readBundle(file: string): Bundle {
-  const text = fs.readFileSync(file, "utf8");
+  const text = readFileSync(file, "utf8");
   const bad = (why: string) => new TypeError(`cuda.loadBundle: ${file} is not a numbats bundle (${why}); make one with npx numbats build`);
   if (!text.startsWith(`${MAGIC}\n`)) throw bad(`it does not start with '${MAGIC}'`);
   let bundle: Partial<Bundle>;

@@ -8,8 +8,7 @@
 // is looked up among the registered device functions (a local or a property that happens to share a
 // device function's name only adds to the key), so computing the key needs no compiler.
 
-// a namespace import: the browser build's stand-in for node:crypto lacks createHash (no cache there)
-import * as crypto from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { complexDTypeName, typedScalarDType } from "../dtypes.js";
 import { asDeviceFunction, type DeviceFunctionLike, type DeviceResolver } from "../compiler/index.js";
 import { BUILTIN_NAMESPACE, functionText, recordedNames } from "../compiler/recorded.js";
@@ -43,7 +42,7 @@ const WORDS = /[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*/gu;
  * array, which a later process does not have).
  */
 export function kernelKey(parts: KernelKeyParts, target: string, version: string, places: Places = "with paths"): string | undefined {
-  const hash = crypto.createHash("sha256");
+  const hash = createHash("sha256");
   const f = new Fingerprint(hash, parts.resolve, places === "with paths");
   try {
     f.text(`numbats ${version}\0${target}\0${parts.signature}\0warp ${parts.warpSize}\0${parts.name}\0${f.place(parts.module)}`);
@@ -63,14 +62,14 @@ export function kernelKey(parts: KernelKeyParts, target: string, version: string
 export type Places = "with paths" | "without paths";
 
 /** The sha256 of a kernel function's source text (bundles match kernels by it). */
-export const sourceHash = (fn: Function): string => crypto.createHash("sha256").update(functionText(fn)).digest("hex");
+export const sourceHash = (fn: Function): string => createHash("sha256").update(functionText(fn)).digest("hex");
 
 /** Feeds what values mean into a hash, each value tagged with its kind so that no two kinds collide. */
 class Fingerprint {
   /** functions being or already fingerprinted (cycles: a device function in its own env) */
   private readonly seen = new Set<unknown>();
 
-  constructor(private readonly hash: crypto.Hash, private readonly resolve: DeviceResolver, private readonly paths: boolean) {}
+  constructor(private readonly hash: Hash, private readonly resolve: DeviceResolver, private readonly paths: boolean) {}
 
   /** A module's path, where the key includes paths. */
   place(module: string | undefined): string {

@@ -6,10 +6,9 @@
 // the same directory, renamed over the entry (atomic), so that processes sharing the directory only
 // ever see whole entries; two writers of one key write the same code.
 
-// namespace imports: the browser build's stand-ins for node: modules lack these (no cache there)
-import * as crypto from "node:crypto";
-import * as fs from "node:fs";
-import * as os from "node:os";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Artifact } from "../abi/backend.js";
 import { decodeArtifact, encodeData } from "./artifact-file.js";
@@ -19,14 +18,14 @@ const MAGIC = "numbats-cache 1";
 /** The cache's directory: NUMBATS_CACHE_DIR, else the user's cache directory's `numbats` folder. */
 export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   if (env.NUMBATS_CACHE_DIR) return env.NUMBATS_CACHE_DIR;
-  const home = os.homedir();
+  const home = homedir();
   if (platform === "win32") return join(env.LOCALAPPDATA ?? join(home, "AppData", "Local"), "numbats");
   if (platform === "darwin") return join(home, "Library", "Caches", "numbats");
   return join(env.XDG_CACHE_HOME || join(home, ".cache"), "numbats");
 }
 
-/** Whether a kernel caches: its `cache` option, else NUMBATS_CACHE=1. */
-export const cacheWanted = (option: boolean | undefined): boolean => option ?? process.env.NUMBATS_CACHE === "1";
+/** Whether a kernel caches: its `cache` option, else NUMBATS_CACHE=1; never in a browser (no file system, no process.versions.node). */
+export const cacheWanted = (option: boolean | undefined): boolean => process.versions.node !== undefined && (option ?? process.env.NUMBATS_CACHE === "1");
 
 /** What the cache did in this process (tests and the benchmark read it). */
 export const cacheStats = { loaded: 0, written: 0, rejected: 0 };
@@ -56,7 +55,7 @@ export class DiskCache {
     const file = this.file(key);
     let bytes: Buffer;
     try {
-      bytes = fs.readFileSync(file);
+      bytes = readFileSync(file);
     } catch {
       return undefined;
     }
@@ -75,19 +74,19 @@ export class DiskCache {
   write(key: string, version: string, artifact: Artifact, what: string): void {
     const payload = Buffer.from(encodeData(artifact), "utf8");
     const header = JSON.stringify({ key, version, bytes: payload.byteLength, sha256: sha256(payload) });
-    const file = this.file(key), temp = `${file}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`;
+    const file = this.file(key), temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
     try {
-      fs.mkdirSync(this.dir, { recursive: true });
-      fs.writeFileSync(temp, Buffer.concat([Buffer.from(`${MAGIC}\n${header}\n`, "utf8"), payload]));
-      fs.renameSync(temp, file);
+      mkdirSync(this.dir, { recursive: true });
+      writeFileSync(temp, Buffer.concat([Buffer.from(`${MAGIC}\n${header}\n`, "utf8"), payload]));
+      renameSync(temp, file);
     } catch (e) {
       try {
-        fs.rmSync(temp, { force: true });
+        rmSync(temp, { force: true });
       } catch {
         // nothing was written
       }
       // another process's entry in place (Windows refuses to rename over a file being read)
-      if (fs.existsSync(file)) return;
+      if (existsSync(file)) return;
       unusable = this.dir;
       process.emitWarning(`the kernel cache directory ${this.dir} is not writable (${(e as Error).message}); compiled kernels are not cached in this process (set NUMBATS_CACHE_DIR to a writable directory)`, "NumbatsCacheWarning");
       return;
@@ -97,7 +96,7 @@ export class DiskCache {
   }
 }
 
-const sha256 = (bytes: Uint8Array): string => crypto.createHash("sha256").update(bytes).digest("hex");
+const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
 /** The artifact in an entry's bytes, or why it is not loaded. */
 function checkEntry(bytes: Buffer, key: string, version: string): Artifact | string {

@@ -1,9 +1,8 @@
 // numbats' version: what `numbats --version` prints, and what compiled code kept on disk (the cache,
 // bundles) is tagged with, so that another version's code is never loaded.
 
-// namespace imports: the browser build's stand-ins for node: modules lack some of these
-import * as crypto from "node:crypto";
-import * as fs from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { moduleFile } from "../module-file.js";
 
@@ -14,8 +13,8 @@ import { moduleFile } from "../module-file.js";
 export function packageVersion(): string | undefined {
   for (let dir = dirname(moduleFile() ?? "."); dir !== dirname(dir); dir = dirname(dir)) {
     const file = join(dir, "package.json");
-    if (!fs.existsSync(file)) continue;
-    const pkg = JSON.parse(fs.readFileSync(file, "utf8")) as { name?: string; version?: string };
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
     if (pkg.name === "numbats") return pkg.version;
   }
   return undefined;
@@ -36,15 +35,15 @@ function versionOfCode(self: string | undefined): string {
   const version = packageVersion();
   if (self && version !== undefined && self.endsWith(".ts")) return `${version}+src.${treeDigest(dirname(dirname(self)))}`;
   if (version !== undefined) return version;
-  return `unknown+${self ? crypto.createHash("sha256").update(fs.readFileSync(self)).digest("hex").slice(0, 16) : "no-file"}`;
+  return `unknown+${self ? createHash("sha256").update(readFileSync(self)).digest("hex").slice(0, 16) : "no-file"}`;
 }
 
 /** A digest of the paths, sizes and modification times of the files under `dir` (src/). */
 function treeDigest(dir: string): string {
-  const hash = crypto.createHash("sha256");
+  const hash = createHash("sha256");
   const walk = (d: string): void => {
-    for (const name of fs.readdirSync(d).sort()) {
-      const path = join(d, name), st = fs.statSync(path);
+    for (const name of readdirSync(d).sort()) {
+      const path = join(d, name), st = statSync(path);
       if (st.isDirectory()) walk(path);
       else hash.update(`${path.slice(dir.length)}\0${st.size}\0${st.mtimeMs}\0`);
     }

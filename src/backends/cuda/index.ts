@@ -5,7 +5,7 @@
 import type { BackendDescriptor, DeviceInfo } from "../../abi/backend.js";
 import { CudaError } from "../../errors.js";
 import { createCudaBackend } from "./driver/backend.js";
-import { ptxArtifact } from "./driver/device.js";
+import { ptxArtifact } from "./ptx/artifact.js";
 import { cudaInAuto, probeCuda, type CudaProbe } from "./driver/detect.js";
 import { formatDriverVersion, ptxVersionForDriver } from "./driver/ptxversion.js";
 import type { PtxTargetOptions } from "./ptx/module.js";

@@ -45,15 +45,6 @@ interface Allocation {
   readonly host?: unknown;
 }
 
-/**
- * The PTX of `ir` for compute capability `cc` as an artifact a device of that capability loads (its
- * driver JIT-compiles it): what bundles hold for the GPU.
- */
-export function ptxArtifact(ir: FunctionIR, cc: readonly [number, number]): Artifact {
-  const { text, ...facts } = emitPtx(ir, { computeCapability: cc });
-  return { target: `cuda sm_${cc.join("")}`, info: kernelInfo(ir), code: text, facts };
-}
-
 export class CudaDevice implements Backend, DeviceContext {
   readonly name = "cuda" as const;
   readonly device: DeviceInfo;
