@@ -27,9 +27,6 @@ export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, platform: N
 /** Whether a kernel caches: its `cache` option, else NUMBATS_CACHE=1; never in a browser (no file system, no process.versions.node). */
 export const cacheWanted = (option: boolean | undefined): boolean => process.versions.node !== undefined && (option ?? process.env.NUMBATS_CACHE === "1");
 
-/** What the cache did in this process (tests and the benchmark read it). */
-export const cacheStats = { loaded: 0, written: 0, rejected: 0 };
-
 /** NUMBATS_CACHE_TRACE=1: a line on stderr per entry loaded, written or rejected, and per kernel a bundle gives. */
 export function trace(what: string): void {
   if (process.env.NUMBATS_CACHE_TRACE === "1") process.stderr.write(`numbats cache: ${what}\n`);
@@ -61,11 +58,9 @@ export class DiskCache {
     }
     const problem = checkEntry(bytes, key, version);
     if (typeof problem === "string") {
-      cacheStats.rejected++;
       trace(`rejected ${what}: ${problem} (${file})`);
       return undefined;
     }
-    cacheStats.loaded++;
     trace(`loaded ${what} (${file})`);
     return problem;
   }
@@ -91,7 +86,6 @@ export class DiskCache {
       process.emitWarning(`the kernel cache directory ${this.dir} is not writable (${(e as Error).message}); compiled kernels are not cached in this process (set NUMBATS_CACHE_DIR to a writable directory)`, "NumbatsCacheWarning");
       return;
     }
-    cacheStats.written++;
     trace(`wrote ${what} (${file})`);
   }
 }
