@@ -5,8 +5,8 @@
 // parsed once and kept: a new specialisation), and a never-compiled kernel's
 // one compile in a child process, first in it or after the other kernels; and, for the math-heavy
 // kernels, the first launch in a new process with the on-disk cache (`cache: true`) holding the kernel
-// against the same launch without the cache, on the current target (NUMBATS_TARGET).
-// Prints tables, then the figures as JSON.
+// against the same launch without the cache, on the current target (NUMBATS_TARGET); `--cache-only`
+// measures only that. Prints tables, then the figures as JSON.
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -273,20 +273,22 @@ function measure(index: number, dir: string): Row {
   };
 }
 
-function main(): void {
+function main(cacheOnly: boolean): void {
   const dir = mkdtempSync(join(os.tmpdir(), "numbats-bench-compile-"));
   let rows: Row[];
   try {
-    rows = KERNELS.map((_, index) => measure(index, dir));
+    rows = cacheOnly ? [] : KERNELS.map((_, index) => measure(index, dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   const launches = FIRST_LAUNCH.map((name) => firstLaunch(KERNELS.findIndex(([n]) => n === name)));
   const f = (ms: number | null) => (ms === null ? "—" : ms.toFixed(3));
   console.log(`numbats compile time — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}`);
-  console.log(`warm: median of ${REPS} after ${WARMUP} warm-up runs (ptxas: median of ${PTXAS_REPS}, process start included)${hasPtxas ? "" : "; ptxas not on PATH"}`);
-  console.log("  (the kernel's source already parsed: what a new specialisation of a kernel costs)");
-  console.log(`new kernel: one compile in a child process, as the process's first compile or after the other kernels; median of ${CHILD_REPS} processes\n`);
+  if (!cacheOnly) {
+    console.log(`warm: median of ${REPS} after ${WARMUP} warm-up runs (ptxas: median of ${PTXAS_REPS}, process start included)${hasPtxas ? "" : "; ptxas not on PATH"}`);
+    console.log("  (the kernel's source already parsed: what a new specialisation of a kernel costs)");
+    console.log(`new kernel: one compile in a child process, as the process's first compile or after the other kernels; median of ${CHILD_REPS} processes\n`);
+  }
   const table = [["kernel", "front end ms", "JS target ms", "source→JS ms", "PTX target ms", "ptxas sm_90 ms", "PTX instrs",
     "first: src→JS", "first: src→PTX", "later: src→JS", "later: src→PTX", `goal src→JS < ${GOAL_MS} ms (later)`]];
   for (const r of rows) {
@@ -294,7 +296,7 @@ function main(): void {
       f(r.first.sourceToJs_ms), f(r.first.sourceToPtx_ms), f(r.later.sourceToJs_ms), f(r.later.sourceToPtx_ms),
       r.later.sourceToJs_ms < GOAL_MS ? "met" : "MISSED"]);
   }
-  printTable(table);
+  if (!cacheOnly) printTable(table);
   const target = process.env.NUMBATS_TARGET ?? "auto";
   console.log(`\nfirst launch in a new process (NUMBATS_TARGET=${target}; jit + compile or cache load + launch of 256 threads), median of ${CHILD_REPS} processes:\n`);
   printTable([["kernel", "uncached ms", "cached ms", `cached faster (goal ≥ ${CACHE_GOAL}×)`],
@@ -311,4 +313,4 @@ const newFlag = process.argv.indexOf("--new");
 const launchFlag = process.argv.indexOf("--first-launch");
 if (newFlag >= 0) measureNewKernel(Number(process.argv[newFlag + 1]), process.argv.includes("--after-others"));
 else if (launchFlag >= 0) measureFirstLaunch(Number(process.argv[launchFlag + 1]));
-else main();
+else main(process.argv.includes("--cache-only"));
