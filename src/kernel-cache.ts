@@ -5,11 +5,12 @@
 // are linked in each process: their artifact would need the linked files' contents in its key, and
 // each link input kind's build.
 
-import type { Artifact, Backend } from "./abi/backend.js";
+import type { Artifact, ArtifactSource, Backend, CompiledKernel } from "./abi/backend.js";
+import type { FunctionIR } from "./compiler/ir.js";
 import { moduleOf } from "./compiler/lower.js";
 import { resolveDeviceFunction } from "./device-functions.js";
 import { bundledArtifact, bundlesLoaded } from "./runtime/bundle.js";
-import { cacheWanted, openCache } from "./runtime/cache.js";
+import { cacheWanted, openCache, trace } from "./runtime/cache.js";
 import { kernelKey, sourceHash, type Places } from "./runtime/cache-key.js";
 import { compilerVersion } from "./runtime/version.js";
 
@@ -20,10 +21,35 @@ export interface CachingKernel {
   readonly options: { readonly cache?: boolean; readonly env?: Readonly<Record<string, unknown>>; readonly link?: unknown } & object;
 }
 
-/** One specialisation's place in a bundle or the cache: what is stored there, if anything, and how to store it. */
+/** One specialisation's place in a bundle or the cache. */
 export interface CacheEntry {
-  readonly artifact: Artifact | undefined;
-  store(artifact: Artifact): void;
+  /**
+   * The code stored there, loaded; undefined where there is none, or the back end cannot load it (a
+   * bundle's PTX newer than the driver's JIT takes, say: traced, and the kernel compiles instead).
+   */
+  load(source: ArtifactSource): CompiledKernel | undefined;
+  /** `ir` built, stored (in the cache; a bundle keeps what it has) and loaded */
+  build(ir: FunctionIR, source: ArtifactSource): CompiledKernel;
+}
+
+/** The entry of `artifact` (if any) on `backend`, which `store` keeps once built; `what` names it in traces. */
+function entry(backend: Backend, artifact: Artifact | undefined, store: (a: Artifact) => void, what: string): CacheEntry {
+  return {
+    load(source) {
+      if (!artifact) return undefined;
+      try {
+        return backend.load!(artifact, source);
+      } catch (e) {
+        trace(`could not load ${what}, compiling it: ${(e as Error).message.split("\n")[0]}`);
+        return undefined;
+      }
+    },
+    build(ir, source) {
+      const built = backend.build!(ir);
+      store(built);
+      return backend.load!(built, source);
+    },
+  };
 }
 
 /** The options that do not change the compiled code, or are in the key otherwise (env, name). */
@@ -51,7 +77,7 @@ export function storedCode(kernel: CachingKernel, signature: string, warpSize: n
   if (bundlesLoaded()) {
     const query = { name: kernel.name, sourceHash: sourceHash(kernel.fn), signature, warpSize, key: () => bundleKey(kernel, signature, warpSize) };
     const artifact = bundledArtifact(query, target);
-    if (artifact) return { artifact, store: () => {} };
+    if (artifact) return entry(backend, artifact, () => {}, `'${kernel.name}' ${signature} from a bundle`);
   }
   if (!cacheWanted(kernel.options.cache)) return undefined;
   if (Array.isArray(kernel.options.link) && kernel.options.link.length > 0) return undefined;
@@ -62,5 +88,5 @@ export function storedCode(kernel: CachingKernel, signature: string, warpSize: n
   if (key === undefined) return undefined;
   const what = `'${kernel.name}' ${signature} for ${target}`;
   const artifact = cache.read(key, version, what);
-  return { artifact: artifact?.target === target ? artifact : undefined, store: (a) => cache.write(key, version, a, what) };
+  return entry(backend, artifact?.target === target ? artifact : undefined, (a) => cache.write(key, version, a, what), what);
 }

@@ -780,8 +780,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (!spec) {
       let ir: FunctionIR | undefined;
       const compileIR = () => (ir ??= compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize, linkSources: this.linkSources }));
-      const stored = backend && storedCode(this, key, warpSize, backend)?.artifact;
-      const loaded = stored && backend.load!(stored, { origin: this.fn, ir: compileIR });
+      const loaded = backend && storedCode(this, key, warpSize, backend)?.load({ origin: this.fn, ir: compileIR });
       const facts: LaunchFacts = loaded?.info ?? compileIR();
       // a record is one parameter per field, a complex scalar two (its parts), a tuple one per scalar;
       // the device arrays from env are the compiled code's last parameters
@@ -844,10 +843,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const entry = storedCode(this, spec.key, spec.warpSize, backend);
     if (!entry) return backend.compile(spec.ir);
     const source = { origin: this.fn, ir: () => spec.ir };
-    if (entry.artifact) return backend.load!(entry.artifact, source);
-    const artifact = backend.build!(spec.ir);
-    entry.store(artifact);
-    return backend.load!(artifact, source);
+    return entry.load(source) ?? entry.build(spec.ir, source);
   }
 
   /**
