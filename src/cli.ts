@@ -276,7 +276,7 @@ async function buildBundle(file: string, output: string, opts: PtxOptions): Prom
       if (key === undefined) throw new CliError(`kernel '${name}' captures a DeviceArray from env, which a bundle cannot hold: pass the array as an argument`);
       const artifacts = BACKENDS.flatMap((b) => b.aheadOfTime?.(ir, archs) ?? []);
       kernels.push({ name: kernel.name, sourceHash: sourceHash(kernel.fn), signature, warpSize: ir.options.warpSize, key, artifacts });
-      process.stdout.write(`${name}: ${signature} (${artifacts.map((a) => a.target).join(", ")})\n`);
+      process.stdout.write(`${name}: ${signature} (${artifacts.map((a) => `${a.target}${a.binary ? " + cubin" : ""}`).join(", ")})\n`);
     }
   }
   writeBundle(output, { version: compilerVersion(), kernels });

@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAKECUDA, missingTools } from "../helpers/tools.js";
+import { elfSymbols } from "../helpers/elf.js";
+import { readBundle } from "../../src/runtime/bundle.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const KERNELS = "test/fixtures/bundle/kernels.ts";
@@ -46,12 +48,19 @@ const dir = mkdtempSync(join(tmpdir(), "numbats-bundle-"));
 const bundle = join(dir, "kernels.bundle");
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-test("numbats build writes a bundle of the module's kernels: the simulator's code and PTX per --arch", () => {
+test("numbats build writes a bundle of the module's kernels: the simulator's code and PTX per --arch (with a cubin where nvJitLink is found)", () => {
   const r = node(["src/cli.ts", "build", KERNELS, "--arch", "sm_80,sm_90", "-o", bundle]);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^axpy: void\(float64, array\(float64, 1d, C\), array\(float64, 1d, C\)\) \(cuda sm_80, cuda sm_90, sim\)$/m);
-  assert.match(r.stdout, /^blend: void\(array\(float32, 1d, C\), array\(float32, 1d, C\)\) \(cuda sm_80, cuda sm_90, sim\)$/m);
+  assert.match(r.stdout, /^axpy: void\(float64, array\(float64, 1d, C\), array\(float64, 1d, C\)\) \(cuda sm_80(?: \+ cubin)?, cuda sm_90(?: \+ cubin)?, sim\)$/m);
+  assert.match(r.stdout, /^blend: void\(array\(float32, 1d, C\), array\(float32, 1d, C\)\) \(cuda sm_80(?: \+ cubin)?, cuda sm_90(?: \+ cubin)?, sim\)$/m);
   assert.match(r.stdout, /wrote .*kernels\.bundle: 2 kernel specialisations/);
+  // each cubin (where nvJitLink made them) defines its kernel's entry
+  for (const k of readBundle(bundle).kernels) {
+    for (const a of k.artifacts.filter((x) => x.binary)) {
+      const entry = elfSymbols(a.binary!).find((sym) => sym.name === k.name);
+      assert.ok(entry?.defined && entry.type === "func", `${a.target}'s cubin defines ${k.name}`);
+    }
+  }
 });
 
 test("a process that loads the bundle launches its kernels without compiling them, with the compiled results", () => {
@@ -68,7 +77,7 @@ test("--sig bundles the kernel for that signature", () => {
   const other = join(dir, "axpy.bundle");
   const r = node(["src/cli.ts", "build", KERNELS, "--kernel", "axpy", "--sig", "void(float64, float64[:], float64[:])", "-o", other]);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^axpy: void\(float64, array\(float64, 1d, A\), array\(float64, 1d, A\)\) \(cuda sm_\d+, sim\)$/m);
+  assert.match(r.stdout, /^axpy: void\(float64, array\(float64, 1d, A\), array\(float64, 1d, A\)\) \(cuda sm_\d+(?: \+ cubin)?, sim\)$/m);
   assert.doesNotMatch(r.stdout, /blend/);
 });
 
@@ -84,7 +93,7 @@ test("a bundle of other source text, of another numbats version, or no bundle at
   assert.match(run(none).results.error ?? "", /^TypeError: cuda\.loadBundle: .*none\.bundle is not a numbats bundle \(it does not start with 'numbats-bundle 1'\); make one with npx numbats build$/);
 });
 
-test("on the emulated GPU the bundle's PTX for its compute capability is loaded without compiling", { skip: missingTools("gcc") }, () => {
+test("on the emulated GPU the bundle's code for its compute capability is loaded without compiling (its PTX: the emulator loads no real cubin)", { skip: missingTools("gcc") }, () => {
   const env = { NUMBATS_TARGET: "cuda", NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${FAKECUDA}`.trim() };
   const bundled = run(bundle, env);
   assert.match(bundled.stderr, /bundled 'blend' .* for cuda sm_90/);

@@ -107,7 +107,9 @@ export class CudaKernel implements CompiledKernel {
       const maxRegisters = this.info.maxRegisters;
       if (maxRegisters !== undefined) options.push(JIT.maxRegisters), values.push(BigInt(maxRegisters));
       const module: unknown[] = [null];
-      const rc = driver.api.cuModuleLoadDataEx(module, this.image ?? this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
+      let rc = driver.api.cuModuleLoadDataEx(module, this.image ?? this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
+      // a cubin another toolkit made, which this driver or device cannot load: its PTX is JIT-compiled instead
+      if (rc !== CUDA_SUCCESS && this.image) rc = driver.api.cuModuleLoadDataEx(module, this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
       this.infoLog = String(ffi.decode(infoLog, "char", -1));
       if (rc !== CUDA_SUCCESS) throw driver.error("cuModuleLoadDataEx", rc, this.loadFailure(rc, String(ffi.decode(errorLog, "char", -1))));
       const fn: unknown[] = [null];
