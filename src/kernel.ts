@@ -723,7 +723,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   inspectAsm(sig?: string, target?: PtxTargetOptions): string {
     const backend = getBackend();
     const spec = this.specialise(this.lookup(sig).params, backend.device.limits.warpSize);
-    return ptxOf(spec.ir, backend, () => this.compiledFor(spec, backend), target);
+    return ptxOf(() => spec.ir, backend, () => this.compiledFor(spec, backend), target);
   }
 
   /** The typed IR of compiled signature `sig` (as `signatures` spells it): what `numbats build` bundles. @internal */
