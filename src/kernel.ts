@@ -525,6 +525,19 @@ function uncallableKernel(proto: object): object {
   return self;
 }
 
+/**
+ * The current device's back end, or undefined where choosing it fails (no device the environment asks
+ * for; WebGPU before cuda.ready()): an eager kernel then compiles as without a cache, and its first
+ * launch reports the error.
+ */
+function backendIfReady(): Backend | undefined {
+  try {
+    return getBackend();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The stack above cuda.jit's frame while cuda.jit makes a kernel, for Kernel's constructor (see jitKernel). */
 let jitCallStack: string | undefined;
 
@@ -597,7 +610,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed, linkSources });
     // eagerly for 32-thread warps (CUDA's, the simulator's; a device with others compiles at its first
     // launch), or, caching or with bundles loaded, for the current device, whose code may be kept
-    const backend = eager && (cacheWanted(options.cache) || bundlesLoaded()) ? getBackend() : undefined;
+    const backend = eager && (cacheWanted(options.cache) || bundlesLoaded()) ? backendIfReady() : undefined;
     for (const sig of eager ?? []) self.specialise(sig.args, backend?.device.limits.warpSize ?? DEFAULT_COMPILE_OPTIONS.warpSize, backend);
     return self;
   }
