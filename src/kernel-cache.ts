@@ -1,9 +1,9 @@
 // Where a kernel's compiled code may be kept, for the dispatcher (kernel.ts): a loaded bundle
-// (runtime/bundle.ts), whose code a launch uses first, and the on-disk cache (runtime/cache.ts): where a kernel caches (`cache: true` or NUMBATS_CACHE=1, on a back end that builds artifacts, with
-// no DeviceArray captured from env and no `link` entries), its code for a signature is looked up by
-// key before the compiler runs, and stored after it ran. Kernels linked with code compiled elsewhere
-// are linked in each process: their artifact would need the linked files' contents in its key, and
-// each link input kind's build.
+// (runtime/bundle.ts), whose code a launch uses first, and the on-disk cache (runtime/cache.ts). A
+// kernel caches with `cache: true` or NUMBATS_CACHE=1, on a back end that builds artifacts, unless
+// it captures a DeviceArray from env or has `link` entries (it is linked in each process: its key
+// would need the linked files' contents, and its artifact each link input kind's build). Its code for
+// a signature is looked up by key before the compiler runs, and stored after it ran.
 
 import type { Artifact, ArtifactSource, Backend, CompiledKernel } from "./abi/backend.js";
 import type { FunctionIR } from "./compiler/ir.js";
