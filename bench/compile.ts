@@ -3,11 +3,13 @@
 // function), the PTX target (IR → PTX text), and `ptxas -arch=sm_90` on that
 // PTX when ptxas is on the PATH. Median of REPS runs after WARMUP (the source
 // parsed once and kept: a new specialisation), and a never-compiled kernel's
-// one compile in a child process, first in it or after the other kernels.
-// Prints a table, then the figures as JSON.
+// one compile in a child process, first in it or after the other kernels; and, for the math-heavy
+// kernels, the first launch in a new process with the on-disk cache (`cache: true`) holding the kernel
+// against the same launch without the cache, on the current target (NUMBATS_TARGET); `--cache-only`
+// measures only that. Prints tables, then the figures as JSON.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +26,8 @@ const REPS = 21;
 const PTXAS_REPS = 5;
 const CHILD_REPS = 5;
 const GOAL_MS = 5;
+/** how many times faster the first launch in a new process should be with the kernel in the on-disk cache */
+const CACHE_GOAL = 5;
 const TPB = 16;
 const BINS = 64;
 
@@ -100,6 +104,37 @@ const expSin = cuda.jit((x: Float32Array, out: Float32Array) => {
   if (i < x.length) out[i] = Math.exp(-x[i] * x[i]) * Math.sin(3.0 * x[i]);
 });
 
+// five float32 transcendentals per element (bench/gpu.ts's math_f32)
+const mathF32 = cuda.jit((x: Float32Array, out: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < out.length) {
+    const v = x[i];
+    out[i] = Math.exp(v) + Math.log(v + 1) * Math.sin(v) + Math.cos(v) * Math.tanh(v);
+  }
+});
+
+// Black–Scholes call and put (bench/gpu.ts's black_scholes)
+const RISKFREE = 0.02, VOLATILITY = 0.3;
+const cnd = cuda.jit((d: number) => {
+  const k = 1 / (1 + 0.2316419 * Math.abs(d));
+  const c = 0.3989422804014327 * Math.exp(-0.5 * d * d) *
+    (k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429)))));
+  return d > 0 ? 1 - c : c;
+}, { device: true });
+const blackScholes = cuda.jit((price: Float32Array, strike: Float32Array, years: Float32Array, call: Float32Array, put: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < call.length) {
+    const s = price[i], x = strike[i], t = years[i];
+    const sqrtT = Math.sqrt(t);
+    const d1 = (Math.log(s / x) + (RISKFREE + 0.5 * VOLATILITY * VOLATILITY) * t) / (VOLATILITY * sqrtT);
+    const d2 = d1 - VOLATILITY * sqrtT;
+    const cnd1 = cnd(d1), cnd2 = cnd(d2);
+    const expRT = Math.exp(-RISKFREE * t);
+    call[i] = s * cnd1 - x * expRT * cnd2;
+    put[i] = x * expRT * (1 - cnd2) - s * (1 - cnd1);
+  }
+}, { env: { cnd, RISKFREE, VOLATILITY } });
+
 const KERNELS: readonly [string, Kernel, string][] = [
   ["vector add", vectorAdd, "void(float32[::1], float32[::1], float32[::1])"],
   ["tiled matmul", tiledMatmul, "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"],
@@ -107,7 +142,12 @@ const KERNELS: readonly [string, Kernel, string][] = [
   ["histogram", histogram, "void(uint8[::1], int32[::1])"],
   ["mandelbrot", mandelbrot, "void(uint8[:, ::1], float64, float64, float64, float64, int32)"],
   ["Math.exp/sin", expSin, "void(float32[::1], float32[::1])"],
+  ["math_f32", mathF32, "void(float32[::1], float32[::1])"],
+  ["Black–Scholes", blackScholes, "void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1])"],
 ];
+
+/** The math-heavy kernels (all of float32 arrays) whose first launch in a new process is timed with and without the cache. */
+const FIRST_LAUNCH = ["Math.exp/sin", "math_f32", "Black–Scholes"];
 
 // ---------------------------------------------------------------------------
 
@@ -179,6 +219,41 @@ function newKernelInChild(index: number, afterOthers: boolean): NewKernel {
   return { sourceToJs_ms: median(runs.map((r) => r.sourceToJs_ms)), sourceToPtx_ms: median(runs.map((r) => r.sourceToPtx_ms)) };
 }
 
+// ---------------------------------------------------------------------------
+// the first launch in a new process, with and without the on-disk cache
+
+/** Child mode (`--first-launch INDEX`): kernel INDEX made with `cache` as BENCH_CACHE says, launched once (256 threads); prints its ms. */
+function measureFirstLaunch(index: number): void {
+  const [, kernel] = KERNELS[index]!;
+  const k = cuda.jit(kernel.fn, { ...kernel.options, name: kernel.name, cache: process.env.BENCH_CACHE === "1" });
+  const args = Array.from({ length: kernel.fn.length }, (_, j) => Float32Array.from({ length: 256 }, (_, i) => 0.5 + (i + j) / 256));
+  const t0 = performance.now();
+  k.configure(4, 64)(...args);
+  console.log(JSON.stringify({ ms: performance.now() - t0 }));
+}
+
+interface FirstLaunch { kernel: string; uncached_ms: number; cached_ms: number; ratio: number }
+
+/** Medians over CHILD_REPS child processes of kernel INDEX's first launch: uncached, and with the kernel in the cache. */
+function firstLaunch(index: number): FirstLaunch {
+  const cacheDir = mkdtempSync(join(os.tmpdir(), "numbats-bench-cache-"));
+  const launch = (cache: boolean) => {
+    const args = [...process.execArgv, fileURLToPath(import.meta.url), "--first-launch", String(index)];
+    const r = spawnSync(process.execPath, args, { encoding: "utf8", env: { ...process.env, BENCH_CACHE: cache ? "1" : "0", NUMBATS_CACHE_DIR: cacheDir } });
+    if (r.status !== 0) throw new Error(`the first launch of kernel ${index} in a child process failed:\n${r.stderr}`);
+    return (JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { ms: number }).ms;
+  };
+  try {
+    launch(true); // fills the cache
+    if (readdirSync(cacheDir).length !== 1) throw new Error(`kernel ${index} was not cached on this target`);
+    const uncached = median(Array.from({ length: CHILD_REPS }, () => launch(false)));
+    const cached = median(Array.from({ length: CHILD_REPS }, () => launch(true)));
+    return { kernel: KERNELS[index]![0], uncached_ms: uncached, cached_ms: cached, ratio: uncached / cached };
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
 function measure(index: number, dir: string): Row {
   const [name, kernel, sig] = KERNELS[index]!;
   const frontEnd = time(() => lowerKernel(kernel, sig));
@@ -198,19 +273,22 @@ function measure(index: number, dir: string): Row {
   };
 }
 
-function main(): void {
+function main(cacheOnly: boolean): void {
   const dir = mkdtempSync(join(os.tmpdir(), "numbats-bench-compile-"));
   let rows: Row[];
   try {
-    rows = KERNELS.map((_, index) => measure(index, dir));
+    rows = cacheOnly ? [] : KERNELS.map((_, index) => measure(index, dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  const launches = FIRST_LAUNCH.map((name) => firstLaunch(KERNELS.findIndex(([n]) => n === name)));
   const f = (ms: number | null) => (ms === null ? "—" : ms.toFixed(3));
   console.log(`numbats compile time — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}`);
-  console.log(`warm: median of ${REPS} after ${WARMUP} warm-up runs (ptxas: median of ${PTXAS_REPS}, process start included)${hasPtxas ? "" : "; ptxas not on PATH"}`);
-  console.log("  (the kernel's source already parsed: what a new specialisation of a kernel costs)");
-  console.log(`new kernel: one compile in a child process, as the process's first compile or after the other kernels; median of ${CHILD_REPS} processes\n`);
+  if (!cacheOnly) {
+    console.log(`warm: median of ${REPS} after ${WARMUP} warm-up runs (ptxas: median of ${PTXAS_REPS}, process start included)${hasPtxas ? "" : "; ptxas not on PATH"}`);
+    console.log("  (the kernel's source already parsed: what a new specialisation of a kernel costs)");
+    console.log(`new kernel: one compile in a child process, as the process's first compile or after the other kernels; median of ${CHILD_REPS} processes\n`);
+  }
   const table = [["kernel", "front end ms", "JS target ms", "source→JS ms", "PTX target ms", "ptxas sm_90 ms", "PTX instrs",
     "first: src→JS", "first: src→PTX", "later: src→JS", "later: src→PTX", `goal src→JS < ${GOAL_MS} ms (later)`]];
   for (const r of rows) {
@@ -218,11 +296,21 @@ function main(): void {
       f(r.first.sourceToJs_ms), f(r.first.sourceToPtx_ms), f(r.later.sourceToJs_ms), f(r.later.sourceToPtx_ms),
       r.later.sourceToJs_ms < GOAL_MS ? "met" : "MISSED"]);
   }
+  if (!cacheOnly) printTable(table);
+  const target = process.env.NUMBATS_TARGET ?? "auto";
+  console.log(`\nfirst launch in a new process (NUMBATS_TARGET=${target}; jit + compile or cache load + launch of 256 threads), median of ${CHILD_REPS} processes:\n`);
+  printTable([["kernel", "uncached ms", "cached ms", `cached faster (goal ≥ ${CACHE_GOAL}×)`],
+    ...launches.map((l) => [l.kernel, f(l.uncached_ms), f(l.cached_ms), `${l.ratio.toFixed(1)}× ${l.ratio >= CACHE_GOAL ? "met" : "MISSED"}`])]);
+  console.log(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, goalSourceToJs_ms: GOAL_MS, kernels: rows, firstLaunch: { target, goal: CACHE_GOAL, kernels: launches } }, null, 2)}`);
+}
+
+function printTable(table: readonly string[][]): void {
   const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
   for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd());
-  console.log(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, goalSourceToJs_ms: GOAL_MS, kernels: rows }, null, 2)}`);
 }
 
 const newFlag = process.argv.indexOf("--new");
+const launchFlag = process.argv.indexOf("--first-launch");
 if (newFlag >= 0) measureNewKernel(Number(process.argv[newFlag + 1]), process.argv.includes("--after-others"));
-else main();
+else if (launchFlag >= 0) measureFirstLaunch(Number(process.argv[launchFlag + 1]));
+else main(process.argv.includes("--cache-only"));

@@ -20,6 +20,8 @@ const EXAMPLES = [
   "phasors.ts",
   "sanitizer.ts",
   "graph.ts",
+  "link-cuda-cpp.ts",
+  "cache-and-bundle.ts",
   // one rank here; test/launcher.test.ts runs them with numbats run -n 2 and -n 4
   "distributed-heat.ts",
   "distributed-histogram.ts",

@@ -17,11 +17,15 @@ import { dirname, extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { moduleFile } from "./module-file.js";
+import { compilerVersion, packageVersion } from "./runtime/version.js";
+import { writeBundle, type BundledKernel } from "./runtime/bundle.js";
+import { sourceHash } from "./runtime/cache-key.js";
+import { bundleKey } from "./kernel-cache.js";
 import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
 import type { DeviceInfo } from "./abi/backend.js";
-import { SIMULATED_COMPUTE_CAPABILITY, gpuDriver, gpuPtxTarget, parseSchedule, parseTools, type PtxTargetOptions } from "./backends/index.js";
+import { BACKENDS, SIMULATED_COMPUTE_CAPABILITY, gpuDriver, gpuPtxTarget, parseSchedule, parseTools, type PtxTargetOptions } from "./backends/index.js";
 import { onGpu, programTarget, simulatorWorkers, targetDevice } from "./runtime/select.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
 import { playgroundDir, serveDirectory } from "./playground/serve.js";
@@ -34,6 +38,7 @@ const PLAYGROUND_PORT = 8417;
 
 const USAGE = `usage: numbats -s | --sysinfo
        numbats ptx FILE [--kernel NAME] [--sig SIG] [--arch sm_XX]
+       numbats build FILE [--kernel NAME] [--sig SIG] [--arch sm_XX,…] -o BUNDLE
        numbats sanitize [--tool LIST] [--schedule random:SEED] -- COMMAND [ARG…]
        numbats run -n N [--nnodes M --node-rank R --master HOST:PORT] APP [ARG…]
        numbats playground [--port N]
@@ -50,6 +55,13 @@ const USAGE = `usage: numbats -s | --sysinfo
                     it has already been compiled for
     --arch sm_XX    the GPU's compute capability to compile for, e.g. sm_90;
                     default: device 0's when a GPU is found, else ${DEFAULT_ARCH}
+  build FILE      compile the kernels FILE exports ahead of time into one bundle file
+                  (the simulator's code, and PTX for each --arch), which
+                  cuda.loadBundle(BUNDLE) makes later launches use without compiling
+    --kernel, --sig as for ptx
+    --arch LIST     compute capabilities to make PTX for, e.g. sm_80,sm_90;
+                    default: device 0's when a GPU is found, else ${DEFAULT_ARCH}
+    -o BUNDLE       the file to write
   sanitize -- COMMAND  run COMMAND (e.g. node app.js) with every kernel launch
                   checked on the CPU simulator: a launch with findings throws
                   SanitizerError; device arrays left allocated are listed at exit
@@ -85,17 +97,6 @@ class CliError extends Error {}
 // ---------------------------------------------------------------------------
 // numbats -s, numbats --version
 
-function packageVersion(): string {
-  // src/cli.ts and dist/src/cli.js sit at different depths below package.json
-  for (let dir = dirname(moduleFile() ?? "."); dir !== dirname(dir); dir = dirname(dir)) {
-    const file = join(dir, "package.json");
-    if (!existsSync(file)) continue;
-    const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-    if (pkg.name === "numbats") return pkg.version ?? "unknown";
-  }
-  return "unknown";
-}
-
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 
 const describeDevice = (d: DeviceInfo) =>
@@ -111,7 +112,7 @@ function section(title: string, rows: readonly (readonly [string, string])[]): s
 function systemReport(): string {
   const cpus = os.cpus();
   const system = section("System", [
-    ["numbats", packageVersion()],
+    ["numbats", packageVersion() ?? "unknown"],
     ["Node.js", `${process.version} (V8 ${process.versions.v8})`],
     ["Platform", `${process.platform} ${process.arch}, ${os.type()} ${os.release()}`],
     ["CPU", `${cpus.length} × ${cpus[0]?.model.trim() ?? "unknown"}`],
@@ -231,21 +232,55 @@ function signatureHint(file: string, name: string, kernel: Kernel): string {
 async function printPtx(file: string, opts: PtxOptions): Promise<number> {
   const target = ptxTarget(opts.arch);
   const exports = await importModule(file);
+  let status = 0;
+  for (const [name, kernel, sigs] of chosenKernels(file, exports, opts)) {
+    if (sigs.length === 0) status = 1;
+    for (const sig of sigs) process.stdout.write(`// kernel ${name}: ${sig}\n${kernel.inspectAsm(sig, target).trimEnd()}\n\n`);
+  }
+  return status;
+}
+
+/**
+ * The kernels FILE exports (`--kernel`: the one of that name), each with the signatures to compile it
+ * for: `--sig`, else those it has (options.signature); a kernel with none is named on stderr.
+ */
+function chosenKernels(file: string, exports: Record<string, unknown>, opts: PtxOptions): [string, Kernel, string[]][] {
   const kernels = Object.entries(exports).filter((e): e is [string, Kernel] => isKernel(e[1]));
   if (kernels.length === 0) throw new CliError(`${file} exports no kernels (values made by cuda.jit(fn) without { device: true })`);
   const chosen = opts.kernel === undefined ? kernels : kernels.filter(([name]) => name === opts.kernel);
   if (chosen.length === 0) {
     throw new CliError(`${file} exports no kernel named '${opts.kernel}'; its kernels: ${kernels.map(([n]) => n).join(", ")}`);
   }
-  let status = 0;
-  for (const [name, kernel] of chosen) {
+  return chosen.map(([name, kernel]) => {
     const sigs = opts.sig !== undefined ? [kernel.compile(opts.sig)] : kernel.signatures;
-    if (sigs.length === 0) {
-      process.stderr.write(`numbats: kernel '${name}' has no signature to compile for: ${signatureHint(file, name, kernel)}\n`);
-      status = 1;
+    if (sigs.length === 0) process.stderr.write(`numbats: kernel '${name}' has no signature to compile for: ${signatureHint(file, name, kernel)}\n`);
+    return [name, kernel, sigs];
+  });
+}
+
+// ---------------------------------------------------------------------------
+// numbats build
+
+/** Writes the bundle of FILE's kernels to `output`; returns the exit status. */
+async function buildBundle(file: string, output: string, opts: PtxOptions): Promise<number> {
+  const archs = (opts.arch ?? `sm_${ptxTarget(undefined).computeCapability!.join("")}`).split(",").map(parseArch);
+  const exports = await importModule(file);
+  let status = 0;
+  const kernels: BundledKernel[] = [];
+  for (const [name, kernel, sigs] of chosenKernels(file, exports, opts)) {
+    if (sigs.length === 0) status = 1;
+    for (const signature of sigs) {
+      const ir = kernel.typedIR(signature);
+      if (ir.link?.length) throw new CliError(`kernel '${name}' is linked with code compiled elsewhere (its link option), which bundles do not hold: launch it compiled`);
+      const key = bundleKey(kernel, signature, ir.options.warpSize);
+      if (key === undefined) throw new CliError(`kernel '${name}' captures a DeviceArray from env, which a bundle cannot hold: pass the array as an argument`);
+      const artifacts = BACKENDS.flatMap((b) => b.aheadOfTime?.(ir, archs) ?? []);
+      kernels.push({ name: kernel.name, sourceHash: sourceHash(kernel.fn), signature, warpSize: ir.options.warpSize, key, artifacts });
+      process.stdout.write(`${name}: ${signature} (${artifacts.map((a) => `${a.target}${a.binary ? " + cubin" : ""}`).join(", ")})\n`);
     }
-    for (const sig of sigs) process.stdout.write(`// kernel ${name}: ${sig}\n${kernel.inspectAsm(sig, target).trimEnd()}\n\n`);
   }
+  writeBundle(output, { version: compilerVersion(), kernels });
+  process.stdout.write(`wrote ${output}: ${kernels.length} kernel specialisation${kernels.length === 1 ? "" : "s"}\n`);
   return status;
 }
 
@@ -325,6 +360,7 @@ async function main(argv: readonly string[]): Promise<number> {
         tool: { type: "string" },
         schedule: { type: "string" },
         port: { type: "string" },
+        output: { type: "string", short: "o" },
       },
     });
   } catch (e) {
@@ -336,7 +372,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (values.version) {
-    process.stdout.write(`numbats ${packageVersion()}\n`);
+    process.stdout.write(`numbats ${packageVersion() ?? "unknown"}\n`);
     return 0;
   }
   const ptxOnly = values.kernel !== undefined || values.sig !== undefined || values.arch !== undefined;
@@ -350,6 +386,7 @@ async function main(argv: readonly string[]): Promise<number> {
     throw new UsageError("--tool and --schedule go with sanitize");
   }
   if (values.port !== undefined && command !== "playground") throw new UsageError("--port goes with playground");
+  if (values.output !== undefined && command !== "build") throw new UsageError("-o goes with build");
   if (command === "sanitize") {
     if (ptxOnly) throw new UsageError("sanitize takes --tool and --schedule only");
     return sanitize(rest, values.tool, values.schedule);
@@ -357,6 +394,11 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === "playground") {
     if (rest.length > 0 || ptxOnly) throw new UsageError("playground takes --port only");
     return playground(values.port);
+  }
+  if (command === "build") {
+    if (rest.length !== 1) throw new UsageError(`build takes one FILE; got ${rest.length}`);
+    if (values.output === undefined) throw new UsageError("build needs -o BUNDLE, the file to write");
+    return buildBundle(rest[0]!, values.output, { kernel: values.kernel, sig: values.sig, arch: values.arch });
   }
   if (command === "ptx") {
     if (rest.length !== 1) throw new UsageError(`ptx takes one FILE; got ${rest.length}`);

@@ -1,11 +1,16 @@
 // The `cuda` namespace: the host API and, typed for TypeScript, the in-kernel
 // names. In-kernel names only have meaning inside a kernel, where the compiler
 // replaces them; on the host they say so.
+//
+// One file over 600 lines: the namespace is one object literal, the public API member by member with
+// the in-kernel types its members use; its implementations live in the modules it imports.
 
 import type { CMath, Complex } from "./complex.js";
 import type { ComplexDType, ComplexDTypeLike, ComplexName, DType, DTypeLike, DTypeNameOf, ScalarName, TypedArray } from "./dtypes.js";
 import { BUILTIN_NAMESPACE } from "./compiler/recorded.js";
 import { makeDeviceFunction } from "./device-functions.js";
+import { loadBundle } from "./runtime/bundle.js";
+import { declareDevice } from "./declare-device.js";
 import { stackAbove } from "./module-file.js";
 import { Kernel, checkJitOptions, jitKernel, type AnyKernelFunction, type JitOptions } from "./kernel.js";
 import type { DeviceInfo } from "./abi/backend.js";
@@ -253,6 +258,14 @@ export const cuda = {
     checkJitOptions(options, "device function");
     return makeDeviceFunction(fn, options, callStack);
   } as Jit,
+  /**
+   * Makes later launches of the kernels a bundle holds (`npx numbats build`) use its compiled code
+   * without compiling; refuses a bundle that another numbats version built. Kernels with
+   * `options.signature` compile at `cuda.jit`: load the bundle before the module that makes them. See
+   * docs/cache.md.
+   */
+  loadBundle: (file: string): void => loadBundle(file),
+  declareDevice,
 
   // indexing
   /** In a kernel: the thread's index within its block (CUDA's `threadIdx`). */

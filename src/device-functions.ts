@@ -84,6 +84,19 @@ export function makeDeviceFunction<F extends Function>(fn: F, options: DeviceFun
   return wrapper;
 }
 
+/**
+ * Registers a device function compiled elsewhere (cuda.declareDevice, made at `origin`) under each of
+ * `names`: its symbol, and the name the declaration is bound to (`const mul = cuda.declareDevice("mul_f32", …)`).
+ */
+export function registerDeclaredDevice(dev: DeviceFunctionLike, origin: SourceOrigin | undefined, names: readonly string[]): void {
+  for (const name of new Set(names)) {
+    // declaring a symbol again in the same module replaces the declaration
+    const list = (byName.get(name) ?? []).filter((r) => !(r.dev.external?.name === dev.external?.name && r.dev.module === dev.module));
+    byName.set(name, list);
+    register({ dev, origin }, name);
+  }
+}
+
 /** Adds a device function under `name`; the same function made again under that name replaces its earlier entry. */
 function register(r: Registration, name: string): void {
   const list = name ? byName.get(name) ?? [] : nameless;

@@ -11,6 +11,7 @@ export {
   type HostTuple, type TupleArgument, type ArrayOfAnyLength,
   type NumberList,
 } from "./kernel.js";
+export { declareDevice, type DeclareDeviceOptions } from "./declare-device.js";
 export { NDArray, ndarray, type NDArrayLike, type ElementOf, type Nested } from "./ndarray.js";
 export {
   DeviceArray, type HostArray, type HostArrayOf, type HostCopyOf, type DeviceArrayLike, type DTypeOfHost, type RankOf,

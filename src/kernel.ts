@@ -14,12 +14,13 @@ import {
 } from "./dtypes.js";
 import { KernelError, LaunchError, SanitizerError } from "./errors.js";
 import { compileToIR } from "./compiler/index.js";
-import { DEFAULT_COMPILE_OPTIONS, type FunctionIR } from "./compiler/ir.js";
+import { DEFAULT_COMPILE_OPTIONS, type EnvArray, type FunctionIR, type LinkSource } from "./compiler/ir.js";
+import { readLinkSources, type LinkEntry } from "./link-sources.js";
 import { functionName } from "./compiler/recorded.js";
 import { printFunction } from "./compiler/print.js";
 import { didYouMean } from "./compiler/suggest.js";
 import { boundName, callerFrame, placeOf, rememberOrigin, type SourceOrigin } from "./compiler/source.js";
-import type { Backend, CompiledKernel, KernelArg, LaunchDims, ScalarSlots } from "./abi/backend.js";
+import type { Backend, CompiledKernel, KernelArg, KernelInfo, LaunchDims, ScalarSlots } from "./abi/backend.js";
 import { DeviceArray, freeAfterFailure, stageToHost, toDevice, type HostArray, type HostArrayOf } from "./runtime/devicearray.js";
 import { complexKernelArg, splitComplexArguments, type Complex } from "./complex.js";
 import { NDArray, dtypeOfNDArrayLike, isCContiguous, isNDArrayLike, isTypedArray, type NDArrayLike } from "./ndarray.js";
@@ -28,6 +29,9 @@ import { getBackend } from "./runtime/select.js";
 import { Stream, streamHandle } from "./runtime/streams.js";
 import { isCapturing } from "./runtime/graph-capture.js";
 import { checkedName, isOwnFile, resolveDeviceFunction } from "./device-functions.js";
+import { storedCode } from "./kernel-cache.js";
+import { cacheWanted } from "./runtime/cache.js";
+import { bundlesLoaded } from "./runtime/bundle.js";
 import { isOwnFileOutsideBundle } from "./module-file.js";
 import { ptxOf, type PtxTargetOptions } from "./backends/index.js";
 import { isRecordDType, recordFits, recordOf, type RecordArray, type RecordDType } from "./records.js";
@@ -57,19 +61,29 @@ export interface JitOptions {
   readonly lineinfo?: boolean;
   /** the most registers a thread may use (Numba's `max_registers`) */
   readonly maxRegisters?: number;
-  /** accepted for Numba compatibility: compiled code is kept per process (see docs/decisions.md) */
+  /**
+   * keep each specialisation's compiled code on disk (NUMBATS_CACHE_DIR, default the user's cache
+   * directory), so that later processes load it instead of compiling (default: NUMBATS_CACHE=1); see
+   * docs/cache.md
+   */
   readonly cache?: boolean;
   /**
    * The name kernels call a device function by (an arrow function passed to cuda.jit has none), or a
    * kernel's name in errors and in its PTX entry; default: the function's own name.
    */
   readonly name?: string;
+  /**
+   * device code compiled elsewhere that defines the functions the kernel calls (`cuda.declareDevice`),
+   * linked in on the GPU: files (`.ptx`, `.cubin`, `.fatbin`, `.o`, `.a`, `.ltoir`, `.cu`), CUDA C++
+   * (`{ source, name }`, compiled with NVRTC) or PTX text (`{ ptx, name }`); see docs/linking.md
+   */
+  readonly link?: readonly LinkEntry[];
 }
 
 /** What takes each option of `cuda.jit`: kernels only, or device functions too (which compile into each kernel that calls them, with its options). */
 const JIT_OPTIONS: Readonly<Record<keyof JitOptions, "kernel" | "both">> = {
   device: "both", signature: "kernel", env: "both", name: "both", fastmath: "kernel", fma: "kernel", debug: "kernel",
-  lineinfo: "kernel", maxRegisters: "kernel", cache: "both",
+  lineinfo: "kernel", maxRegisters: "kernel", cache: "both", link: "kernel",
 };
 
 /** Numba's options that numbats does not implement (in Numba's spelling and ours), and why. */
@@ -78,8 +92,7 @@ const NOT_IMPLEMENTED: Readonly<Record<string, string>> = {
   forceinline: "numbats inlines every device function call already",
   opt: "numbats always optimises",
   boundscheck: "bounds are checked with debug: true (and always on the simulator)",
-  link: "numbats does not link external device code",
-  lto: "numbats does not link external device code",
+  lto: "give LTO-IR as a `link` entry (a .ltoir file): nvJitLink then links with -lto",
   extensions: "numbats has no extension types",
   launch_bounds: "numbats takes no launch bounds (maxRegisters caps the registers per thread)",
   launchBounds: "numbats takes no launch bounds (maxRegisters caps the registers per thread)",
@@ -386,10 +399,16 @@ interface Specialisation {
   readonly key: string;
   /** the threads in a warp of the devices it is for: the IR holds `cuda.warpsize` as a constant */
   readonly warpSize: number;
+  /** the typed IR, compiled at its first use: a specialisation loaded from the on-disk cache may never need it */
   readonly ir: FunctionIR;
+  /** what launches read of the compiled code's parameters: the IR's, or the loaded kernel's (the same) */
+  readonly facts: LaunchFacts;
   readonly compiled: Map<Backend, CompiledKernel>;
   readonly slots: ArgumentSlots;
 }
+
+/** The compiled code's parameters (names, which it writes, the env arrays after the launch's own). */
+type LaunchFacts = Pick<KernelInfo, "params" | "writtenParams"> & { readonly envArrays?: readonly EnvArray[] };
 
 // ---------------------------------------------------------------------------
 // launch argument types: what a launch accepts for each of the kernel's own parameters
@@ -519,6 +538,19 @@ function uncallableKernel(proto: object): object {
   return self;
 }
 
+/**
+ * The current device's back end, or undefined where choosing it fails (no device the environment asks
+ * for; WebGPU before cuda.ready()): an eager kernel then compiles as without a cache, and its first
+ * launch reports the error.
+ */
+function backendIfReady(): Backend | undefined {
+  try {
+    return getBackend();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The stack above cuda.jit's frame while cuda.jit makes a kernel, for Kernel's constructor (see jitKernel). */
 let jitCallStack: string | undefined;
 
@@ -564,6 +596,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   declare private binding: string | null | undefined;
   /** a launch's error with where it happened (see locateLaunchError), for the launchers to throw */
   declare private readonly failed: (e: unknown) => unknown;
+  /** the `link` option's entries, read when the kernel was made */
+  declare private readonly linkSources: readonly LinkSource[];
 
   /**
    * A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one.
@@ -585,9 +619,12 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     // the object constructed is a function (see the class comment): its state is set on it, not on `this`
     const self = uncallableKernel(new.target.prototype) as this;
     const failed = (e: unknown) => self.locateLaunchError(e);
-    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed });
-    // eagerly for 32-thread warps (CUDA's, the simulator's); a device with others compiles at its first launch
-    for (const sig of eager ?? []) self.specialise(sig.args, DEFAULT_COMPILE_OPTIONS.warpSize);
+    const linkSources = readLinkSources(options.link);
+    Object.assign(self, { fn, options, specialisations: new Map<string, Specialisation>(), eager, last: undefined, fastPath: { launch: undefined }, origin, binding: undefined, failed, linkSources });
+    // eagerly for 32-thread warps (CUDA's, the simulator's; a device with others compiles at its first
+    // launch), or, caching or with bundles loaded, for the current device, whose code may be kept
+    const backend = eager && (cacheWanted(options.cache) || bundlesLoaded()) ? backendIfReady() : undefined;
+    for (const sig of eager ?? []) self.specialise(sig.args, backend?.device.limits.warpSize ?? DEFAULT_COMPILE_OPTIONS.warpSize, backend);
     return self;
   }
 
@@ -719,7 +756,12 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   inspectAsm(sig?: string, target?: PtxTargetOptions): string {
     const backend = getBackend();
     const spec = this.specialise(this.lookup(sig).params, backend.device.limits.warpSize);
-    return ptxOf(spec.ir, backend, () => this.compiledFor(spec, backend), target);
+    return ptxOf(() => spec.ir, backend, () => this.compiledFor(spec, backend), target);
+  }
+
+  /** The typed IR of compiled signature `sig` (as `signatures` spells it): what `numbats build` bundles. @internal */
+  typedIR(sig: string): FunctionIR {
+    return this.lookup(sig).ir;
   }
 
   /** The typed IR of a compiled specialisation, each value with its type (Numba's `inspect_types`). */
@@ -761,17 +803,26 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     return sig.args;
   }
 
-  /** The specialisation for `argTypes` on devices whose warps have `warpSize` threads, compiled on first use. */
-  private specialise(argTypes: readonly Type[], warpSize: number): Specialisation {
+  /**
+   * The specialisation for `argTypes` on devices whose warps have `warpSize` threads, compiled on first
+   * use; for `backend`, loaded from the on-disk cache where the kernel caches and the code is there.
+   */
+  private specialise(argTypes: readonly Type[], warpSize: number, backend?: Backend): Specialisation {
     const key = signatureToString({ args: argTypes, ret: "void" });
     let spec = this.specialisations.get(specialisationKey(key, warpSize));
     if (!spec) {
-      const ir = compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize });
+      let ir: FunctionIR | undefined;
+      const compileIR = () => (ir ??= compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize, linkSources: this.linkSources }));
+      const loaded = backend && storedCode(this, key, warpSize, backend)?.load({ origin: this.fn, ir: compileIR });
+      const facts: LaunchFacts = loaded?.info ?? compileIR();
       // a record is one parameter per field, a complex scalar two (its parts), a tuple one per scalar;
       // the device arrays from env are the compiled code's last parameters
       const own = argTypes.flatMap(parameterTypes);
-      const signature: Signature = { args: [...own, ...(ir.envArrays ?? []).map((a) => a.type)], ret: "void" };
-      const made: Omit<Specialisation, "slots"> & { slots?: ArgumentSlots } = { signature, params: argTypes, key, warpSize, ir, compiled: new Map() };
+      const signature: Signature = { args: [...own, ...(facts.envArrays ?? []).map((a) => a.type)], ret: "void" };
+      const made: Omit<Specialisation, "slots" | "ir"> & { slots?: ArgumentSlots; readonly ir: FunctionIR } = {
+        signature, params: argTypes, key, warpSize, facts, compiled: new Map(loaded ? [[backend!, loaded]] : []),
+        get ir() { return compileIR(); },
+      };
       made.slots = new ArgumentSlots(made as Specialisation, this.eager?.length === 1);
       spec = made as Specialisation;
       this.specialisations.set(specialisationKey(key, warpSize), spec);
@@ -787,7 +838,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
       for (let i = 0; ok && i < args.length; i++) ok = this.accepts(last.params[i]!, args[i]);
       if (ok) return last;
     }
-    const spec = this.specialise(this.argumentTypes(args), warpSize);
+    const spec = this.specialise(this.argumentTypes(args), warpSize, backend);
     this.last = spec;
     return spec;
   }
@@ -816,8 +867,16 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
 
   private compiledFor(spec: Specialisation, backend: Backend): CompiledKernel {
     let c = spec.compiled.get(backend);
-    if (!c) { c = backend.compile(spec.ir); spec.compiled.set(backend, c); }
+    if (!c) { c = this.compileOn(backend, spec); spec.compiled.set(backend, c); }
     return c;
+  }
+
+  /** `spec` compiled for `backend`: loaded from a bundle or the on-disk cache, or compiled (and cached, where the kernel caches). */
+  private compileOn(backend: Backend, spec: Specialisation): CompiledKernel {
+    const entry = storedCode(this, spec.key, spec.warpSize, backend);
+    if (!entry) return backend.compile(spec.ir);
+    const source = { origin: this.fn, ir: () => spec.ir };
+    return entry.load(source) ?? entry.build(spec.ir, source);
   }
 
   /**
@@ -839,7 +898,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     // per field) are flattened on every launch: no fast path
     const tuples = spec.params.some(isTupleArgument) ? spreadTuples(args, spec.params) : undefined;
     const scalars = tuples?.values ?? args, scalarTypes = tuples?.types ?? spec.params;
-    const complex = scalarTypes.some(isComplexType) ? splitComplexArguments(scalars, scalarTypes, (i) => spec.ir.params[flatIndex(scalarTypes, i)]!.name.replace(/_re$/, "")) : undefined;
+    const complex = scalarTypes.some(isComplexType) ? splitComplexArguments(scalars, scalarTypes, (i) => spec.facts.params[flatIndex(scalarTypes, i)]!.name.replace(/_re$/, "")) : undefined;
     const flat = complex?.values ?? scalars, flatTypes = complex?.types ?? scalarTypes;
     // host arrays and records come back after the kernel: the launch waits for it (refused before it
     // queues anything where the thread cannot wait)
@@ -847,7 +906,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const waits = hasRecords || args.some((a) => isTypedArray(a) || isNDArrayLike(a));
     if (waits && backend.canBlock === false) yield* wait(willWait(backend));
     const records = hasRecords
-      ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.ir.writtenParams.has(spec.ir.params[k]!.name))
+      ? bindRecordArguments(backend, flat, flatTypes, (k) => spec.facts.writtenParams.has(spec.facts.params[k]!.name))
       : undefined;
     this.fastPath.launch = records || complex || tuples ? undefined : fast;
     let temps: HostTemp[] | undefined;
@@ -1090,7 +1149,7 @@ class FastLaunch {
   launch(dims: LaunchDims, stream: Stream | undefined, filled: boolean): void {
     const { backend, compiled, spec } = this;
     const scalarsStored = filled && compiled.scalarSlots !== undefined;
-    compiled.launch(dims, spec.slots.args, streamHandle(stream) ?? backend.defaultStream(), spec.ir.features.gridSync, scalarsStored);
+    compiled.launch(dims, spec.slots.args, streamHandle(stream) ?? backend.defaultStream(), compiled.info.gridSync, scalarsStored);
   }
 }
 
@@ -1175,12 +1234,12 @@ class ArgumentSlots {
   constructor(private readonly spec: Specialisation, converting: boolean) {
     const types = spec.signature.args;
     this.scalars = types.map((t) => (isArrayType(t) ? undefined : { kind: "scalar" as const, dtype: t as ScalarName, value: 0 }));
-    this.convert = types.map((t, i) => (isArrayType(t) ? undefined : scalarConverter(t as ScalarName, i, spec.ir.params[i]!.name)));
+    this.convert = types.map((t, i) => (isArrayType(t) ? undefined : scalarConverter(t as ScalarName, i, spec.facts.params[i]!.name)));
     // scalar records are fixed; array records are set by fill()
     this.args = new Array<KernelArg>(types.length);
     this.scalars.forEach((slot, i) => { if (slot) this.args[i] = slot; });
     this.arrays = types.map(() => null);
-    const own = types.length - (spec.ir.envArrays?.length ?? 0);
+    const own = types.length - (spec.facts.envArrays?.length ?? 0);
     this.kinds = types.map((t, i) => (i < own ? fastKind(t, converting) : Fast.EnvArray));
   }
 
@@ -1226,18 +1285,18 @@ class ArgumentSlots {
   /** Binds array parameter `i` to the record `make` makes; `device`: the DeviceArray it is of (the fast fill then knows it bound). */
   bindArray(i: number, make: (name: string, type: ArrayType) => KernelArg, device: DeviceArray | null = null): void {
     this.arrays[i] = null; // until the record is made
-    this.args[i] = make(this.spec.ir.params[i]!.name, this.spec.signature.args[i] as ArrayType);
+    this.args[i] = make(this.spec.facts.params[i]!.name, this.spec.signature.args[i] as ArrayType);
     this.arrays[i] = device;
   }
 
   /** Whether the kernel writes parameter `name` (a host array then comes back). */
   writes(name: string): boolean {
-    return this.spec.ir.writtenParams.has(name);
+    return this.spec.facts.writtenParams.has(name);
   }
 
   /** Binds the hidden parameters after the launch's own to the device arrays the kernel captured from env. */
   private fillEnvArrays(backend: Backend): void {
-    const captured = this.spec.ir.envArrays ?? [];
+    const captured = this.spec.facts.envArrays ?? [];
     const first = this.args.length - captured.length;
     captured.forEach(({ envName, array }, j) => {
       const i = first + j;

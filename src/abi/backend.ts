@@ -66,6 +66,34 @@ export interface CompiledKernel {
   readonly staticSharedBytes: number;
 }
 
+/**
+ * A kernel compiled by a back end's target as plain data, which a later process can load without the
+ * compiler (the on-disk cache, bundles): strings, numbers, booleans, bigints, arrays, plain objects,
+ * Sets and typed arrays only.
+ */
+export interface Artifact {
+  /**
+   * what the code was built for (`Backend.artifactTarget`); a back end loads only its own, or one whose
+   * target is its own's first words (a bundle's "cuda sm_90": PTX, which any sm_90 driver JIT-compiles)
+   */
+  readonly target: string;
+  readonly info: KernelInfo;
+  /** the code the target made (PTX text; the simulator's JavaScript) */
+  readonly code: string;
+  /** the code as the device runs it, where the back end makes one (cuda: the linked cubin) */
+  readonly binary?: Uint8Array;
+  /** what else the back end needs to load it (its own shape) */
+  readonly facts: object;
+}
+
+/** What loading an artifact may need of the kernel it was built from. */
+export interface ArtifactSource {
+  /** the kernel function (it places source positions in the user's file) */
+  readonly origin?: Function;
+  /** the kernel's typed IR, compiled on demand (for code variants an artifact does not hold) */
+  readonly ir: () => FunctionIR;
+}
+
 /** A device's launch limits (CUDA's device attributes). */
 export interface DeviceLimits {
   /** the most threads a block may have */
@@ -132,6 +160,16 @@ export interface Backend {
 
   /** compiles `ir` with the back end's target for this device and loads the result */
   compile(ir: FunctionIR): CompiledKernel;
+  /**
+   * What this back end's artifacts depend on besides the IR (the target, its compute capability and
+   * driver version): artifacts built for another value are not loaded. Absent: the back end builds no
+   * artifacts, and compiles each process (webgpu).
+   */
+  readonly artifactTarget?: string;
+  /** compiles `ir` into an artifact (`load(build(ir))` runs as `compile(ir)` does) */
+  build?(ir: FunctionIR): Artifact;
+  /** loads an artifact this back end built (of its `artifactTarget`), with no compiler */
+  load?(artifact: Artifact, source: ArtifactSource): CompiledKernel;
 
   /**
    * A host array's memory as a buffer kernels use in place, where the back end's kernels can address
@@ -216,6 +254,11 @@ export interface BackendDescriptor<Name extends string = string> {
   workers?(): string;
   /** starts its worker threads and resolves once they run (a browser starts a thread only when its creator yields) */
   startWorkers?(): Promise<void>;
+  /**
+   * The artifacts of `ir` made without a device, for bundles (`numbats build`): the simulator's
+   * JavaScript; the PTX for each compute capability of `computeCapabilities`. Absent: none.
+   */
+  aheadOfTime?(ir: FunctionIR, computeCapabilities: readonly (readonly [number, number])[]): Artifact[];
   /**
    * finds its devices where the environment finds them only asynchronously (WebGPU in a browser:
    * navigator.gpu.requestAdapter), once; `probe`, which is synchronous, reports them after it resolves

@@ -31,9 +31,10 @@ export const TARGET_NAMES: readonly TargetName[] = BACKENDS.map((b) => b.name);
 /**
  * A kernel's code as `Kernel.inspectAsm` shows it: what a GPU's `backend` runs (`compiled`: PTX on
  * cuda, WGSL on webgpu); else, or with a PTX `target`, the PTX for it, by default for the device's
- * compute capability (the simulator's: 8.0).
+ * compute capability (the simulator's: 8.0). `ir` is asked for only then (a kernel loaded from the
+ * on-disk cache has compiled code and no IR until it needs one).
  */
-export function ptxOf(ir: FunctionIR, backend: Backend, compiled: () => CompiledKernel, target?: PtxTargetOptions): string {
+export function ptxOf(ir: () => FunctionIR, backend: Backend, compiled: () => CompiledKernel, target?: PtxTargetOptions): string {
   if (!target && (backend.name === "cuda" || backend.name === "webgpu")) return compiled().code;
-  return emitPtx(ir, { computeCapability: backend.device.computeCapability, ...target }).text;
+  return emitPtx(ir(), { computeCapability: backend.device.computeCapability, ...target }).text;
 }

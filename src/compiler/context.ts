@@ -7,7 +7,7 @@
 import type { ArrayType, ComplexName, ScalarName, Type } from "../dtypes.js";
 import type { RecordDType } from "../records.js";
 import { weakDefault, type Weak } from "./infer.js";
-import type { CompileOptions, Expr, Features, FunctionIR, Stmt, VarExpr } from "./ir.js";
+import type { CompileOptions, Expr, ExternalFunction, Features, FunctionIR, Stmt, VarExpr } from "./ir.js";
 import type { Node, ParsedFunction } from "./parse.js";
 import type { MemberExpression } from "acorn";
 
@@ -18,6 +18,8 @@ export interface DeviceFunctionLike {
   readonly env?: Readonly<Record<string, unknown>>;
   /** the file whose registered device functions its free names see (default: where `fn` was jitted) */
   readonly module?: string;
+  /** a function compiled elsewhere (cuda.declareDevice): called by its symbol, never lowered from `fn` */
+  readonly external?: ExternalFunction;
 }
 
 /** A free name among the registered device functions: the one it means, or where each of its candidates was made. */

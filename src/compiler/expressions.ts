@@ -8,6 +8,7 @@ import { complexPart, makeComplex } from "./complex.js";
 import { expr, valueType, type DeviceFunctionLike, type Typed, type Value } from "./context.js";
 import { asDeviceFunction, bigintLiteral, describeValue, dtypeOfObject, envValue, numberLiteral } from "./host-values.js";
 import { inheritEnvArrays } from "./env.js";
+import { externalCallOf, lowerExternalCall } from "./external.js";
 import { weakDefault } from "./infer.js";
 import { intrinsicCall } from "./intrinsics.js";
 import { constExpr, int32Const, type Expr, type Features } from "./ir.js";
@@ -383,6 +384,7 @@ function lowerCast(L: Lowering, dtype: ScalarName, n: CallExpression): Value {
 }
 
 function callDevice(L: Lowering, dev: DeviceFunctionLike, n: CallExpression): Value {
+  if (dev.external) return expr(lowerExternalCall(L, dev.external, n.arguments, n));
   const args = n.arguments.map((a) => {
     const v = L.lowerExpr(a);
     return v.weak ? L.convert(v, weakDefault(v.weak), a) : v.e;
@@ -392,6 +394,7 @@ function callDevice(L: Lowering, dev: DeviceFunctionLike, n: CallExpression): Va
 
 /** A call of a device function specialised to its arguments' types. */
 export function callDeviceWith(L: Lowering, dev: DeviceFunctionLike, args: readonly Expr[], n: Node): Expr {
+  if (dev.external) return externalCallOf(L, dev.external, args.map((e) => ({ e })), n);
   const ir = L.session.specialise(dev, args.map((a) => a.type), () => L.unsupported(n, `recursion is not supported: '${dev.name}' calls itself`));
   for (const c of ir.constArrays) if (!L.constArrays.includes(c)) L.constArrays.push(c);
   inheritEnvArrays(L, ir, (m) => L.fail(n, m));

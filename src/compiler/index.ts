@@ -2,7 +2,7 @@
 // ready for any target (device calls inlined, FMAs contracted, constants folded).
 
 import type { Type } from "../dtypes.js";
-import { DEFAULT_COMPILE_OPTIONS, type CompileOptions, type FunctionIR } from "./ir.js";
+import { DEFAULT_COMPILE_OPTIONS, type CompileOptions, type FunctionIR, type LinkSource } from "./ir.js";
 import { CompileSession, lowerFunction, moduleOf, type DeviceResolver } from "./lower.js";
 import { contractFma } from "./passes/contract.js";
 import { inlineCalls } from "./passes/inline.js";
@@ -17,6 +17,8 @@ export interface FrontEndOptions extends Partial<CompileOptions> {
   readonly module?: string;
   /** the kernel's display name (default: the function's name) */
   readonly name?: string;
+  /** device code compiled elsewhere that the kernel is linked with (cuda.jit's `link`, read) */
+  readonly linkSources?: readonly LinkSource[];
 }
 
 export function compileToIR(fn: Function, argTypes: readonly Type[], options: FrontEndOptions = {}): FunctionIR {
@@ -31,7 +33,8 @@ export function compileToIR(fn: Function, argTypes: readonly Type[], options: Fr
   const session = new CompileSession(compile, options.resolveDeviceFunction);
   const parsed = session.parse(fn, options.name ?? (fn.name || "kernel"));
   const ir = lowerFunction(session, parsed, argTypes, options.env ?? {}, "kernel", options.module ?? moduleOf(fn));
-  return contractFma(inlineCalls(shareProjections(ir)));
+  const optimised = contractFma(inlineCalls(shareProjections(ir)));
+  return options.linkSources?.length ? { ...optimised, link: options.linkSources } : optimised;
 }
 
 export { DEVICE_FUNCTION, asDeviceFunction, type DeviceFunctionLike, type DeviceLookup, type DeviceResolver } from "./lower.js";

@@ -239,10 +239,28 @@ export interface CallExpr extends ExprOf<"call", Type> {
   readonly args: readonly Expr[];
 }
 
+/**
+ * A device function compiled elsewhere (`cuda.declareDevice`), known by its symbol and signature: on the
+ * GPU a call of the symbol, resolved when the kernel is linked with the code that defines it; on the
+ * simulator its JavaScript stand-in. Its parameters are scalars, or arrays passed as the address of their
+ * first element (a C pointer); its result a scalar or void.
+ */
+export interface ExternalFunction {
+  readonly name: string;
+  readonly params: readonly Type[];
+  readonly returnType: Type;
+}
+
+/** A call of an external function; each argument has exactly its parameter's type. Opaque to every pass. */
+export interface ExternalCallExpr extends ExprOf<"external", Type> {
+  readonly fn: ExternalFunction;
+  readonly args: readonly Expr[];
+}
+
 export type Expr =
   | ConstExpr | VarExpr | UnaryExpr | BinaryExpr | FmaExpr | CompareExpr | LogicalExpr
   | SelectExpr | CastExpr | BitcastExpr | WordsExpr | LoadExpr | ArrayAttrExpr | SpecialExpr
-  | TupleExpr | TupleGetExpr | AtomicExpr | IntrinsicExpr | CallExpr;
+  | TupleExpr | TupleGetExpr | AtomicExpr | IntrinsicExpr | CallExpr | ExternalCallExpr;
 
 /**
  * Intrinsics: each one's arguments, result, effects and spelling are in INTRINSICS
@@ -404,6 +422,18 @@ export interface FunctionIR {
   /** names of array params the function may write (stores or atomics), for copy-back */
   readonly writtenParams: ReadonlySet<string>;
   readonly options: CompileOptions;
+  /** a kernel's device code compiled elsewhere (`cuda.jit`'s `link`), which defines the external functions it calls */
+  readonly link?: readonly LinkSource[];
+}
+
+/**
+ * Device code compiled elsewhere that a kernel is linked with: PTX, a cubin, a fatbin, a relocatable
+ * object, a library of them, LTO-IR, or CUDA C++ source (compiled first); `name` names it in logs and errors.
+ */
+export interface LinkSource {
+  readonly kind: "ptx" | "cubin" | "fatbin" | "object" | "library" | "ltoir" | "cuda";
+  readonly name: string;
+  readonly data: string | Uint8Array;
 }
 
 export interface CompileOptions {
@@ -438,7 +468,7 @@ export function exprChildren(e: Expr): readonly Expr[] {
     case "binary": case "compare": case "logical": return [e.a, e.b];
     case "fma": return [e.a, e.b, e.c];
     case "select": return [e.cond, e.a, e.b];
-    case "words": case "intrinsic": case "call": return e.args;
+    case "words": case "intrinsic": case "call": case "external": return e.args;
     case "load": return [e.array, ...e.index];
     case "arrayAttr": return [e.array];
     case "tuple": return e.items;

@@ -38,6 +38,7 @@ export function printExpr(e: Expr): string {
     }
     case "intrinsic": return `${e.name}(${e.args.map(printExpr).join(", ")}):${t(e.type)}`;
     case "call": return `${e.fn.name}(${e.args.map(printExpr).join(", ")}):${t(e.type)}`;
+    case "external": return `extern ${e.fn.name}(${e.args.map(printExpr).join(", ")}):${t(e.type)}`;
   }
 }
 

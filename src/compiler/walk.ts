@@ -80,7 +80,7 @@ export function mapExprChildren(e: Expr, f: (c: Expr) => Expr): Expr {
       const cond = f(e.cond), a = f(e.a), b = f(e.b);
       return cond === e.cond && a === e.a && b === e.b ? e : { ...e, cond, a, b };
     }
-    case "words": case "intrinsic": case "call": { const args = mapList(e.args, f); return args === e.args ? e : { ...e, args }; }
+    case "words": case "intrinsic": case "call": case "external": { const args = mapList(e.args, f); return args === e.args ? e : { ...e, args }; }
     case "load": {
       const array = f(e.array), index = mapList(e.index, f);
       return array === e.array && index === e.index ? e : { ...e, array, index };

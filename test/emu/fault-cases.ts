@@ -28,7 +28,7 @@ import type { CudaBuffer } from "../../src/backends/cuda/driver/buffer.js";
 import { createNcclCommunicator, ncclUniqueId } from "../../src/backends/cuda/host/nccl-comm.js";
 import type { Communicator } from "../../src/runtime/communicator.js";
 import {
-  N, World, collect, contents, faultingKernel, filled, gridSyncKernel, input, same, scaleKernel, sharedKernel, throwingKernel,
+  N, World, collect, contents, faultingKernel, filled, gridSyncKernel, input, linkedKernel, same, scaleKernel, sharedKernel, throwingKernel,
 } from "./fault-world.js";
 
 /** how the call fails; "kernel": not injected, a kernel really faults */
@@ -81,7 +81,7 @@ export interface FaultCase extends Spec {
 function defaultCode(call: string): number {
   if (/^cuMem(Alloc|HostAlloc|AllocHost)/.test(call)) return 2;
   if (/^cuLaunch/.test(call)) return 701;
-  if (/^cuModuleLoad/.test(call)) return 218;
+  if (/^cuModuleLoad|^cuLink/.test(call)) return 218;
   return 999;
 }
 
@@ -118,6 +118,9 @@ const newKernelLaunch = (kernel: () => ReturnType<typeof scaleKernel>, after?: (
   run: (_w: World, s: State) => s.k.configure(1, N)(s.a, s.out),
   host: (s: State) => [s.a, s.out],
 });
+
+/** the first launch of a new linked kernel after one was linked and launched */
+const linkedAgain = newKernelLaunch(linkedKernel, () => linkedKernel().configure(1, N)(input(), filled(0)));
 
 /**
  * cuda.synchronize() after a kernel threw (its error record is read with cuMemcpyDtoH_v2, and cleared
@@ -434,6 +437,14 @@ function table(): FaultCase[] {
     ...both({ call: "cuModuleGetGlobal_v2", op: "the first launch of a kernel that may throw", calls: { cuModuleUnload: 1 }, ...newKernelLaunch(throwingKernel) },
       newKernelLaunch(throwingKernel, () => throwingKernel().configure(1, N)(input(), filled(0)))),
     ...both(finaliser("cuModuleUnload", "a kernel launched once", () => scaleKernel().configure(1, N)(input(), filled(0)))),
+    // the driver's linker, at the first launch of a kernel linked with PTX compiled elsewhere; a link
+    // that fails after cuLinkCreate is destroyed, and a failed cuLinkDestroy changes nothing the user sees
+    ...(["cuLinkCreate_v2", "cuLinkAddData_v2", "cuLinkComplete"] as const).flatMap((call) => both({
+      call, op: "a linked kernel's first launch (host arrays)", ...(call === "cuLinkCreate_v2" ? {} : { calls: { cuLinkDestroy: 1 } }), ...newKernelLaunch(linkedKernel),
+    }, linkedAgain)),
+    // the launch succeeds: only its input must be as it was
+    ...both({ call: "cuLinkDestroy", op: "a linked kernel's first launch (host arrays)", expect: "none", ...newKernelLaunch(linkedKernel), host: (s) => [s.a] },
+      { ...linkedAgain, host: (s) => [s.a] }),
     ...both({
       call: "cuFuncSetAttribute", op: "a launch with 64 KB of dynamic shared memory",
       setup: () => ({ k: sharedKernel(), a: input(), out: filled(-1), bytes: 64 * 1024 }),

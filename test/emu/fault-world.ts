@@ -69,6 +69,16 @@ export const scaleKernel = () => cuda.jit((a: Float32Array, out: Float32Array) =
   if (i < a.length) out[i] = a[i]! * 3;
 });
 
+/** scale_add, a function of PTX compiled elsewhere (test/fixtures/link/scale.ptx): x * a + k */
+const scaleAdd = cuda.declareDevice("scale_add", "float32(float32, float32, int32)");
+const scalePtx = new URL("../fixtures/link/scale.ptx", import.meta.url);
+
+/** out = a * 3, computed by scale_add: its module is linked by the driver's linker (cuLink*) */
+export const linkedKernel = () => cuda.jit((a: Float32Array, out: Float32Array) => {
+  const i = cuda.grid(1);
+  if (i < a.length) out[i] = scaleAdd(a[i]!, 3, 0);
+}, { link: [scalePtx] });
+
 /** out = a, or a KernelError for a negative element: its module has an error record (cuModuleGetGlobal_v2) */
 export const throwingKernel = () => cuda.jit((a: Float32Array, out: Float32Array) => {
   const i = cuda.grid(1);

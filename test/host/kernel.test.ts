@@ -286,7 +286,10 @@ test("an option numbats does not implement is a TypeError naming it: inline, unk
   rejects({ inline: "always" }, /option 'inline' is not supported/, true);
   rejects({ fastMath: true }, /cuda\.jit: unknown option 'fastMath' \(did you mean 'fastmath'\?\); the options are device, signature, env, name, fastmath, fma, debug, lineinfo, maxRegisters, cache/);
   rejects({ max_registers: 32 }, /unknown option 'max_registers' \(did you mean 'maxRegisters'\?\)/);
-  rejects({ link: ["lib.ptx"] }, /option 'link' is not supported/);
+  rejects({ link: ["no-such-lib.ptx"] }, /cuda\.jit: link entry 'no-such-lib\.ptx' cannot be read: ENOENT/);
+  rejects({ link: ["lib.txt"] }, /link entry 'lib\.txt' is not a file numbats can link: its extension must be one of \.ptx, \.cu, \.cubin/);
+  rejects({ link: ["lib.ptx"] }, /option 'link' applies to kernels/, true);
+  rejects({ lto: true }, /option 'lto' is not supported: give LTO-IR as a `link` entry/);
   rejects({ fma: false }, /cuda\.jit: option 'fma' applies to kernels; a device function is compiled into each kernel that calls it, with that kernel's options/, true);
   rejects({ signature: "float32(float32)" }, /option 'signature' applies to kernels/, true);
   // what is implemented is accepted, cache included (compiled code is cached per process and by the driver)

@@ -5,6 +5,7 @@
 import type { BackendDescriptor, DeviceInfo } from "../../abi/backend.js";
 import { CudaError } from "../../errors.js";
 import { createCudaBackend } from "./driver/backend.js";
+import { ptxArtifact } from "./ptx/artifact.js";
 import { cudaInAuto, probeCuda, type CudaProbe } from "./driver/detect.js";
 import { formatDriverVersion, ptxVersionForDriver } from "./driver/ptxversion.js";
 import type { PtxTargetOptions } from "./ptx/module.js";
@@ -17,6 +18,7 @@ export const CUDA_BACKEND: BackendDescriptor<"cuda"> = {
   inAuto: cudaInAuto,
   probe: () => probeCuda(),
   create: createCudaBackend,
+  aheadOfTime: (ir, computeCapabilities) => computeCapabilities.map((cc) => ptxArtifact(ir, cc)),
   chosen: (backend, devices) => `found ${devices.length} CUDA device${devices.length === 1 ? "" : "s"}, using ${backend.device.name}`,
   noDevice: (id, n) => `no CUDA device ${id}: found ${n} (ids 0…${n - 1})`,
   unavailable(requestedBy, probe: CudaProbe & { ok: false }) {

@@ -2,7 +2,7 @@
 // fallback of `auto`, and the back end every launch runs on while the sanitizer is on.
 
 import type { BackendDescriptor, DeviceInfo } from "../../abi/backend.js";
-import { createSimBackend, simDevice, SIM_DEVICE } from "./runtime/sim-backend.js";
+import { createSimBackend, simArtifact, simDevice, SIM_DEVICE } from "./runtime/sim-backend.js";
 import { simChecks } from "./runtime/sanitize.js";
 import { describeSimWorkers, startSimWorkers } from "./runtime/sim-workers.js";
 
@@ -30,6 +30,7 @@ export const SIM_BACKEND: BackendDescriptor<"sim"> = {
   onGpu: false,
   probe: () => ({ ok: true, devices: Array.from({ length: simDeviceCount() }, (_, i): DeviceInfo => simDevice(i)) }),
   create: createSimBackend,
+  aheadOfTime: (ir) => [simArtifact(ir)],
   chosen: (_backend, _devices, requestedBy) => `${requestedBy} asks for the simulator`,
   noDevice: (id, n) => `no simulated device ${id}: the simulator has ${n} (ids 0…${n - 1}); NUMBATS_SIM_DEVICES=N gives N`,
   unavailable: (_by, probe) => new Error(probe.reason),

@@ -13,3 +13,8 @@ export const closeSync = (_fd: number): never => noFiles("cannot close a file");
 export const fstatSync = (_fd: number): never => noFiles("cannot stat a file");
 export const readSync = (_fd: number): never => noFiles("cannot read a file");
 export const writeSync = (_fd: number): never => noFiles("cannot write a file");
+export const readdirSync = (path: string): never => noFiles(`cannot list ${path}`);
+export const statSync = (path: string): never => noFiles(`cannot stat ${path}`);
+export const mkdirSync = (path: string): never => noFiles(`cannot make ${path}`);
+export const writeFileSync = (path: string): never => noFiles(`cannot write ${path}`);
+export const renameSync = (path: string): never => noFiles(`cannot rename ${path}`);

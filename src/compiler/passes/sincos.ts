@@ -87,7 +87,7 @@ class Sharer {
     const visit = (list: readonly Stmt[]): void => list.forEach((s) => {
       if (s.k === "store" || s.k === "alloc") known = false;
       stmtExprs(s).forEach((e) => forEachExpr(e, (x) => {
-        if (x.k === "atomic" || x.k === "intrinsic" || (x.k === "call" && !this.isPure(x.fn))) known = false;
+        if (x.k === "atomic" || x.k === "intrinsic" || x.k === "external" || (x.k === "call" && !this.isPure(x.fn))) known = false;
       }));
       nestedLists(s).forEach(visit);
     });

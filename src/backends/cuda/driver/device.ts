@@ -10,7 +10,7 @@
 
 import { koffi } from "./ffi.js";
 import type {
-  ArrayArg, Backend, BackendEvent, BackendGraph, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory,
+  Artifact, ArrayArg, Backend, BackendEvent, BackendGraph, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory,
 } from "../../../abi/backend.js";
 import { kernelInfo, type KernelInfo } from "../../../abi/kernel-info.js";
 import type { FunctionIR } from "../../../compiler/ir.js";
@@ -22,6 +22,7 @@ import { CUDA_SUCCESS, STICKY_ERRORS, type CudaCall, type CudaDriver } from "./d
 import { deviceInfo, initDriver } from "./detect.js";
 import type { DeviceContext } from "./context.js";
 import { CudaKernel } from "./kernel.js";
+import { linkKernel, needsLink } from "./link-kernel.js";
 import { ptxVersionForDriver } from "./ptxversion.js";
 import { CudaEvent, CudaStream } from "./stream.js";
 import { abandonCapture, beginCapture, endCapture } from "./graph.js";
@@ -326,7 +327,27 @@ export class CudaDevice implements Backend, DeviceContext {
   }
 
   compile(ir: FunctionIR): CompiledKernel {
-    return this.loadPtx(kernelInfo(ir), emitPtx(ir, this.ptxTarget));
+    const ptx = emitPtx(ir, this.ptxTarget);
+    if (!needsLink(ir)) return this.loadPtx(kernelInfo(ir), ptx);
+    return new CudaKernel(this, kernelInfo(ir), ptx, linkKernel(this, ptx, ir.link ?? [], ir.options.maxRegisters));
+  }
+
+  /** Artifacts are cubins for this device's compute capability, made by this driver's JIT. */
+  get artifactTarget(): string {
+    return `cuda sm_${this.device.computeCapability.join("")} driver ${this.driverVersion}`;
+  }
+
+  /** The PTX, and the cubin the driver's linker makes of it (which a later process loads with no JIT). */
+  build(ir: FunctionIR): Artifact {
+    const info = kernelInfo(ir), { text, ...facts } = emitPtx(ir, this.ptxTarget);
+    this.activate();
+    const image = linkKernel(this, { text, entry: facts.entry }, ir.link ?? [], info.maxRegisters);
+    return { target: this.artifactTarget, info, code: text, binary: image, facts };
+  }
+
+  load(artifact: Artifact): CompiledKernel {
+    this.activate();
+    return new CudaKernel(this, artifact.info, { ...(artifact.facts as Omit<PtxModule, "text">), text: artifact.code }, artifact.binary);
   }
 
   /** JIT-loads a PTX module as the kernel `info` describes (compile's second half; tests load hand-written PTX). */

@@ -37,6 +37,12 @@ const PROTOTYPES = {
   cuModuleUnload: "int cuModuleUnload(void *module)",
   cuModuleGetFunction: "int cuModuleGetFunction(_Out_ void **fn, void *module, const char *name)",
   cuModuleGetGlobal_v2: "int cuModuleGetGlobal_v2(_Out_ uint64_t *dptr, _Out_ size_t *bytes, void *module, const char *name)",
+  // the driver's linker (link.ts): option values are pointer-sized words, as for cuModuleLoadDataEx
+  cuLinkCreate_v2: "int cuLinkCreate_v2(unsigned int n, int *options, void **values, _Out_ void **state)",
+  cuLinkAddData_v2:
+    "int cuLinkAddData_v2(void *state, int type, const void *data, size_t size, const char *name, unsigned int n, int *options, void **values)",
+  cuLinkComplete: "int cuLinkComplete(void *state, _Out_ void **image, _Out_ size_t *size)",
+  cuLinkDestroy: "int cuLinkDestroy(void *state)",
   cuFuncGetAttribute: "int cuFuncGetAttribute(_Out_ int *value, int attrib, void *fn)",
   cuFuncSetAttribute: "int cuFuncSetAttribute(void *fn, int attrib, int value)",
   cuOccupancyMaxPotentialBlockSize:

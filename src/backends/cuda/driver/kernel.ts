@@ -81,7 +81,8 @@ export class CudaKernel implements CompiledKernel {
   /** the device address of the module's error record (kernels that may throw), else 0 */
   private errorRecord = 0n;
 
-  constructor(owner: DeviceContext, info: KernelInfo, ptx: PtxModule) {
+  /** `image`: the module as the driver's linker made it from `ptx` (a cubin, loaded without the JIT), where there is one */
+  constructor(owner: DeviceContext, info: KernelInfo, ptx: PtxModule, private readonly image?: Uint8Array) {
     this.owner = owner;
     this.info = info;
     this.ptx = ptx;
@@ -106,7 +107,9 @@ export class CudaKernel implements CompiledKernel {
       const maxRegisters = this.info.maxRegisters;
       if (maxRegisters !== undefined) options.push(JIT.maxRegisters), values.push(BigInt(maxRegisters));
       const module: unknown[] = [null];
-      const rc = driver.api.cuModuleLoadDataEx(module, this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
+      let rc = driver.api.cuModuleLoadDataEx(module, this.image ?? this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
+      // a cubin another toolkit made, which this driver or device cannot load: its PTX is JIT-compiled instead
+      if (rc !== CUDA_SUCCESS && this.image) rc = driver.api.cuModuleLoadDataEx(module, this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
       this.infoLog = String(ffi.decode(infoLog, "char", -1));
       if (rc !== CUDA_SUCCESS) throw driver.error("cuModuleLoadDataEx", rc, this.loadFailure(rc, String(ffi.decode(errorLog, "char", -1))));
       const fn: unknown[] = [null];

@@ -24,6 +24,7 @@ import { locateSource, InternalCompilerError } from "../../../errors.js";
 import { EmitContext, type InductionCounter } from "./context.js";
 import { imm, mem, printLine, regDecls, sym, type Reg, type Scalar } from "./insts.js";
 import { intrinsic } from "./intrinsics.js";
+import { externalCall } from "./external.js";
 import { address, arrayAttr, atomic, load, store } from "./memory.js";
 import { binary, bitcast, compare, convert, fma, unary, words } from "./scalar.js";
 import { PTX_SCALAR } from "./types.js";
@@ -495,6 +496,7 @@ class KernelEmitter extends EmitContext {
       case "select": return this.select(e.cond, e.a, e.b, e.type, e.eager ?? false);
       case "intrinsic": return intrinsic(this, e);
       case "call": throw new InternalCompilerError(`PTX target: call of '${e.fn.name}' was not inlined`);
+      case "external": return externalCall(this, e);
       default: return this.scalar(e);
     }
   }

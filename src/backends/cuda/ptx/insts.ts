@@ -29,9 +29,10 @@ export interface Inst {
 export interface LabelLine { readonly k: "label"; readonly name: string }
 /**
  * verbatim text (call sequences in their own `{ }` scope, `.loc`); touches no outer registers except
- * `uses`, which the text names as `{0}`, `{1}`, … (so a pass that renames a register renames it there too)
+ * `uses`, which the text names as `{0}`, `{1}`, … (so a pass that renames a register renames it there too),
+ * and `defs`, which it writes, named `{=0}`, `{=1}`, …
  */
-export interface RawLine { readonly k: "raw"; readonly text: string; readonly uses: readonly Reg[] }
+export interface RawLine { readonly k: "raw"; readonly text: string; readonly uses: readonly Reg[]; readonly defs?: readonly Reg[] }
 /** brackets a loop: instructions hoisted out of it go right before `begin`; `latch` follows the counter's update */
 export interface LoopMark { readonly k: "loop"; readonly id: number; readonly edge: "begin" | "latch" | "end" }
 
@@ -73,6 +74,7 @@ function pushOperandRegs(o: Operand, out: Reg[]): void {
 export function defsOf(l: Line): Reg[] {
   const regs: Reg[] = [];
   if (l.k === "inst") for (let i = 0; i < l.ndefs; i++) if (l.args[i]!.k !== "mem") pushOperandRegs(l.args[i]!, regs);
+  if (l.k === "raw" && l.defs) regs.push(...l.defs);
   return regs;
 }
 
@@ -105,7 +107,7 @@ export function isPure(l: Inst): boolean {
 export function printLine(l: Line): string {
   switch (l.k) {
     case "label": return `${l.name}:`;
-    case "raw": return l.text.replace(/\{(\d+)\}/g, (_, i: string) => regName(l.uses[Number(i)]!));
+    case "raw": return l.text.replace(/\{(=?)(\d+)\}/g, (_, def: string, i: string) => regName((def ? l.defs! : l.uses)[Number(i)]!));
     case "loop": return `\t// loop ${l.id} ${l.edge}`;
     case "inst": {
       const g = l.guard ? `@${l.guard.neg ? "!" : ""}${regName(l.guard.reg)} ` : "";

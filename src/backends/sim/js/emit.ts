@@ -29,7 +29,7 @@ import {
   DTYPE_INFO, isArrayType, isBigInt, isScalarType, isTupleType,
   type ArrayType, type ScalarName, type Type,
 } from "../../../dtypes.js";
-import type { BinaryExpr, CastExpr, Expr, FunctionIR, IntrinsicExpr, IntrinsicName, Loc, Stmt, UnaryExpr } from "../../../compiler/ir.js";
+import type { BinaryExpr, CastExpr, Expr, ExternalCallExpr, FunctionIR, IntrinsicExpr, IntrinsicName, Loc, Stmt, UnaryExpr } from "../../../compiler/ir.js";
 import { rt, type AccessSite } from "../runtime/runtime.js";
 import { BARRIER, WAIT, WARP } from "../runtime/sim.js";
 import { emitPhases, planPhases, type PhaseHost, type PhasePlan } from "./phases.js";
@@ -55,6 +55,8 @@ export interface EmittedKernel {
   readonly sites: readonly AccessSite[];
   /** what leaving out the checks that bounds.ts proves assumed of the launch */
   readonly assumes: LaunchAssumptions;
+  /** the external functions (cuda.declareDevice) the code calls: their JavaScript stand-ins are looked up at each launch */
+  readonly externals: readonly string[];
 }
 
 /** Variants of the simulator code (plain launches use the defaults). */
@@ -245,6 +247,8 @@ class Emitter {
   private readonly arrays = new Map<string, ArrayInfo>();
   private readonly prelude: string[] = [];
   private readonly preludeNames = new Set<string>();
+  /** external functions called, by symbol: the local each launch binds its stand-in to */
+  private readonly externals = new Map<string, string>();
   /** per-thread locals, declared once at the top of the thread's scope */
   private readonly locals: string[] = [];
   private temps = 0;
@@ -299,6 +303,7 @@ class Emitter {
     const out: string[] = [
       `return function kernel_${ir.name.replace(/[^A-Za-z0-9_]/g, "_")}(L, args${this.san ? ", S" : ""}) {`,
       ...launch.map((l) => `  ${l}`),
+      ...[...this.externals].map(([name, local]) => `  const ${local} = externalImplementation(${JSON.stringify(name)}, ${JSON.stringify(ir.name)});`),
       `  const [gx, gy, gz] = L.grid, [nx, ny, nz] = L.block;`,
     ];
     const decl = (names: string[], ind: string) => (names.length ? [`${ind}let ${names.join(", ")};`] : []);
@@ -354,7 +359,7 @@ class Emitter {
       `// ${ir.name}: simulator code, ${SHAPE_NOTES[this.shape()]}`,
       ...(helpers.length ? [`const { ${helpers.join(", ")} } = rt;`] : []),
     ];
-    return { code: [...head, code].join("\n") + "\n", generators: this.gen, shape: this.shape(), staticSharedBytes, sites: this.sites, assumes: this.proofs.assumes };
+    return { code: [...head, code].join("\n") + "\n", generators: this.gen, shape: this.shape(), staticSharedBytes, sites: this.sites, assumes: this.proofs.assumes, externals: [...this.externals.keys()] };
   }
 
   /** Sanitizing, one SanThread moved from thread to thread: it enters each block (its threads, by ENTER_THREAD). */
@@ -797,7 +802,28 @@ class Emitter {
       }
       case "intrinsic": return this.intrinsic(e);
       case "call": throw new InternalCompilerError(`simulator: device function calls must be inlined before the JS target (call of '${e.fn.name}')`, e.loc);
+      case "external": return this.external(e);
     }
+  }
+
+  /**
+   * A call of a declared function's JavaScript stand-in: scalars as the simulator holds them (int64 as
+   * bigint), an array as a typed array from its first element; the result converted to the declared type,
+   * as the GPU's calling convention returns it (a float32 rounded, an integer wrapped).
+   */
+  private external(e: ExternalCallExpr): string {
+    let local = this.externals.get(e.fn.name);
+    if (!local) this.externals.set(e.fn.name, (local = `extern$${this.externals.size}`));
+    const args = e.args.map((a) => {
+      if (!isArrayType(a.type)) return this.expr(a);
+      const arr = this.arrayOf(a);
+      return arr.o === "0" ? arr.v : `${arr.v}.subarray(${arr.o})`;
+    });
+    const call = `${local}(${args.join(", ")})`;
+    const t = e.type;
+    if (!isScalarType(t)) return call;
+    if (t === "bool") return `(!!${call})`;
+    return wrap(t, isBigInt(t) ? `BigInt(${call})` : call);
   }
 
   private unary(e: UnaryExpr): string {

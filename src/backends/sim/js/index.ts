@@ -7,7 +7,7 @@ import { canThrow } from "../../../compiler/walk.js";
 import { InternalCompilerError, type SanitizerTool } from "../../../errors.js";
 import { kernelInfo, type KernelInfo } from "../../../abi/kernel-info.js";
 import { emitKernel, type EmittedKernel, type SanitizeOptions } from "./emit.js";
-import { rt } from "../runtime/runtime.js";
+import { rt, type AccessSite } from "../runtime/runtime.js";
 import { reportsFree, sanitizedRuntime, simChecks, type SanitizedKernelFn } from "../runtime/sanitize.js";
 import type { KernelFn } from "../runtime/sim-chunks.js";
 
@@ -48,8 +48,13 @@ export interface JsKernel extends BuiltKernel {
 /** Compiles `ir` to a launch function; `runtime` is what its `rt.*` names resolve to. */
 function build<F>(ir: FunctionIR, options: SanitizeOptions, runtime: object): BuiltKernel<F> {
   const emitted = emitKernel(ir, options);
-  const factory = new Function("rt", "consts", "sites", emitted.code) as (r: object, consts: readonly ArrayBufferView[], s: typeof emitted.sites) => F;
-  return { ...emitted, run: factory(runtime, ir.constArrays.map((c) => c.data), emitted.sites) };
+  return { ...emitted, run: define<F>(emitted.code, runtime, ir.constArrays.map((c) => c.data), emitted.sites) };
+}
+
+/** The function generated code defines. */
+function define<F>(code: string, runtime: object, consts: readonly ArrayBufferView[], sites: readonly AccessSite[]): F {
+  const factory = new Function("rt", "consts", "sites", code) as (r: object, consts: readonly ArrayBufferView[], s: readonly AccessSite[]) => F;
+  return factory(runtime, consts, sites);
 }
 
 /**
@@ -64,26 +69,57 @@ function sanitizedVariant(ir: FunctionIR, options: SanitizeOptions): BuiltKernel
   return { ...fast, run };
 }
 
-/** Compiles a kernel for the simulator. */
-export function compileJs(ir: FunctionIR): JsKernel {
+/**
+ * A kernel compiled for the simulator as data (Backend.build): the plain code and what loading it
+ * needs; the variants are compiled from the IR at their first use. `sites` leave out their `origin`
+ * (a function): `own` says which sites' text is the kernel's own.
+ */
+export interface JsArtifactFacts extends Omit<EmittedKernel, "code" | "sites"> {
+  readonly sites: readonly (Omit<AccessSite, "origin"> & { readonly own: boolean })[];
+  readonly consts: readonly ArrayBufferView[];
+  readonly throws: boolean;
+}
+
+/** The plain code of a kernel and the facts its loading needs (loadJs makes a JsKernel of them). */
+export function buildJs(ir: FunctionIR): { info: KernelInfo; code: string; facts: JsArtifactFacts } {
   if (ir.kind !== "kernel") throw new InternalCompilerError(`compileJs: '${ir.name}' is a device function, not a kernel`);
-  const plain = build<KernelFn>(ir, {}, rt);
+  const { code, sites, ...emitted } = emitKernel(ir, {});
+  const facts = {
+    ...emitted,
+    sites: sites.map(({ origin, ...site }) => ({ ...site, own: origin !== undefined })),
+    consts: ir.constArrays.map((c) => c.data),
+    throws: canThrow(ir),
+  };
+  return { info: kernelInfo(ir), code, facts };
+}
+
+/** The kernel an artifact of buildJs holds; `ir` compiles the kernel's IR for the variants it lacks. */
+export function loadJs(info: KernelInfo, code: string, facts: JsArtifactFacts, origin: Function | undefined, ir: () => FunctionIR): JsKernel {
+  const sites: AccessSite[] = facts.sites.map(({ own, ...site }) => (own && origin ? { ...site, origin } : site));
+  const { consts, throws, ...emitted } = facts;
+  const plain: BuiltKernel = { ...emitted, code, sites, run: define<KernelFn>(code, rt, consts, sites) };
   let checked: KernelFn | undefined, shuffled: KernelFn | undefined;
   // the sanitizer's variants, by schedule (random: all generators), by whether the launch meets the plain
   // code's assumptions, and by the tools
   const sanitized = new Map<string, BuiltKernel<SanitizedKernelFn>>();
   return {
     ...plain,
-    info: kernelInfo(ir),
-    consts: ir.constArrays.map((c) => c.data),
-    throws: canThrow(ir),
-    checked: () => (checked ??= build<KernelFn>(ir, { assumeLaunch: false }, rt).run),
-    shuffled: () => (shuffled ??= build<KernelFn>(ir, { generators: true, assumeLaunch: false }, rt).run),
+    info,
+    consts,
+    throws,
+    checked: () => (checked ??= build<KernelFn>(ir(), { assumeLaunch: false }, rt).run),
+    shuffled: () => (shuffled ??= build<KernelFn>(ir(), { generators: true, assumeLaunch: false }, rt).run),
     sanitized(random, assumeLaunch, tools = simChecks().tools!) {
       const key = `${random}:${assumeLaunch}:${[...tools].sort().join(",")}`;
       let v = sanitized.get(key);
-      if (!v) sanitized.set(key, (v = sanitizedVariant(ir, { sanitize: true, generators: random, assumeLaunch, tools })));
+      if (!v) sanitized.set(key, (v = sanitizedVariant(ir(), { sanitize: true, generators: random, assumeLaunch, tools })));
       return v;
     },
   };
+}
+
+/** Compiles a kernel for the simulator. */
+export function compileJs(ir: FunctionIR): JsKernel {
+  const { info, code, facts } = buildJs(ir);
+  return loadJs(info, code, facts, ir.origin, () => ir);
 }

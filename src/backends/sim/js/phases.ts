@@ -75,7 +75,7 @@ function jumpsTo(body: readonly Stmt[], label: string): boolean {
 
 /** an expression whose value depends only on the thread's locals (no memory, no effects) */
 const pureExpr = (e: Expr): boolean =>
-  !exprHas(e, (x) => x.k === "load" || x.k === "atomic" || x.k === "intrinsic" || x.k === "call");
+  !exprHas(e, (x) => x.k === "load" || x.k === "atomic" || x.k === "intrinsic" || x.k === "call" || x.k === "external");
 const pureStmt = (s: Stmt): boolean =>
   (s.k === "let" && (!s.init || pureExpr(s.init)) && !isArrayType(s.type)) || (s.k === "assign" && pureExpr(s.value));
 

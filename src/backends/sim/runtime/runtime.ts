@@ -1,7 +1,8 @@
 // The helpers generated simulator code calls (as `rt.*`): integer division
 // rules, float→int saturation, bit tricks, bitcasts, atomics, argument
-// binding, bounds errors and printf. Generated code inlines the cheap cases
-// (wrap-around arithmetic, float32 rounding) and calls these for the rest.
+// binding, bounds errors, printf and the stand-ins of declared device
+// functions. Generated code inlines the cheap cases (wrap-around arithmetic,
+// float32 rounding) and calls these for the rest.
 
 import { parseThrowSite, type ArrayArg, type KernelArg } from "../../../abi/launch-abi.js";
 import { isSimBuffer } from "./buffer.js";
@@ -11,6 +12,7 @@ import type { AtomicOp } from "../../../compiler/ir.js";
 import { bigToOddDouble, copysign, fma16, fma32, fma64, rint } from "../../../fp.js";
 import { bfloat16Bits, bfloat16FromBits, bfloat16Round, float16Bits, float16FromBits } from "../../../half.js";
 import { formatPrintf, type PrintArg } from "../../../abi/printf.js";
+import { externalImplementation } from "../../../abi/external-functions.js";
 import { blockRange, runThreads } from "./sim.js";
 
 // ---------------------------------------------------------------------------
@@ -335,6 +337,6 @@ export const rt = {
   popc32, brev32, ffs32, popc64, clz64, ffs64, brev64,
   f2i, f2big, big2f32, big2f16, bigToOddDouble, bitcast, hiWord, loWord, makeWords,
   atomic, bindArray, scalarArg, oob, divergentLoop, assertFailed, kernelThrow, subarrayBound, viewAs, printf, runThreads, blockRange,
-  fma16, fma32, fma64, copysign, rint, selp, ftz32,
+  fma16, fma32, fma64, copysign, rint, selp, ftz32, externalImplementation,
 };
 export type Runtime = typeof rt;

@@ -7,9 +7,10 @@ import { availableParallelism, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type {
-  Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory, KernelArg,
+  Artifact, Backend, BackendEvent, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory, KernelArg,
 } from "../../../abi/backend.js";
-import { compileJs } from "../js/index.js";
+import { buildJs, compileJs, loadJs, type JsArtifactFacts } from "../js/index.js";
+import type { FunctionIR } from "../../../compiler/ir.js";
 import { isSimBuffer, type SimBuffer } from "./buffer.js";
 import { loadSimKernel } from "./sim-kernel.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
@@ -206,6 +207,12 @@ class SimEvent implements BackendEvent {
   }
 }
 
+/** What the simulator's artifacts are for: its JavaScript runs on every simulated device alike. */
+const SIM_ARTIFACTS = "sim";
+
+/** The simulator's artifact of `ir`: its plain JavaScript and what loading it needs. */
+export const simArtifact = (ir: FunctionIR): Artifact => ({ target: SIM_ARTIFACTS, ...buildJs(ir) });
+
 /** The back end of simulated device `id`; each device counts its own allocations. */
 export function createSimBackend(id = 0): Backend {
   const defaultStream = new SimStream(true);
@@ -266,6 +273,10 @@ export function createSimBackend(id = 0): Backend {
     ipcExport: (buf) => exportShared(simBuffer(buf)),
     ipcOpen: openShared,
     compile: (ir) => capturedLaunches(syncingShared(loadSimKernel(compileJs(ir))), capture),
+    artifactTarget: SIM_ARTIFACTS,
+    build: simArtifact,
+    load: ({ info, code, facts }: Artifact, { origin, ir }) =>
+      capturedLaunches(syncingShared(loadSimKernel(loadJs(info, code, facts as JsArtifactFacts, origin, ir))), capture),
     inPlace: wrapHostArray,
     hostBytes(buf) {
       const b = buf as SimBuffer;

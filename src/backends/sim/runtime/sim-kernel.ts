@@ -29,8 +29,9 @@ export function loadSimKernel(js: JsKernel): CompiledKernel {
       const checks = simChecks();
       const assumed = launchSatisfies(js.assumes, dims.grid, dims.block, args);
       // the sanitizer and the random schedule run in the calling thread; large plain launches on workers;
-      // a launch ends at the first throw, which the calling thread catches (so no worker threads)
-      if (!checks.tools && checks.seed === undefined && assumed && !js.throws) {
+      // a launch ends at the first throw, which the calling thread catches (so no worker threads); the
+      // stand-ins of declared functions are the calling thread's JavaScript functions (so none either)
+      if (!checks.tools && checks.seed === undefined && assumed && !js.throws && js.externals.length === 0) {
         const runners = parallel.runners(dims, L.cooperative);
         if (runners > 1) return parallel.launch(dims, args, runners);
       }

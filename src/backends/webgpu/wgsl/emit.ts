@@ -901,6 +901,7 @@ export class WgslEmitter implements WgslContext {
       case "atomic": return this.intrinsics.atomic(e);
       case "intrinsic": return this.intrinsics.value(e);
       case "call": throw new InternalCompilerError(`webgpu: device function calls must be inlined before the WGSL target (call of '${e.fn.name}')`, e.loc);
+      case "external": throw this.unsupported(`a call of '${e.fn.name}', a device function declared with cuda.declareDevice`, "WebGPU cannot link device code compiled elsewhere (run it on the cuda target, or on the simulator with its sim implementation)", e.loc);
     }
   }
 
