@@ -16,7 +16,7 @@ export type LinkEntry = string | URL | { readonly source: string; readonly name?
 /** What each file extension holds, and whether it is text. */
 const BY_EXTENSION: Readonly<Record<string, { readonly kind: LinkSource["kind"]; readonly text: boolean }>> = {
   ptx: { kind: "ptx", text: true },
-  cu: { kind: "cuda", text: true },
+  cu: { kind: "cuda-c++", text: true },
   cubin: { kind: "cubin", text: false },
   fatbin: { kind: "fatbin", text: false },
   o: { kind: "object", text: false },
@@ -38,7 +38,7 @@ function linkSource(entry: unknown, i: number): LinkSource {
   if (typeof entry === "object" && entry !== null) {
     const { source, ptx, name } = entry as { source?: unknown; ptx?: unknown; name?: unknown };
     if (name !== undefined && typeof name !== "string") throw new TypeError(`cuda.jit: link entry ${i + 1}'s name must be a string; got ${typeof name}`);
-    if (typeof source === "string" && ptx === undefined) return { kind: "cuda", name: name ?? `link${i + 1}.cu`, data: source };
+    if (typeof source === "string" && ptx === undefined) return { kind: "cuda-c++", name: name ?? `link${i + 1}.cu`, data: source };
     if (typeof ptx === "string" && source === undefined) return { kind: "ptx", name: name ?? `link${i + 1}.ptx`, data: ptx };
   }
   throw new TypeError(`cuda.jit: link entry ${i + 1} is ${JSON.stringify(entry) ?? String(entry)}; an entry is a file (${EXTENSIONS}), { source: "CUDA C++", name } or { ptx: "PTX text", name }`);
@@ -55,5 +55,5 @@ function fileSource(path: string): LinkSource {
     throw new TypeError(`cuda.jit: link entry '${path}' cannot be read: ${(e as Error).message}`);
   }
   // a .cu file names itself by its path: NVRTC's errors then say where, and its #includes are found beside it
-  return { kind: known.kind, name: known.kind === "cuda" ? path : basename(path), data: known.text ? new TextDecoder().decode(data) : new Uint8Array(data) };
+  return { kind: known.kind, name: known.kind === "cuda-c++" ? path : basename(path), data: known.text ? new TextDecoder().decode(data) : new Uint8Array(data) };
 }

@@ -431,7 +431,7 @@ export interface FunctionIR {
  * object, a library of them, LTO-IR, or CUDA C++ source (compiled first); `name` names it in logs and errors.
  */
 export interface LinkSource {
-  readonly kind: "ptx" | "cubin" | "fatbin" | "object" | "library" | "ltoir" | "cuda";
+  readonly kind: "ptx" | "cubin" | "fatbin" | "object" | "library" | "ltoir" | "cuda-c++";
   readonly name: string;
   readonly data: string | Uint8Array;
 }

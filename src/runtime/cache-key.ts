@@ -9,7 +9,7 @@
 // device function's name only adds to the key), so computing the key needs no compiler.
 
 import { createHash, type Hash } from "node:crypto";
-import { complexDTypeName, typedScalarDType } from "../dtypes.js";
+import { complexDTypeName, typeToString, typedScalarDType } from "../dtypes.js";
 import { asDeviceFunction, type DeviceFunctionLike, type DeviceResolver } from "../compiler/index.js";
 import { BUILTIN_NAMESPACE, functionText, recordedNames } from "../compiler/recorded.js";
 import { isCapturableArray } from "../compiler/env.js";
@@ -102,6 +102,8 @@ class Fingerprint {
   /** A device function: its name and function (once per key). */
   private device(dev: DeviceFunctionLike): void {
     this.text(`device ${dev.name}`);
+    // a declared function's wrapper has the same text for every declaration: its symbol and types are what it means
+    if (dev.external) this.text(`external ${dev.external.name}(${dev.external.params.map(typeToString).join(", ")}) ${typeToString(dev.external.returnType)}`);
     if (this.seen.has(dev.fn)) return;
     this.seen.add(dev.fn);
     this.function(dev.fn, dev.env, dev.module);

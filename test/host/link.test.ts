@@ -197,7 +197,7 @@ test("with LTO-IR among the link entries, the kernel, its CUDA C++ (compiled to 
   const owner = { device: { computeCapability: [9, 0] } } as unknown as DeviceContext;
   const cubin = linkKernel(owner, { text, entry }, [
     { kind: "ltoir", name: "lerp.ltoir", data: lto.code },
-    { kind: "cuda", name: "hyp.cu", data: 'extern "C" __device__ double hyp_f64(double x, double y) { return sqrt(x * x + y * y); }' },
+    { kind: "cuda-c++", name: "hyp.cu", data: 'extern "C" __device__ double hyp_f64(double x, double y) { return sqrt(x * x + y * y); }' },
   ]);
   const defined = elfSymbols(cubin).filter((sym) => sym.defined && sym.type === "func").map((sym) => sym.name);
   for (const name of [entry, "lerp_f32", "hyp_f64"]) assert.ok(defined.includes(name), `${name} is defined in the cubin (functions: ${defined.join(", ")})`);

@@ -19,3 +19,4 @@ export const dirname = (p: string): string => (p.includes("/") ? p.slice(0, p.la
 export const extname = (p: string): string => /\.[^./]*$/.exec(p.slice(p.lastIndexOf("/") + 1))?.[0] ?? "";
 /** `to` relative to `from` when inside it, else `to` itself */
 export const relative = (from: string, to: string): string => (to.startsWith(`${from}/`) ? to.slice(from.length + 1) : to);
+export const basename = (p: string): string => p.slice(p.lastIndexOf("/") + 1);

@@ -34,7 +34,7 @@ export function linkKernel(owner: DeviceContext, ptx: KernelPtx, sources: readon
   const cc = owner.device.computeCapability;
   const lto = sources.some((s) => s.kind === "ltoir");
   // CUDA C++ as PTX for the driver's linker, as LTO-IR where nvJitLink links with -lto anyway
-  const inputs = sources.map((s): JitLinkInput => (s.kind !== "cuda" ? { ...s, kind: s.kind as JitLinkInput["kind"] } : {
+  const inputs = sources.map((s): JitLinkInput => (s.kind !== "cuda-c++" ? { ...s, kind: s.kind as JitLinkInput["kind"] } : {
     kind: lto ? "ltoir" : "ptx", name: s.name,
     // a .cu file's #includes are found beside it
     data: compileCuda({ source: String(s.data), name: s.name }, { computeCapability: cc, output: lto ? "ltoir" : "ptx", includeDirs: dirname(s.name) === "." ? [] : [dirname(s.name)] }).code,
