@@ -5,10 +5,13 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
 import { cuda, CudaError } from "../../src/index.js";
 import { getBackend } from "../../src/runtime/select.js";
 import { graphCases } from "../cases/graphs.js";
+import { noteCapturedKernel } from "../../src/backends/cuda/driver/graph.js";
 
 process.env.NUMBATS_TARGET = "cuda";
 const probe = probeCuda();
@@ -28,4 +31,49 @@ test("GPU: a synchronisation the driver refuses during capture ends it cleanly (
   s.synchronize();
   assert.deepEqual(Array.from(y.copyToHost()), [2, 3]);
   y.free();
+});
+
+test("GPU: a graph keeps the kernels it recorded loaded after the program drops them (their modules unload when they are collected)", { skip }, async () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const s = cuda.stream();
+  const y = cuda.toDevice(new Float32Array(64));
+  const graph = (() => {
+    const k = cuda.jit((a: Float32Array) => { const i = cuda.grid(1); if (i < a.length) a[i] += 1; });
+    k.configure(1, 64, s)(y); // compiled and loaded before the capture
+    s.synchronize();
+    return s.capture(() => k.configure(1, 64, s)(y));
+  })();
+  for (let i = 0; i < 4; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve)); // finalizers run between turns
+  }
+  graph.launch(s);
+  graph.launch(s);
+  s.synchronize();
+  assert.deepEqual(Array.from(y.copyToHost()), new Array(64).fill(3));
+  graph.free();
+  y.free();
+});
+
+test("GPU: a graph holds the kernels launched during its capture until it is freed", { skip }, async () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const collect = async () => {
+    for (let i = 0; i < 4; i++) { gc(); await new Promise((resolve) => setImmediate(resolve)); }
+  };
+  const backend = getBackend();
+  const s = cuda.stream();
+  backend.beginCapture!(s.handle);
+  const ref = (() => {
+    const kernel = {}; // stands for a loaded kernel, whose module is unloaded when it is collected
+    noteCapturedKernel(kernel);
+    return new WeakRef(kernel);
+  })();
+  const graph = backend.endCapture!(s.handle);
+  await collect();
+  assert.ok(ref.deref() !== undefined, "kept while the graph lives");
+  graph.free();
+  await collect();
+  assert.equal(ref.deref(), undefined, "let go once the graph is freed");
 });

@@ -4,7 +4,9 @@
 // with cuStreamEndCapture all the same (the driver answers CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
 // after a refused call) and its partial graph destroyed, so the stream captures nothing afterwards.
 // A kernel that may throw notes its error record's reader at each launch; a graph keeps the readers
-// of the launches it recorded and notes them at each of its launches.
+// of the launches it recorded and notes them at each of its launches. A graph also keeps the kernels
+// it recorded: a kernel's module is unloaded when the kernel is garbage-collected, and a graph's
+// launch needs its kernels' code loaded.
 
 import type { BackendGraph, BackendStream } from "../../../abi/backend.js";
 import { CudaError, LaunchError } from "../../../errors.js";
@@ -38,6 +40,14 @@ const unfreed = new FinalizationRegistry<GraphHandles>((h) => {
   }
 });
 
+/** the kernels launched during the open capture (the host API opens one at a time) */
+let capturedKernels: Set<object> | undefined;
+
+/** Called at each launch: during a capture, the graph being recorded keeps `kernel` (and so its module). */
+export function noteCapturedKernel(kernel: object): void {
+  capturedKernels?.add(kernel);
+}
+
 /** per capturing stream: the readers of kernel errors its recorded launches noted */
 const throwRecords = new Map<BackendStream, ReturnType<typeof collectThrowingLaunches>>();
 
@@ -45,6 +55,14 @@ export function beginCapture(owner: DeviceContext, stream: BackendStream): void 
   const s = owner.useStream(stream, "cuStreamBeginCapture_v2");
   owner.driver.check("cuStreamBeginCapture_v2", owner.driver.api.cuStreamBeginCapture_v2(s.handle, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
   throwRecords.set(stream, collectThrowingLaunches());
+  capturedKernels = new Set();
+}
+
+/** The kernels the open capture launched; the collection ends. */
+function takeCapturedKernels(): readonly object[] {
+  const kernels = [...(capturedKernels ?? [])];
+  capturedKernels = undefined;
+  return kernels;
 }
 
 /** The readers of kernel errors the capture on `stream` collected; the collection ends. */
@@ -60,6 +78,7 @@ export function endCapture(owner: DeviceContext, stream: BackendStream): Backend
   const { driver } = owner;
   const s = owner.useStream(stream, "cuStreamEndCapture");
   const throws = takeThrowRecords(stream);
+  const kernels = takeCapturedKernels();
   const graph: unknown[] = [null];
   const ended = driver.api.cuStreamEndCapture(s.handle, graph);
   if (ended !== CUDA_SUCCESS) {
@@ -73,12 +92,13 @@ export function endCapture(owner: DeviceContext, stream: BackendStream): Backend
     driver.api.cuGraphDestroy(graph[0]);
     throw driver.error("cuGraphInstantiateWithFlags", rc, "instantiating the graph stream.capture() recorded");
   }
-  return new CudaGraph({ owner, generation: owner.generation, graph: graph[0], exec: exec[0] }, throws);
+  return new CudaGraph({ owner, generation: owner.generation, graph: graph[0], exec: exec[0] }, throws, kernels);
 }
 
 /** Ends a failed capture on `stream` and destroys what it recorded. */
 export function abandonCapture(owner: DeviceContext, stream: BackendStream): void {
   takeThrowRecords(stream);
+  takeCapturedKernels();
   const s = owner.useStream(stream, "cuStreamEndCapture");
   const graph: unknown[] = [null];
   // an invalidated capture ends with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph: ended all the same
@@ -89,7 +109,12 @@ export function abandonCapture(owner: DeviceContext, stream: BackendStream): voi
 class CudaGraph implements BackendGraph {
   private live = true;
 
-  constructor(private readonly handles: GraphHandles, private readonly throws: readonly ThrowRecord[]) {
+  constructor(
+    private readonly handles: GraphHandles,
+    private readonly throws: readonly ThrowRecord[],
+    /** held, not read: the recorded kernels' modules stay loaded while the graph lives */
+    private kernels: readonly object[],
+  ) {
     unfreed.register(this, handles, this);
   }
 
@@ -107,6 +132,7 @@ class CudaGraph implements BackendGraph {
   free(): void {
     if (!this.live) return;
     this.live = false;
+    this.kernels = [];
     unfreed.unregister(this);
     this.handles.owner.activate();
     const [exec, graph] = destroy(this.handles);
