@@ -12,3 +12,8 @@ export const probeCuda = (): { readonly ok: false; readonly reason: string } => 
 export const createCudaBackend = (_deviceId: number): never => {
   throw new Error(CUDA_NEEDS_NODE);
 };
+
+/** nvJitLink, which bundles use to make cubins ahead of time, is a native library too: absent, as where it is not installed */
+export const jitLink = (): never => {
+  throw new Error(CUDA_NEEDS_NODE);
+};
