@@ -2,11 +2,14 @@
 //
 // Both generate a kernel with one thread per output element (vectorize) or
 // per loop index (guvectorize). Every operand reaches the kernel as a 1-d
-// array over its storage; where each thread's element lies comes from an
-// int32 `meta` array holding the loop shape and, per operand, an element
-// offset and strides (stride 0 on broadcast dimensions). So any host or
-// device view (sliced, transposed, broadcast) works without a copy, and one
-// compiled kernel serves every shape of the same rank.
+// array over its storage; where each thread's element lies comes from the
+// layout (`meta`): the loop shape and, per operand, an element offset and
+// strides (stride 0 on broadcast dimensions), passed by value as int32
+// scalar parameters `m0, m1, …`. So any host or device view (sliced,
+// transposed, broadcast) works without a copy, one compiled kernel serves
+// every shape of the same rank, and a call on device arrays passes no host
+// memory: it neither waits nor allocates beyond its result, and a stream
+// capture can record it.
 //
 // guvectorize copies each thread's core sub-arrays into `cuda.local.array`
 // buffers sized from the call's core dimensions, calls the user's function
@@ -14,9 +17,6 @@
 //
 // One file over 600 lines: vectorize and guvectorize share the signature selection (NumPy's casting
 // and promotion rules), the operand layout and the generated kernel's shape; apart they would repeat them.
-//
-// One file over 600 lines: vectorize and guvectorize share the operand layout (`meta`), broadcasting,
-// the generated kernel and the outputs' allocation; split in two, each half would import most of the other.
 
 import {
   COMPLEX_PART, DTYPE_INFO, canCastSafely, complexScalarDType, complexType, pinnedComplexDType, convertScalar, dtypeOfTypedArray, dtypes, isArrayType,
@@ -287,7 +287,7 @@ interface MetaEntry { readonly offset: number; readonly loop: readonly number[];
  * Loop dimensions every operand walks contiguously are merged first, so a
  * C-contiguous loop is 1-d and its kernel divides nothing.
  */
-function buildMeta(loopShape: readonly number[], entries: readonly MetaEntry[]): { loopNdim: number; meta: Int32Array } {
+function buildMeta(loopShape: readonly number[], entries: readonly MetaEntry[]): { loopNdim: number; meta: number[] } {
   const shape: number[] = [];
   const strides: number[][] = entries.map(() => []);
   loopShape.forEach((n, d) => {
@@ -304,8 +304,12 @@ function buildMeta(loopShape: readonly number[], entries: readonly MetaEntry[]):
   const values = [...shape];
   entries.forEach((e, j) => values.push(e.offset, ...strides[j]!, ...e.core));
   if (values.some((v) => v !== (v | 0))) throw new LaunchError("array too large for a ufunc: offsets and strides must fit in int32");
-  return { loopNdim: shape.length, meta: Int32Array.from(values) };
+  // `| 0`: -0 (an offset of -0) would be typed float64 by value, not int32
+  return { loopNdim: shape.length, meta: values.map((v) => v | 0) };
 }
+
+/** The layout's parameter names: `m0, m1, …`, one int32 scalar per value of `meta`. */
+const metaParams = (count: number): string[] => Array.from({ length: count }, (_, k) => `m${k}`);
 
 /** Where each operand's entry starts in meta. */
 function metaBases(loopNdim: number, coreNdims: readonly number[]): number[] {
@@ -315,19 +319,12 @@ function metaBases(loopNdim: number, coreNdims: readonly number[]): number[] {
 
 /** Kernel text: element offsets `p0, p1, …` of thread `i`'s loop index (the outermost index needs no modulo). */
 function offsetsSource(loopNdim: number, bases: readonly number[]): string {
-  const lines = bases.map((b, j) => `let p${j} = meta[${b}];`);
+  const lines = bases.map((b, j) => `let p${j} = m${b};`);
   if (loopNdim > 0) lines.push("let rem = i;");
-  if (loopNdim > 1) {
-    lines.push(
-      `for (let d = ${loopNdim - 1}; d > 0; d--) {`,
-      "  const e = meta[d];",
-      "  const k = rem % e;",
-      "  rem = Math.floor(rem / e);",
-      ...bases.map((b, j) => `  p${j} += k * meta[${b + 1} + d];`),
-      "}",
-    );
+  for (let d = loopNdim - 1; d > 0; d--) {
+    lines.push(`const k${d} = rem % m${d};`, `rem = Math.floor(rem / m${d});`, ...bases.map((b, j) => `p${j} += k${d} * m${b + 1 + d};`));
   }
-  if (loopNdim > 0) lines.push(...bases.map((b, j) => `p${j} += rem * meta[${b + 1}];`));
+  if (loopNdim > 0) lines.push(...bases.map((b, j) => `p${j} += rem * m${b + 1};`));
   return lines.join("\n");
 }
 
@@ -343,7 +340,7 @@ export function withInfo<F extends Function>(f: F, info: object, kernels: Readon
   return Object.defineProperty(f, "kernels", { get: () => [...kernels.values()] });
 }
 
-/** The names in the error for a ufunc call on a thread that cannot block (each call waits: its `meta` is a host array). */
+/** The names in the error for a ufunc call on a thread that cannot block (a call with host operands waits for its results). */
 const ufuncCall = (what: string): Twin => ({ call: `a call of ${what}`, twin: `${what.split(" ")[0]}.async(...args)` });
 
 const safeName = (prefix: string, fn: Function) => `${prefix}_${(functionName(fn) || "fn").replace(/[^A-Za-z0-9_]/g, "_")}`;
@@ -543,10 +540,10 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
           ${offsetsSource(loopNdim, bases)}
           out[p${nin}] = op(${argTypes.map((t, j) => convertSource(`x${j}[p${j}]`, ops[j]!.dtype, t)).join(", ")});
         }`;
-      kernel = makeKernelFunction(safeName("ufunc", fn), ["n", "meta", ...xs, "out"], body, fn);
+      kernel = makeKernelFunction(safeName("ufunc", fn), ["n", ...metaParams(meta.length), ...xs, "out"], body, fn);
       kernels.set(key, kernel);
     }
-    yield* launchWith(all, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, meta, ...args]));
+    yield* launchWith(all, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, ...meta, ...args]));
     return yield* finished(target);
   }
   const ufunc = (...args: unknown[]): UfuncResult => runBlocking(apply(args), ufuncCall(what));
@@ -753,10 +750,10 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
       const key = `${sigs.indexOf(sig)}|${loopNdim}|${coreShapes.map((c) => c.join("x")).join(",")}${dtypes.some((t) => !isScalarName(t)) ? `|${dtypes.join(",")}` : ""}`;
       let kernel = kernels.get(key);
       if (!kernel) {
-        kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin, dtypes), fn);
+        kernel = makeKernelFunction(safeName("gufunc", fn), ["n", ...metaParams(meta.length), ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin, dtypes), fn);
         kernels.set(key, kernel);
       }
-      yield* launchWith(ops, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, meta, ...args]));
+      yield* launchWith(ops, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, ...meta, ...args]));
     }
     const results: UfuncResult[] = [];
     for (const t of targets) results.push(yield* finished(t));
@@ -834,7 +831,7 @@ function gufuncBody(sig: Signature, loopNdim: number, coreShapes: readonly (read
     lines.push(assign(`l${j}${idx.map((a) => `[${a}]`).join("")}`, `x${j}[${offset}]`), "}".repeat(core.length));
     return lines;
   };
-  const strides = coreShapes.flatMap((core, j) => core.map((_, d) => `const s${j}_${d} = meta[${bases[j]! + 1 + loopNdim + d}];`));
+  const strides = coreShapes.flatMap((core, j) => core.map((_, d) => `const s${j}_${d} = m${bases[j]! + 1 + loopNdim + d};`));
   const prologue = sig.args.flatMap((t, j) => {
     if (!isArrayType(t)) return [`const l${j} = ${convertSource(`x${j}[p${j}]`, dtypes[j]!, elementType(t))};`];
     const dims = coreShapes[j]!.length === 0 ? [1] : coreShapes[j]!;
