@@ -340,6 +340,17 @@ export function withInfo<F extends Function>(f: F, info: object, kernels: Readon
   return Object.defineProperty(f, "kernels", { get: () => [...kernels.values()] });
 }
 
+/**
+ * During a stream capture, refuses (naming it) a call that a capture cannot record: one with a host
+ * operand (an array or a scalar: each reaches the kernel through host memory) or one that allocates
+ * its outputs (`out` not given). Nothing outside a capture.
+ */
+function refuseUncapturable(what: string, operands: readonly unknown[], outGiven: boolean): void {
+  const host = operands.findIndex((v) => !(v instanceof DeviceArray));
+  if (host >= 0) refuseDuringCapture(`a call of ${what} with a host ${isArrayOperand(operands[host]) ? "array" : "scalar"} as argument ${host + 1}`, "passes host memory");
+  if (!outGiven) refuseDuringCapture(`a call of ${what} without out`, "allocates its result");
+}
+
 /** The names in the error for a ufunc call on a thread that cannot block (a call with host operands waits for its results). */
 const ufuncCall = (what: string): Twin => ({ call: `a call of ${what}`, twin: `${what.split(" ")[0]}.async(...args)` });
 
@@ -491,7 +502,6 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
   const returnTypes = new Map<string, UType>();
 
   function* apply(args: readonly unknown[]): Steps<UfuncResult> {
-    refuseDuringCapture(`a call of ${what}`, "passes host memory");
     const { operands: raw, options } = splitOptions(args, what);
     if (raw.length !== nin && raw.length !== nin + 1) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally an output array; got ${raw.length} argument(s)`);
@@ -499,6 +509,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
     const inputs = raw.slice(0, nin).map((v, j) => checkOperand(v, j, what));
     const out = raw.length > nin ? raw[nin] : options.out;
     if (out !== undefined && !isArrayOperand(out)) throw new LaunchError(`${what}: out must be a typed array, ndarray or DeviceArray`);
+    refuseUncapturable(what, [...inputs, ...(out === undefined ? [] : [out])], out !== undefined);
 
     const arrayDTypes = inputs.filter(isArrayOperand).map(dtypeOfOperand);
     let argTypes: UType[];
@@ -686,7 +697,6 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
   const kernels = new Map<string, Kernel>();
 
   function* apply(args: readonly unknown[]): Steps<UfuncResult | UfuncResult[]> {
-    refuseDuringCapture(`a call of ${what}`, "passes host memory");
     const { operands: raw, options } = splitOptions(args, what) as { operands: unknown[]; options: GufuncOptions };
     if (raw.length !== nin && raw.length !== nin + nout) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally ${nout} output array(s); got ${raw.length} argument(s)`);
@@ -696,6 +706,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
       if (!isArrayOperand(v)) throw new LaunchError(`${what}: output ${k + 1} must be a typed array, ndarray or DeviceArray`);
       return v;
     });
+    refuseUncapturable(what, [...inputs, ...given], given.length === nout);
     const sig = selectSignature(sigs, inputs.map(selectInput), what);
     const ops = inputs.map((v, j) => (isArrayOperand(v) ? operandOf(v) : scalarOperand(elementType(sig.args[j]!), v)));
 
