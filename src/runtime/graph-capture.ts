@@ -28,7 +28,7 @@ const BECAUSE: Readonly<Record<Refusal, string>> = {
   waits: "waits for the device, which it cannot do while a stream capture records (captured work runs only when the graph is launched): do it before stream.capture() or after it returns",
   allocates: "allocates device memory, which it cannot do while a stream capture records: allocate the arrays before stream.capture(); captured launches and copies use them as they are",
   "allocates its result": "allocates its result in device memory, which it cannot do while a stream capture records: pass { out }, a device array allocated before stream.capture()",
-  "passes host memory": "during a stream capture: a captured ufunc call takes device arrays only (a host operand would reach the device at capture, not at each launch of the graph): pass device arrays (cuda.toDevice before stream.capture()), a scalar as a 1-element device array",
+  "passes host memory": "during a stream capture: a captured ufunc call takes device arrays and scalars (a host array would be copied to the device and back at capture, not at each launch of the graph): pass device arrays, made by cuda.toDevice before stream.capture()",
   "records an event": "on the capturing or the default stream during a capture: graphs do not record events; record them around g.launch(stream)",
 };
 

@@ -268,20 +268,19 @@ export function graphCases(): GraphCase[] {
       },
     },
     {
-      name: "gufunc calls on device arrays into out are captured (a () input as a 1-element device array), replayed with new inputs",
+      name: "gufunc calls on device arrays into out are captured (a () input as a host scalar, fixed at capture), replayed with new inputs",
       run() {
         const s = cuda.stream();
         const rows = 5, cols = 7;
         const flat = cuda.toDevice(matrix(rows, cols, 0));
         const a = flat.reshape(rows, cols);
-        const k = cuda.toDevice(Float32Array.of(3));
         const scaled = cuda.deviceArray([rows, cols], float32), sums = cuda.deviceArray(rows, float32);
         const reference = (kk: number) => {
           const m = Array.from(matrix(rows, cols, kk), (v) => 3 * v);
           return { scaled: m, sums: Array.from({ length: rows }, (_, r) => m.slice(r * cols, (r + 1) * cols).reduce((t, v) => t + v, 0)) };
         };
         const calls = () => {
-          scaleRows(a, k, { out: scaled, stream: s });
+          scaleRows(a, 3, { out: scaled, stream: s });
           rowSums(scaled, { out: sums, stream: s });
         };
         calls(); // compiled before the capture
@@ -298,17 +297,16 @@ export function graphCases(): GraphCase[] {
           assert.deepEqual(Array.from(sums.copyToHost()), reference(kk).sums, `launch ${kk}: sums`);
         }
         g.free();
-        flat.free(), k.free(), scaled.free(), sums.free();
+        flat.free(), scaled.free(), sums.free();
       },
     },
     {
-      name: "a ufunc or gufunc call during capture without out, or with a host operand, is a LaunchError naming it",
+      name: "a ufunc or gufunc call during capture without out, or with a host array, is a LaunchError naming it",
       run() {
         const d = cuda.toDevice(Float32Array.of(1, 2)), o = cuda.deviceArray(2, float32);
         abandoned((s) => axpb(d, d, { stream: s }), /^a call of ufunc '.*' without out allocates its result .*pass \{ out \}/);
         abandoned((s) => rowSums(d, { stream: s }), /^a call of gufunc '.*' without out allocates its result/);
         abandoned((s) => axpb(Float32Array.of(1, 2), d, { out: o, stream: s }), /^a call of ufunc '.*' with a host array as argument 1 during a stream capture/);
-        abandoned((s) => axpb(d, 2, { out: o, stream: s }), /^a call of ufunc '.*' with a host scalar as argument 2 during a stream capture.*1-element device array/);
         abandoned((s) => axpb(d, d, { out: new Float32Array(2), stream: s }), /with a host array as argument 3/);
         abandoned((s) => { axpb.reduce!(d, { stream: s }); }, /allocates device memory/);
         d.free(), o.free();
