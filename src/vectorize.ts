@@ -5,11 +5,11 @@
 // array over its storage; where each thread's element lies comes from the
 // layout (`meta`): the loop shape and, per operand, an element offset and
 // strides (stride 0 on broadcast dimensions), passed by value as int32
-// scalar parameters `m0, m1, …`. So any host or device view (sliced,
-// transposed, broadcast) works without a copy, one compiled kernel serves
-// every shape of the same rank, and a call on device arrays passes no host
-// memory: it neither waits nor allocates beyond its result, and a stream
-// capture can record it.
+// scalar parameters `m0, m1, …`; a host scalar operand is a scalar parameter
+// too. So any host or device view (sliced, transposed, broadcast) works
+// without a copy, one compiled kernel serves every shape of the same rank,
+// and a call on device arrays and scalars passes no host memory: it neither
+// waits nor allocates beyond its result, and a stream capture can record it.
 //
 // guvectorize copies each thread's core sub-arrays into `cuda.local.array`
 // buffers sized from the call's core dimensions, calls the user's function
