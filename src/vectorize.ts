@@ -2,11 +2,14 @@
 //
 // Both generate a kernel with one thread per output element (vectorize) or
 // per loop index (guvectorize). Every operand reaches the kernel as a 1-d
-// array over its storage; where each thread's element lies comes from an
-// int32 `meta` array holding the loop shape and, per operand, an element
-// offset and strides (stride 0 on broadcast dimensions). So any host or
-// device view (sliced, transposed, broadcast) works without a copy, and one
-// compiled kernel serves every shape of the same rank.
+// array over its storage; where each thread's element lies comes from the
+// layout (`meta`): the loop shape and, per operand, an element offset and
+// strides (stride 0 on broadcast dimensions), passed by value as int32
+// scalar parameters `m0, m1, …`; a host scalar operand is a scalar parameter
+// too. So any host or device view (sliced, transposed, broadcast) works
+// without a copy, one compiled kernel serves every shape of the same rank,
+// and a call on device arrays and scalars passes no host memory: it neither
+// waits nor allocates beyond its result, and a stream capture can record it.
 //
 // guvectorize copies each thread's core sub-arrays into `cuda.local.array`
 // buffers sized from the call's core dimensions, calls the user's function
@@ -14,12 +17,9 @@
 //
 // One file over 600 lines: vectorize and guvectorize share the signature selection (NumPy's casting
 // and promotion rules), the operand layout and the generated kernel's shape; apart they would repeat them.
-//
-// One file over 600 lines: vectorize and guvectorize share the operand layout (`meta`), broadcasting,
-// the generated kernel and the outputs' allocation; split in two, each half would import most of the other.
 
 import {
-  COMPLEX_PART, DTYPE_INFO, canCastSafely, complexScalarDType, complexType, pinnedComplexDType, convertScalar, dtypeOfTypedArray, dtypes, isArrayType,
+  COMPLEX_PART, DTYPE_INFO, canCastSafely, complex128, complex64, complexScalarDType, complexType, pinnedComplexDType, convertScalar, dtypeOfTypedArray, dtypes, isArrayType,
   isComplexType, isFloat, isInteger, isScalarName, isScalarType, parseSignature, signatureToString, typedScalarDType,
   type ComplexName, type ComplexValue, type HalfDType, type ScalarName, type Signature, type Type, type TypedArray, type TypedScalar,
 } from "./dtypes.js";
@@ -150,36 +150,20 @@ function convertSource(x: string, from: UType, to: UType): string {
 // operands: where the elements are
 
 interface Operand {
-  /** a 1-d kernel argument over the operand's storage */
-  readonly arg: TypedArray | NDArray | DeviceArray;
+  /** the kernel argument: a 1-d array over the operand's storage, or a host scalar's value (see byValue) */
+  readonly arg: TypedArray | NDArray | DeviceArray | TypedScalar | ComplexValue;
   readonly dtype: UType;
   readonly shape: readonly number[];
   /** in elements, per dimension */
   readonly strides: readonly number[];
   /** element offset of [0, 0, …] in `arg` */
   readonly offset: number;
-  /** a complex scalar's dtype: `arg` holds its parts on the host, copied to the device for each launch */
-  readonly complexScalar?: ComplexName;
+  /** a host scalar, passed by value as a typed scalar (`float32(2)`, `complex64(re, im)`): no layout, no host memory */
+  readonly byValue?: true;
 }
 
-/**
- * Launches with the operands' arguments: a complex scalar's parts go to device memory for the launch
- * (kernels take complex arrays from there), freed once the launch is done.
- */
-function* launchWith(ops: readonly Operand[], stream: Stream | undefined, launch: (args: Operand["arg"][]) => Steps<void>): Steps<void> {
-  const temps: DeviceArray[] = [];
-  try {
-    yield* launch(ops.map((o) => {
-      if (!o.complexScalar) return o.arg;
-      const d = toDevice(o.arg as TypedArray, { dtype: o.complexScalar, stream });
-      temps.push(d);
-      return d;
-    }));
-  } finally {
-    if (temps.length > 0 && stream) yield* stream.synchronizeSteps();
-    for (const t of temps) t.free();
-  }
-}
+/** Kernel text for operand `j`'s element at this thread: `x{j}` itself for a scalar passed by value, else `x{j}[p{j}]`. */
+const elementSource = (j: number, byValue: readonly boolean[]): string => (byValue[j] ? `x${j}` : `x${j}[p${j}]`);
 
 const isArrayOperand = (v: unknown): v is ArrayOperand => v instanceof DeviceArray || isTypedArray(v) || isNDArrayLike(v);
 
@@ -207,12 +191,12 @@ function operandOf(v: ArrayOperand): Operand {
   return { arg: new NDArray(v.data, [v.data.length], [1], 0, dtype as ScalarName), dtype, shape: v.shape, strides: v.stride, offset: v.offset };
 }
 
-/** A host scalar as a 0-d operand of `dtype` (a complex one as its parts, to device memory at the launch: see launchWith). */
+/** A host scalar as a 0-d operand of `dtype`, passed to the kernel by value as a scalar of that dtype. */
 function scalarOperand(dtype: UType, v: ScalarOperand): Operand {
-  if (isScalarName(dtype)) return { arg: new NDArray(scalarArray(dtype, (v as TypedScalar).valueOf()), [1], [1], 0, dtype), dtype, shape: [], strides: [], offset: 0 };
-  const { re, im } = complexValue(v);
-  const parts = (COMPLEX_PART[dtype] === "float32" ? Float32Array : Float64Array).of(re, im);
-  return { arg: parts, dtype, shape: [], strides: [], offset: 0, complexScalar: dtype };
+  const arg = isScalarName(dtype)
+    ? dtypes[dtype]((v as TypedScalar).valueOf() as number | bigint | boolean) as TypedScalar
+    : (dtype === "complex64" ? complex64 : complex128)(complexValue(v).re, complexValue(v).im);
+  return { arg, dtype, shape: [], strides: [], offset: 0, byValue: true };
 }
 
 /** A result array and its operand; `finish` gives the result after the kernel ran (a complex host result: copied back). */
@@ -287,7 +271,7 @@ interface MetaEntry { readonly offset: number; readonly loop: readonly number[];
  * Loop dimensions every operand walks contiguously are merged first, so a
  * C-contiguous loop is 1-d and its kernel divides nothing.
  */
-function buildMeta(loopShape: readonly number[], entries: readonly MetaEntry[]): { loopNdim: number; meta: Int32Array } {
+function buildMeta(loopShape: readonly number[], entries: readonly MetaEntry[]): { loopNdim: number; meta: number[] } {
   const shape: number[] = [];
   const strides: number[][] = entries.map(() => []);
   loopShape.forEach((n, d) => {
@@ -304,30 +288,33 @@ function buildMeta(loopShape: readonly number[], entries: readonly MetaEntry[]):
   const values = [...shape];
   entries.forEach((e, j) => values.push(e.offset, ...strides[j]!, ...e.core));
   if (values.some((v) => v !== (v | 0))) throw new LaunchError("array too large for a ufunc: offsets and strides must fit in int32");
-  return { loopNdim: shape.length, meta: Int32Array.from(values) };
+  // `| 0`: -0 (an offset of -0) would be typed float64 by value, not int32
+  return { loopNdim: shape.length, meta: values.map((v) => v | 0) };
 }
 
-/** Where each operand's entry starts in meta. */
-function metaBases(loopNdim: number, coreNdims: readonly number[]): number[] {
+/** The layout's parameter names: `m0, m1, …`, one int32 scalar per value of `meta`. */
+const metaParams = (count: number): string[] => Array.from({ length: count }, (_, k) => `m${k}`);
+
+/** Where each operand's entry starts in meta (undefined for a scalar passed by value: it has none). */
+function metaBases(loopNdim: number, coreNdims: readonly number[], byValue: readonly boolean[]): (number | undefined)[] {
   let at = loopNdim;
-  return coreNdims.map((c) => { const b = at; at += 1 + loopNdim + c; return b; });
+  return coreNdims.map((c, j) => {
+    if (byValue[j]) return undefined;
+    const b = at;
+    at += 1 + loopNdim + c;
+    return b;
+  });
 }
 
 /** Kernel text: element offsets `p0, p1, …` of thread `i`'s loop index (the outermost index needs no modulo). */
-function offsetsSource(loopNdim: number, bases: readonly number[]): string {
-  const lines = bases.map((b, j) => `let p${j} = meta[${b}];`);
+function offsetsSource(loopNdim: number, bases: readonly (number | undefined)[]): string {
+  const arrays = bases.flatMap((b, j) => (b === undefined ? [] : [{ b, j }]));
+  const lines = arrays.map(({ b, j }) => `let p${j} = m${b};`);
   if (loopNdim > 0) lines.push("let rem = i;");
-  if (loopNdim > 1) {
-    lines.push(
-      `for (let d = ${loopNdim - 1}; d > 0; d--) {`,
-      "  const e = meta[d];",
-      "  const k = rem % e;",
-      "  rem = Math.floor(rem / e);",
-      ...bases.map((b, j) => `  p${j} += k * meta[${b + 1} + d];`),
-      "}",
-    );
+  for (let d = loopNdim - 1; d > 0; d--) {
+    lines.push(`const k${d} = rem % m${d};`, `rem = Math.floor(rem / m${d});`, ...arrays.map(({ b, j }) => `p${j} += k${d} * m${b + 1 + d};`));
   }
-  if (loopNdim > 0) lines.push(...bases.map((b, j) => `p${j} += rem * meta[${b + 1}];`));
+  if (loopNdim > 0) lines.push(...arrays.map(({ b, j }) => `p${j} += rem * m${b + 1};`));
   return lines.join("\n");
 }
 
@@ -343,7 +330,18 @@ export function withInfo<F extends Function>(f: F, info: object, kernels: Readon
   return Object.defineProperty(f, "kernels", { get: () => [...kernels.values()] });
 }
 
-/** The names in the error for a ufunc call on a thread that cannot block (each call waits: its `meta` is a host array). */
+/**
+ * During a stream capture, refuses (naming it) a call that a capture cannot record: one with a host
+ * array (copied to the device and back at the call) or one that allocates its outputs (`out` not
+ * given). Host scalars are passed by value, as a captured launch's are. Nothing outside a capture.
+ */
+function refuseUncapturable(what: string, operands: readonly unknown[], outGiven: boolean): void {
+  const host = operands.findIndex((v) => isArrayOperand(v) && !(v instanceof DeviceArray));
+  if (host >= 0) refuseDuringCapture(`a call of ${what} with a host array as argument ${host + 1}`, "passes host memory");
+  if (!outGiven) refuseDuringCapture(`a call of ${what} without out`, "allocates its result");
+}
+
+/** The names in the error for a ufunc call on a thread that cannot block (a call with host operands waits for its results). */
 const ufuncCall = (what: string): Twin => ({ call: `a call of ${what}`, twin: `${what.split(" ")[0]}.async(...args)` });
 
 const safeName = (prefix: string, fn: Function) => `${prefix}_${(functionName(fn) || "fn").replace(/[^A-Za-z0-9_]/g, "_")}`;
@@ -494,7 +492,6 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
   const returnTypes = new Map<string, UType>();
 
   function* apply(args: readonly unknown[]): Steps<UfuncResult> {
-    refuseDuringCapture(`a call of ${what}`, "passes host memory");
     const { operands: raw, options } = splitOptions(args, what);
     if (raw.length !== nin && raw.length !== nin + 1) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally an output array; got ${raw.length} argument(s)`);
@@ -502,6 +499,7 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
     const inputs = raw.slice(0, nin).map((v, j) => checkOperand(v, j, what));
     const out = raw.length > nin ? raw[nin] : options.out;
     if (out !== undefined && !isArrayOperand(out)) throw new LaunchError(`${what}: out must be a typed array, ndarray or DeviceArray`);
+    refuseUncapturable(what, [...inputs, ...(out === undefined ? [] : [out])], out !== undefined);
 
     const arrayDTypes = inputs.filter(isArrayOperand).map(dtypeOfOperand);
     let argTypes: UType[];
@@ -529,24 +527,25 @@ export function vectorize(fn: Function, signatures?: readonly string[] | string)
     if (n === 0) return yield* finished(target);
 
     const all = [...ops, target.operand];
-    const { loopNdim, meta } = buildMeta(shape, all.map((o) => ({ offset: o.offset, loop: broadcastStrides(o.shape, o.strides, shape), core: [] })));
+    const byValue = all.map((o) => o.byValue === true);
+    const { loopNdim, meta } = buildMeta(shape, all.filter((o) => !o.byValue).map((o) => ({ offset: o.offset, loop: broadcastStrides(o.shape, o.strides, shape), core: [] })));
     // complex arguments convert by the operand's type (real ones cast from any)
     const complexKey = [...argTypes, ...ops.map((o) => o.dtype)].some((t) => !isScalarName(t)) ? `|${ops.map((o) => o.dtype).join(",")}` : "";
-    const key = `${loopNdim}|${argTypes.join(",")}${complexKey}`;
+    const key = `${loopNdim}|${argTypes.join(",")}|${byValue.map(Number).join("")}${complexKey}`;
     let kernel = kernels.get(key);
     if (!kernel) {
-      const bases = metaBases(loopNdim, all.map(() => 0));
+      const bases = metaBases(loopNdim, all.map(() => 0), byValue);
       const xs = ops.map((_, j) => `x${j}`);
       const body = `
         const i = cuda.grid(1);
         if (i < n) {
           ${offsetsSource(loopNdim, bases)}
-          out[p${nin}] = op(${argTypes.map((t, j) => convertSource(`x${j}[p${j}]`, ops[j]!.dtype, t)).join(", ")});
+          out[p${nin}] = op(${argTypes.map((t, j) => convertSource(elementSource(j, byValue), ops[j]!.dtype, t)).join(", ")});
         }`;
-      kernel = makeKernelFunction(safeName("ufunc", fn), ["n", "meta", ...xs, "out"], body, fn);
+      kernel = makeKernelFunction(safeName("ufunc", fn), ["n", ...metaParams(meta.length), ...xs, "out"], body, fn);
       kernels.set(key, kernel);
     }
-    yield* launchWith(all, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, meta, ...args]));
+    yield* kernel.forallLaunchSteps(n, options.stream, [n, ...meta, ...all.map((o) => o.arg)]);
     return yield* finished(target);
   }
   const ufunc = (...args: unknown[]): UfuncResult => runBlocking(apply(args), ufuncCall(what));
@@ -689,7 +688,6 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
   const kernels = new Map<string, Kernel>();
 
   function* apply(args: readonly unknown[]): Steps<UfuncResult | UfuncResult[]> {
-    refuseDuringCapture(`a call of ${what}`, "passes host memory");
     const { operands: raw, options } = splitOptions(args, what) as { operands: unknown[]; options: GufuncOptions };
     if (raw.length !== nin && raw.length !== nin + nout) {
       throw new LaunchError(`${what} takes ${nin} input(s) and optionally ${nout} output array(s); got ${raw.length} argument(s)`);
@@ -699,6 +697,7 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
       if (!isArrayOperand(v)) throw new LaunchError(`${what}: output ${k + 1} must be a typed array, ndarray or DeviceArray`);
       return v;
     });
+    refuseUncapturable(what, [...inputs, ...given], given.length === nout);
     const sig = selectSignature(sigs, inputs.map(selectInput), what);
     const ops = inputs.map((v, j) => (isArrayOperand(v) ? operandOf(v) : scalarOperand(elementType(sig.args[j]!), v)));
 
@@ -740,23 +739,25 @@ export function guvectorize(fn: Function, signatures: readonly string[] | string
     const n = product(loopShape);
     if (n > 0) {
       if (coreShapes.some((c) => c.includes(0))) throw new LaunchError(`${what}: core dimensions must be non-empty; got ${coreShapes.map(showShape).join(" ")}`);
-      const { loopNdim, meta } = buildMeta(loopShape, ops.map((o, j) => {
+      const byValue = ops.map((o) => o.byValue === true);
+      const { loopNdim, meta } = buildMeta(loopShape, ops.flatMap((o, j) => {
+        if (o.byValue) return [];
         const loopDims = o.shape.length - coreShapes[j]!.length;
         const single = loopDims > loopShape.length; // one set of core arrays with leading extents of 1: every thread reads it
-        return {
+        return [{
           offset: o.offset,
           loop: single ? loopShape.map(() => 0) : broadcastStrides(o.shape.slice(0, loopDims), o.strides.slice(0, loopDims), loopShape),
           core: o.strides.slice(loopDims),
-        };
+        }];
       }));
       const dtypes = ops.map((o) => o.dtype);
-      const key = `${sigs.indexOf(sig)}|${loopNdim}|${coreShapes.map((c) => c.join("x")).join(",")}${dtypes.some((t) => !isScalarName(t)) ? `|${dtypes.join(",")}` : ""}`;
+      const key = `${sigs.indexOf(sig)}|${loopNdim}|${byValue.map(Number).join("")}|${coreShapes.map((c) => c.join("x")).join(",")}${dtypes.some((t) => !isScalarName(t)) ? `|${dtypes.join(",")}` : ""}`;
       let kernel = kernels.get(key);
       if (!kernel) {
-        kernel = makeKernelFunction(safeName("gufunc", fn), ["n", "meta", ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin, dtypes), fn);
+        kernel = makeKernelFunction(safeName("gufunc", fn), ["n", ...metaParams(meta.length), ...ops.map((_, j) => `x${j}`)], gufuncBody(sig, loopNdim, coreShapes, nin, dtypes, byValue), fn);
         kernels.set(key, kernel);
       }
-      yield* launchWith(ops, options.stream, (args) => kernel.forallLaunchSteps(n, options.stream, [n, meta, ...args]));
+      yield* kernel.forallLaunchSteps(n, options.stream, [n, ...meta, ...ops.map((o) => o.arg)]);
     }
     const results: UfuncResult[] = [];
     for (const t of targets) results.push(yield* finished(t));
@@ -822,11 +823,11 @@ function bindCore(dims: readonly CoreDim[], core: readonly number[], who: string
 }
 
 /** Kernel text: copy the core sub-arrays into local buffers, call `op`, copy the outputs back. */
-function gufuncBody(sig: Signature, loopNdim: number, coreShapes: readonly (readonly number[])[], nin: number, dtypes: readonly UType[]): string {
-  const bases = metaBases(loopNdim, coreShapes.map((c) => c.length));
+function gufuncBody(sig: Signature, loopNdim: number, coreShapes: readonly (readonly number[])[], nin: number, dtypes: readonly UType[], byValue: readonly boolean[]): string {
+  const bases = metaBases(loopNdim, coreShapes.map((c) => c.length), byValue);
   const copies = (j: number, assign: (local: string, global: string) => string): string[] => {
     const core = coreShapes[j]!;
-    if (core.length === 0) return [assign(`l${j}[0]`, `x${j}[p${j}]`)];
+    if (core.length === 0) return [assign(`l${j}[0]`, elementSource(j, byValue))];
     const idx = core.map((_, d) => `a${j}_${d}`);
     const lines: string[] = [];
     core.forEach((size, d) => lines.push(`for (let ${idx[d]} = 0; ${idx[d]} < ${size}; ${idx[d]}++) {`));
@@ -834,9 +835,9 @@ function gufuncBody(sig: Signature, loopNdim: number, coreShapes: readonly (read
     lines.push(assign(`l${j}${idx.map((a) => `[${a}]`).join("")}`, `x${j}[${offset}]`), "}".repeat(core.length));
     return lines;
   };
-  const strides = coreShapes.flatMap((core, j) => core.map((_, d) => `const s${j}_${d} = meta[${bases[j]! + 1 + loopNdim + d}];`));
+  const strides = coreShapes.flatMap((core, j) => core.map((_, d) => `const s${j}_${d} = m${bases[j]! + 1 + loopNdim + d};`));
   const prologue = sig.args.flatMap((t, j) => {
-    if (!isArrayType(t)) return [`const l${j} = ${convertSource(`x${j}[p${j}]`, dtypes[j]!, elementType(t))};`];
+    if (!isArrayType(t)) return [`const l${j} = ${convertSource(elementSource(j, byValue), dtypes[j]!, elementType(t))};`];
     const dims = coreShapes[j]!.length === 0 ? [1] : coreShapes[j]!;
     return [`const l${j} = cuda.local.array([${dims.join(", ")}], ${t.complex ? `"${t.complex}"` : t.dtype});`, ...copies(j, (l, g) => `${l} = ${g};`)];
   });

@@ -22,12 +22,13 @@ export function isCapturing(stream: BackendStream | undefined): boolean {
 }
 
 /** What refused calls do that a capture cannot record. */
-export type Refusal = "waits" | "allocates" | "records an event" | "passes host memory";
+export type Refusal = "waits" | "allocates" | "allocates its result" | "records an event" | "passes host memory";
 
 const BECAUSE: Readonly<Record<Refusal, string>> = {
   waits: "waits for the device, which it cannot do while a stream capture records (captured work runs only when the graph is launched): do it before stream.capture() or after it returns",
   allocates: "allocates device memory, which it cannot do while a stream capture records: allocate the arrays before stream.capture(); captured launches and copies use them as they are",
-  "passes host memory": "during a stream capture: a ufunc launch takes its operands' layout from host memory, which a captured launch cannot take; in the captured function, launch a kernel of your own (cuda.jit) on the device arrays",
+  "allocates its result": "allocates its result in device memory, which it cannot do while a stream capture records: pass { out }, a device array allocated before stream.capture()",
+  "passes host memory": "during a stream capture: a captured ufunc call takes device arrays and scalars (a host array would be copied to the device and back at capture, not at each launch of the graph): pass device arrays, made by cuda.toDevice before stream.capture()",
   "records an event": "on the capturing or the default stream during a capture: graphs do not record events; record them around g.launch(stream)",
 };
 

@@ -21,6 +21,20 @@ const xs = () => Float32Array.from({ length: N }, (_, i) => (i % 17) - 8);
 const ys = () => Float32Array.from({ length: N }, (_, i) => i % 5);
 const sum = cuda.reduce((a: number, b: number) => a + b);
 
+const axpb = cuda.vectorize((x: number, y: number) => 2 * x + y, ["float32(float32, float32)"]);
+/** each row of `a` times its `k`, as a gufunc with a `()` input */
+const scaleRows = cuda.guvectorize((a: Float32Array, k: number, o: Float32Array) => {
+  for (let i = 0; i < a.length; i++) o[i] = a[i]! * k;
+}, ["void(float32[:], float32, float32[:])"], "(n),()->(n)");
+const rowSums = cuda.guvectorize((a: Float32Array, o: Float32Array) => {
+  let t = float32(0);
+  for (let i = 0; i < a.length; i++) t += a[i]!;
+  o[0] = t;
+}, ["void(float32[:], float32[:])"], "(n)->()");
+
+/** a rows × cols matrix of small integers (exact in float32), varied by `k` */
+const matrix = (rows: number, cols: number, k: number) => Float32Array.from({ length: rows * cols }, (_, i) => ((i * 7 + k) % 11) - 5);
+
 /** `fn` throws a LaunchError whose message matches `pattern`. */
 function refused(fn: () => unknown, pattern: RegExp): void {
   assert.throws(fn, (e: unknown) => e instanceof LaunchError && pattern.test(e.message), `a LaunchError matching ${pattern}`);
@@ -220,10 +234,82 @@ export function graphCases(): GraphCase[] {
         abandoned(() => cuda.deviceArray(4, float32), /new device array.*allocates device memory/);
         abandoned((s) => sum(d, { stream: s }), /allocates device memory/);
         abandoned(() => cuda.pinnedArray(4, float32), /cuda\.pinnedArray\(\) allocates/);
-        const twice = cuda.vectorize((v: number) => 2 * v, ["float32(float32)"]);
-        abandoned((s) => twice(d, { out: d, stream: s }), /a call of ufunc .* during a stream capture: a ufunc launch takes its operands' layout from host memory/);
         abandoned((s) => cuda.event().record(s), /e\.record\(stream\) on the capturing or the default stream during a capture/);
         d.free();
+      },
+    },
+    {
+      name: "a ufunc call on device arrays into out is captured: broadcast over a strided view, replayed with new inputs",
+      run() {
+        const s = cuda.stream();
+        const rows = 4, cols = 6;
+        const x = cuda.toDevice(matrix(rows, 2 * cols, 0));
+        const xv = x.reshape(rows, 2 * cols).slice(null, [0, 2 * cols, 2]); // every other column: strided
+        const y = cuda.toDevice(Float32Array.from({ length: cols }, (_, j) => j - 2)); // broadcast over the rows
+        const out = cuda.deviceArray([rows, cols], float32);
+        const expected = (k: number) => {
+          const m = matrix(rows, 2 * cols, k);
+          return Array.from({ length: rows * cols }, (_, i) => 2 * m[Math.floor(i / cols) * 2 * cols + (i % cols) * 2]! + (i % cols) - 2);
+        };
+        axpb(xv, y, { out, stream: s }); // compiled before the capture
+        s.synchronize();
+        assert.deepEqual(Array.from(out.copyToHost().data), expected(0), "the plain call");
+        out.copyToDevice(new Float32Array(rows * cols));
+        const g = s.capture(() => { axpb(xv, y, { out, stream: s }); });
+        assert.deepEqual(Array.from(out.copyToHost().data), new Array(rows * cols).fill(0), "capture runs nothing");
+        for (const k of [1, 2]) {
+          x.copyToDevice(matrix(rows, 2 * cols, k));
+          g.launch(s);
+          s.synchronize();
+          assert.deepEqual(Array.from(out.copyToHost().data), expected(k), `launch ${k}`);
+        }
+        g.free();
+        x.free(), y.free(), out.free();
+      },
+    },
+    {
+      name: "gufunc calls on device arrays into out are captured (a () input as a host scalar, fixed at capture), replayed with new inputs",
+      run() {
+        const s = cuda.stream();
+        const rows = 5, cols = 7;
+        const flat = cuda.toDevice(matrix(rows, cols, 0));
+        const a = flat.reshape(rows, cols);
+        const scaled = cuda.deviceArray([rows, cols], float32), sums = cuda.deviceArray(rows, float32);
+        const reference = (kk: number) => {
+          const m = Array.from(matrix(rows, cols, kk), (v) => 3 * v);
+          return { scaled: m, sums: Array.from({ length: rows }, (_, r) => m.slice(r * cols, (r + 1) * cols).reduce((t, v) => t + v, 0)) };
+        };
+        const calls = () => {
+          scaleRows(a, 3, { out: scaled, stream: s });
+          rowSums(scaled, { out: sums, stream: s });
+        };
+        calls(); // compiled before the capture
+        s.synchronize();
+        assert.deepEqual(Array.from(sums.copyToHost()), reference(0).sums, "the plain calls");
+        sums.copyToDevice(new Float32Array(rows));
+        const g = s.capture(calls);
+        assert.deepEqual(Array.from(sums.copyToHost()), new Array(rows).fill(0), "capture runs nothing");
+        for (const kk of [1, 2]) {
+          flat.copyToDevice(matrix(rows, cols, kk));
+          g.launch(s);
+          s.synchronize();
+          assert.deepEqual(Array.from(scaled.copyToHost().data), reference(kk).scaled, `launch ${kk}: scaled`);
+          assert.deepEqual(Array.from(sums.copyToHost()), reference(kk).sums, `launch ${kk}: sums`);
+        }
+        g.free();
+        flat.free(), scaled.free(), sums.free();
+      },
+    },
+    {
+      name: "a ufunc or gufunc call during capture without out, or with a host array, is a LaunchError naming it",
+      run() {
+        const d = cuda.toDevice(Float32Array.of(1, 2)), o = cuda.deviceArray(2, float32);
+        abandoned((s) => axpb(d, d, { stream: s }), /^a call of ufunc '.*' without out allocates its result .*pass \{ out \}/);
+        abandoned((s) => rowSums(d, { stream: s }), /^a call of gufunc '.*' without out allocates its result/);
+        abandoned((s) => axpb(Float32Array.of(1, 2), d, { out: o, stream: s }), /^a call of ufunc '.*' with a host array as argument 1 during a stream capture/);
+        abandoned((s) => axpb(d, d, { out: new Float32Array(2), stream: s }), /with a host array as argument 3/);
+        abandoned((s) => { axpb.reduce!(d, { stream: s }); }, /allocates device memory/);
+        d.free(), o.free();
       },
     },
     {

@@ -244,15 +244,18 @@ test("where the thread cannot block, reductions that return a value and ufunc ca
     assert.throws(() => add(Float32Array.from([1]), 2), /a call of ufunc '.*' blocks.*use `await ufunc\.async\(\.\.\.args\)`/);
     assert.throws(() => add.reduce!(Float32Array.from([1, 2])), /ufunc '.*'\.reduce\(array\) blocks.*use `await ufunc\.reduce\.async\(array\)`/);
     assert.equal(await add.reduce!.async(Float32Array.from([1, 2])), 3);
-    // a ufunc's kernel takes its operands' layout as a host array: every call waits
-    assert.throws(() => add(d, d), /a call of ufunc '.*' blocks/);
+    // a ufunc's kernel takes its operands' layout and host scalars by value: a call of device arrays and
+    // scalars only queues its kernel, while a host array is copied in and the call waits for the results
+    const queued = add(d, 2) as typeof d;
+    assert.deepEqual([...(await queued.copyToHostAsync())], [3, 4, 5]);
+    assert.throws(() => add(d, Float32Array.of(1, 1, 1)), /a call of ufunc '.*' blocks/);
     const res = cuda.deviceArray(1, "float32");
     sum(d, { res }); // on the device only: nothing to wait for
     assert.equal((await res.copyToHostAsync())[0], 6);
     const doubled = await add.async(d, d) as typeof d;
     assert.deepEqual([...(await doubled.copyToHostAsync())], [2, 4, 6]);
     assert.equal(await sum.async(d), 6);
-    res.free(); doubled.free();
+    res.free(); doubled.free(); queued.free();
   });
   d.free();
 });

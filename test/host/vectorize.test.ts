@@ -155,6 +155,23 @@ describe("cuda.vectorize", () => {
     assert.ok(e instanceof Float32Array && e.length === 0);
   });
 
+  test("host scalars of every kind reach the kernel by value, as the signature's type", () => {
+    const mulI64 = track(cuda.vectorize((a: bigint, b: bigint) => a * b, ["int64(int64, int64)"]));
+    assert.deepEqual([...(mulI64(BigInt64Array.of(-2n, 3n, 1n << 40n), 3) as BigInt64Array)], [-6n, 9n, 3n << 40n]);
+    assert.deepEqual([...(mulI64(5n, BigInt64Array.of(-2n, 7n)) as BigInt64Array)], [-10n, 35n]);
+    const addU8 = track(cuda.vectorize((a: number, b: number) => a + b, ["uint8(uint8, uint8)"]));
+    assert.deepEqual([...(addU8(Uint8Array.of(10, 100), 200) as Uint8Array)], [210, (100 + 200) & 255]);
+    const pick = track(cuda.vectorize((a: number, b: boolean) => (b ? a : -a), ["float64(float64, bool)"]));
+    assert.deepEqual([...(pick(Float64Array.of(1.5, -2), true) as Float64Array)], [1.5, -2]);
+    assert.deepEqual([...(pick(Float64Array.of(1.5, -2), false) as Float64Array)], [-1.5, 2]);
+    const addF64 = track(cuda.vectorize((a: number, b: number) => a + b, ["float64(float64, float64)"]));
+    assert.deepEqual([...(addF64(Float64Array.of(1), float32(0.1)) as Float64Array)], [1 + Math.fround(0.1)], "a typed scalar keeps its rounding");
+    const x = cuda.toDevice(Float64Array.of(1, 2, 3)); // device operands with a scalar: the result stays on the device
+    const d = addF64(x, 0.25) as DeviceArray;
+    assert.deepEqual([...(d.copyToHost() as Float64Array)], [1.25, 2.25, 3.25]);
+    x.free(), d.free();
+  });
+
   test("errors: shapes that do not broadcast, wrong arity, bad out, bad signatures", () => {
     assert.throws(() => add(new Float32Array(3), new Float32Array(4)), (e: unknown) => e instanceof LaunchError && /\(3,\) \(4,\) cannot be broadcast/.test(e.message));
     assert.throws(() => add(new Float32Array(3)), LaunchError);
