@@ -25,7 +25,7 @@ import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
 import type { DeviceInfo } from "./abi/backend.js";
-import { BACKENDS, SIMULATED_COMPUTE_CAPABILITY, gpuDriver, gpuPtxTarget, parseSchedule, parseTools, type PtxTargetOptions } from "./backends/index.js";
+import { BACKENDS, SIMULATED_COMPUTE_CAPABILITY, deviceCompilers, gpuDriver, gpuPtxTarget, parseSchedule, parseTools, type PtxTargetOptions } from "./backends/index.js";
 import { onGpu, programTarget, simulatorWorkers, targetDevice } from "./runtime/select.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
 import { playgroundDir, serveDirectory } from "./playground/serve.js";
@@ -128,6 +128,7 @@ function systemReport(): string {
       ...gpu.devices.map((d): [string, string] => [`  device ${d.id}`, describeDevice(d)]),
     ]
     : [["Driver", `not usable: ${gpu.reason}`]]);
+  const compilers = section("CUDA C++ compiler and linker", deviceCompilers());
 
   const env = (name: string) => `${name}=${process.env[name] ?? "(unset)"}`;
   let target: [string, string][];
@@ -144,8 +145,8 @@ function systemReport(): string {
   } catch (e) {
     target = [["Target", `none: a program would fail with: ${(e as Error).message}`]];
   }
-  target.push(["Environment", [env("NUMBATS_TARGET"), env("NUMBATS_ENABLE_CUDASIM"), env("NUMBATS_CUDA_LIBRARY"), env("NUMBATS_SIM_WORKERS")].join(", ")]);
-  return `${system}\n${driver}\n${section("Target", target)}`;
+  target.push(["Environment", [env("NUMBATS_TARGET"), env("NUMBATS_ENABLE_CUDASIM"), env("NUMBATS_CUDA_LIBRARY"), env("NUMBATS_NVRTC_LIBRARY"), env("NUMBATS_NVJITLINK_LIBRARY"), env("NUMBATS_SIM_WORKERS")].join(", ")]);
+  return `${system}\n${driver}\n${compilers}\n${section("Target", target)}`;
 }
 
 // ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { SIM_BACKEND } from "./sim/index.js";
 import { WEBGPU_BACKEND } from "./webgpu/index.js";
 
 export type { PtxTargetOptions } from "./cuda/ptx/module.js";
-export { gpuDriver, gpuPtxTarget } from "./cuda/index.js";
+export { deviceCompilers, gpuDriver, gpuPtxTarget } from "./cuda/index.js";
 export { SIMULATED_COMPUTE_CAPABILITY, parseSchedule, parseTools } from "./sim/index.js";
 
 /** The back ends: a new one is a line here (and its folder). */

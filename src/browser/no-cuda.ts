@@ -17,3 +17,6 @@ export const createCudaBackend = (_deviceId: number): never => {
 export const jitLink = (): never => {
   throw new Error(CUDA_NEEDS_NODE);
 };
+
+/** NVRTC and nvJitLink, as `numbats -s` would show them: native libraries a browser cannot load */
+export const deviceCompilers = (): readonly (readonly [string, string])[] => [["NVRTC", CUDA_NEEDS_NODE], ["nvJitLink", CUDA_NEEDS_NODE]];

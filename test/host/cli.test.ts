@@ -72,6 +72,14 @@ test("-s reports Node, platform, version, and the driver and target this process
   }
 });
 
+test("-s reports NVRTC and nvJitLink: each one's version and path, or why it is not usable with every place tried", () => {
+  const r = cli(["-s"], { NUMBATS_NVRTC_LIBRARY: "/nonexistent/libnvrtc.so.13" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(row(r.stdout, "NVRTC"), /^not usable \(needed only to link CUDA C\+\+ or LTO-IR: pip install nvidia-cuda-nvrtc\): NVRTC was not found; looked in:/);
+  assert.ok(r.stdout.includes("NUMBATS_NVRTC_LIBRARY: /nonexistent/libnvrtc.so.13:"), r.stdout);
+  assert.match(row(r.stdout, "nvJitLink"), /^(\d+\.\d+: \/.*libnvJitLink|not usable \(needed only to link CUDA C\+\+ or LTO-IR: pip install nvidia-nvjitlink\): nvJitLink was not found; looked in:)/);
+});
+
 test("-s honours NUMBATS_TARGET=sim and NUMBATS_ENABLE_CUDASIM=1", () => {
   for (const [name, value] of [["NUMBATS_TARGET", "sim"], ["NUMBATS_ENABLE_CUDASIM", "1"]] as const) {
     const r = cli(["-s"], { [name]: value });

@@ -7,6 +7,7 @@ import { CudaError } from "../../errors.js";
 import { createCudaBackend } from "./driver/backend.js";
 import { ptxArtifact } from "./ptx/artifact.js";
 import { cudaInAuto, probeCuda, type CudaProbe } from "./driver/detect.js";
+export { deviceCompilers } from "./driver/detect.js";
 import { formatDriverVersion, ptxVersionForDriver } from "./driver/ptxversion.js";
 import type { PtxTargetOptions } from "./ptx/module.js";
 

@@ -5,6 +5,8 @@ import { CudaError } from "../../../errors.js";
 import type { DeviceInfo } from "../../../abi/backend.js";
 import { CUDA_SUCCESS, type CudaDriver, cudaDriver, type FailedCall, openDriver } from "./driver.js";
 import { MIN_DRIVER_VERSION, formatDriverVersion } from "./ptxversion.js";
+import { NVRTC_LIBRARY, nvrtc } from "../nvrtc/nvrtc.js";
+import { NVJITLINK_LIBRARY, nvJitLink } from "../nvrtc/nvjitlink.js";
 
 /**
  * Whether `auto` may choose CUDA here: wherever this module is, which is Node.js (the browser build puts
@@ -135,4 +137,20 @@ export function probeCuda(library?: string): CudaProbe {
     cachedProbe = load.ok ? probeDriver(load.driver) : load;
   }
   return cachedProbe;
+}
+
+/**
+ * NVRTC and nvJitLink as `numbats -s` shows them: each one's version and where it was found, or why
+ * not (only kernels that link CUDA C++ or LTO-IR need them).
+ */
+export function deviceCompilers(): readonly (readonly [string, string])[] {
+  const row = (title: string, open: () => { readonly path: string; readonly version: readonly number[] }, wheel: string): [string, string] => {
+    try {
+      const lib = open();
+      return [title, `${lib.version.join(".")}: ${lib.path}`];
+    } catch (e) {
+      return [title, `not usable (needed only to link CUDA C++ or LTO-IR: pip install ${wheel}): ${(e as Error).message}`];
+    }
+  };
+  return [row("NVRTC", nvrtc, NVRTC_LIBRARY.wheel), row("nvJitLink", nvJitLink, NVJITLINK_LIBRARY.wheel)];
 }
