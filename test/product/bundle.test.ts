@@ -117,7 +117,7 @@ function runLinked(bundle: string, env: Record<string, string> = {}): { scaled: 
 const linkedBundle = join(dir, "linked.bundle"), unlinkedBundle = join(dir, "linked-at-load.bundle");
 const emulated = () => ({ NUMBATS_TARGET: "cuda", NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${FAKECUDA}`.trim() });
 
-test("a kernel with link entries is bundled: per --arch the PTX linked by nvJitLink into a cubin where it is found, else the PTX, linked at load", () => {
+test("a kernel with link entries is bundled: per --arch the PTX linked by nvJitLink into a cubin where it is found, else the PTX, linked at load; a kernel linked with other bytes compiles", () => {
   const r = node(["src/cli.ts", "build", LINKED, "--arch", "sm_80,sm_90", "-o", linkedBundle]);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^scaled: void\(array\(float32, 1d, C\), array\(float32, 1d, C\)\) \(cuda sm_80 (?:\+ linked cubin|\(linked at load\)), cuda sm_90 (?:\+ linked cubin|\(linked at load\)), sim\)$/m);
@@ -134,6 +134,10 @@ test("a kernel with link entries is bundled: per --arch the PTX linked by nvJitL
   const sim = runLinked(linkedBundle);
   assert.deepEqual(sim.bundled, ["scaled"], sim.stderr);
   assert.deepEqual(sim.scaled, linkedWant);
+  // linked with other bytes than the bundle was built with: compiled, not taken from the bundle
+  const other = runLinked(linkedBundle, { LINK_VARIANT: "other" });
+  assert.deepEqual(other.bundled, [], other.stderr);
+  assert.deepEqual(other.scaled, linkedWant);
 });
 
 test("on the emulated GPU a bundled linked kernel loads without compiling, linked again at load where its cubin is not loadable or absent", { skip: missingTools("gcc") }, () => {
