@@ -24,7 +24,8 @@ import { bundleKey } from "./kernel-cache.js";
 import { parseFunction } from "./compiler/parse.js";
 import { CompileError, CudaError, LaunchError, TypingError } from "./errors.js";
 import { Kernel } from "./kernel.js";
-import type { DeviceInfo } from "./abi/backend.js";
+import type { Artifact, DeviceInfo } from "./abi/backend.js";
+import type { FunctionIR } from "./compiler/ir.js";
 import { BACKENDS, SIMULATED_COMPUTE_CAPABILITY, deviceCompilers, gpuDriver, gpuPtxTarget, parseSchedule, parseTools, type PtxTargetOptions } from "./backends/index.js";
 import { onGpu, programTarget, simulatorWorkers, targetDevice } from "./runtime/select.js";
 import { parseRunArgs, runRanks, RunUsageError } from "./distributed/launcher.js";
@@ -272,17 +273,22 @@ async function buildBundle(file: string, output: string, opts: PtxOptions): Prom
     if (sigs.length === 0) status = 1;
     for (const signature of sigs) {
       const ir = kernel.typedIR(signature);
-      if (ir.link?.length) throw new CliError(`kernel '${name}' is linked with code compiled elsewhere (its link option), which bundles do not hold: launch it compiled`);
       const key = bundleKey(kernel, signature, ir.options.warpSize);
       if (key === undefined) throw new CliError(`kernel '${name}' captures a DeviceArray from env, which a bundle cannot hold: pass the array as an argument`);
       const artifacts = BACKENDS.flatMap((b) => b.aheadOfTime?.(ir, archs) ?? []);
       kernels.push({ name: kernel.name, sourceHash: sourceHash(kernel.fn), signature, warpSize: ir.options.warpSize, key, artifacts });
-      process.stdout.write(`${name}: ${signature} (${artifacts.map((a) => `${a.target}${a.binary ? " + cubin" : ""}`).join(", ")})\n`);
+      process.stdout.write(`${name}: ${signature} (${artifacts.map((a) => `${a.target}${gpuCode(a, ir)}`).join(", ")})\n`);
     }
   }
   writeBundle(output, { version: compilerVersion(), kernels });
   process.stdout.write(`wrote ${output}: ${kernels.length} kernel specialisation${kernels.length === 1 ? "" : "s"}\n`);
   return status;
+}
+
+/** What a bundle holds for the GPU besides PTX: a cubin (linked), or the PTX is linked at load. */
+function gpuCode(a: Artifact, ir: FunctionIR): string {
+  if (a.binary) return ir.link?.length ? " + linked cubin" : " + cubin";
+  return ir.link?.length && a.target.startsWith("cuda ") ? " (linked at load)" : "";
 }
 
 // ---------------------------------------------------------------------------

@@ -1,12 +1,12 @@
 // Where a kernel's compiled code may be kept, for the dispatcher (kernel.ts): a loaded bundle
 // (runtime/bundle.ts), whose code a launch uses first, and the on-disk cache (runtime/cache.ts). A
 // kernel caches with `cache: true` or NUMBATS_CACHE=1, on a back end that builds artifacts, unless
-// it captures a DeviceArray from env or has `link` entries (it is linked in each process: its key
-// would need the linked files' contents, and its artifact each link input kind's build). Its code for
-// a signature is looked up by key before the compiler runs, and stored after it ran.
+// it captures a DeviceArray from env. A kernel with `link` entries caches too: its key holds what it
+// is linked with, and the cuda target's artifact the linked image. Its code for a signature is looked
+// up by key before the compiler runs, and stored after it ran.
 
 import type { Artifact, ArtifactSource, Backend, CompiledKernel } from "./abi/backend.js";
-import type { FunctionIR } from "./compiler/ir.js";
+import type { FunctionIR, LinkSource } from "./compiler/ir.js";
 import { moduleOf } from "./compiler/lower.js";
 import { resolveDeviceFunction } from "./device-functions.js";
 import { bundledArtifact, bundlesLoaded } from "./runtime/bundle.js";
@@ -18,7 +18,9 @@ import { compilerVersion } from "./runtime/version.js";
 export interface CachingKernel {
   readonly fn: Function;
   readonly name: string;
-  readonly options: { readonly cache?: boolean; readonly env?: Readonly<Record<string, unknown>>; readonly link?: unknown } & object;
+  readonly options: { readonly cache?: boolean; readonly env?: Readonly<Record<string, unknown>> } & object;
+  /** its `link` option's entries, as read at cuda.jit */
+  readonly linkSources: readonly LinkSource[];
 }
 
 /** One specialisation's place in a bundle or the cache. */
@@ -52,13 +54,13 @@ function entry(backend: Backend, artifact: Artifact | undefined, store: (a: Arti
   };
 }
 
-/** The options that do not change the compiled code, or are in the key otherwise (env, name). */
-const NOT_CODE = new Set(["cache", "device", "signature", "env", "name"]);
+/** The options that do not change the compiled code, or are in the key otherwise (env, name, link: as read). */
+const NOT_CODE = new Set(["cache", "device", "signature", "env", "name", "link"]);
 
 /** The key of `kernel`'s specialisation (undefined: it cannot be kept, see kernelKey). */
 function keyOf(kernel: CachingKernel, signature: string, warpSize: number, target: string, version: string, places: Places): string | undefined {
   const options = Object.fromEntries(Object.entries(kernel.options).filter(([k]) => !NOT_CODE.has(k)));
-  return kernelKey({ fn: kernel.fn, name: kernel.name, module: moduleOf(kernel.fn), signature, warpSize, env: kernel.options.env, options, resolve: resolveDeviceFunction }, target, version, places);
+  return kernelKey({ fn: kernel.fn, name: kernel.name, module: moduleOf(kernel.fn), signature, warpSize, env: kernel.options.env, options, link: kernel.linkSources, resolve: resolveDeviceFunction }, target, version, places);
 }
 
 /** The key of a specialisation in a bundle: without target, version (the bundle's) and paths. */
@@ -69,7 +71,7 @@ export const bundleKey = (kernel: CachingKernel, signature: string, warpSize: nu
  * Where the code of `kernel`'s specialisation for `signature` on `backend` is kept: a loaded bundle's
  * (stores nothing), else the cache's; undefined where neither applies (no bundle holds it and the
  * kernel does not cache: the option is off, the back end builds no artifacts, env holds a
- * DeviceArray, it has `link` entries).
+ * DeviceArray).
  */
 export function storedCode(kernel: CachingKernel, signature: string, warpSize: number, backend: Backend): CacheEntry | undefined {
   const target = backend.artifactTarget;
@@ -80,7 +82,6 @@ export function storedCode(kernel: CachingKernel, signature: string, warpSize: n
     if (artifact) return entry(backend, artifact, () => {}, `'${kernel.name}' ${signature} from a bundle`);
   }
   if (!cacheWanted(kernel.options.cache)) return undefined;
-  if (Array.isArray(kernel.options.link) && kernel.options.link.length > 0) return undefined;
   const cache = openCache();
   if (!cache) return undefined;
   const version = compilerVersion();

@@ -596,8 +596,8 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   declare private binding: string | null | undefined;
   /** a launch's error with where it happened (see locateLaunchError), for the launchers to throw */
   declare private readonly failed: (e: unknown) => unknown;
-  /** the `link` option's entries, read when the kernel was made */
-  declare private readonly linkSources: readonly LinkSource[];
+  /** the `link` option's entries, read when the kernel was made (in its cache key) @internal */
+  declare readonly linkSources: readonly LinkSource[];
 
   /**
    * A kernel of `fn`; `cuda.jit(fn, options)` is the usual way to make one.
@@ -813,7 +813,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     if (!spec) {
       let ir: FunctionIR | undefined;
       const compileIR = () => (ir ??= compileToIR(this.fn, argTypes, { ...this.options, name: this.name, resolveDeviceFunction, warpSize, linkSources: this.linkSources }));
-      const loaded = backend && storedCode(this, key, warpSize, backend)?.load({ origin: this.fn, ir: compileIR });
+      const loaded = backend && storedCode(this, key, warpSize, backend)?.load({ origin: this.fn, ir: compileIR, link: this.linkSources });
       const facts: LaunchFacts = loaded?.info ?? compileIR();
       // a record is one parameter per field, a complex scalar two (its parts), a tuple one per scalar;
       // the device arrays from env are the compiled code's last parameters
@@ -875,7 +875,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
   private compileOn(backend: Backend, spec: Specialisation): CompiledKernel {
     const entry = storedCode(this, spec.key, spec.warpSize, backend);
     if (!entry) return backend.compile(spec.ir);
-    const source = { origin: this.fn, ir: () => spec.ir };
+    const source = { origin: this.fn, ir: () => spec.ir, link: this.linkSources };
     return entry.load(source) ?? entry.build(spec.ir, source);
   }
 

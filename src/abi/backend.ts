@@ -6,7 +6,7 @@
 // (offset, shape, strides); everything that touches the bytes goes through
 // the Backend that made the buffer.
 
-import type { FunctionIR } from "../compiler/ir.js";
+import type { FunctionIR, LinkSource } from "../compiler/ir.js";
 import type { KernelInfo } from "./kernel-info.js";
 import type { BackendStream, DeviceBuffer, KernelArg, LaunchDims } from "./launch-abi.js";
 
@@ -92,6 +92,8 @@ export interface ArtifactSource {
   readonly origin?: Function;
   /** the kernel's typed IR, compiled on demand (for code variants an artifact does not hold) */
   readonly ir: () => FunctionIR;
+  /** the code compiled elsewhere the kernel is linked with (its `link` option; in the artifact's key) */
+  readonly link?: readonly LinkSource[];
 }
 
 /** A device's launch limits (CUDA's device attributes). */

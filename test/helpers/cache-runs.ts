@@ -1,7 +1,7 @@
 // The on-disk cache across processes, on the current target (test/host/cache.test.ts: the simulator;
 // test/gpu/cache.test.ts: the cuda target, on a GPU or the emulated one): each run is a child process
-// of test/fixtures/cache/app.ts with NUMBATS_CACHE_TRACE=1, whose stderr says which entries it loaded,
-// wrote or rejected.
+// of test/fixtures/cache/app.ts (or linked.ts, a kernel linked with PTX) with NUMBATS_CACHE_TRACE=1,
+// whose stderr says which entries it loaded, wrote or rejected.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -26,8 +26,8 @@ function parseRun(stdout: string, stderr: string, status: number | null): Run {
 
 const runEnv = (target: string, dir: string, variant: string) => ({ ...process.env, NUMBATS_TARGET: target, NUMBATS_CACHE_DIR: dir, NUMBATS_CACHE_TRACE: "1", CACHE_VARIANT: variant });
 
-function run(target: string, dir: string, variant = ""): Run {
-  const r = spawnSync(process.execPath, ["--import", "tsx", APP], { cwd: root, env: runEnv(target, dir, variant), encoding: "utf8" });
+function run(target: string, dir: string, variant = "", app = APP, env: Record<string, string> = {}): Run {
+  const r = spawnSync(process.execPath, ["--import", "tsx", app], { cwd: root, env: { ...runEnv(target, dir, variant), ...env }, encoding: "utf8" });
   return parseRun(r.stdout, r.stderr, r.status);
 }
 
@@ -144,6 +144,42 @@ export function cacheTests(target: string, skip: string | false): void {
       const captured = run(target, dir, "devicearray");
       assert.deepEqual([captured.loaded, captured.wrote], [0, 0], captured.stderr);
       assert.deepEqual(entries(dir), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/** PTX defining `extern "C" __device__ float scale_by(float x)`, x times `factor` (an integer). */
+const scaleByPtx = (factor: number): string => {
+  const bits = Buffer.alloc(4);
+  bits.writeFloatBE(factor);
+  return `.version 7.8\n.target sm_75\n.address_size 64\n.visible .func (.param .b32 func_retval0) scale_by(.param .b32 x)\n{\n\t.reg .f32 %f<3>;\n\tld.param.f32 %f1, [x];\n\tmul.rn.f32 %f2, %f1, 0f${bits.toString("hex").toUpperCase()};\n\tst.param.f32 [func_retval0], %f2;\n\tret;\n}\n`;
+};
+
+/** Registers the cache's tests of a kernel linked with code compiled elsewhere, for `target`. */
+export function linkedCacheTests(target: string, skip: string | false): void {
+  test(`${target}: a kernel linked with PTX is cached (the linked image on the GPU); changed PTX bytes are a new entry`, { skip }, () => {
+    const dir = mkdtempSync(join(tmpdir(), "numbats-cache-")), ptx = join(dir, "scale_by.ptx");
+    const linked = (factor: number) => run(target, dir, "", "test/fixtures/cache/linked.ts", { LINK_PTX: ptx, LINK_FACTOR: String(factor) });
+    // the kernel's own float32 arithmetic: x * factor + 1, each step rounded
+    const want = (factor: number) => Array.from({ length: 256 }, (_, i) => Math.fround(Math.fround(Math.fround(i / 64 - 2) * factor) + 1));
+    try {
+      writeFileSync(ptx, scaleByPtx(2));
+      const first = linked(2);
+      assert.deepEqual([first.loaded, first.wrote], [0, 1], first.stderr);
+      assert.deepEqual(first.out, want(2));
+      const second = linked(2);
+      assert.deepEqual([second.loaded, second.wrote], [1, 0], second.stderr);
+      assert.deepEqual(second.out, first.out);
+      writeFileSync(ptx, scaleByPtx(3));
+      const changed = linked(3);
+      assert.deepEqual([changed.loaded, changed.wrote], [0, 1], changed.stderr);
+      assert.deepEqual(changed.out, want(3));
+      assert.equal(entries(dir).length, 2);
+      const again = linked(3);
+      assert.deepEqual([again.loaded, again.wrote], [1, 0], again.stderr);
+      assert.deepEqual(again.out, want(3));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { cacheDirectory } from "../../src/runtime/cache.js";
-import { cacheTests } from "../helpers/cache-runs.js";
+import { cacheTests, linkedCacheTests } from "../helpers/cache-runs.js";
 
 test("the cache directory: NUMBATS_CACHE_DIR, else the platform's user cache directory", () => {
   assert.equal(cacheDirectory({ NUMBATS_CACHE_DIR: "/tmp/mine", XDG_CACHE_HOME: "/x" }, "linux"), "/tmp/mine");
@@ -16,6 +16,7 @@ test("the cache directory: NUMBATS_CACHE_DIR, else the platform's user cache dir
 });
 
 cacheTests("sim", false);
+linkedCacheTests("sim", false);
 
 test("the key of a kernel calling a declared device function includes its symbol and signature", async () => {
   const { kernelKey } = await import("../../src/runtime/cache-key.js");
@@ -23,7 +24,7 @@ test("the key of a kernel calling a declared device function includes its symbol
   const kernel = (x: Float32Array) => { x[0] = f(x[0]!); };
   const f = (v: number) => v;
   const key = (env: Record<string, unknown>) => kernelKey({
-    fn: kernel, name: "kernel", module: undefined, signature: "(float32[:])", warpSize: 32, env, options: {}, resolve: () => undefined,
+    fn: kernel, name: "kernel", module: undefined, signature: "(float32[:])", warpSize: 32, env, options: {}, link: [], resolve: () => undefined,
   }, "sim", "test");
   const narrow = key({ f: cuda.declareDevice("twice_f32", "float32(float32)", { sim: (v: number) => 2 * v }) });
   const wide = key({ f: cuda.declareDevice("twice_f32", "float64(float64)", { sim: (v: number) => 2 * v }) });

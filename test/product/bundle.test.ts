@@ -100,3 +100,50 @@ test("on the emulated GPU the bundle's code for its compute capability is loaded
   assert.deepEqual(bundled.bundled.sort(), ["axpy", "blend"], bundled.stderr);
   assert.deepEqual(bundled.results, run("").results); // the simulator's, bit for bit
 });
+
+// a kernel linked with code compiled elsewhere (test/fixtures/bundle/linked.ts: scale_by.ptx, a `sim` stand-in)
+
+const LINKED = "test/fixtures/bundle/linked.ts";
+const linkedWant = Array.from({ length: 128 }, (_, i) => Math.fround(Math.fround(Math.fround(i / 64 - 1) * 2) + 1));
+
+/** run-linked.ts with `bundle`: its results and the kernels bundles gave it. */
+function runLinked(bundle: string, env: Record<string, string> = {}): { scaled: number[]; bundled: string[]; stderr: string } {
+  const r = node(["test/fixtures/bundle/run-linked.ts", bundle], { NUMBATS_CACHE_TRACE: "1", ...env });
+  assert.equal(r.status, 0, r.stderr);
+  const bundled = r.stderr.split("\n").filter((l) => l.startsWith("numbats cache: bundled ")).map((l) => /'(\w+)'/.exec(l)![1]!);
+  return { scaled: (JSON.parse(r.stdout) as { scaled: number[] }).scaled, bundled, stderr: r.stderr };
+}
+
+const linkedBundle = join(dir, "linked.bundle"), unlinkedBundle = join(dir, "linked-at-load.bundle");
+const emulated = () => ({ NUMBATS_TARGET: "cuda", NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${FAKECUDA}`.trim() });
+
+test("a kernel with link entries is bundled: per --arch the PTX linked by nvJitLink into a cubin where it is found, else the PTX, linked at load; a kernel linked with other bytes compiles", () => {
+  const r = node(["src/cli.ts", "build", LINKED, "--arch", "sm_80,sm_90", "-o", linkedBundle]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^scaled: void\(array\(float32, 1d, C\), array\(float32, 1d, C\)\) \(cuda sm_80 (?:\+ linked cubin|\(linked at load\)), cuda sm_90 (?:\+ linked cubin|\(linked at load\)), sim\)$/m);
+  // each linked cubin defines the kernel's entry and the function linked in
+  for (const k of readBundle(linkedBundle).kernels) {
+    for (const a of k.artifacts.filter((x) => x.binary)) {
+      const symbols = elfSymbols(a.binary!);
+      for (const name of ["scaled", "scale_by"]) assert.ok(symbols.some((s) => s.name === name && s.defined && s.type === "func"), `${a.target}'s cubin defines ${name}`);
+    }
+  }
+  const without = node(["src/cli.ts", "build", LINKED, "--arch", "sm_90", "-o", unlinkedBundle], { NUMBATS_NVJITLINK_LIBRARY: join(dir, "no-such-library.so") });
+  assert.equal(without.status, 0, without.stderr);
+  assert.match(without.stdout, /^scaled: .* \(cuda sm_90 \(linked at load\), sim\)$/m);
+  const sim = runLinked(linkedBundle);
+  assert.deepEqual(sim.bundled, ["scaled"], sim.stderr);
+  assert.deepEqual(sim.scaled, linkedWant);
+  // linked with other bytes than the bundle was built with: compiled, not taken from the bundle
+  const other = runLinked(linkedBundle, { LINK_VARIANT: "other" });
+  assert.deepEqual(other.bundled, [], other.stderr);
+  assert.deepEqual(other.scaled, linkedWant);
+});
+
+test("on the emulated GPU a bundled linked kernel loads without compiling, linked again at load where its cubin is not loadable or absent", { skip: missingTools("gcc") }, () => {
+  for (const file of [linkedBundle, unlinkedBundle]) {
+    const r = runLinked(file, emulated());
+    assert.match(r.stderr, /bundled 'scaled' .* for cuda sm_90/, file);
+    assert.deepEqual(r.scaled, linkedWant, file);
+  }
+});

@@ -10,7 +10,7 @@
 
 import { koffi } from "./ffi.js";
 import type {
-  Artifact, ArrayArg, Backend, BackendEvent, BackendGraph, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory,
+  Artifact, ArtifactSource, ArrayArg, Backend, BackendEvent, BackendGraph, BackendStream, CompiledKernel, DeviceBuffer, DeviceInfo, IpcMemory,
 } from "../../../abi/backend.js";
 import { kernelInfo, type KernelInfo } from "../../../abi/kernel-info.js";
 import type { FunctionIR } from "../../../compiler/ir.js";
@@ -22,7 +22,7 @@ import { CUDA_SUCCESS, STICKY_ERRORS, type CudaCall, type CudaDriver } from "./d
 import { deviceInfo, initDriver } from "./detect.js";
 import type { DeviceContext } from "./context.js";
 import { CudaKernel } from "./kernel.js";
-import { linkKernel, needsLink } from "./link-kernel.js";
+import { linkKernel, needsLink, ptxNeedsLink } from "./link-kernel.js";
 import { ptxVersionForDriver } from "./ptxversion.js";
 import { CudaEvent, CudaStream } from "./stream.js";
 import { abandonCapture, beginCapture, endCapture } from "./graph.js";
@@ -345,9 +345,24 @@ export class CudaDevice implements Backend, DeviceContext {
     return { target: this.artifactTarget, info, code: text, binary: image, facts };
   }
 
-  load(artifact: Artifact): CompiledKernel {
+  /**
+   * Loads an artifact's cubin (or JIT-compiles its PTX). A kernel linked with code compiled elsewhere
+   * whose artifact has no cubin this device loads (a bundle built where nvJitLink was not found, or by
+   * another toolkit) is linked here with `source.link`, the kernel's own link code, which its key matched.
+   */
+  load(artifact: Artifact, source?: ArtifactSource): CompiledKernel {
     this.activate();
-    return new CudaKernel(this, artifact.info, { ...(artifact.facts as Omit<PtxModule, "text">), text: artifact.code }, artifact.binary);
+    const ptx: PtxModule = { ...(artifact.facts as Omit<PtxModule, "text">), text: artifact.code };
+    const link = source?.link ?? [];
+    if (!ptxNeedsLink(ptx.text, link)) return new CudaKernel(this, artifact.info, ptx, artifact.binary);
+    if (artifact.binary) {
+      try {
+        return new CudaKernel(this, artifact.info, ptx, artifact.binary);
+      } catch {
+        // a cubin this device cannot load, whose PTX alone does not link: linked again below
+      }
+    }
+    return new CudaKernel(this, artifact.info, ptx, linkKernel(this, ptx, link, artifact.info.maxRegisters));
   }
 
   /** JIT-loads a PTX module as the kernel `info` describes (compile's second half; tests load hand-written PTX). */

@@ -11,6 +11,7 @@ import { KERNEL_ERROR_SYMBOL, KERNEL_ERROR_WORDS } from "../ptx/module.js";
 import { noteThrowingLaunch } from "../../../abi/kernel-errors.js";
 import { noteCapturedKernel } from "./graph.js";
 import { CUDA_SUCCESS } from "./driver.js";
+import { externalFunctions } from "../nvrtc/link-kernel-code.js";
 import type { DeviceContext, DriverHandle } from "./context.js";
 import { nativeMemory, ParamBlock, type PointerOf } from "./params.js";
 
@@ -109,8 +110,9 @@ export class CudaKernel implements CompiledKernel {
       if (maxRegisters !== undefined) options.push(JIT.maxRegisters), values.push(BigInt(maxRegisters));
       const module: unknown[] = [null];
       let rc = driver.api.cuModuleLoadDataEx(module, this.image ?? this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
-      // a cubin another toolkit made, which this driver or device cannot load: its PTX is JIT-compiled instead
-      if (rc !== CUDA_SUCCESS && this.image) rc = driver.api.cuModuleLoadDataEx(module, this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
+      // a cubin another toolkit made, which this driver or device cannot load: its PTX is JIT-compiled
+      // instead, where it is whole (a kernel calling code linked in is not: its loader links it again)
+      if (rc !== CUDA_SUCCESS && this.image && externalFunctions(this.ptx.text).length === 0) rc = driver.api.cuModuleLoadDataEx(module, this.ptx.text, options.length, new Int32Array(options), new BigUint64Array(values));
       this.infoLog = String(ffi.decode(infoLog, "char", -1));
       if (rc !== CUDA_SUCCESS) throw driver.error("cuModuleLoadDataEx", rc, this.loadFailure(rc, String(ffi.decode(errorLog, "char", -1))));
       const fn: unknown[] = [null];
