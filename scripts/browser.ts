@@ -26,7 +26,7 @@ const ext = (from: BundleFrom) => (from === "dist" ? "js" : "ts");
 
 /** Modules replaced in the browser, by the end of their path (wherever the back ends' folders put them). */
 const REPLACED: readonly [RegExp, string][] = [
-  [/[/\\]cuda[/\\](?:[\w-]+[/\\])*(?:detect|backend|nccl-comm|nvjitlink)\.[jt]s$/, "no-cuda"],
+  [/[/\\]cuda[/\\](?:[\w-]+[/\\])*(?:detect|backend|nccl-comm|link-kernel-code)\.[jt]s$/, "no-cuda"],
   [/[/\\]worker-entry\.[jt]s$/, "workers"],
 ];
 

@@ -13,8 +13,8 @@ export const createCudaBackend = (_deviceId: number): never => {
   throw new Error(CUDA_NEEDS_NODE);
 };
 
-/** nvJitLink, which bundles use to make cubins ahead of time, is a native library too: absent, as where it is not installed */
-export const jitLink = (): never => {
+/** nvJitLink, which bundles use to link cubins ahead of time, is a native library too: absent, as where it is not installed */
+export const jitLinkKernel = (): never => {
   throw new Error(CUDA_NEEDS_NODE);
 };
 
