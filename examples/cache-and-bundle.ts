@@ -50,6 +50,9 @@ function run(args: readonly string[], cacheDir: string): Run {
 }
 
 function parent(): void {
+  if (process.env.NUMBATS_TARGET?.trim().toLowerCase() === "webgpu") {
+    throw new Error("the webgpu target keeps no compiled code on disk (its kernels compile to WGSL in each process; Dawn and browsers cache pipelines themselves): run this example on the cuda target or the simulator");
+  }
   const dir = mkdtempSync(join(tmpdir(), "numbats-example-"));
   try {
     const self = "examples/cache-and-bundle.ts";

@@ -33,13 +33,13 @@ const results: { name: string; outcome: Outcome; seconds: number; why?: string }
 
 /**
  * Why an example cannot run on the current target, where that is what it failed with: a target with a
- * smaller language than CUDA's (webgpu: no float64, no int64…) refuses such a kernel with a CompileError
- * that names the target.
+ * smaller language or runtime than CUDA's (webgpu: no float64, no graphs, no on-disk cache…) refuses
+ * what it lacks with an error that names "the <target> target".
  */
 function outsideTarget(stderr: string): string | undefined {
   const target = process.env.NUMBATS_TARGET?.trim().toLowerCase();
   if (!target || target === "cuda" || target === "sim" || target === "auto") return undefined;
-  return stderr.split("\n").find((l) => /CompileError/.test(l) && l.toLowerCase().includes(target));
+  return stderr.split("\n").find((l) => /\w*Error: /.test(l) && l.toLowerCase().includes(`the ${target} target`));
 }
 
 for (const name of EXAMPLES) {
