@@ -19,14 +19,17 @@ export const PTXAS_TARGETS = [
   { arch: "sm_90", computeCapability: [9, 0] },
 ] as const;
 
-/** Assembles `ptx` for `arch`; throws with ptxas's log and the numbered PTX on failure. */
-export function ptxasCheck(ptx: string, arch: "sm_75" | "sm_80" | "sm_90"): void {
+/**
+ * Assembles `ptx` for `arch`; throws with ptxas's log and the numbered PTX on failure. `relocatable`:
+ * as an object to link (`-c`), for PTX that calls functions another input defines.
+ */
+export function ptxasCheck(ptx: string, arch: "sm_75" | "sm_80" | "sm_90", relocatable = false): void {
   const dir = mkdtempSync(join(tmpdir(), "numbats-ptxas-"));
   try {
     const src = join(dir, "k.ptx");
     writeFileSync(src, ptx);
     try {
-      execFileSync("ptxas", [`-arch=${arch}`, src, "-o", join(dir, "k.cubin")], { stdio: "pipe" });
+      execFileSync("ptxas", [`-arch=${arch}`, ...(relocatable ? ["-c"] : []), src, "-o", join(dir, "k.cubin")], { stdio: "pipe" });
     } catch (e) {
       const err = e as { stderr?: Buffer; stdout?: Buffer };
       const log = `${err.stdout?.toString() ?? ""}${err.stderr?.toString() ?? ""}`.trim();

@@ -12,6 +12,7 @@ import type { DeviceContext } from "../../src/backends/cuda/driver/context.js";
 import { compileCuda, nvrtc } from "../../src/backends/cuda/nvrtc/nvrtc.js";
 import { nvJitLink } from "../../src/backends/cuda/nvrtc/nvjitlink.js";
 import { elfSymbols } from "../helpers/elf.js";
+import { PTXAS_TARGETS, hasPtxas, ptxasCheck } from "../helpers/ptxas.js";
 import { compileToIR } from "../../src/compiler/index.js";
 import { resolveDeviceFunction } from "../../src/device-functions.js";
 import { arrayType } from "../../src/dtypes.js";
@@ -175,6 +176,10 @@ test("the PTX calls the symbol with nvcc's ABI, with no GPU: inspectAsm", () => 
   assert.match(ptx, /call\.uni \(retval0\), lerp_f32, \(param0, param1, param2\);\n\s*ld\.param\.f32 %f\d+, \[retval0\];/);
   assert.match(ptx, /call\.uni fill_from, \(param0, param1, param2\);/);
   assert.match(ptx, /cvta\.global\.u64 %rd\d+, %rd\d+;[\s\S]*st\.param\.b64 \[param0\], %rd\d+;/);
+  if (hasPtxas()) {
+    // an object to link: the declared functions are defined by another input
+    for (const { arch, computeCapability } of PTXAS_TARGETS) ptxasCheck(k.inspectAsm(undefined, { computeCapability }), arch, true);
+  }
 });
 
 const noLto = (() => {
