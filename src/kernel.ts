@@ -893,7 +893,7 @@ export class Kernel<F extends (...args: never[]) => void = AnyKernelFunction> {
     const spec = this.specialisationFor(args, backend);
     const fast = spec.slots.fastLaunch(backend, this.compiledFor(spec, backend));
     fast.validate(dims);
-    if (isCapturing(streamHandle(stream))) refuseHostArrays(args, spec.ir.params.length === args.length ? spec.ir.params.map((p) => p.name) : []);
+    if (isCapturing(streamHandle(stream))) refuseHostArrays(args, spec.facts.params.length === args.length ? spec.facts.params.map((p) => p.name) : []);
     // tuples (one parameter per scalar), complex scalars (two parts) and record arguments (one parameter
     // per field) are flattened on every launch: no fast path
     const tuples = spec.params.some(isTupleArgument) ? spreadTuples(args, spec.params) : undefined;

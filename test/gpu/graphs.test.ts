@@ -11,7 +11,7 @@ import { probeCuda } from "../../src/backends/cuda/driver/detect.js";
 import { cuda, CudaError } from "../../src/index.js";
 import { getBackend } from "../../src/runtime/select.js";
 import { graphCases } from "../cases/graphs.js";
-import { noteCapturedKernel } from "../../src/backends/cuda/driver/graph.js";
+import type { CudaStream } from "../../src/backends/cuda/driver/stream.js";
 
 process.env.NUMBATS_TARGET = "cuda";
 const probe = probeCuda();
@@ -67,7 +67,7 @@ test("GPU: a graph holds the kernels launched during its capture until it is fre
   backend.beginCapture!(s.handle);
   const ref = (() => {
     const kernel = {}; // stands for a loaded kernel, whose module is unloaded when it is collected
-    noteCapturedKernel(kernel);
+    (s.handle as CudaStream).captured!.add(kernel); // as a launch on the capturing stream notes itself
     return new WeakRef(kernel);
   })();
   const graph = backend.endCapture!(s.handle);

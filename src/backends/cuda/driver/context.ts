@@ -9,6 +9,12 @@ export interface DriverHandle {
   readonly handle: unknown;
 }
 
+/** A stream as the driver knows it, and what a stream capture on it collects. */
+export interface StreamHandle extends DriverHandle {
+  /** during a capture: the kernels it launched, which the graph holds (their modules stay loaded) */
+  captured: Set<object> | undefined;
+}
+
 export interface DeviceContext {
   readonly device: DeviceInfo;
   readonly driver: CudaDriver;
@@ -25,7 +31,7 @@ export interface DeviceContext {
   /** registers a module so that it is unloaded when `owner` is garbage-collected */
   trackModule(owner: object, module: unknown): void;
   /** the stream, checked to be this device's and of its current context (for `call`); activates the context */
-  useStream(stream: BackendStream, call: string): DriverHandle;
+  useStream(stream: BackendStream, call: string): StreamHandle;
   /** the event, checked as useStream checks a stream */
   useEvent(event: BackendEvent, call: string): DriverHandle;
 }

@@ -12,7 +12,7 @@ import type { BackendGraph, BackendStream } from "../../../abi/backend.js";
 import { CudaError, LaunchError } from "../../../errors.js";
 import { CUDA_SUCCESS } from "./driver.js";
 import { collectThrowingLaunches, noteThrowingLaunch, type ThrowRecord } from "../../../abi/kernel-errors.js";
-import type { DeviceContext } from "./context.js";
+import type { DeviceContext, StreamHandle } from "./context.js";
 
 const CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 const CUDA_ERROR_CONTEXT_IS_DESTROYED = 709;
@@ -40,14 +40,6 @@ const unfreed = new FinalizationRegistry<GraphHandles>((h) => {
   }
 });
 
-/** the kernels launched during the open capture (the host API opens one at a time) */
-let capturedKernels: Set<object> | undefined;
-
-/** Called at each launch: during a capture, the graph being recorded keeps `kernel` (and so its module). */
-export function noteCapturedKernel(kernel: object): void {
-  capturedKernels?.add(kernel);
-}
-
 /** per capturing stream: the readers of kernel errors its recorded launches noted */
 const throwRecords = new Map<BackendStream, ReturnType<typeof collectThrowingLaunches>>();
 
@@ -55,13 +47,13 @@ export function beginCapture(owner: DeviceContext, stream: BackendStream): void 
   const s = owner.useStream(stream, "cuStreamBeginCapture_v2");
   owner.driver.check("cuStreamBeginCapture_v2", owner.driver.api.cuStreamBeginCapture_v2(s.handle, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
   throwRecords.set(stream, collectThrowingLaunches());
-  capturedKernels = new Set();
+  s.captured = new Set();
 }
 
-/** The kernels the open capture launched; the collection ends. */
-function takeCapturedKernels(): readonly object[] {
-  const kernels = [...(capturedKernels ?? [])];
-  capturedKernels = undefined;
+/** The kernels the capture on `s` launched; the collection ends. */
+function takeCapturedKernels(s: StreamHandle): readonly object[] {
+  const kernels = [...(s.captured ?? [])];
+  s.captured = undefined;
   return kernels;
 }
 
@@ -78,7 +70,7 @@ export function endCapture(owner: DeviceContext, stream: BackendStream): Backend
   const { driver } = owner;
   const s = owner.useStream(stream, "cuStreamEndCapture");
   const throws = takeThrowRecords(stream);
-  const kernels = takeCapturedKernels();
+  const kernels = takeCapturedKernels(s);
   const graph: unknown[] = [null];
   const ended = driver.api.cuStreamEndCapture(s.handle, graph);
   if (ended !== CUDA_SUCCESS) {
@@ -98,8 +90,8 @@ export function endCapture(owner: DeviceContext, stream: BackendStream): Backend
 /** Ends a failed capture on `stream` and destroys what it recorded. */
 export function abandonCapture(owner: DeviceContext, stream: BackendStream): void {
   takeThrowRecords(stream);
-  takeCapturedKernels();
   const s = owner.useStream(stream, "cuStreamEndCapture");
+  takeCapturedKernels(s);
   const graph: unknown[] = [null];
   // an invalidated capture ends with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph: ended all the same
   owner.driver.api.cuStreamEndCapture(s.handle, graph);

@@ -9,7 +9,6 @@ import type { PtxModule } from "../ptx/module.js";
 import { KernelError, LaunchError } from "../../../errors.js";
 import { KERNEL_ERROR_SYMBOL, KERNEL_ERROR_WORDS } from "../ptx/module.js";
 import { noteThrowingLaunch } from "../../../abi/kernel-errors.js";
-import { noteCapturedKernel } from "./graph.js";
 import { CUDA_SUCCESS } from "./driver.js";
 import { externalFunctions } from "../nvrtc/link-kernel-code.js";
 import type { DeviceContext, DriverHandle } from "./context.js";
@@ -184,7 +183,7 @@ export class CudaKernel implements CompiledKernel {
     const [gx, gy, gz] = dims.grid;
     const [bx, by, bz] = dims.block;
     if (this.errorRecord) noteThrowingLaunch(this.readThrow);
-    noteCapturedKernel(this);
+    s.captured?.add(this);
     if (cooperative || this.ptx.cooperative) {
       const rc = driver.api.cuLaunchCooperativeKernel(fn, gx, gy, gz, bx, by, bz, smem, s.handle, this.params.kernelParams);
       if (rc !== CUDA_SUCCESS) throw driver.error("cuLaunchCooperativeKernel", rc, this.describeLaunch(dims));

@@ -5,7 +5,7 @@
 
 import type { BackendEvent, BackendStream } from "../../../abi/backend.js";
 import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS } from "./driver.js";
-import type { DeviceContext } from "./context.js";
+import type { DeviceContext, StreamHandle } from "./context.js";
 import { raiseKernelErrors } from "../../../abi/kernel-errors.js";
 
 const IMMEDIATE_POLLS = 32;
@@ -59,7 +59,9 @@ abstract class DriverQueue {
   }
 }
 
-export class CudaStream extends DriverQueue implements BackendStream {
+export class CudaStream extends DriverQueue implements BackendStream, StreamHandle {
+  captured: Set<object> | undefined = undefined;
+
   /** `handle`: the CUstream, null for the default (legacy null) stream */
   constructor(owner: DeviceContext, handle: unknown, generation: number | undefined) {
     super(owner, handle, generation, { synchronize: "cuStreamSynchronize", query: "cuStreamQuery" });
